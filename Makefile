@@ -1,0 +1,76 @@
+# reel — build, test, demo and benchmark entry points (GNU make, Debian 12).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+SWIFT      ?= swift
+PYTHON     ?= python3
+REEL       := .build/release/reel
+DEMO       := examples/demo.json
+DEMO_OUT   := out/demo.mp4
+
+# Debian packages reel needs to build, test and run its demo and benchmark.
+APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
+                libswscale-dev libavfilter-dev pkg-config ffmpeg libfreetype-dev \
+                fonts-dejavu-core python3
+
+# apt-get needs root; go through sudo otherwise.
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+.PHONY: help deps build demo test bench clean
+# Prerequisites such as `demo: deps build` must run in order, even under -j.
+.NOTPARALLEL:
+
+help:
+	@echo "make deps    install the Debian packages reel needs (only if missing) and check for Swift"
+	@echo "make build   swift build -c release (binary: $(REEL))"
+	@echo "make demo    generate the demo media and render $(DEMO) to $(DEMO_OUT)"
+	@echo "make test    build and run every test suite"
+	@echo "make bench   compare reel with the ffmpeg CLI (scripts/bench.py)"
+	@echo "make clean   remove build products, demo output and benchmark media"
+
+# A package counts as present only when dpkg reports it fully installed
+# (a removed package keeps a "deinstall ... config-files" entry).
+deps:
+	@missing=""; \
+	for pkg in $(APT_PACKAGES); do \
+	  if ! dpkg -s "$$pkg" 2>/dev/null | grep -qx 'Status: install ok installed'; then \
+	    missing="$$missing $$pkg"; \
+	  fi; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  $(SUDO) apt-get update && \
+	  $(SUDO) apt-get install -y --no-install-recommends $$missing; \
+	else \
+	  echo "deps: all Debian packages present"; \
+	fi
+	@if ! command -v $(SWIFT) >/dev/null 2>&1; then \
+	  echo "deps: '$(SWIFT)' is not on PATH. reel needs Swift 6.x, which is not packaged" >&2; \
+	  echo "      for Debian: install a Swift 6 toolchain from https://www.swift.org/install/linux/" >&2; \
+	  echo "      (or swiftly) and put its usr/bin on PATH." >&2; \
+	  exit 1; \
+	fi
+	@$(SWIFT) --version 2>/dev/null | grep -q 'Swift version 6\.' || { \
+	  echo "deps: $$($(SWIFT) --version 2>&1 | head -n 1)" >&2; \
+	  echo "deps: reel needs Swift 6.x (swift-tools-version 6.0)." >&2; \
+	  exit 1; }
+
+build:
+	$(SWIFT) build -c release --product reel
+
+demo: deps build
+	bash scripts/make-demo-media.sh
+	mkdir -p $(dir $(DEMO_OUT))
+	$(REEL) render $(DEMO) --force
+	@echo "demo: wrote $(DEMO_OUT)"
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+bench: deps build
+	$(PYTHON) scripts/bench.py --reel $(REEL)
+
+clean:
+	rm -rf .build out .bench examples/media

@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Pixel loops must run at full speed even in debug test builds.
+let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
+let package = Package(
+    name: "reel",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "reel", targets: ["reel"]),
+        .library(name: "ReelKit", targets: ["ReelRender", "ReelModel", "ReelTime"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "ReelTime"),
+        .target(name: "ReelModel", dependencies: ["ReelTime"]),
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale libavfilter",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
+                              "libswresample-dev", "libswscale-dev", "libavfilter-dev"])]
+        ),
+        .target(name: "ReelMedia", dependencies: ["CFFmpeg", "ReelTime"], swiftSettings: optimizedInDebug),
+        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime"],
+                swiftSettings: optimizedInDebug),
+        .executableTarget(name: "reel", dependencies: [
+            "ReelRender", "ReelModel", "ReelTime",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .target(name: "ReelTestSupport", path: "Tests/ReelTestSupport"),
+        .testTarget(name: "ReelTimeTests", dependencies: ["ReelTime"]),
+        .testTarget(name: "ReelModelTests", dependencies: ["ReelModel", "ReelTime"]),
+        .testTarget(name: "ReelMediaTests", dependencies: ["ReelMedia", "ReelTime", "ReelTestSupport"]),
+        .testTarget(name: "ReelRenderTests",
+                    dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelTime", "ReelTestSupport"]),
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelTestSupport"]),
+    ]
+)

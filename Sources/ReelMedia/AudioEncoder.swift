@@ -1,0 +1,190 @@
+import CFFmpeg
+import ReelTime
+
+/// Encodes float planar audio into one audio stream of a `Muxer`.
+///
+/// Samples are queued in an AVAudioFifo and sent in full encoder frames (1024 samples for AAC,
+/// 960 for Opus); pts are running sample counts in 1/sampleRate. The remainder goes out as a short
+/// last frame at `Muxer.finish()`, so the stream is exactly as long as the samples given.
+public final class AudioEncoder: Flushable {
+    private let core: EncoderCore
+    private let fifo: OpaquePointer
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private let channelCount: Int
+    private let frameSize: Int
+    private let sampleFormat: AVSampleFormat
+    private let allowsShortFrame: Bool
+    /// Float planar staging for encoders that take another sample format.
+    private var staging: [UnsafeMutablePointer<Float>] = []
+    private var samplesSent: Int64 = 0
+
+    init(_ settings: AudioEncoderSettings, output: OutputContext) throws(MediaError) {
+        guard settings.channels > 0, settings.channels <= 64, settings.sampleRate > 0,
+              settings.sampleRate <= 768_000 else {
+            throw MediaError(.unsupported, "invalid audio format \(settings.sampleRate) Hz, \(settings.channels) channels",
+                             path: output.name)
+        }
+        var chosenFormat = AV_SAMPLE_FMT_FLTP
+        core = try EncoderCore(names: settings.codec.encoderNames, codecID: settings.codec.codecID,
+                               label: settings.codec.rawValue, output: output,
+                               fixZeroDurations: false) { (codec, encoder) throws(MediaError) in
+            let name = String(cString: encoder.pointee.name)
+            guard let format = preferredFormat(encoder) else {
+                throw MediaError(.unsupported, "the \(name) encoder takes no sample format reel can produce",
+                                 path: output.name)
+            }
+            if !supports(encoder, sampleRate: settings.sampleRate) {
+                throw MediaError(.unsupported, "the \(name) encoder cannot encode at \(settings.sampleRate) Hz",
+                                 path: output.name)
+            }
+            chosenFormat = format
+            codec.pointee.sample_fmt = format
+            codec.pointee.sample_rate = Int32(settings.sampleRate)
+            av_channel_layout_default(&codec.pointee.ch_layout, Int32(settings.channels))
+            codec.pointee.time_base = AVRational(num: 1, den: Int32(settings.sampleRate))
+            if let bitrate = settings.bitrate, bitrate > 0, settings.codec != .pcm {
+                codec.pointee.bit_rate = Int64(bitrate)
+            }
+        }
+        sampleFormat = chosenFormat
+        channelCount = settings.channels
+        let capabilities = core.codec.pointee.codec.map { $0.pointee.capabilities } ?? 0
+        let variable = capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE != 0 || core.codec.pointee.frame_size <= 0
+        frameSize = variable ? 1024 : Int(core.codec.pointee.frame_size)
+        allowsShortFrame = variable || capabilities & AV_CODEC_CAP_SMALL_LAST_FRAME != 0
+        fifo = try allocated(av_audio_fifo_alloc(AV_SAMPLE_FMT_FLTP, Int32(settings.channels), Int32(frameSize * 2)),
+                             "an audio FIFO")
+        frame = try allocated(av_frame_alloc(), "a frame")
+        frame.pointee.format = chosenFormat.rawValue
+        frame.pointee.sample_rate = Int32(settings.sampleRate)
+        frame.pointee.nb_samples = Int32(frameSize)
+        try check(av_channel_layout_copy(&frame.pointee.ch_layout, &core.codec.pointee.ch_layout), .internal,
+                  "cannot copy a channel layout")
+        try check(av_frame_get_buffer(frame, 0), .internal, "cannot allocate an audio frame")
+        if chosenFormat != AV_SAMPLE_FMT_FLTP {
+            staging = (0..<settings.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frameSize) }
+        }
+    }
+
+    deinit {
+        av_audio_fifo_free(fifo)
+        var owned: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&owned)
+        for plane in staging { plane.deallocate() }
+    }
+
+    /// Appends `count` samples per channel from the float planar buffers `channels` (one per channel).
+    ///
+    /// Samples are nominally in −1…1; formats with integer samples clip outside it.
+    public func encode(_ channels: [UnsafePointer<Float>], count: Int) throws(MediaError) {
+        guard channels.count == channelCount, count >= 0, count <= Int(Int32.max) else {
+            throw MediaError(.internal, "encode needs \(channelCount) channel buffers and a valid count",
+                             path: core.output.name)
+        }
+        guard count > 0 else { return }
+        guard core.output.started, !core.output.finished else {
+            throw MediaError(.internal, "encode called outside start() … finish()", path: core.output.name)
+        }
+        let written = withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: channelCount) { planes in
+            for (index, channel) in channels.enumerated() { planes[index] = UnsafeMutableRawPointer(mutating: channel) }
+            return av_audio_fifo_write(fifo, planes.baseAddress, Int32(count))
+        }
+        guard written == Int32(count) else {
+            throw MediaError(.internal, "cannot queue audio samples (\(errorText(written)))", path: core.output.name)
+        }
+        while Int(av_audio_fifo_size(fifo)) >= frameSize { try sendFrame(frameSize) }
+    }
+
+    /// Moves `count` queued samples into the encoder frame and sends it.
+    private func sendFrame(_ count: Int) throws(MediaError) {
+        frame.pointee.nb_samples = Int32(frameSize)
+        // The encoder may still hold the previous frame's buffer.
+        try check(av_frame_make_writable(frame), .internal, "cannot make an audio frame writable")
+        let planar = sampleFormat == AV_SAMPLE_FMT_FLTP
+        let read = withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: channelCount) { planes in
+            for index in 0..<channelCount {
+                planes[index] = planar ? UnsafeMutableRawPointer(frame.pointee.extended_data[index])
+                    : UnsafeMutableRawPointer(staging[index])
+            }
+            return av_audio_fifo_read(fifo, planes.baseAddress, Int32(count))
+        }
+        guard read == Int32(count) else {
+            throw MediaError(.internal, "cannot dequeue audio samples", path: core.output.name)
+        }
+        if !planar { interleave(count) }
+        if count < frameSize && !allowsShortFrame {
+            padWithSilence(from: count)
+        } else {
+            frame.pointee.nb_samples = Int32(count)
+        }
+        frame.pointee.pts = samplesSent
+        samplesSent += Int64(frame.pointee.nb_samples)
+        try core.send(frame)
+    }
+
+    /// Converts the float planar staging samples into the frame's interleaved integer or float format.
+    private func interleave(_ count: Int) {
+        guard let data = frame.pointee.extended_data[0] else { return }
+        let channels = channelCount
+        switch sampleFormat {
+        case AV_SAMPLE_FMT_FLT:
+            let out = UnsafeMutableRawPointer(data).assumingMemoryBound(to: Float.self)
+            for c in 0..<channels { for i in 0..<count { out[i * channels + c] = staging[c][i] } }
+        case AV_SAMPLE_FMT_S16:
+            let out = UnsafeMutableRawPointer(data).assumingMemoryBound(to: Int16.self)
+            for c in 0..<channels { for i in 0..<count { out[i * channels + c] = toInt16(staging[c][i]) } }
+        default:
+            for c in 0..<channels {
+                guard let plane = frame.pointee.extended_data[c] else { continue }
+                let out = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Int16.self)
+                for i in 0..<count { out[i] = toInt16(staging[c][i]) }
+            }
+        }
+    }
+
+    private func padWithSilence(from count: Int) {
+        let bytes = Int(av_get_bytes_per_sample(sampleFormat))
+        let planar = av_sample_fmt_is_planar(sampleFormat) != 0
+        let planes = planar ? channelCount : 1
+        let stride = planar ? bytes : bytes * channelCount
+        for plane in 0..<planes {
+            guard let base = frame.pointee.extended_data[plane] else { continue }
+            (base + count * stride).update(repeating: 0, count: (frameSize - count) * stride)
+        }
+        frame.pointee.nb_samples = Int32(frameSize)
+    }
+
+    func flush() throws(MediaError) {
+        let remaining = Int(av_audio_fifo_size(fifo))
+        if remaining > 0 { try sendFrame(remaining) }
+        try core.send(nil)
+    }
+}
+
+private func toInt16(_ sample: Float) -> Int16 {
+    let scaled = (sample * 32768).rounded()
+    if !(scaled > -32768) { return scaled.isNaN ? 0 : -32768 }
+    if scaled >= 32767 { return 32767 }
+    return Int16(scaled)
+}
+
+/// The first sample format of the encoder that reel can fill, preferring float planar.
+private func preferredFormat(_ encoder: UnsafePointer<AVCodec>) -> AVSampleFormat? {
+    let usable = [AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P]
+    guard var formats = encoder.pointee.sample_fmts else { return AV_SAMPLE_FMT_FLTP }
+    var offered: [AVSampleFormat] = []
+    while formats.pointee != AV_SAMPLE_FMT_NONE {
+        offered.append(formats.pointee)
+        formats += 1
+    }
+    return usable.first { offered.contains($0) }
+}
+
+private func supports(_ encoder: UnsafePointer<AVCodec>, sampleRate: Int) -> Bool {
+    guard var rates = encoder.pointee.supported_samplerates else { return true }
+    while rates.pointee != 0 {
+        if Int(rates.pointee) == sampleRate { return true }
+        rates += 1
+    }
+    return false
+}

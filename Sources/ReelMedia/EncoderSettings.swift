@@ -1,0 +1,120 @@
+import CFFmpeg
+import ReelTime
+
+/// A video codec reel can encode, with the FFmpeg encoder used for it.
+public enum VideoCodec: String, Sendable {
+    /// H.264 through libx264.
+    case h264
+    /// H.265 through libx265.
+    case hevc
+    /// VP9 through libvpx-vp9.
+    case vp9
+    /// AV1 through libaom-av1, or libsvtav1 when libaom is missing.
+    case av1
+    /// Apple ProRes through prores_ks (needs a 4:2:2 or 4:4:4 10-bit pixel format).
+    case prores
+
+    /// FFmpeg encoder names to try, in order.
+    var encoderNames: [String] {
+        switch self {
+        case .h264: ["libx264"]
+        case .hevc: ["libx265"]
+        case .vp9: ["libvpx-vp9"]
+        case .av1: ["libaom-av1", "libsvtav1"]
+        case .prores: ["prores_ks"]
+        }
+    }
+
+    var codecID: AVCodecID {
+        switch self {
+        case .h264: AV_CODEC_ID_H264
+        case .hevc: AV_CODEC_ID_HEVC
+        case .vp9: AV_CODEC_ID_VP9
+        case .av1: AV_CODEC_ID_AV1
+        case .prores: AV_CODEC_ID_PRORES
+        }
+    }
+}
+
+/// An audio codec reel can encode, with the FFmpeg encoder used for it.
+public enum AudioCodec: String, Sendable {
+    /// AAC-LC through FFmpeg's native encoder.
+    case aac
+    /// Opus through libopus (48, 24, 16, 12 or 8 kHz).
+    case opus
+    /// Uncompressed signed 16-bit little-endian PCM (mov, mkv, nut, wav).
+    case pcm
+
+    var encoderNames: [String] {
+        switch self {
+        case .aac: ["aac"]
+        case .opus: ["libopus"]
+        case .pcm: ["pcm_s16le"]
+        }
+    }
+
+    var codecID: AVCodecID {
+        switch self {
+        case .aac: AV_CODEC_ID_AAC
+        case .opus: AV_CODEC_ID_OPUS
+        case .pcm: AV_CODEC_ID_PCM_S16LE
+        }
+    }
+}
+
+/// How to encode a video stream.
+public struct VideoEncoderSettings: Sendable {
+    /// The codec.
+    public var codec: VideoCodec
+    /// Picture width in pixels.
+    public var width: Int
+    /// Picture height in pixels.
+    public var height: Int
+    /// Frames per second; frame n has pts n in the time base 1/frameRate.
+    public var frameRate: Rational
+    /// The pixel format of the frames given to the encoder (yuv420p for h264/hevc/vp9/av1).
+    public var pixelFormat: PixelFormat
+    /// Constant-quality value (`crf`) for encoders that have one; prores ignores it.
+    public var crf: Int?
+    /// Target bit rate in bits per second.
+    public var bitrate: Int?
+    /// The encoder's `preset` option (`medium`, `veryfast`, … for x264/x265; a number for SVT-AV1),
+    /// or `cpu-used` for libvpx and libaom when given as a number.
+    public var encoderPreset: String?
+    /// Maximum distance between keyframes, in frames.
+    public var gop: Int?
+
+    /// Makes settings; unset options keep the encoder's defaults.
+    public init(codec: VideoCodec, width: Int, height: Int, frameRate: Rational, pixelFormat: PixelFormat = .yuv420p,
+                crf: Int? = nil, bitrate: Int? = nil, encoderPreset: String? = nil, gop: Int? = nil) {
+        self.codec = codec
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        self.pixelFormat = pixelFormat
+        self.crf = crf
+        self.bitrate = bitrate
+        self.encoderPreset = encoderPreset
+        self.gop = gop
+    }
+}
+
+/// How to encode an audio stream.
+public struct AudioEncoderSettings: Sendable {
+    /// The codec.
+    public var codec: AudioCodec
+    /// Samples per second per channel; pts are sample counts in 1/sampleRate.
+    public var sampleRate: Int
+    /// Number of channels (default layout for the count: 1 mono, 2 stereo, 6 5.1, …).
+    public var channels: Int
+    /// Target bit rate in bits per second; ignored by pcm.
+    public var bitrate: Int?
+
+    /// Makes settings; an unset bit rate keeps the encoder's default.
+    public init(codec: AudioCodec, sampleRate: Int = 48000, channels: Int = 2, bitrate: Int? = nil) {
+        self.codec = codec
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bitrate = bitrate
+    }
+}

@@ -1,0 +1,169 @@
+import CFFmpeg
+import ReelTime
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Demuxers that read real media from one file. Playlists, concatenation, raw `data`, devices and
+/// anything else that follows references to other resources are left out on purpose.
+let mediaDemuxers = [
+    "mov", "matroska", "avi", "mpegts", "mpeg", "mpegvideo", "m4v", "h264", "hevc", "av1", "ivf", "obu",
+    "mp3", "wav", "w64", "aiff", "caf", "flac", "ogg", "aac", "loas", "ac3", "eac3", "dts", "truehd",
+    "amr", "au", "wv", "tta", "ape", "nut", "flv", "asf", "mxf", "dv", "yuv4mpegpipe", "gif",
+    "image2", "png_pipe", "jpeg_pipe", "webp_pipe", "bmp_pipe", "tiff_pipe",
+].joined(separator: ",")
+
+/// The URL scheme of `path` (`http` in `http://x`), or nil for a plain path.
+///
+/// A scheme is one or more of `A-Z a-z 0-9 + . -` followed by `:` before any `/`.
+func urlScheme(of path: String) -> String? {
+    var scheme = ""
+    for character in path {
+        if character == ":" { return scheme.isEmpty ? nil : scheme }
+        guard character.isASCII, character.isLetter || character.isNumber || "+.-".contains(character) else {
+            return nil
+        }
+        scheme.append(character)
+    }
+    return nil
+}
+
+/// Checks `path` against `policy` and the file system, and returns the URL to give libavformat.
+///
+/// Plain paths must name a readable regular file (symlinks to one are fine); they are never opened
+/// here, so a FIFO or device cannot block. The result is `file:` + the absolute path, so a `:` in a
+/// file name cannot select a protocol.
+func vetInput(path: String, policy: MediaPolicy) throws(MediaError) -> (url: String, protocols: String) {
+    var protocols = ["file"]
+    var localPath = path
+    if let scheme = urlScheme(of: path) {
+        guard policy.allowedProtocols.contains(scheme) else {
+            throw MediaError(.refusedProtocol,
+                             "the '\(scheme):' protocol is refused; allow it with --allow-protocols \(scheme)",
+                             path: path)
+        }
+        protocols.append(contentsOf: policy.allowedProtocols.sorted())
+        let joined = protocols.joined(separator: ",")
+        if scheme != "file" { return (path, joined) }
+        localPath = String(path.dropFirst(5))
+    }
+    var info = stat()
+    if stat(localPath, &info) != 0 {
+        let code = errno
+        if code == ENOENT || code == ENOTDIR || code == ENAMETOOLONG || localPath.isEmpty {
+            throw MediaError(.missing, "no such file", path: path)
+        }
+        throw MediaError(.unreadable, "cannot access: \(String(cString: strerror(code)))", path: path)
+    }
+    guard info.st_mode & S_IFMT == S_IFREG else {
+        let what: String
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: what = "a directory"
+        case S_IFIFO: what = "a FIFO"
+        case S_IFCHR, S_IFBLK: what = "a device"
+        case S_IFSOCK: what = "a socket"
+        default: what = "not a regular file"
+        }
+        throw MediaError(.notRegularFile, "is \(what), not a regular media file", path: path)
+    }
+    if access(localPath, R_OK) != 0 {
+        throw MediaError(.unreadable, "cannot read: \(String(cString: strerror(errno)))", path: path)
+    }
+    var absolute = localPath
+    if !absolute.hasPrefix("/") {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else {
+            throw MediaError(.io, "cannot determine the current directory", path: path)
+        }
+        let cwd = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        absolute = cwd.hasSuffix("/") ? cwd + absolute : cwd + "/" + absolute
+    }
+    return ("file:" + absolute, protocols.joined(separator: ","))
+}
+
+/// An opened input (AVFormatContext) with stream information read; closes in deinit.
+final class InputFile {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    let path: String
+    /// The media's start in seconds: the earliest start of its audio and video streams, exactly.
+    let startTime: Time
+
+    init(path: String, policy: MediaPolicy) throws(MediaError) {
+        let (url, protocols) = try vetInput(path: path, policy: policy)
+        self.path = path
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        av_dict_set(&options, "protocol_whitelist", protocols, 0)
+        av_dict_set(&options, "format_whitelist", mediaDemuxers, 0)
+        // The image2 demuxer would otherwise expand %d patterns and globs into other files.
+        av_dict_set(&options, "pattern_type", "none", 0)
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        let opened = avformat_open_input(&context, url, nil, &options)
+        guard opened >= 0, let context else {
+            if opened == cff_averror(ENOENT) { throw MediaError(.missing, "no such file", path: path) }
+            if opened == cff_averror(EACCES) { throw MediaError(.unreadable, "permission denied", path: path) }
+            throw MediaError(.notMedia, "not a recognised media file (\(errorText(opened)))", path: path)
+        }
+        self.context = context
+        let found = avformat_find_stream_info(context, nil)
+        if found < 0 {
+            var owned: UnsafeMutablePointer<AVFormatContext>? = context
+            avformat_close_input(&owned)
+            throw MediaError(.notMedia, "cannot read stream information (\(errorText(found)))", path: path)
+        }
+        startTime = InputFile.earliestStart(context)
+    }
+
+    deinit {
+        var owned: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&owned)
+    }
+
+    var streamCount: Int { Int(context.pointee.nb_streams) }
+
+    func stream(_ index: Int) -> UnsafeMutablePointer<AVStream>? {
+        guard index >= 0, index < streamCount, let streams = context.pointee.streams else { return nil }
+        return streams[index]
+    }
+
+    /// Seconds from the media's start of `pts` in `timeBase`, or nil for AV_NOPTS_VALUE.
+    func relativeTime(_ pts: Int64, _ timeBase: AVRational) -> Time? {
+        guard pts != cff_nopts_value(), let absolute = exactTime(pts, timeBase) else { return nil }
+        return try? absolute - startTime
+    }
+
+    private static func earliestStart(_ context: UnsafeMutablePointer<AVFormatContext>) -> Time {
+        var earliest: Time?
+        for index in 0..<Int(context.pointee.nb_streams) {
+            guard let stream = context.pointee.streams[index] else { continue }
+            let type = stream.pointee.codecpar.pointee.codec_type
+            guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO,
+                  stream.pointee.start_time != cff_nopts_value(),
+                  let start = exactTime(stream.pointee.start_time, stream.pointee.time_base) else { continue }
+            if earliest.map({ start < $0 }) ?? true { earliest = start }
+        }
+        if let earliest { return earliest }
+        let start = context.pointee.start_time
+        return start == cff_nopts_value() ? .zero : Time(value: start, timescale: Int64(AV_TIME_BASE))
+    }
+}
+
+/// `count` × `timeBase` as an exact time, or nil when it does not fit.
+func exactTime(_ count: Int64, _ timeBase: AVRational) -> Time? {
+    guard timeBase.den > 0 else { return nil }
+    let (value, overflow) = count.multipliedReportingOverflow(by: Int64(timeBase.num))
+    if overflow { return nil }
+    return Time(value: value, timescale: Int64(timeBase.den))
+}
+
+/// The largest count `c` with `c` × `timeBase` ≤ `time` (exact floor), clamped to Int64.
+func floorCount(_ time: Time, _ timeBase: AVRational) -> Int64 {
+    guard timeBase.num > 0, timeBase.den > 0 else { return 0 }
+    let numerator = Int128(time.value) * Int128(timeBase.den)
+    let denominator = Int128(time.timescale) * Int128(timeBase.num)
+    var quotient = numerator / denominator
+    if numerator % denominator != 0 && numerator < 0 { quotient -= 1 }
+    return Int64(clamping: quotient)
+}

@@ -1,0 +1,149 @@
+import CFFmpeg
+
+/// Scales and converts pictures with libswscale (bicubic), caching one context per geometry and format.
+///
+/// Not thread-safe: use one scaler per thread.
+public final class Scaler {
+    private struct Key: Hashable {
+        let sourceWidth, sourceHeight, sourceFormat, sourceRange, width, height, format: Int32
+    }
+    private var contexts: [Key: OpaquePointer] = [:]
+
+    /// Makes a scaler with no cached contexts.
+    public init() {}
+
+    deinit {
+        for context in contexts.values { sws_freeContext(context) }
+    }
+
+    /// Draws `source` scaled to `width`×`height` into `destination` with its top-left at (`x`, `y`).
+    ///
+    /// The rectangle must lie inside the destination (the caller clips). For destinations with
+    /// subsampled chroma (4:2:0), x, y, width and height must be multiples of the subsampling.
+    /// The destination is made writable first (copied if its buffer is shared); the source is only read.
+    public func draw(_ source: VideoFrame, into destination: VideoFrame,
+                     x: Int, y: Int, width: Int, height: Int) throws(MediaError) {
+        guard width > 0, height > 0, x >= 0, y >= 0,
+              x <= destination.width - width, y <= destination.height - height else {
+            throw MediaError(.internal, "rectangle \(width)x\(height) at (\(x), \(y)) is not inside the "
+                                 + "\(destination.width)x\(destination.height) destination")
+        }
+        guard let descriptor = av_pix_fmt_desc_get(destination.format.av) else {
+            throw MediaError(.unsupported, "unknown destination pixel format")
+        }
+        let shiftX = Int(descriptor.pointee.log2_chroma_w), shiftY = Int(descriptor.pointee.log2_chroma_h)
+        let maskX = (1 << shiftX) - 1, maskY = (1 << shiftY) - 1
+        guard x & maskX == 0, y & maskY == 0, width & maskX == 0, height & maskY == 0 else {
+            throw MediaError(.internal, "rectangle \(width)x\(height) at (\(x), \(y)) is not aligned to the "
+                                 + "\(destination.format.name) chroma grid")
+        }
+        guard descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_HWACCEL) == 0,
+              descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_BITSTREAM) == 0 else {
+            throw MediaError(.unsupported, "cannot draw into \(destination.format.name)")
+        }
+        try destination.makeWritable()
+        let context = try scaleContext(source, width: width, height: height, format: destination.format)
+        let planes = destination.planeCount
+        let sourcePlanes = source.planeCount
+        try withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt8>?.self, capacity: 4) {
+            (targets) throws(MediaError) in
+            try withUnsafeTemporaryAllocation(of: Int32.self, capacity: 4) { (strides) throws(MediaError) in
+                for i in 0..<4 {
+                    targets[i] = nil
+                    strides[i] = 0
+                }
+                for i in 0..<planes {
+                    // Planes of 4:2:0 formats other than luma and alpha are subsampled.
+                    let isChroma = (i == 1 || i == 2) && descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0
+                    let columns = isChroma ? x >> shiftX : x
+                    let rows = isChroma ? y >> shiftY : y
+                    let step = destination.stride(i)
+                    let bytesPerPixel = planeBytesPerPixel(descriptor, plane: i)
+                    targets[i] = destination.plane(i) + rows * step + columns * bytesPerPixel
+                    strides[i] = Int32(step)
+                }
+                try scale(context, source, sourcePlanes, targets.baseAddress!, strides.baseAddress!)
+            }
+        }
+    }
+
+    /// Returns a new frame holding `source` scaled to `width`×`height` in `format`.
+    public func converted(_ source: VideoFrame, width: Int, height: Int,
+                          format: PixelFormat) throws(MediaError) -> VideoFrame {
+        let result = try VideoFrame(width: width, height: height, format: format)
+        let context = try scaleContext(source, width: width, height: height, format: format)
+        try withUnsafeMutablePointer(to: &result.frame.pointee.data) { (data) throws(MediaError) in
+            try withUnsafeMutablePointer(to: &result.frame.pointee.linesize) { (lines) throws(MediaError) in
+                try data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) {
+                    (targets) throws(MediaError) in
+                    try lines.withMemoryRebound(to: Int32.self, capacity: 8) { (strides) throws(MediaError) in
+                        try scale(context, source, source.planeCount, targets, strides)
+                    }
+                }
+            }
+        }
+        result.sourceTime = source.sourceTime
+        return result
+    }
+
+    private func scaleContext(_ source: VideoFrame, width: Int, height: Int,
+                              format: PixelFormat) throws(MediaError) -> OpaquePointer {
+        guard width > 0, height > 0, width <= 16384, height <= 16384 else {
+            throw MediaError(.internal, "invalid scale size \(width)x\(height)")
+        }
+        let key = Key(sourceWidth: source.frame.pointee.width, sourceHeight: source.frame.pointee.height,
+                      sourceFormat: source.frame.pointee.format,
+                      sourceRange: Int32(bitPattern: source.frame.pointee.color_range.rawValue), width: Int32(width), height: Int32(height),
+                      format: format.rawValue)
+        if let context = contexts[key] { return context }
+        guard let context = sws_getContext(key.sourceWidth, key.sourceHeight, AVPixelFormat(rawValue: key.sourceFormat),
+                                           key.width, key.height, format.av, SWS_BICUBIC, nil, nil, nil) else {
+            throw MediaError(.unsupported, "cannot convert \(source.width)x\(source.height) \(source.format.name) "
+                                 + "to \(width)x\(height) \(format.name)")
+        }
+        // Decoded frames say whether they are full range; swscale must know it to convert correctly.
+        applyRange(context, source: source.frame)
+        contexts[key] = context
+        return context
+    }
+
+    private func scale(_ context: OpaquePointer, _ source: VideoFrame, _ sourcePlanes: Int,
+                       _ targets: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+                       _ strides: UnsafeMutablePointer<Int32>) throws(MediaError) {
+        let frame = source.frame
+        let result = withUnsafePointer(to: &frame.pointee.data) { data in
+            withUnsafePointer(to: &frame.pointee.linesize) { lines in
+                data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sources in
+                    lines.withMemoryRebound(to: Int32.self, capacity: 8) { sourceStrides in
+                        sws_scale(context, sources, sourceStrides, 0, frame.pointee.height, targets, strides)
+                    }
+                }
+            }
+        }
+        try check(result, .internal, "cannot scale a \(source.width)x\(source.height) \(source.format.name) frame")
+    }
+}
+
+private func planeBytesPerPixel(_ descriptor: UnsafePointer<AVPixFmtDescriptor>, plane: Int) -> Int {
+    var step = 1
+    withUnsafeBytes(of: descriptor.pointee.comp) { raw in
+        let components = raw.bindMemory(to: AVComponentDescriptor.self)
+        for i in 0..<Int(descriptor.pointee.nb_components) where Int(components[i].plane) == plane {
+            step = max(step, Int(components[i].step))
+        }
+    }
+    return step
+}
+
+private func applyRange(_ context: OpaquePointer, source: UnsafeMutablePointer<AVFrame>) {
+    var inverseTable: UnsafeMutablePointer<Int32>?
+    var table: UnsafeMutablePointer<Int32>?
+    var sourceRange: Int32 = 0, destinationRange: Int32 = 0
+    var brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
+    guard sws_getColorspaceDetails(context, &inverseTable, &sourceRange, &table, &destinationRange,
+                                   &brightness, &contrast, &saturation) >= 0,
+          let inverseTable, let table else { return }
+    let fullRange: Int32 = source.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : sourceRange
+    sws_setColorspaceDetails(context, inverseTable, fullRange, table, destinationRange,
+                             brightness, contrast, saturation)
+}

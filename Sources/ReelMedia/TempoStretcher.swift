@@ -1,0 +1,166 @@
+import CFFmpeg
+import ReelTime
+
+/// Pitch-preserving tempo change of float planar audio (libavfilter `atempo`, chained in steps
+/// within 0.5…2 for factors outside that range).
+///
+/// Output length ≈ input length / tempo. Push input, pull output as it becomes ready, call
+/// `finishInput()` after the last push and pull until 0 comes back. Not thread-safe.
+public final class TempoStretcher {
+    private var graph: UnsafeMutablePointer<AVFilterGraph>?
+    private let source: UnsafeMutablePointer<AVFilterContext>
+    private let sink: UnsafeMutablePointer<AVFilterContext>
+    private let input: UnsafeMutablePointer<AVFrame>
+    private let output: UnsafeMutablePointer<AVFrame>
+    private let channelCount: Int
+    private let sampleRate: Int
+    private var layout: AVChannelLayout
+    private var pushed: Int64 = 0
+    /// Samples of `output` already handed out.
+    private var outputOffset = 0
+    private var hasOutput = false
+    private var inputFinished = false
+    private var outputFinished = false
+
+    /// Makes a stretcher for `channels` channels at `sampleRate` Hz playing `tempo` times as fast (tempo > 0).
+    public init(tempo: Rational, sampleRate: Int, channels: Int) throws(MediaError) {
+        guard tempo.numerator > 0, tempo.denominator > 0, sampleRate > 0, sampleRate <= 768_000,
+              channels > 0, channels <= 64 else {
+            throw MediaError(.internal, "invalid tempo \(tempo) at \(sampleRate) Hz, \(channels) channels")
+        }
+        channelCount = channels
+        self.sampleRate = sampleRate
+        var channelLayout = AVChannelLayout()
+        av_channel_layout_default(&channelLayout, Int32(channels))
+        let layoutName = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { buffer -> String in
+            guard let base = buffer.baseAddress, av_channel_layout_describe(&channelLayout, base, 128) > 0 else { return "" }
+            return String(cString: base)
+        }
+        // Native-order default layouts own no memory, so copying the struct is safe.
+        layout = channelLayout
+        var graph = avfilter_graph_alloc()
+        guard let graphContext = graph else { throw MediaError(.internal, "cannot allocate a filter graph") }
+        var made: [UnsafeMutablePointer<AVFilterContext>] = []
+        func add(_ filterName: String, _ arguments: String) throws(MediaError) {
+            var context: UnsafeMutablePointer<AVFilterContext>? = nil
+            guard let filter = avfilter_get_by_name(filterName) else {
+                throw MediaError(.unsupported, "the \(filterName) filter is not available")
+            }
+            let result = avfilter_graph_create_filter(&context, filter, "f\(made.count)", arguments, nil, graphContext)
+            guard result >= 0, let context else {
+                throw MediaError(.unsupported, "cannot create \(filterName)=\(arguments): \(errorText(result))")
+            }
+            if let previous = made.last {
+                try check(avfilter_link(previous, 0, context, 0), .internal, "cannot link \(filterName)")
+            }
+            made.append(context)
+        }
+        do throws(MediaError) {
+            try add("abuffer", "time_base=1/\(sampleRate):sample_rate=\(sampleRate):sample_fmt=fltp:channel_layout=\(layoutName)")
+            for factor in tempoSteps(tempo.doubleValue) { try add("atempo", "tempo=\(factor)") }
+            try add("aformat", "sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layoutName)")
+            try add("abuffersink", "")
+            try check(avfilter_graph_config(graphContext, nil), .internal, "cannot configure the tempo filter graph")
+        } catch {
+            avfilter_graph_free(&graph)
+            throw error
+        }
+        guard let inputFrame = av_frame_alloc(), let outputFrame = av_frame_alloc() else {
+            avfilter_graph_free(&graph)
+            throw MediaError(.internal, "cannot allocate a frame")
+        }
+        self.graph = graph
+        input = inputFrame
+        output = outputFrame
+        source = made[0]
+        sink = made[made.count - 1]
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = input
+        av_frame_free(&frame)
+        frame = output
+        av_frame_free(&frame)
+        avfilter_graph_free(&graph)
+        av_channel_layout_uninit(&layout)
+    }
+
+    /// Adds `count` input samples per channel from `channels` (one float buffer per channel); copied.
+    public func push(_ channels: [UnsafePointer<Float>], count: Int) throws(MediaError) {
+        guard channels.count == channelCount, count >= 0, count <= Int(Int32.max) else {
+            throw MediaError(.internal, "push needs \(channelCount) channel buffers and a valid count")
+        }
+        guard !inputFinished else { throw MediaError(.internal, "push after finishInput()") }
+        guard count > 0 else { return }
+        input.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        input.pointee.sample_rate = Int32(sampleRate)
+        input.pointee.nb_samples = Int32(count)
+        input.pointee.pts = pushed
+        try check(av_channel_layout_copy(&input.pointee.ch_layout, &layout), .internal, "cannot copy a channel layout")
+        try check(av_frame_get_buffer(input, 0), .internal, "cannot allocate an audio frame")
+        for (index, channel) in channels.enumerated() {
+            guard let plane = input.pointee.extended_data[index] else { continue }
+            UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self).update(from: channel, count: count)
+        }
+        pushed += Int64(count)
+        // The buffer source takes the frame's reference and leaves `input` blank for the next push.
+        let result = av_buffersrc_add_frame_flags(source, input, 0)
+        av_frame_unref(input)
+        try check(result, .internal, "cannot feed the tempo filter")
+    }
+
+    /// Marks the end of the input, so that the last samples can be pulled.
+    public func finishInput() throws(MediaError) {
+        guard !inputFinished else { return }
+        inputFinished = true
+        try check(av_buffersrc_add_frame_flags(source, nil, 0), .internal, "cannot finish the tempo filter")
+    }
+
+    /// Writes up to `maxCount` output samples per channel into `channels`; returns how many (0 when none are ready).
+    public func pull(into channels: [UnsafeMutablePointer<Float>], maxCount: Int) throws(MediaError) -> Int {
+        guard channels.count == channelCount, maxCount >= 0 else {
+            throw MediaError(.internal, "pull needs \(channelCount) channel buffers and a count ≥ 0")
+        }
+        var written = 0
+        while written < maxCount {
+            if !hasOutput {
+                if outputFinished { break }
+                let state = try checkLoop(av_buffersink_get_frame(sink, output), .internal, "the tempo filter failed")
+                if state == .endOfStream { outputFinished = true }
+                guard state == .ok else { break }
+                hasOutput = true
+                outputOffset = 0
+            }
+            let available = Int(output.pointee.nb_samples) - outputOffset
+            let run = min(available, maxCount - written)
+            for (index, channel) in channels.enumerated() {
+                guard let plane = output.pointee.extended_data[index] else { continue }
+                let samples = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self)
+                (channel + written).update(from: samples + outputOffset, count: run)
+            }
+            written += run
+            outputOffset += run
+            if outputOffset >= Int(output.pointee.nb_samples) {
+                av_frame_unref(output)
+                hasOutput = false
+            }
+        }
+        return written
+    }
+}
+
+/// atempo factors whose product is `tempo`, each within 0.5…2.
+func tempoSteps(_ tempo: Double) -> [Double] {
+    var remaining = tempo
+    var steps: [Double] = []
+    while remaining < 0.5 && steps.count < 64 {
+        steps.append(0.5)
+        remaining /= 0.5
+    }
+    while remaining > 2 && steps.count < 64 {
+        steps.append(2)
+        remaining /= 2
+    }
+    steps.append(remaining)
+    return steps
+}

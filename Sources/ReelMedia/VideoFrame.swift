@@ -1,0 +1,104 @@
+import CFFmpeg
+import ReelTime
+
+/// A pixel format, wrapping FFmpeg's `AVPixelFormat` value.
+public struct PixelFormat: Hashable, Sendable {
+    /// The `AVPixelFormat` value.
+    public let rawValue: Int32
+
+    init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// Planar Y'CbCr 4:2:0, 8 bits per sample.
+    public static let yuv420p = PixelFormat(rawValue: AV_PIX_FMT_YUV420P.rawValue)
+
+    /// FFmpeg's name for the format (`yuv420p`); `"none"` for an unknown value.
+    public var name: String {
+        guard let name = av_get_pix_fmt_name(AVPixelFormat(rawValue: rawValue)) else { return "none" }
+        return String(cString: name)
+    }
+
+    /// The format FFmpeg calls `name`, or nil if it knows none.
+    public init?(name: String) {
+        let format = av_get_pix_fmt(name)
+        if format == AV_PIX_FMT_NONE { return nil }
+        rawValue = format.rawValue
+    }
+
+    var av: AVPixelFormat { AVPixelFormat(rawValue: rawValue) }
+}
+
+/// A picture owning a reference-counted AVFrame; freed (unreferenced) in deinit.
+///
+/// Frames handed out by `VideoReader` share their buffers with the decoder's pool: call
+/// `makeWritable()` before drawing into one.
+public final class VideoFrame {
+    let frame: UnsafeMutablePointer<AVFrame>
+    /// Presentation time relative to the media's start, for decoded frames.
+    var sourceTime: Time = .zero
+
+    /// Allocates a writable picture of `width`×`height` pixels in `format`, rows aligned to 32 bytes.
+    ///
+    /// The pixel contents are undefined until written (see `fill`).
+    public init(width: Int, height: Int, format: PixelFormat) throws(MediaError) {
+        guard width > 0, height > 0, width <= 16384, height <= 16384 else {
+            throw MediaError(.internal, "invalid frame size \(width)x\(height)")
+        }
+        frame = try allocated(av_frame_alloc(), "a frame")
+        frame.pointee.width = Int32(width)
+        frame.pointee.height = Int32(height)
+        frame.pointee.format = format.rawValue
+        try check(av_frame_get_buffer(frame, 32), .internal, "cannot allocate a \(width)x\(height) \(format.name) frame")
+    }
+
+    /// Wraps an AVFrame this object now owns.
+    init(owning frame: UnsafeMutablePointer<AVFrame>) {
+        self.frame = frame
+    }
+
+    deinit {
+        var owned: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&owned)
+    }
+
+    /// Width in pixels.
+    public var width: Int { Int(frame.pointee.width) }
+    /// Height in pixels.
+    public var height: Int { Int(frame.pointee.height) }
+    /// The pixel format.
+    public var format: PixelFormat { PixelFormat(rawValue: frame.pointee.format) }
+    /// Source presentation time in seconds from the media's start for decoded frames; `.zero` for allocated ones.
+    public var time: Time { sourceTime }
+    /// Number of planes of the pixel format (3 for yuv420p).
+    public var planeCount: Int { Int(max(av_pix_fmt_count_planes(format.av), 0)) }
+
+    /// Base pointer of plane `i` (0 ..< planeCount); the memory belongs to this frame.
+    public func plane(_ i: Int) -> UnsafeMutablePointer<UInt8> {
+        precondition(i >= 0 && i < planeCount, "plane index out of range")
+        guard let base = frame.pointee.extended_data[i] else { preconditionFailure("frame has no plane \(i)") }
+        return base
+    }
+
+    /// Bytes from one row of plane `i` to the next (the linesize).
+    public func stride(_ i: Int) -> Int {
+        precondition(i >= 0 && i < planeCount, "plane index out of range")
+        return withUnsafeBytes(of: frame.pointee.linesize) { Int($0.load(fromByteOffset: i * 4, as: Int32.self)) }
+    }
+
+    /// Ensures the pixels are not shared with any other frame (an encoder or decoder pool), copying if needed.
+    public func makeWritable() throws(MediaError) {
+        try check(av_frame_make_writable(frame), .internal, "cannot make a frame writable")
+    }
+
+    /// Sets every pixel of a yuv420p frame to (y, u, v); does nothing for other formats.
+    ///
+    /// The caller makes the frame writable first if it may be shared.
+    public func fill(y: UInt8, u: UInt8, v: UInt8) {
+        guard format == .yuv420p else { return }
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        for (index, value, rows, columns) in [(0, y, height, width), (1, u, chromaHeight, chromaWidth),
+                                              (2, v, chromaHeight, chromaWidth)] {
+            let base = plane(index), step = stride(index)
+            for row in 0..<rows { (base + row * step).update(repeating: value, count: columns) }
+        }
+    }
+}

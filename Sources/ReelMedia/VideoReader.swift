@@ -1,0 +1,153 @@
+import CFFmpeg
+import ReelTime
+
+/// Decodes one video stream and answers sample-and-hold queries: which frame shows at a source time.
+///
+/// Not thread-safe: confine each reader to one thread.
+public final class VideoReader {
+    /// The stream being decoded.
+    public let stream: StreamInfo
+    private let decoder: StreamDecoder
+    /// The frame returned by the last query.
+    private var held: VideoFrame?
+    /// The frame decoded after `held`, kept to know when `held` stops showing.
+    private var next: VideoFrame?
+    /// An unreferenced frame ready to receive the next decoded picture.
+    private var spare: VideoFrame?
+    /// The decoder has returned every frame after the last seek.
+    private var atEnd = false
+    /// Presentation time of the stream's first frame, once seen.
+    private var firstFrameTime: Time?
+    /// Time of the frame decoded last, for frames without a timestamp.
+    private var lastDecodedTime: Time?
+    private let frameStep: Time
+    private static let seekThreshold = Time(seconds: 2)
+
+    /// Opens video stream `streamIndex` of the file at `path`.
+    ///
+    /// Throws `.noSuchStream` when the stream does not exist or is not video, and the opening
+    /// errors of `MediaProbe.probe`.
+    public init(path: String, streamIndex: Int, policy: MediaPolicy) throws(MediaError) {
+        decoder = try StreamDecoder(path: path, streamIndex: streamIndex, type: AVMEDIA_TYPE_VIDEO, policy: policy)
+        stream = MediaProbe.describe(decoder.stream, in: decoder.input)
+        let rate = stream.averageFrameRate ?? stream.frameRate ?? Rational(25)
+        frameStep = rate.numerator > 0 ? Time(value: rate.denominator, timescale: rate.numerator) : Time(value: 1, timescale: 25)
+    }
+
+    /// The decoded frame with the greatest presentation time ≤ `sourceTime` (seconds from the media's start).
+    ///
+    /// Before the first frame this is the first frame; past the end, the last. Decoding runs
+    /// forward from the current position; a time before the held frame, or more than 2 s beyond
+    /// what was decoded, seeks to the keyframe before it and decodes forward from there. While the
+    /// answer does not change the identical `VideoFrame` object is returned again. The frame's
+    /// buffer is shared with the decoder: call `makeWritable()` before modifying it.
+    /// Throws `.corrupt` (naming the source time) on damaged data unless the policy conceals errors.
+    public func frame(at sourceTime: Time) throws(MediaError) -> VideoFrame {
+        if let current = held {
+            if sourceTime >= current.time {
+                let horizon = next?.time ?? current.time
+                if !atEnd, let ahead = try? horizon + VideoReader.seekThreshold, sourceTime > ahead {
+                    return try seekAndDecode(to: sourceTime)
+                }
+                try advance(to: sourceTime)
+                return held ?? current
+            }
+            if let first = firstFrameTime, current.time <= first { return current }
+            return try seekAndDecode(to: sourceTime)
+        }
+        if sourceTime > VideoReader.seekThreshold { return try seekAndDecode(to: sourceTime) }
+        guard let first = try decodeNext(at: sourceTime) else {
+            throw MediaError(.corrupt, "video stream \(stream.index) has no decodable frames", path: decoder.path)
+        }
+        firstFrameTime = first.time
+        held = first
+        try advance(to: sourceTime)
+        return held ?? first
+    }
+
+    /// Moves `held` forward to the last frame with time ≤ `sourceTime`.
+    private func advance(to sourceTime: Time) throws(MediaError) {
+        while true {
+            if next == nil && !atEnd { next = try decodeNext(at: sourceTime) }
+            guard let candidate = next, candidate.time <= sourceTime else { return }
+            recycle(&held)
+            held = candidate
+            next = nil
+        }
+    }
+
+    private func seekAndDecode(to sourceTime: Time) throws(MediaError) -> VideoFrame {
+        var target = sourceTime
+        var stepBack = Time(seconds: 1)
+        var rewound = false
+        while true {
+            recycle(&held)
+            recycle(&next)
+            atEnd = false
+            lastDecodedTime = nil
+            let beforeFirst = firstFrameTime.map { sourceTime < $0 } ?? false
+            if rewound || beforeFirst || target.isNegative {
+                try decoder.rewind()
+                rewound = true
+            } else {
+                try decoder.seek(to: target)
+            }
+            let first = try decodeNext(at: sourceTime)
+            if let first, first.time <= sourceTime || rewound {
+                if rewound { firstFrameTime = first.time }
+                held = first
+                try advance(to: sourceTime)
+                return held ?? first
+            }
+            if first == nil && rewound {
+                throw MediaError(.corrupt, "video stream \(stream.index) has no decodable frames", path: decoder.path)
+            }
+            // The seek landed after the target (or on nothing): go further back, eventually to the start.
+            recycle(&held)
+            if stepBack > Time(seconds: 16) {
+                rewound = true
+            } else {
+                target = (try? sourceTime - stepBack) ?? .zero
+                stepBack = (try? stepBack + stepBack) ?? Time(seconds: 32)
+            }
+            if first == nil { rewound = true }
+        }
+    }
+
+    /// Decodes the next frame into a fresh or recycled `VideoFrame`; nil at the end of the stream.
+    private func decodeNext(at sourceTime: Time) throws(MediaError) -> VideoFrame? {
+        let target: VideoFrame
+        if let reused = spare {
+            target = reused
+            spare = nil
+        } else {
+            target = VideoFrame(owning: try allocated(av_frame_alloc(), "a frame"))
+        }
+        let received = try decoder.receive(into: target.frame) { sourceTime }
+        guard received else {
+            atEnd = true
+            spare = target
+            return nil
+        }
+        let pts = target.frame.pointee.best_effort_timestamp
+        if let time = decoder.input.relativeTime(pts, decoder.timeBase) {
+            target.sourceTime = time
+        } else if let last = lastDecodedTime {
+            target.sourceTime = (try? last + frameStep) ?? last
+        } else {
+            target.sourceTime = .zero
+        }
+        lastDecodedTime = target.sourceTime
+        return target
+    }
+
+    /// Drops `frame`, keeping its AVFrame for reuse when nobody else holds the object.
+    private func recycle(_ frame: inout VideoFrame?) {
+        guard frame != nil else { return }
+        if spare == nil && isKnownUniquelyReferenced(&frame!) {
+            av_frame_unref(frame!.frame)
+            spare = frame
+        }
+        frame = nil
+    }
+}

@@ -1,0 +1,235 @@
+import ReelTime
+
+/// Turns a project into the explicit, fully resolved form the renderer consumes.
+public enum Compiler {
+    /// The id of the storyline's video track in a compiled editing-form project.
+    public static let mainVideoTrackID = 1
+    /// The id of the storyline's audio track (`"main"`) in a compiled editing-form project.
+    public static let mainAudioTrackID = 2
+    /// The longest composition: 24 hours.
+    public static let maximumDuration = Time(seconds: 86_400)
+
+    /// Editing form → explicit form; explicit form → checked and defaults resolved. `facts` maps
+    /// asset id → probe result (an empty map with probing off: then clips need explicit
+    /// out/duration and output needs size and frameRate, else a diagnostic says so). The result
+    /// has passed `Validator.validate`; it is nil when any error was found.
+    public static func compile(_ project: Project, facts: [String: MediaFactsResult])
+        -> (compiled: CompiledProject?, diagnostics: [Diagnostic]) {
+        let session = CompileSession(project: project, facts: facts)
+        let compiled: CompiledProject?
+        if let timeline = project.timeline {
+            compiled = session.compileTimeline(timeline)
+        } else if let composition = project.composition {
+            compiled = session.compileExplicit(composition)
+        } else {
+            session.error(.root, "the project has neither a timeline nor a composition",
+                          hint: "add a timeline with clips, or a composition")
+            compiled = nil
+        }
+        if let compiled, session.diagnostics.allSatisfy({ $0.severity != .error }) {
+            session.diagnostics += Validator.validate(compiled)
+        }
+        let failed = session.diagnostics.contains { $0.severity == .error }
+        return (failed ? nil : compiled, session.diagnostics)
+    }
+
+    /// The transform placing a source of display size `source` on a canvas of size `canvas` per `fit`
+    /// (canvas pixels, before renderScale).
+    public static func fitTransform(_ fit: Fit, source: PixelSize, canvas: PixelSize) -> AffineTransform {
+        let sw = Double(source.width), sh = Double(source.height)
+        let cw = Double(canvas.width), ch = Double(canvas.height)
+        guard sw > 0, sh > 0 else { return .identity }
+        switch fit {
+        case .none:
+            return .identity
+        case .stretch:
+            return AffineTransform(a: cw / sw, b: 0, c: 0, d: ch / sh, tx: 0, ty: 0)
+        case .contain, .cover:
+            let horizontal = cw / sw, vertical = ch / sh
+            let scale = fit == .contain ? min(horizontal, vertical) : max(horizontal, vertical)
+            return AffineTransform(a: scale, b: 0, c: 0, d: scale, tx: (cw - sw * scale) / 2, ty: (ch - sh * scale) / 2)
+        }
+    }
+}
+
+/// One compile run: the project, its media facts and the diagnostics found so far.
+final class CompileSession {
+    let project: Project
+    let facts: [String: MediaFactsResult]
+    var diagnostics: [Diagnostic] = []
+    private var reportedFailures: Set<String> = []
+
+    init(project: Project, facts: [String: MediaFactsResult]) {
+        self.project = project
+        self.facts = facts
+    }
+
+    func error(_ path: JSONPath, _ message: String, hint: String? = nil, time: Time? = nil, frame: Int64? = nil,
+               category: DiagnosticCategory = .invalid) {
+        diagnostics.append(Diagnostic(.error, path: path, message: message, time: time, frame: frame, hint: hint,
+                                      category: category))
+    }
+
+    /// What is known about an asset's media: `.known` facts, `.failed` (already reported), or `.unprobed`.
+    enum MediaKnowledge {
+        case known(MediaFacts)
+        case failed
+        case unprobed
+    }
+
+    func media(_ assetID: String) -> MediaKnowledge {
+        switch facts[assetID] {
+        case .facts(let mediaFacts)?:
+            return .known(mediaFacts)
+        case .failure(let diagnostic)?:
+            if reportedFailures.insert(assetID).inserted { diagnostics.append(diagnostic) }
+            return .failed
+        case nil:
+            return .unprobed
+        }
+    }
+
+    /// The display size of an asset's video: the probed display size, or the stored size turned by
+    /// the asset's own `rotation`.
+    func displaySize(_ asset: Asset, _ video: MediaFacts.VideoFacts) -> PixelSize {
+        if case .file(_, _, _, _, .degrees(let degrees)) = asset.source {
+            let stored = video.storedSize
+            return degrees % 180 == 90 ? PixelSize(width: stored.height, height: stored.width) : stored
+        }
+        return video.displaySize
+    }
+
+    /// A usable asset of a file kind, or nil after reporting why not.
+    func fileAsset(_ id: String, _ path: JSONPath) -> Asset? {
+        guard let asset = project.asset(id) else {
+            error(path, "unknown asset \"\(id)\"", hint: unknownAssetHint(id, among: project.assets.map(\.id)))
+            return nil
+        }
+        switch asset.source {
+        case .file: return asset
+        case .image: error(path, "image asset \"\(id)\" is not supported yet", category: .unsupported)
+        case .color: error(path, "color asset \"\(id)\" is not supported yet", category: .unsupported)
+        }
+        return nil
+    }
+
+    // MARK: Output defaults
+
+    /// The output frame rate: as written, else the first video source's when constant-rate, else 30.
+    /// `firstVideo` is the first clip/segment asset with known facts, `.unprobed` when it could not be told.
+    func resolveFrameRate(written: Rational?, firstVideo: MediaKnowledge?, path: JSONPath) -> Rational? {
+        if let written { return written }
+        switch firstVideo {
+        case .known(let mediaFacts)?:
+            if let video = mediaFacts.video, let rate = video.frameRate, rate == video.averageFrameRate,
+               rate >= Rational(1), rate <= Rational(240) {
+                return rate
+            }
+            return Rational(30)
+        case .failed?:
+            return nil
+        case .unprobed?:
+            error(path, "output.frameRate is not set and the first clip's media was not probed",
+                  hint: "set output.frameRate, or let reel probe the media")
+            return nil
+        case nil:
+            return Rational(30)
+        }
+    }
+
+    /// The canvas size: as written, else the first video source's display size.
+    func resolveSize(written: PixelSize?, firstVideo: (Asset, MediaKnowledge)?, path: JSONPath) -> PixelSize? {
+        if let written { return written }
+        switch firstVideo {
+        case (let asset, .known(let mediaFacts))?:
+            if let video = mediaFacts.video {
+                let size = displaySize(asset, video)
+                if (2...8192).contains(size.width), (2...8192).contains(size.height) { return size }
+                error(path, "the first clip's size \(size.width)×\(size.height) is outside 2…8192",
+                      hint: "set output.size")
+            }
+            return nil
+        case (_, .failed)?:
+            return nil
+        case (_, .unprobed)?:
+            error(path, "output.size is not set and the first clip's media was not probed",
+                  hint: "set output.size, or let reel probe the media")
+            return nil
+        case nil:
+            error(path, "output.size is not set and there is no video clip to take it from", hint: "set output.size")
+            return nil
+        }
+    }
+
+    /// size × renderScale, rounded down to even sides where the pixel format subsamples chroma.
+    func scaledRenderSize(_ size: PixelSize, scale: Rational, video: VideoOutputSettings, path: JSONPath) -> PixelSize? {
+        func side(_ pixels: Int, even: Bool) -> Int? {
+            guard let scaled = try? Rational(Int64(pixels)).multiplied(by: scale), let whole = try? scaled.rounded(.down)
+            else { return nil }
+            let value = Int(whole)
+            return even ? value - value % 2 : value
+        }
+        guard let width = side(size.width, even: video.needsEvenWidth),
+              let height = side(size.height, even: video.needsEvenHeight) else { return nil }
+        let result = PixelSize(width: width, height: height)
+        guard (2...8192).contains(width), (2...8192).contains(height) else {
+            error(path, "the render size \(size.width)×\(size.height) × renderScale \(scale) is \(width)×\(height), outside 2…8192 per side",
+                  hint: "use a larger renderScale or output.size")
+            return nil
+        }
+        return result
+    }
+
+    /// Checks and sets the composition's end, export range and frame count.
+    func finish(output: inout OutputSettings, contentEnd: Time, frameDuration: Time, endPath: JSONPath)
+        -> (duration: Time, exportRange: TimeRange, frameCount: Int64)? {
+        var duration = contentEnd
+        if let end = output.end {
+            if end < contentEnd {
+                error(endPath.key("output").key("end"),
+                      "output.end (\(describeTime(end, frameDuration: frameDuration))) is before the end of the last track (\(describeTime(contentEnd, frameDuration: frameDuration)))",
+                      hint: "remove output.end, or set it at \(describeTime(contentEnd, frameDuration: nil)) or later",
+                      time: end)
+                return nil
+            }
+            duration = end
+        }
+        guard !duration.isZero else {
+            error(endPath, "the composition is empty", hint: "add clips or segments, or set output.end")
+            return nil
+        }
+        if duration > Compiler.maximumDuration {
+            error(endPath, "the composition lasts \(describeDuration(duration, frameDuration: nil)), more than 24 hours",
+                  hint: "keep projects under 24 hours")
+            return nil
+        }
+        var exportRange: TimeRange
+        do {
+            exportRange = try TimeRange(start: .zero, duration: duration)
+        } catch {
+            return nil
+        }
+        if let range = output.range {
+            if range.start >= duration || range.end > duration {
+                error(.root.key("output").key("range"),
+                      "range \(describeTime(range.start, frameDuration: nil)) to \(describeTime(range.end, frameDuration: nil)) is not inside the composition (0 s to \(describeTime(duration, frameDuration: nil)))",
+                      hint: "export a range within 0 s and \(describeTime(duration, frameDuration: nil))", time: range.start)
+                return nil
+            }
+            exportRange = range
+        }
+        guard let frameCount = try? exportRange.duration.quotient(dividingBy: frameDuration, rounding: .up) else {
+            error(endPath, "the frame count is not representable")
+            return nil
+        }
+        return (duration, exportRange, frameCount)
+    }
+
+    /// Whether a composition time can be written exactly in a project (timescale ≤ 2^31).
+    func writable(_ t: Time, _ path: JSONPath, what: String) -> Bool {
+        if t.timescale <= 1 << 31 { return true }
+        error(path, "\(what) \(t) s cannot be written exactly: its denominator is above 2^31",
+              hint: "choose trims and speeds whose timeline lengths are simpler fractions of a second")
+        return false
+    }
+}

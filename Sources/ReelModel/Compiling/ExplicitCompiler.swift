@@ -1,0 +1,131 @@
+import ReelTime
+
+extension CompileSession {
+    var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// Explicit form: resolves output and video composition defaults and checks segments against the media.
+    func compileExplicit(_ composition: Composition) -> CompiledProject? {
+        let outputPath = JSONPath.root.key("output")
+        let videoCompositionPath = JSONPath.root.key("videoComposition")
+        var output = project.output
+        let written = project.videoComposition
+
+        checkSegmentsAgainstMedia(composition)
+        let firstVideo = firstVideoSource(composition)
+
+        // Frame duration: videoComposition.frameDuration, else 1 / output.frameRate, else from the media.
+        var frameRate: Rational?
+        if let written, project.videoCompositionHasFrameDuration {
+            let rate = Rational(written.frameDuration.timescale, written.frameDuration.value)
+            if let outputRate = output.frameRate, outputRate != rate {
+                error(videoCompositionPath.key("frameDuration"),
+                      "frameDuration \(written.frameDuration) s does not match output.frameRate \(outputRate)",
+                      hint: "write frameDuration \"\(Rational(outputRate.denominator, outputRate.numerator))\", or remove one of them")
+            }
+            frameRate = rate
+        } else {
+            frameRate = resolveFrameRate(written: output.frameRate, firstVideo: firstVideo?.1, path: outputPath.key("frameRate"))
+        }
+        var size: PixelSize?
+        if let written, project.videoCompositionHasRenderSize {
+            if let outputSize = output.size, outputSize != written.renderSize {
+                error(videoCompositionPath.key("renderSize"),
+                      "renderSize \(written.renderSize.width)×\(written.renderSize.height) does not match output.size \(outputSize.width)×\(outputSize.height)",
+                      hint: "remove one of them, or make them equal (renderScale scales both)")
+            }
+            size = written.renderSize
+        } else {
+            size = resolveSize(written: output.size, firstVideo: firstVideo, path: outputPath.key("size"))
+        }
+        // output.renderScale (also the CLI's --render-scale) wins over videoComposition.renderScale unless it is 1.
+        if let written, project.videoCompositionHasRenderScale, output.renderScale == Rational(1) {
+            output.renderScale = written.renderScale
+        }
+        if let written, project.videoCompositionHasBackground {
+            output.background = written.background
+        }
+        guard !hasErrors, let frameRate, let size, let frameDuration = (try? frameRate.inverse).map(Time.init) else {
+            return nil
+        }
+        output.frameRate = frameRate
+        output.size = size
+        guard let renderSize = scaledRenderSize(size, scale: output.renderScale, video: output.video,
+                                                path: outputPath.key("renderScale")) else { return nil }
+        let contentEnd = composition.tracks.map(\.end).max() ?? .zero
+        guard let finished = finish(output: &output, contentEnd: contentEnd, frameDuration: frameDuration,
+                                    endPath: JSONPath.root.key("composition")) else { return nil }
+
+        var instructions: [VideoInstruction]
+        if let written {
+            instructions = written.instructions
+        } else {
+            let videoTracks = composition.tracks.filter { $0.kind == .video }
+            guard videoTracks.count == 1, let whole = try? TimeRange(start: .zero, duration: finished.duration) else {
+                error(.root, "videoComposition is missing, and the composition has \(videoTracks.count) video tracks",
+                      hint: "add a videoComposition with instructions saying which track shows when (it is optional only with exactly one video track)")
+                return nil
+            }
+            let path = videoCompositionPath.key("instructions").index(0)
+            instructions = [VideoInstruction(timeRange: whole, layers: [LayerInstruction(track: videoTracks[0].id,
+                                                                                          path: path.key("layers").index(0))],
+                                             path: path)]
+        }
+        let videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
+                                                background: output.background, instructions: instructions)
+        var resolvedComposition = composition
+        resolvedComposition.duration = finished.duration
+        return CompiledProject(output: output, renderSize: renderSize, frameDuration: frameDuration, assets: project.assets,
+                               composition: resolvedComposition, audioMix: project.audioMix ?? AudioMix(),
+                               videoComposition: videoComposition, duration: finished.duration,
+                               exportRange: finished.exportRange, frameCount: finished.frameCount,
+                               baseDirectory: project.baseDirectory)
+    }
+
+    /// The asset of the first media segment on a video track (earliest target start), with what is known about it.
+    private func firstVideoSource(_ composition: Composition) -> (Asset, MediaKnowledge)? {
+        let candidates = composition.tracks.filter { $0.kind == .video }.flatMap(\.segments)
+            .filter { !$0.isEmpty }.sorted { $0.target.start < $1.target.start }
+        for segment in candidates {
+            guard let id = segment.asset, let asset = project.asset(id), case .file = asset.source else { continue }
+            let knowledge = media(id)
+            if case .known(let mediaFacts) = knowledge, mediaFacts.video == nil { continue }
+            return (asset, knowledge)
+        }
+        return nil
+    }
+
+    /// Every media segment: its asset is a usable file with the stream its track needs, and its
+    /// source range lies inside the media.
+    private func checkSegmentsAgainstMedia(_ composition: Composition) {
+        for (trackIndex, track) in composition.tracks.enumerated() {
+            for (segmentIndex, segment) in track.segments.enumerated() {
+                guard let id = segment.asset, let source = segment.source else { continue }
+                let path = JSONPath.root.key("composition").key("tracks").index(trackIndex).key("segments").index(segmentIndex)
+                guard let asset = fileAsset(id, path.key("asset")) else { continue }
+                guard case .known(let mediaFacts) = media(asset.id) else { continue }
+                let streamDuration: Time?
+                switch track.kind {
+                case .video:
+                    guard let video = mediaFacts.video else {
+                        error(path.key("asset"), "asset \"\(id)\" has no video stream, but track \(track.id) is a video track",
+                              hint: mediaFacts.audio != nil ? "put audio-only assets on audio tracks" : "use a file with a video stream")
+                        continue
+                    }
+                    streamDuration = video.duration ?? mediaFacts.duration
+                case .audio:
+                    guard let audio = mediaFacts.audio else {
+                        error(path.key("asset"), "asset \"\(id)\" has no audio stream, but track \(track.id) is an audio track",
+                              hint: "use an empty segment here, or a file with an audio stream")
+                        continue
+                    }
+                    streamDuration = audio.duration ?? mediaFacts.duration
+                }
+                guard let streamDuration, source.end > streamDuration else { continue }
+                error(path.key("source"),
+                      "source \(describeTime(source.start, frameDuration: nil)) to \(describeTime(source.end, frameDuration: nil)) reaches beyond the end of asset \"\(id)\" (\(describeTime(streamDuration, frameDuration: nil)))",
+                      hint: "asset \"\(id)\" lasts \(describeDuration(streamDuration, frameDuration: nil)); end the source range there or earlier",
+                      time: source.end)
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import ReelTime
+
+/// How serious a diagnostic is: errors stop a render, warnings do not.
+public enum Severity: String, Sendable {
+    /// The project cannot be rendered as written.
+    case error
+    /// The project renders, but probably not as intended.
+    case warning
+}
+
+/// Which exit status a diagnostic calls for (the CLI picks the most specific one present).
+public enum DiagnosticCategory: Sendable {
+    /// The project is invalid: syntax, types, ranges, timing rules. Exit 65.
+    case invalid
+    /// An input file is missing or unreadable. Exit 66.
+    case missingInput
+    /// The request is valid but not supported here (codec, container, protocol). Exit 69.
+    case unsupported
+}
+
+/// One problem found in a project, with the JSON path it concerns, the time involved and a hint.
+///
+/// Diagnostics are collected and reported together, never thrown one at a time.
+public struct Diagnostic: Sendable, Hashable {
+    /// Error or warning.
+    public var severity: Severity
+    /// The value the problem concerns, e.g. `$.timeline.clips[2].in`.
+    public var path: JSONPath
+    /// One line, no trailing period; times in it are written with `describeTime`/`describeDuration`.
+    public var message: String
+    /// The composition (or source) time the problem occurs at, in seconds, when there is one.
+    public var time: Time?
+    /// The output frame index the problem occurs at, when there is one.
+    public var frame: Int64?
+    /// What to change to fix it, one line.
+    public var hint: String?
+    /// Which exit status this diagnostic calls for.
+    public var category: DiagnosticCategory
+
+    /// Creates a diagnostic; only the path and message are required.
+    public init(_ severity: Severity = .error, path: JSONPath, message: String, time: Time? = nil,
+                frame: Int64? = nil, hint: String? = nil, category: DiagnosticCategory = .invalid) {
+        self.severity = severity
+        self.path = path
+        self.message = message
+        self.time = time
+        self.frame = frame
+        self.hint = hint
+        self.category = category
+    }
+
+    /// The human form for stderr: `error: $.clips[2].in: message`, then
+    /// `       hint: …` on a second line when there is a hint. No trailing newline; no wrapping.
+    public var humanText: String {
+        var text = "\(severity.rawValue): \(path): \(message)"
+        if let hint {
+            text += "\n       hint: " + hint
+        }
+        return text
+    }
+
+    /// The machine form for `--json`: one compact JSON object with keys severity, path,
+    /// message, time, frame, hint in that order. `time` is a number when it has an exact
+    /// decimal form, else an `"N/D"` string; absent values are `null`. No trailing newline.
+    public var jsonLine: String {
+        let timeValue: JSONValue
+        if let time {
+            if let decimal = time.decimalText, Self.isJSONNumber(decimal) {
+                timeValue = .number(decimal)
+            } else {
+                timeValue = .string("\(time.value)/\(time.timescale)")
+            }
+        } else {
+            timeValue = .null
+        }
+        let object = JSONObject(values: [
+            (key: "severity", value: .string(severity.rawValue)),
+            (key: "path", value: .string(path.description)),
+            (key: "message", value: .string(message)),
+            (key: "time", value: timeValue),
+            (key: "frame", value: frame.map { .number(String($0)) } ?? .null),
+            (key: "hint", value: hint.map { .string($0) } ?? .null),
+        ])
+        return JSONWriter.write(.object(object), pretty: false)
+    }
+
+    private static func isJSONNumber(_ text: String) -> Bool {
+        guard let parsed = try? JSONParser.parse(text) else { return false }
+        return parsed.value.numberText != nil
+    }
+}
+
+/// A time for messages: `"7.5 s"`, with the frame it falls in when `frameDuration` is given:
+/// `"7.5 s (frame 225)"` on the frame grid, `"7.51 s (in frame 225)"` between frames
+/// (frame index = floor(t / frameDuration)). Times without a finite decimal form are
+/// rounded to 6 decimal places and followed by the exact value:
+/// `"0.033367 s (1001/30000 s, frame 1)"`.
+public func describeTime(_ t: Time, frameDuration: Time?) -> String {
+    var details = exactDetails(t)
+    if let (frame, remainder) = framesIn(t, frameDuration: frameDuration), let index = Int64(exactly: frame) {
+        details.append(remainder == 0 ? "frame \(index)" : "in frame \(index)")
+    }
+    return secondsText(t) + (details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")")
+}
+
+/// A duration for messages: `"0.5 s (15 frames)"` when `frameDuration` is given (`"1 frame"`;
+/// a fractional count is written to 6 decimal places: `"0.51 s (15.3 frames)"`), `"0.5 s"` without.
+/// Durations without a finite decimal form read like `"0.033367 s (1001/30000 s, 1 frame)"`.
+public func describeDuration(_ d: Time, frameDuration: Time?) -> String {
+    var details = exactDetails(d)
+    if let frameDuration, frameDuration.value > 0 {
+        let numerator = Int128(d.value) * Int128(frameDuration.timescale)
+        let denominator = Int128(frameDuration.value) * Int128(d.timescale)
+        if numerator % denominator == 0 {
+            let frames = numerator / denominator
+            details.append(frames == 1 ? "1 frame" : "\(frames) frames")
+        } else {
+            details.append(roundedDecimal(numerator, over: denominator) + " frames")
+        }
+    }
+    return secondsText(d) + (details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")")
+}
+
+private func secondsText(_ t: Time) -> String {
+    (t.decimalText ?? roundedDecimal(Int128(t.value), over: Int128(t.timescale))) + " s"
+}
+
+private func exactDetails(_ t: Time) -> [String] {
+    t.decimalText == nil ? ["\(t.value)/\(t.timescale) s"] : []
+}
+
+/// floor(t / frameDuration) and the remainder's numerator (0 exactly on the grid),
+/// or nil without a usable (positive) frame duration.
+private func framesIn(_ t: Time, frameDuration: Time?) -> (Int128, Int128)? {
+    guard let frameDuration, frameDuration.value > 0 else { return nil }
+    let numerator = Int128(t.value) * Int128(frameDuration.timescale)
+    let denominator = Int128(frameDuration.value) * Int128(t.timescale)
+    var quotient = numerator / denominator
+    var remainder = numerator % denominator
+    if remainder < 0 {
+        quotient -= 1
+        remainder += denominator
+    }
+    return (quotient, remainder)
+}
+
+/// numerator / denominator (denominator > 0) rounded half away from zero to 6 decimal places, trailing zeros trimmed.
+private func roundedDecimal(_ numerator: Int128, over denominator: Int128) -> String {
+    let magnitude = numerator.magnitude
+    let divisor = denominator.magnitude
+    var whole = magnitude / divisor
+    let rest = magnitude % divisor
+    var fraction: UInt128
+    if divisor < (UInt128(1) << 100) {
+        fraction = (rest * 2_000_000 + divisor) / (2 * divisor)
+    } else {
+        // Too large to scale exactly; a double is accurate far beyond 6 places here.
+        fraction = UInt128((Double(rest) / Double(divisor) * 1_000_000).rounded())
+    }
+    if fraction >= 1_000_000 {
+        whole += 1
+        fraction -= 1_000_000
+    }
+    var text = String(whole)
+    if fraction > 0 {
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 6 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        text += "." + digits
+    }
+    let isZero = whole == 0 && fraction == 0
+    return (numerator < 0 && !isZero ? "-" : "") + text
+}

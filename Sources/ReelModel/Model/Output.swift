@@ -1,0 +1,318 @@
+import ReelTime
+
+/// A size in whole pixels.
+public struct PixelSize: Sendable, Hashable, CustomStringConvertible {
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+
+    /// Creates a size of `width` × `height` pixels.
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// `"1280×720"`.
+    public var description: String { "\(width)×\(height)" }
+}
+
+/// An 8-bit sRGB colour with straight (not premultiplied) alpha, as written `"#RRGGBB"` or `"#RRGGBBAA"`.
+public struct RGBAColor: Sendable, Hashable, CustomStringConvertible {
+    /// Red, 0…255.
+    public var red: UInt8
+    /// Green, 0…255.
+    public var green: UInt8
+    /// Blue, 0…255.
+    public var blue: UInt8
+    /// Alpha, 0 (transparent) … 255 (opaque).
+    public var alpha: UInt8
+
+    /// Creates a colour from its components; alpha defaults to opaque.
+    public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.alpha = alpha
+    }
+
+    /// Opaque black, the default background.
+    public static let black = RGBAColor(red: 0, green: 0, blue: 0)
+
+    /// Parses `"#RRGGBB"` or `"#RRGGBBAA"` (hex digits in either case); nil for anything else.
+    public init?(hex text: String) {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.first == "#", scalars.count == 7 || scalars.count == 9 else { return nil }
+        var bytes: [UInt8] = []
+        var index = 1
+        while index < scalars.count {
+            guard let high = scalars[index].hexDigitValue, let low = scalars[index + 1].hexDigitValue else { return nil }
+            bytes.append(UInt8(high * 16 + low))
+            index += 2
+        }
+        self.init(red: bytes[0], green: bytes[1], blue: bytes[2], alpha: bytes.count == 4 ? bytes[3] : 255)
+    }
+
+    /// `"#RRGGBB"` when opaque, else `"#RRGGBBAA"`, upper-case hex.
+    public var description: String {
+        let parts = alpha == 255 ? [red, green, blue] : [red, green, blue, alpha]
+        return "#" + parts.map { byte in
+            let digits = Array("0123456789ABCDEF")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+        }.joined()
+    }
+}
+
+extension Unicode.Scalar {
+    fileprivate var hexDigitValue: Int? {
+        switch value {
+        case 0x30...0x39: return Int(value) - 0x30
+        case 0x41...0x46: return Int(value) - 0x41 + 10
+        case 0x61...0x66: return Int(value) - 0x61 + 10
+        default: return nil
+        }
+    }
+}
+
+/// Encoder quality/speed bundles (`output.preset`).
+public enum Preset: String, Sendable, CaseIterable {
+    /// Best quality, slowest.
+    case high
+    /// The default balance.
+    case medium
+    /// Smaller and faster.
+    case low
+    /// Fastest, for previews.
+    case draft
+}
+
+/// Video codecs an output may use.
+public enum VideoCodecName: String, Sendable, CaseIterable {
+    /// H.264 / AVC.
+    case h264
+    /// H.265 / HEVC.
+    case hevc
+    /// VP9.
+    case vp9
+    /// AV1.
+    case av1
+    /// Apple ProRes.
+    case prores
+}
+
+/// Audio codecs an output may use.
+public enum AudioCodecName: String, Sendable, CaseIterable {
+    /// AAC-LC.
+    case aac
+    /// Opus.
+    case opus
+    /// Uncompressed 16-bit PCM.
+    case pcm
+}
+
+/// The containers an output may be written in (`output.format`), with the codecs each can hold.
+public enum ContainerFormat: String, Sendable, CaseIterable {
+    /// MPEG-4 (`.mp4`).
+    case mp4
+    /// QuickTime (`.mov`).
+    case mov
+    /// Matroska (`.mkv`).
+    case mkv
+    /// WebM (`.webm`).
+    case webm
+    /// NUT (`.nut`).
+    case nut
+    /// MPEG transport stream (`.ts`).
+    case ts
+
+    /// The container named by a file name's extension (case-insensitive), or nil.
+    public init?(pathExtensionOf path: String) {
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        self.init(rawValue: name[name.index(after: dot)...].lowercased())
+    }
+
+    /// Video codecs this container holds, in order of preference (the first is the default).
+    public var videoCodecs: [VideoCodecName] {
+        switch self {
+        case .mp4: return [.h264, .hevc, .av1, .vp9]
+        case .mov: return [.h264, .hevc, .prores]
+        case .mkv, .nut: return [.h264, .hevc, .vp9, .av1, .prores]
+        case .webm: return [.vp9, .av1]
+        case .ts: return [.h264, .hevc]
+        }
+    }
+
+    /// Audio codecs this container holds, in order of preference (the first is the default).
+    public var audioCodecs: [AudioCodecName] {
+        switch self {
+        case .mp4: return [.aac, .opus]
+        case .mov: return [.aac, .pcm]
+        case .mkv, .nut: return [.aac, .opus, .pcm]
+        case .webm: return [.opus]
+        case .ts: return [.aac, .opus]
+        }
+    }
+}
+
+/// `output.video`: the video encoder's settings. Nil members take the preset's value.
+public struct VideoOutputSettings: Sendable, Hashable {
+    /// The codec; default the container's first (h264, or vp9 for WebM).
+    public var codec: VideoCodecName
+    /// Constant rate factor (h264/hevc 0–51, vp9/av1 0–63; prores has none).
+    public var crf: Int?
+    /// Target bit rate in bits per second.
+    public var bitrate: Int?
+    /// The encoder's own speed preset name (e.g. x264's `"slow"`), passed through.
+    public var encoderPreset: String?
+    /// FFmpeg pixel format name of the encoded video (e.g. `"yuv420p"`); nil: the codec's default.
+    public var pixelFormat: String?
+    /// Maximum keyframe interval in frames.
+    public var gop: Int?
+
+    /// Creates video settings; everything but the codec defaults to nil.
+    public init(codec: VideoCodecName, crf: Int? = nil, bitrate: Int? = nil, encoderPreset: String? = nil,
+                pixelFormat: String? = nil, gop: Int? = nil) {
+        self.codec = codec
+        self.crf = crf
+        self.bitrate = bitrate
+        self.encoderPreset = encoderPreset
+        self.pixelFormat = pixelFormat
+        self.gop = gop
+    }
+
+    /// The pixel format the encoder writes: `pixelFormat`, or the codec's default
+    /// (`yuv422p10le` for ProRes, `yuv420p` otherwise).
+    public var effectivePixelFormat: String {
+        pixelFormat ?? (codec == .prores ? "yuv422p10le" : "yuv420p")
+    }
+
+    /// Whether the encoded picture subsamples chroma horizontally (4:2:0 and 4:2:2): then widths must be even.
+    public var needsEvenWidth: Bool { !effectivePixelFormat.hasPrefix("yuv444") }
+
+    /// Whether the encoded picture subsamples chroma vertically (4:2:0): then heights must be even.
+    public var needsEvenHeight: Bool { effectivePixelFormat.hasPrefix("yuv420") || effectivePixelFormat == "nv12" }
+}
+
+/// `output.audio`: the audio encoder's settings.
+public struct AudioOutputSettings: Sendable, Hashable {
+    /// The codec; default the container's first (aac, or opus for WebM).
+    public var codec: AudioCodecName
+    /// Target bit rate in bits per second; nil: the preset's.
+    public var bitrate: Int?
+    /// Output sample rate in Hz (default 48000).
+    public var sampleRate: Int
+    /// Output channel count, 1 or 2 (default 2).
+    public var channels: Int
+
+    /// Creates audio settings.
+    public init(codec: AudioCodecName, bitrate: Int? = nil, sampleRate: Int = 48000, channels: Int = 2) {
+        self.codec = codec
+        self.bitrate = bitrate
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+}
+
+/// `output`: where and how the rendered movie is written (SPEC §2.1).
+public struct OutputSettings: Sendable, Equatable {
+    /// The output file as written (relative to the project folder); nil when the CLI must supply `-o`.
+    public var path: String?
+    /// The container: as written in `format`, else inferred from the path's extension; nil only without either.
+    public var format: ContainerFormat?
+    /// The canvas size in pixels before `renderScale`; nil: the first video clip's display size (compile fills it).
+    public var size: PixelSize?
+    /// Output frames per second; nil: from the first video clip (compile fills it).
+    public var frameRate: Rational?
+    /// 0 < renderScale ≤ 1: render and write at size × renderScale, all geometry scaled. Default 1.
+    public var renderScale: Rational
+    /// Colour shown where no layer covers the canvas.
+    public var background: RGBAColor
+    /// Encoder quality/speed bundle.
+    public var preset: Preset
+    /// Video encoder settings.
+    public var video: VideoOutputSettings
+    /// Audio encoder settings; nil when `"audio": false` (no audio stream).
+    public var audio: AudioOutputSettings?
+    /// Container metadata in document order.
+    public var metadata: [(key: String, value: String)]
+    /// Export only this part of the timeline (composition time); nil: all of it.
+    public var range: TimeRange?
+    /// The composition's end (composition time) when later than the last clip.
+    public var end: Time?
+    /// Whether MP4/MOV are written with the index at the front.
+    public var faststart: Bool
+    // Whether `format`, `video.codec` and `audio.codec` were written, so a CLI `-o` with another
+    // extension can re-derive the ones that were only defaults.
+    var formatWasWritten = false
+    var videoCodecWasWritten = false
+    var audioCodecWasWritten = false
+
+    /// Creates settings with every default of SPEC §2.1 (format and codecs from the path's extension).
+    public init(path: String? = nil) {
+        self.path = path
+        let container = path.flatMap(ContainerFormat.init(pathExtensionOf:))
+        format = container
+        size = nil
+        frameRate = nil
+        renderScale = Rational(1)
+        background = .black
+        preset = .medium
+        video = VideoOutputSettings(codec: container?.videoCodecs[0] ?? .h264)
+        audio = AudioOutputSettings(codec: container?.audioCodecs[0] ?? .aac)
+        metadata = []
+        range = nil
+        end = nil
+        faststart = true
+    }
+
+    /// Compares every public setting (metadata in order).
+    public static func == (lhs: OutputSettings, rhs: OutputSettings) -> Bool {
+        lhs.path == rhs.path && lhs.format == rhs.format && lhs.size == rhs.size && lhs.frameRate == rhs.frameRate
+            && lhs.renderScale == rhs.renderScale && lhs.background == rhs.background && lhs.preset == rhs.preset
+            && lhs.video == rhs.video && lhs.audio == rhs.audio
+            && lhs.metadata.map(\.key) == rhs.metadata.map(\.key) && lhs.metadata.map(\.value) == rhs.metadata.map(\.value)
+            && lhs.range == rhs.range && lhs.end == rhs.end && lhs.faststart == rhs.faststart
+    }
+
+    /// These settings with the output file replaced (the CLI's `-o`): a format or codec that was
+    /// not written in the project is derived again from the new extension. The diagnostics (path
+    /// `$.output.path`) say when the container cannot be told or cannot hold a codec.
+    public func replacingPath(_ newPath: String) -> (settings: OutputSettings, diagnostics: [Diagnostic]) {
+        var settings = self
+        settings.path = newPath
+        if !formatWasWritten {
+            settings.format = ContainerFormat(pathExtensionOf: newPath)
+        }
+        if let container = settings.format {
+            if !videoCodecWasWritten { settings.video.codec = container.videoCodecs[0] }
+            if !audioCodecWasWritten, settings.audio != nil { settings.audio?.codec = container.audioCodecs[0] }
+        }
+        let path = JSONPath.root.key("output").key("path")
+        return (settings, settings.containerDiagnostics(at: path))
+    }
+
+    /// Problems with the container: unknown, or unable to hold the chosen codecs.
+    func containerDiagnostics(at path: JSONPath) -> [Diagnostic] {
+        guard let container = format else {
+            let names = ContainerFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            if let written = self.path {
+                return [Diagnostic(.error, path: path, message: "cannot tell the container from \"\(written)\"",
+                                   hint: "use one of the extensions .\(ContainerFormat.allCases.map(\.rawValue).joined(separator: " .")) or set output.format to one of \(names)")]
+            }
+            return []
+        }
+        var found: [Diagnostic] = []
+        if !container.videoCodecs.contains(video.codec) {
+            found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("video").key("codec"),
+                                    message: "\(container.rawValue) cannot hold \(video.codec.rawValue) video",
+                                    hint: "use one of \(container.videoCodecs.map(\.rawValue).joined(separator: ", "))"))
+        }
+        if let audio, !container.audioCodecs.contains(audio.codec) {
+            found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("audio").key("codec"),
+                                    message: "\(container.rawValue) cannot hold \(audio.codec.rawValue) audio",
+                                    hint: "use one of \(container.audioCodecs.map(\.rawValue).joined(separator: ", "))"))
+        }
+        return found
+    }
+}

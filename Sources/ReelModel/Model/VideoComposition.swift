@@ -1,0 +1,78 @@
+import ReelTime
+
+/// What one video track shows during an instruction (AVVideoCompositionLayerInstruction).
+public struct LayerInstruction: Sendable, Hashable {
+    /// The video track's id.
+    public var track: Int
+    /// Opacity keys, 0…1 (default 1).
+    public var opacity: KeyList<Double>
+    /// Transform keys from source pixels to canvas pixels (default identity).
+    public var transform: KeyList<AffineTransform>
+    /// Crop keys in source pixels (default the whole frame).
+    public var crop: KeyList<CropRect>
+    /// Where it was written: `$.videoComposition.instructions[i].layers[j]`.
+    public var path: JSONPath
+
+    /// Creates a layer instruction with no keys unless given.
+    public init(track: Int, opacity: KeyList<Double> = KeyList(), transform: KeyList<AffineTransform> = KeyList(),
+                crop: KeyList<CropRect> = KeyList(), path: JSONPath = .root) {
+        self.track = track
+        self.opacity = opacity
+        self.transform = transform
+        self.crop = crop
+        self.path = path
+    }
+}
+
+/// One instruction of the video composition: the layers shown over a time range.
+public struct VideoInstruction: Sendable, Hashable {
+    /// Composition time range covered, half-open.
+    public var timeRange: TimeRange
+    /// Layers top to bottom: `layers[0]` is drawn on top.
+    public var layers: [LayerInstruction]
+    /// Background for this instruction; nil: the video composition's.
+    public var background: RGBAColor?
+    /// Whether the title/overlay stage runs (AVFoundation's enablePostProcessing).
+    public var postProcessing: Bool
+    /// Where it was written: `$.videoComposition.instructions[i]`.
+    public var path: JSONPath
+
+    /// Creates an instruction.
+    public init(timeRange: TimeRange, layers: [LayerInstruction], background: RGBAColor? = nil,
+                postProcessing: Bool = true, path: JSONPath = .root) {
+        self.timeRange = timeRange
+        self.layers = layers
+        self.background = background
+        self.postProcessing = postProcessing
+        self.path = path
+    }
+}
+
+/// The video composition (AVVideoComposition).
+public struct VideoComposition: Sendable, Hashable {
+    /// Duration of one output frame in seconds (1 / frame rate).
+    public var frameDuration: Time
+    /// The canvas size in pixels that layer geometry refers to, before `renderScale`.
+    public var renderSize: PixelSize
+    /// Scale applied to the canvas and all geometry when rendering, 0 < s ≤ 1.
+    public var renderScale: Rational
+    /// Colour where no layer covers the canvas.
+    public var background: RGBAColor
+    /// Instructions in ascending time order tiling [0, duration) exactly (SPEC §4.5).
+    public var instructions: [VideoInstruction]
+
+    /// Creates a video composition.
+    public init(frameDuration: Time, renderSize: PixelSize, renderScale: Rational = Rational(1),
+                background: RGBAColor = .black, instructions: [VideoInstruction]) {
+        self.frameDuration = frameDuration
+        self.renderSize = renderSize
+        self.renderScale = renderScale
+        self.background = background
+        self.instructions = instructions
+    }
+
+    /// The instruction whose range contains `t` (composition time), if any.
+    public func instruction(at t: Time) -> VideoInstruction? {
+        instructions.first { $0.timeRange.contains(t) }
+    }
+}

@@ -1,0 +1,407 @@
+import Foundation
+import ReelTime
+
+/// Collects diagnostics while decoding a project document by hand; never stops at the first problem.
+final class DocumentDecoder {
+    var diagnostics: [Diagnostic] = []
+    /// The project frame rate, for `"Nf"` and timecode times (output.frameRate, read first).
+    var frameRate: Rational?
+    /// Set when output.frameRate was written but invalid: frame-based times then say nothing more.
+    var frameRateIsBroken = false
+    /// Asset ids declared in `assets`, for reference checks.
+    var assetIDs: [String] = []
+
+    func error(_ path: JSONPath, _ message: String, hint: String? = nil, time: Time? = nil,
+               category: DiagnosticCategory = .invalid) {
+        diagnostics.append(Diagnostic(.error, path: path, message: message, time: time, hint: hint, category: category))
+    }
+
+    func unsupported(_ path: JSONPath, _ what: String) {
+        error(path, "\(what) is not supported yet", category: .unsupported)
+    }
+
+    func typeError(_ json: JSON, _ path: JSONPath, expected: String) {
+        error(path, "expected \(expected), found \(article(json.value.typeName))")
+    }
+
+    // MARK: Objects
+
+    /// Checks that `json` is an object whose keys are among `allowed` and that `required` are present.
+    /// Unknown keys get a "did you mean" hint, `null` members an "omit" hint; both are left out of the result.
+    func object(_ json: JSON, _ path: JSONPath, allowed: [String], required: [String] = [],
+                expected: String = "an object") -> Fields? {
+        guard case .object(let object) = json.value else {
+            typeError(json, path, expected: expected)
+            return nil
+        }
+        var members: [(key: String, value: JSON)] = []
+        for member in object.members {
+            let memberPath = path.key(member.key)
+            if !allowed.contains(member.key) {
+                let hint: String
+                if let close = suggestion(for: member.key, among: allowed) {
+                    hint = "did you mean \"\(close)\"?"
+                } else if allowed.isEmpty {
+                    hint = "remove it"
+                } else {
+                    hint = "allowed keys: " + allowed.joined(separator: ", ")
+                }
+                error(memberPath, "unknown key \"\(member.key)\"", hint: hint)
+            } else if member.value.value == .null {
+                error(memberPath, "null is not allowed here", hint: "omit an optional key instead")
+            } else {
+                members.append(member)
+            }
+        }
+        let fields = Fields(members: members, path: path)
+        for key in required where fields[key] == nil && object[key]?.value != .null {
+            error(path, "missing required key \"\(key)\"")
+        }
+        return fields
+    }
+
+    /// Checks that `json` is an array; `null` elements are reported and dropped.
+    func array(_ json: JSON, _ path: JSONPath, expected: String = "an array") -> [(JSON, JSONPath)]? {
+        guard case .array(let elements) = json.value else {
+            typeError(json, path, expected: expected)
+            return nil
+        }
+        var result: [(JSON, JSONPath)] = []
+        for (index, element) in elements.enumerated() {
+            if element.value == .null {
+                error(path.index(index), "null is not allowed here", hint: "remove the element")
+            } else {
+                result.append((element, path.index(index)))
+            }
+        }
+        return result
+    }
+
+    // MARK: Scalars
+
+    func string(_ json: JSON, _ path: JSONPath, nonEmpty: Bool = true) -> String? {
+        guard case .string(let text) = json.value else {
+            typeError(json, path, expected: "a string")
+            return nil
+        }
+        if nonEmpty, text.isEmpty {
+            error(path, "must not be empty")
+            return nil
+        }
+        return text
+    }
+
+    func bool(_ json: JSON, _ path: JSONPath) -> Bool? {
+        guard case .bool(let value) = json.value else {
+            typeError(json, path, expected: "true or false")
+            return nil
+        }
+        return value
+    }
+
+    /// An integer-valued JSON number within `range`.
+    func integer(_ json: JSON, _ path: JSONPath, in range: ClosedRange<Int>, what: String = "an integer") -> Int? {
+        guard case .number(let text) = json.value else {
+            typeError(json, path, expected: what)
+            return nil
+        }
+        guard let exact = try? TimeSyntax.parseDecimal(text), exact.timescale == 1, let value = Int(exactly: exact.value)
+        else {
+            error(path, "\(text) is not \(what)", hint: "use a whole number from \(range.lowerBound) to \(range.upperBound)")
+            return nil
+        }
+        guard range.contains(value) else {
+            error(path, "\(text) is out of range", hint: "use a whole number from \(range.lowerBound) to \(range.upperBound)")
+            return nil
+        }
+        return value
+    }
+
+    /// A finite JSON number as a double.
+    func double(_ json: JSON, _ path: JSONPath, in range: ClosedRange<Double>? = nil) -> Double? {
+        guard case .number(let text) = json.value else {
+            typeError(json, path, expected: "a number")
+            return nil
+        }
+        guard let value = Double(text), value.isFinite else {
+            error(path, "\(text) is out of range")
+            return nil
+        }
+        if let range, !range.contains(value) {
+            error(path, "\(text) is out of range", hint: "use a number from \(plain(range.lowerBound)) to \(plain(range.upperBound))")
+            return nil
+        }
+        return value
+    }
+
+    /// An exact rational: a JSON number (its decimal text) or an `"N/D"` string.
+    func rational(_ json: JSON, _ path: JSONPath, expected: String) -> Rational? {
+        let text: String
+        switch json.value {
+        case .number(let literal):
+            text = literal
+        case .string(let literal) where literal.contains("/"):
+            text = literal
+        default:
+            typeError(json, path, expected: expected)
+            return nil
+        }
+        do {
+            if case .number = json.value {
+                return try TimeSyntax.parseDecimal(text).rational
+            }
+            return try TimeSyntax.parseString(text, frameRate: nil).rational
+        } catch {
+            self.error(path, "\"\(text)\" is not \(expected): \(error.message)")
+            return nil
+        }
+    }
+
+    /// A gain: a linear number or a `"-12dB"` string, 0…4.
+    func gain(_ json: JSON, _ path: JSONPath) -> Double? {
+        let value: Double
+        switch json.value {
+        case .number(let text):
+            guard let linear = Double(text), linear.isFinite else {
+                error(path, "gain \(text) is out of range", hint: "use a gain from 0 to 4 or a level like \"-12dB\"")
+                return nil
+            }
+            value = linear
+        case .string(let text):
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard trimmed.lowercased().hasSuffix("db"),
+                  let decibels = Double(trimmed.dropLast(2).trimmingCharacters(in: .whitespaces)), decibels.isFinite
+            else {
+                error(path, "\"\(text)\" is not a gain", hint: "use a number from 0 to 4 or a level like \"-12dB\"")
+                return nil
+            }
+            value = pow(10, decibels / 20)
+        default:
+            typeError(json, path, expected: "a gain (a number or a level like \"-12dB\")")
+            return nil
+        }
+        guard (0...4).contains(value) else {
+            error(path, "gain \(json.value.numberText ?? json.value.stringValue ?? "") is out of range",
+                  hint: "gains are from 0 to 4 (+12 dB)")
+            return nil
+        }
+        return value
+    }
+
+    func color(_ json: JSON, _ path: JSONPath) -> RGBAColor? {
+        guard case .string(let text) = json.value else {
+            typeError(json, path, expected: "a colour \"#RRGGBB\" or \"#RRGGBBAA\"")
+            return nil
+        }
+        guard let color = RGBAColor(hex: text) else {
+            error(path, "\"\(text)\" is not a colour", hint: "write colours as \"#RRGGBB\" or \"#RRGGBBAA\"")
+            return nil
+        }
+        return color
+    }
+
+    /// `[w, h]` with each side 2…8192.
+    func size(_ json: JSON, _ path: JSONPath) -> PixelSize? {
+        guard let elements = array(json, path, expected: "a size [width, height]") else { return nil }
+        guard elements.count == 2 else {
+            error(path, "a size has 2 numbers, found \(elements.count)", hint: "write [width, height]")
+            return nil
+        }
+        let width = integer(elements[0].0, elements[0].1, in: 2...8192, what: "a width in pixels")
+        let height = integer(elements[1].0, elements[1].1, in: 2...8192, what: "a height in pixels")
+        guard let width, let height else { return nil }
+        return PixelSize(width: width, height: height)
+    }
+
+    /// `count` finite numbers in an array.
+    func numbers(_ json: JSON, _ path: JSONPath, count: Int, expected: String) -> [Double]? {
+        guard let elements = array(json, path, expected: expected) else { return nil }
+        guard elements.count == count else {
+            error(path, "expected \(count) numbers, found \(elements.count)", hint: "write \(expected)")
+            return nil
+        }
+        let values = elements.compactMap { double($0.0, $0.1) }
+        return values.count == count ? values : nil
+    }
+
+    func enumeration<E: RawRepresentable & CaseIterable>(_ json: JSON, _ path: JSONPath, _ what: String) -> E?
+    where E.RawValue == String {
+        let names = E.allCases.map(\.rawValue)
+        guard case .string(let text) = json.value else {
+            typeError(json, path, expected: "one of " + names.map { "\"\($0)\"" }.joined(separator: ", "))
+            return nil
+        }
+        if let value = E(rawValue: text) { return value }
+        let hint = suggestion(for: text, among: names).map { "did you mean \"\($0)\"?" }
+            ?? "use one of " + names.joined(separator: ", ")
+        error(path, "unknown \(what) \"\(text)\"", hint: hint)
+        return nil
+    }
+
+    /// An id: 1–64 printable characters.
+    func identifier(_ text: String, _ path: JSONPath, what: String) -> Bool {
+        let scalars = text.unicodeScalars
+        if scalars.isEmpty || scalars.count > 64 {
+            error(path, "\(what) \"\(text)\" must be 1 to 64 characters long")
+            return false
+        }
+        if scalars.contains(where: { !isPrintable($0) }) {
+            error(path, "\(what) \(JSONWriter.quoted(text)) contains a control character", hint: "ids are printable characters")
+            return false
+        }
+        return true
+    }
+
+    /// A reference to an asset declared in `assets`.
+    func assetReference(_ json: JSON, _ path: JSONPath) -> String? {
+        guard let id = string(json, path) else { return nil }
+        if !assetIDs.contains(id) {
+            error(path, "unknown asset \"\(id)\"", hint: unknownAssetHint(id, among: assetIDs))
+            return nil
+        }
+        return id
+    }
+
+    // MARK: Times
+
+    /// A time in any form of SPEC §1; `"Nf"` and timecodes use the project frame rate.
+    func time(_ json: JSON, _ path: JSONPath) -> Time? {
+        switch json.value {
+        case .number(let text):
+            do {
+                return try TimeSyntax.parseDecimal(text)
+            } catch {
+                self.error(path, "\(text) is not a usable time: \(error.message)")
+                return nil
+            }
+        case .string(let text):
+            if frameRate == nil, isFrameBased(text) {
+                if !frameRateIsBroken {
+                    error(path, "\"\(text)\" counts frames, but the project has no frame rate",
+                          hint: "set output.frameRate, or write the time in seconds")
+                }
+                return nil
+            }
+            do {
+                return try TimeSyntax.parseString(text, frameRate: frameRate)
+            } catch {
+                self.error(path, "\"\(text)\" is not a usable time: \(error.message)")
+                return nil
+            }
+        default:
+            typeError(json, path, expected: "a time (seconds, \"N/D\", \"Nf\" or a timecode)")
+            return nil
+        }
+    }
+
+    /// A time ≥ 0.
+    func instant(_ json: JSON, _ path: JSONPath) -> Time? {
+        guard let t = time(json, path) else { return nil }
+        if t.isNegative {
+            error(path, "time \(describeTime(t, frameDuration: nil)) is negative", hint: "times start at 0")
+            return nil
+        }
+        return t
+    }
+
+    /// A duration > 0.
+    func positiveDuration(_ json: JSON, _ path: JSONPath, what: String = "duration") -> Time? {
+        guard let t = time(json, path) else { return nil }
+        if t.isNegative || t.isZero {
+            error(path, "\(what) \(describeDuration(t, frameDuration: nil)) is not greater than 0",
+                  hint: what == "ramp" ? "use an {\"at\", \"value\"} key for a step" : "give it a length greater than 0")
+            return nil
+        }
+        return t
+    }
+
+    /// `{"start": T, "duration": T}` or `{"start": T, "end": T}`, non-empty.
+    func timeRange(_ json: JSON, _ path: JSONPath) -> TimeRange? {
+        guard let fields = object(json, path, allowed: ["start", "duration", "end"], required: ["start"],
+                                  expected: "a time range {\"start\", \"duration\"|\"end\"}") else { return nil }
+        return rangeFields(fields, what: "range")
+    }
+
+    /// The `start` and `duration`|`end` members of an object, as a non-empty range.
+    func rangeFields(_ fields: Fields, what: String) -> TimeRange? {
+        let start = fields["start"].flatMap { instant($0, fields.path.key("start")) }
+        let durationJSON = fields["duration"]
+        let endJSON = fields["end"]
+        switch (durationJSON, endJSON) {
+        case (nil, nil):
+            error(fields.path, "missing \"duration\" or \"end\"", hint: "give the \(what) a duration or an end")
+            return nil
+        case (.some, .some):
+            error(fields.path.key("end"), "\"duration\" and \"end\" are both given", hint: "keep one of them")
+            return nil
+        case (let durationJSON?, nil):
+            guard let duration = positiveDuration(durationJSON, fields.path.key("duration"), what: what),
+                  let start else { return nil }
+            return makeRange(start: start, duration: duration, fields.path)
+        case (nil, let endJSON?):
+            guard let end = instant(endJSON, fields.path.key("end")), let start else { return nil }
+            guard start < end else {
+                error(fields.path.key("end"),
+                      "\(what) ends at \(describeTime(end, frameDuration: nil)), not after its start at \(describeTime(start, frameDuration: nil))",
+                      hint: what == "ramp" ? "use an {\"at\", \"value\"} key for a step" : "end it after its start")
+                return nil
+            }
+            do {
+                return try TimeRange(start: start, end: end)
+            } catch {
+                self.error(fields.path, "the \(what) is not representable")
+                return nil
+            }
+        }
+    }
+
+    func makeRange(start: Time, duration: Time, _ path: JSONPath) -> TimeRange? {
+        do {
+            return try TimeRange(start: start, duration: duration)
+        } catch {
+            self.error(path, "the range's end is not representable")
+            return nil
+        }
+    }
+}
+
+/// The usable (non-null, known) members of a checked object.
+struct Fields {
+    let members: [(key: String, value: JSON)]
+    let path: JSONPath
+
+    subscript(key: String) -> JSON? {
+        members.first { $0.key == key }?.value
+    }
+
+    func has(_ key: String) -> Bool { self[key] != nil }
+}
+
+func article(_ typeName: String) -> String {
+    switch typeName {
+    case "array", "object": return "an \(typeName)"
+    case "null": return "null"
+    default: return "a \(typeName)"
+    }
+}
+
+func plain(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+}
+
+func isFrameBased(_ text: String) -> Bool {
+    text.hasSuffix("f") || text.contains(";") || text.filter { $0 == ":" }.count == 3
+}
+
+func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator: return false
+    default: return true
+    }
+}
+
+func unknownAssetHint(_ id: String, among ids: [String]) -> String {
+    if let close = suggestion(for: id, among: ids) { return "did you mean \"\(close)\"?" }
+    if ids.isEmpty { return "declare it in assets" }
+    return "declared assets: " + ids.joined(separator: ", ")
+}

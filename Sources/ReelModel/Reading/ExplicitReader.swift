@@ -1,0 +1,333 @@
+import ReelTime
+
+extension DocumentDecoder {
+    // MARK: composition
+
+    /// `composition` (SPEC §4.1).
+    func readComposition(_ json: JSON, _ path: JSONPath) -> Composition? {
+        guard let fields = object(json, path, allowed: ["tracks"], required: ["tracks"]),
+              let tracksJSON = fields["tracks"], let tracks = array(tracksJSON, path.key("tracks")) else { return nil }
+        var result: [CompositionTrack] = []
+        var valid = true
+        var seenIDs: [Int: Int] = [:]
+        for (trackJSON, trackPath) in tracks {
+            guard let track = readTrack(trackJSON, trackPath) else {
+                valid = false
+                continue
+            }
+            if let first = seenIDs[track.id] {
+                error(trackPath.key("id"), "track id \(track.id) is already used by tracks[\(first)]",
+                      hint: "give every track its own id")
+                valid = false
+            } else if case .index(let index)? = trackPath.components.last {
+                seenIDs[track.id] = index
+            }
+            result.append(track)
+        }
+        guard valid else { return nil }
+        let end = result.map(\.end).max() ?? .zero
+        return Composition(tracks: result, duration: end)
+    }
+
+    private func readTrack(_ json: JSON, _ path: JSONPath) -> CompositionTrack? {
+        guard let fields = object(json, path, allowed: ["id", "type", "segments", "name"], required: ["id", "type", "segments"])
+        else { return nil }
+        let id = fields["id"].flatMap { integer($0, path.key("id"), in: 1...Int(Int32.max), what: "a positive track id") }
+        let kind: TrackKind? = fields["type"].flatMap { enumeration($0, path.key("type"), "track type") }
+        let name = fields["name"].flatMap { string($0, path.key("name")) }
+        if let name { _ = identifier(name, path.key("name"), what: "track name") }
+        var segments: [Segment] = []
+        var valid = true
+        if let segmentsJSON = fields["segments"], let elements = array(segmentsJSON, path.key("segments")) {
+            for (segmentJSON, segmentPath) in elements {
+                if let segment = readSegment(segmentJSON, segmentPath) {
+                    segments.append(segment)
+                } else {
+                    valid = false
+                }
+            }
+        } else {
+            valid = false
+        }
+        guard valid, let id, let kind else { return nil }
+        return CompositionTrack(id: id, kind: kind, segments: segments, name: name)
+    }
+
+    private func readSegment(_ json: JSON, _ path: JSONPath) -> Segment? {
+        if let members = json.value.objectValue, members["empty"] != nil {
+            guard let fields = object(json, path, allowed: ["empty"]), let emptyJSON = fields["empty"],
+                  let range = timeRange(emptyJSON, path.key("empty")) else { return nil }
+            return Segment(emptyTarget: range)
+        }
+        guard let fields = object(json, path, allowed: ["asset", "source", "target", "sourceTrack", "pitch"],
+                                  required: ["asset", "source", "target"],
+                                  expected: "a segment object") else { return nil }
+        let asset = fields["asset"].flatMap { assetReference($0, path.key("asset")) }
+        let source = fields["source"].flatMap { timeRange($0, path.key("source")) }
+        let target = fields["target"].flatMap { timeRange($0, path.key("target")) }
+        let sourceTrack = fields["sourceTrack"].flatMap { integer($0, path.key("sourceTrack"), in: 0...1023, what: "a stream index") }
+        if fields.has("sourceTrack"), sourceTrack == nil { return nil }
+        var pitch = Pitch.keep
+        if let json = fields["pitch"] {
+            guard let value: Pitch = enumeration(json, path.key("pitch"), "pitch") else { return nil }
+            pitch = value
+        }
+        guard let asset, let source, let target else { return nil }
+        return Segment(asset: asset, sourceTrack: sourceTrack, source: source, target: target, pitch: pitch)
+    }
+
+    // MARK: audioMix
+
+    /// `audioMix` (SPEC §4.2).
+    func readAudioMix(_ json: JSON, _ path: JSONPath) -> AudioMix? {
+        guard let fields = object(json, path, allowed: ["inputs"]) else { return nil }
+        guard let inputsJSON = fields["inputs"] else { return AudioMix() }
+        guard let inputs = array(inputsJSON, path.key("inputs")) else { return nil }
+        var result: [AudioMixInput] = []
+        var valid = true
+        for (inputJSON, inputPath) in inputs {
+            guard let inputFields = object(inputJSON, inputPath, allowed: ["track", "volume"], required: ["track"]) else {
+                valid = false
+                continue
+            }
+            let track = inputFields["track"].flatMap { integer($0, inputPath.key("track"), in: 1...Int(Int32.max), what: "a positive track id") }
+            var volume = KeyList<Double>()
+            if let volumeJSON = inputFields["volume"] {
+                guard let keys = keyList(volumeJSON, inputPath.key("volume"), value: gain) else {
+                    valid = false
+                    continue
+                }
+                volume = keys
+            }
+            guard let track else {
+                valid = false
+                continue
+            }
+            result.append(AudioMixInput(track: track, volume: volume, path: inputPath))
+        }
+        return valid ? AudioMix(inputs: result) : nil
+    }
+
+    // MARK: videoComposition
+
+    /// What `videoComposition` said, with which settings were written.
+    struct VideoCompositionReading {
+        var composition: VideoComposition
+        var hasFrameDuration: Bool
+        var hasRenderSize: Bool
+        var hasRenderScale: Bool
+        var hasBackground: Bool
+    }
+
+    /// `videoComposition` (SPEC §4.4). Unwritten settings take output's values (resolved again by compile).
+    func readVideoComposition(_ json: JSON, _ path: JSONPath, output: OutputSettings) -> VideoCompositionReading? {
+        guard let fields = object(json, path, allowed: ["frameDuration", "renderSize", "renderScale", "background",
+                                                        "instructions", "titles", "overlays"],
+                                  required: ["instructions"]) else { return nil }
+        var valid = true
+        var frameDuration = Time.zero
+        if let json = fields["frameDuration"] {
+            if let value = positiveDuration(json, path.key("frameDuration"), what: "frameDuration") {
+                let rate = Rational(value.timescale, value.value)
+                if rate < Rational(1) || rate > Rational(240) {
+                    error(path.key("frameDuration"), "frameDuration \(value) s is a frame rate of \(rate), outside 1…240",
+                          hint: "use a frame duration from 1/240 to 1 s")
+                    valid = false
+                } else {
+                    frameDuration = value
+                }
+            } else {
+                valid = false
+            }
+        }
+        var renderSize = output.size ?? PixelSize(width: 0, height: 0)
+        if let json = fields["renderSize"] {
+            if let size = size(json, path.key("renderSize")) {
+                renderSize = size
+                checkChromaParity(size, output.video, path.key("renderSize"))
+            } else {
+                valid = false
+            }
+        }
+        var renderScale = output.renderScale
+        if let json = fields["renderScale"] {
+            if let scale = rational(json, path.key("renderScale"), expected: "a scale"), scale > Rational(0), scale <= Rational(1) {
+                renderScale = scale
+            } else {
+                error(path.key("renderScale"), "renderScale must be greater than 0 and at most 1", hint: "e.g. 0.5 for half size")
+                valid = false
+            }
+        }
+        var background = output.background
+        if let json = fields["background"] {
+            if let color = color(json, path.key("background")) { background = color } else { valid = false }
+        }
+        var instructions: [VideoInstruction] = []
+        if let json = fields["instructions"], let elements = array(json, path.key("instructions")) {
+            for (instructionJSON, instructionPath) in elements {
+                if let instruction = readInstruction(instructionJSON, instructionPath) {
+                    instructions.append(instruction)
+                } else {
+                    valid = false
+                }
+            }
+        } else {
+            valid = false
+        }
+        for key in ["titles", "overlays"] {
+            guard let json = fields[key], let entries = array(json, path.key(key)) else { continue }
+            if !entries.isEmpty {
+                unsupported(path.key(key), "videoComposition.\(key)")
+                valid = false
+            }
+        }
+        guard valid else { return nil }
+        return VideoCompositionReading(
+            composition: VideoComposition(frameDuration: frameDuration, renderSize: renderSize, renderScale: renderScale,
+                                          background: background, instructions: instructions),
+            hasFrameDuration: fields.has("frameDuration"), hasRenderSize: fields.has("renderSize"),
+            hasRenderScale: fields.has("renderScale"), hasBackground: fields.has("background"))
+    }
+
+    private func readInstruction(_ json: JSON, _ path: JSONPath) -> VideoInstruction? {
+        guard let fields = object(json, path, allowed: ["start", "duration", "end", "layers", "background", "postProcessing"],
+                                  required: ["start"], expected: "an instruction object") else { return nil }
+        let range = rangeFields(fields, what: "instruction")
+        var valid = range != nil
+        var layers: [LayerInstruction] = []
+        if let layersJSON = fields["layers"] {
+            if let elements = array(layersJSON, path.key("layers")) {
+                for (layerJSON, layerPath) in elements {
+                    if let layer = readLayer(layerJSON, layerPath) { layers.append(layer) } else { valid = false }
+                }
+            } else {
+                valid = false
+            }
+        }
+        var background: RGBAColor?
+        if let json = fields["background"] {
+            background = color(json, path.key("background"))
+            if background == nil { valid = false }
+        }
+        var postProcessing = true
+        if let json = fields["postProcessing"] {
+            if let value = bool(json, path.key("postProcessing")) { postProcessing = value } else { valid = false }
+        }
+        guard valid, let range else { return nil }
+        return VideoInstruction(timeRange: range, layers: layers, background: background, postProcessing: postProcessing, path: path)
+    }
+
+    private func readLayer(_ json: JSON, _ path: JSONPath) -> LayerInstruction? {
+        guard let fields = object(json, path, allowed: ["track", "opacity", "transform", "crop"], required: ["track"],
+                                  expected: "a layer object") else { return nil }
+        let track = fields["track"].flatMap { integer($0, path.key("track"), in: 1...Int(Int32.max), what: "a positive track id") }
+        var valid = track != nil
+        var opacity = KeyList<Double>()
+        var transform = KeyList<AffineTransform>()
+        var crop = KeyList<CropRect>()
+        if let json = fields["opacity"] {
+            if let keys = keyList(json, path.key("opacity"), value: { self.double($0, $1) }) { opacity = keys } else { valid = false }
+        }
+        if let json = fields["transform"] {
+            if let keys = keyList(json, path.key("transform"), value: transformValue) { transform = keys } else { valid = false }
+        }
+        if let json = fields["crop"] {
+            if let keys = keyList(json, path.key("crop"), value: cropValue) { crop = keys } else { valid = false }
+        }
+        guard valid, let track else { return nil }
+        return LayerInstruction(track: track, opacity: opacity, transform: transform, crop: crop, path: path)
+    }
+
+    // MARK: key lists
+
+    /// A key list (SPEC §4.3): `{"at", "value"}` and `{"start", "duration"|"end", "from", "to"}` keys.
+    func keyList<Value>(_ json: JSON, _ path: JSONPath, value: (JSON, JSONPath) -> Value?) -> KeyList<Value>? {
+        guard let elements = array(json, path, expected: "an array of keys") else { return nil }
+        var keys: [Key<Value>] = []
+        var valid = true
+        for (keyJSON, keyPath) in elements {
+            let isSet = keyJSON.value.objectValue?["at"] != nil
+            if isSet {
+                guard let fields = object(keyJSON, keyPath, allowed: ["at", "value"], required: ["at", "value"]) else {
+                    valid = false
+                    continue
+                }
+                let at = fields["at"].flatMap { instant($0, keyPath.key("at")) }
+                let v = fields["value"].flatMap { value($0, keyPath.key("value")) }
+                guard let at, let v else {
+                    valid = false
+                    continue
+                }
+                keys.append(.set(at: at, value: v))
+            } else {
+                guard let fields = object(keyJSON, keyPath, allowed: ["start", "duration", "end", "from", "to"],
+                                          required: ["start", "from", "to"],
+                                          expected: "a key {\"at\", \"value\"} or {\"start\", \"duration\", \"from\", \"to\"}")
+                else {
+                    valid = false
+                    continue
+                }
+                let range = rangeFields(fields, what: "ramp")
+                let from = fields["from"].flatMap { value($0, keyPath.key("from")) }
+                let to = fields["to"].flatMap { value($0, keyPath.key("to")) }
+                guard let range, let from, let to else {
+                    valid = false
+                    continue
+                }
+                keys.append(.ramp(range, from: from, to: to))
+            }
+        }
+        return valid ? KeyList(keys) : nil
+    }
+
+    /// A transform: a matrix `[a, b, c, d, tx, ty]` or `{"translate", "scale", "rotate", "anchor"}`.
+    func transformValue(_ json: JSON, _ path: JSONPath) -> AffineTransform? {
+        switch json.value {
+        case .array:
+            guard let m = numbers(json, path, count: 6, expected: "a matrix [a, b, c, d, tx, ty]") else { return nil }
+            return AffineTransform(a: m[0], b: m[1], c: m[2], d: m[3], tx: m[4], ty: m[5])
+        case .object:
+            guard let fields = object(json, path, allowed: ["translate", "scale", "rotate", "anchor"]) else { return nil }
+            var valid = true
+            var translate = (x: 0.0, y: 0.0)
+            var scale = (x: 1.0, y: 1.0)
+            var rotate = 0.0
+            var anchor = (x: 0.0, y: 0.0)
+            if let json = fields["translate"] {
+                if let v = numbers(json, path.key("translate"), count: 2, expected: "[x, y]") { translate = (v[0], v[1]) } else { valid = false }
+            }
+            if let json = fields["scale"] {
+                switch json.value {
+                case .number:
+                    if let s = double(json, path.key("scale")) { scale = (s, s) } else { valid = false }
+                case .array:
+                    if let v = numbers(json, path.key("scale"), count: 2, expected: "[sx, sy]") { scale = (v[0], v[1]) } else { valid = false }
+                default:
+                    typeError(json, path.key("scale"), expected: "a number or [sx, sy]")
+                    valid = false
+                }
+            }
+            if let json = fields["rotate"] {
+                if let degrees = double(json, path.key("rotate")) { rotate = degrees } else { valid = false }
+            }
+            if let json = fields["anchor"] {
+                if let v = numbers(json, path.key("anchor"), count: 2, expected: "[x, y]") { anchor = (v[0], v[1]) } else { valid = false }
+            }
+            guard valid else { return nil }
+            return AffineTransform(translate: translate, scale: scale, rotateDegrees: rotate, anchor: anchor)
+        default:
+            typeError(json, path, expected: "a transform (a matrix [a, b, c, d, tx, ty] or {\"translate\", \"scale\", \"rotate\", \"anchor\"})")
+            return nil
+        }
+    }
+
+    /// A crop rectangle `[x, y, w, h]` in source pixels, with w, h ≥ 0.
+    func cropValue(_ json: JSON, _ path: JSONPath) -> CropRect? {
+        guard let v = numbers(json, path, count: 4, expected: "a rectangle [x, y, width, height]") else { return nil }
+        guard v[2] >= 0, v[3] >= 0 else {
+            error(path, "crop width and height must not be negative", hint: "write [x, y, width, height]")
+            return nil
+        }
+        return CropRect(x: v[0], y: v[1], width: v[2], height: v[3])
+    }
+}

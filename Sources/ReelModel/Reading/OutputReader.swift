@@ -1,0 +1,246 @@
+import ReelTime
+
+/// Pixel formats an output may request.
+let knownPixelFormats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv422p10le", "yuv444p", "yuv444p10le"]
+
+extension DocumentDecoder {
+    static let outputKeys = ["path", "format", "size", "frameRate", "renderScale", "background", "preset", "video",
+                             "audio", "metadata", "range", "end", "faststart"]
+
+    /// `output` (SPEC §2.1). Reads frameRate first so later times may count frames.
+    func readOutput(_ json: JSON?, _ path: JSONPath) -> OutputSettings {
+        guard let json, let fields = object(json, path, allowed: Self.outputKeys) else {
+            return OutputSettings()
+        }
+        if let rateJSON = fields["frameRate"] {
+            frameRate = readFrameRate(rateJSON, path.key("frameRate"))
+            frameRateIsBroken = frameRate == nil
+        }
+        var outputPath: String?
+        if let json = fields["path"] { outputPath = string(json, path.key("path")) }
+        var output = OutputSettings(path: outputPath)
+        output.frameRate = frameRate
+
+        if let json = fields["format"] {
+            if let container: ContainerFormat = enumeration(json, path.key("format"), "container format") {
+                output.format = container
+                output.video.codec = container.videoCodecs[0]
+                output.audio?.codec = container.audioCodecs[0]
+            }
+            output.formatWasWritten = true
+        }
+        if let json = fields["video"] { readVideoSettings(json, path.key("video"), into: &output) }
+        if let json = fields["audio"] { readAudioSettings(json, path.key("audio"), into: &output) }
+        if fields["format"] == nil || output.format != nil {
+            diagnostics += output.containerDiagnostics(at: path.key("path"))
+        }
+        if let json = fields["size"], let size = size(json, path.key("size")) {
+            output.size = size
+            checkChromaParity(size, output.video, path.key("size"))
+        }
+        if let json = fields["renderScale"], let scale = rational(json, path.key("renderScale"), expected: "a scale") {
+            if scale <= Rational(0) || scale > Rational(1) {
+                error(path.key("renderScale"), "renderScale \(scale) is outside (0, 1]",
+                      hint: "use a scale greater than 0 and at most 1, e.g. 0.5 for half size")
+            } else {
+                output.renderScale = scale
+            }
+        }
+        if let json = fields["background"], let color = color(json, path.key("background")) {
+            output.background = color
+        }
+        if let json = fields["preset"], let preset: Preset = enumeration(json, path.key("preset"), "preset") {
+            output.preset = preset
+        }
+        if let json = fields["metadata"],
+           let members = object(json, path.key("metadata"), allowed: (json.value.objectValue?.keys ?? [])) {
+            for member in members.members {
+                if let value = string(member.value, path.key("metadata").key(member.key), nonEmpty: false) {
+                    output.metadata.append((key: member.key, value: value))
+                }
+            }
+        }
+        if let json = fields["range"] { output.range = timeRange(json, path.key("range")) }
+        if let json = fields["end"] { output.end = positiveDuration(json, path.key("end"), what: "end") }
+        if let json = fields["faststart"], let value = bool(json, path.key("faststart")) { output.faststart = value }
+        return output
+    }
+
+    func readFrameRate(_ json: JSON, _ path: JSONPath) -> Rational? {
+        let text: String
+        switch json.value {
+        case .number(let literal): text = literal
+        case .string(let literal): text = literal
+        default:
+            typeError(json, path, expected: "a frame rate (a number or \"N/D\")")
+            return nil
+        }
+        do {
+            return try TimeSyntax.parseFrameRate(text)
+        } catch {
+            self.error(path, "frame rate \(text) is not usable: \(error.message)", hint: "use 1 to 240 frames per second")
+            return nil
+        }
+    }
+
+    func checkChromaParity(_ size: PixelSize, _ video: VideoOutputSettings, _ path: JSONPath) {
+        let oddWidth = video.needsEvenWidth && size.width % 2 != 0
+        let oddHeight = video.needsEvenHeight && size.height % 2 != 0
+        guard oddWidth || oddHeight else { return }
+        let even = PixelSize(width: oddWidth ? size.width - 1 : size.width, height: oddHeight ? size.height - 1 : size.height)
+        let larger = PixelSize(width: oddWidth ? size.width + 1 : size.width, height: oddHeight ? size.height + 1 : size.height)
+        error(path, "size \(size.width)×\(size.height) has an odd side, but \(video.effectivePixelFormat) output needs even sides",
+              hint: "use [\(even.width), \(even.height)] or [\(larger.width), \(larger.height)]")
+    }
+
+    private func readVideoSettings(_ json: JSON, _ path: JSONPath, into output: inout OutputSettings) {
+        guard let fields = object(json, path, allowed: ["codec", "crf", "bitrate", "encoderPreset", "pixelFormat", "gop"])
+        else { return }
+        if let json = fields["codec"] {
+            if let codec: VideoCodecName = enumeration(json, path.key("codec"), "video codec") { output.video.codec = codec }
+            output.videoCodecWasWritten = true
+        }
+        if let json = fields["crf"] {
+            switch output.video.codec {
+            case .prores:
+                error(path.key("crf"), "prores has no crf", hint: "remove crf, or choose the quality with the preset")
+            case .h264, .hevc:
+                output.video.crf = integer(json, path.key("crf"), in: 0...51, what: "a crf")
+            case .vp9, .av1:
+                output.video.crf = integer(json, path.key("crf"), in: 0...63, what: "a crf")
+            }
+        }
+        if let json = fields["bitrate"] { output.video.bitrate = bitrate(json, path.key("bitrate")) }
+        if let json = fields["encoderPreset"] { output.video.encoderPreset = string(json, path.key("encoderPreset")) }
+        if let json = fields["pixelFormat"], let name = string(json, path.key("pixelFormat")) {
+            if knownPixelFormats.contains(name) {
+                output.video.pixelFormat = name
+            } else {
+                let hint = suggestion(for: name, among: knownPixelFormats).map { "did you mean \"\($0)\"?" }
+                    ?? "use one of " + knownPixelFormats.joined(separator: ", ")
+                error(path.key("pixelFormat"), "unknown pixel format \"\(name)\"", hint: hint)
+            }
+        }
+        if let json = fields["gop"] { output.video.gop = integer(json, path.key("gop"), in: 1...100_000, what: "a keyframe interval") }
+    }
+
+    private func readAudioSettings(_ json: JSON, _ path: JSONPath, into output: inout OutputSettings) {
+        if case .bool(let enabled) = json.value {
+            if !enabled { output.audio = nil }
+            return
+        }
+        guard let fields = object(json, path, allowed: ["codec", "bitrate", "sampleRate", "channels"],
+                                  expected: "an object or false") else { return }
+        var audio = output.audio ?? AudioOutputSettings(codec: output.format?.audioCodecs[0] ?? .aac)
+        if let json = fields["codec"] {
+            if let codec: AudioCodecName = enumeration(json, path.key("codec"), "audio codec") { audio.codec = codec }
+            output.audioCodecWasWritten = true
+        }
+        if let json = fields["bitrate"] { audio.bitrate = bitrate(json, path.key("bitrate")) }
+        if let json = fields["sampleRate"], let rate = integer(json, path.key("sampleRate"), in: 8000...192_000, what: "a sample rate") {
+            audio.sampleRate = rate
+        }
+        if let json = fields["channels"], let channels = integer(json, path.key("channels"), in: 1...2, what: "a channel count") {
+            audio.channels = channels
+        }
+        let opusRates = [8000, 12000, 16000, 24000, 48000]
+        if audio.codec == .opus, !opusRates.contains(audio.sampleRate) {
+            error(path.key("sampleRate"), "opus cannot encode at \(audio.sampleRate) Hz",
+                  hint: "use one of " + opusRates.map(String.init).joined(separator: ", "))
+        }
+        output.audio = audio
+    }
+
+    /// Bits per second: a whole number, or a string like `"192k"` or `"5M"`.
+    private func bitrate(_ json: JSON, _ path: JSONPath) -> Int? {
+        let limits = 1000...2_000_000_000
+        if case .string(let text) = json.value {
+            let multipliers: [Character: Int] = ["k": 1000, "K": 1000, "m": 1_000_000, "M": 1_000_000]
+            guard let last = text.last, let multiplier = multipliers[last],
+                  let amount = try? TimeSyntax.parseDecimal(String(text.dropLast())),
+                  let scaled = try? amount.multiplied(by: Rational(Int64(multiplier))), scaled.timescale == 1,
+                  let value = Int(exactly: scaled.value), limits.contains(value)
+            else {
+                error(path, "\"\(text)\" is not a bit rate", hint: "use bits per second, or a string like \"192k\" or \"5M\"")
+                return nil
+            }
+            return value
+        }
+        return integer(json, path, in: limits, what: "a bit rate in bits per second")
+    }
+
+    // MARK: Assets
+
+    static let assetKeys = ["path", "videoTrack", "audioTrack", "language", "rotation", "image", "color"]
+
+    /// `assets` (SPEC §2.2), in document order.
+    func readAssets(_ json: JSON?, _ path: JSONPath) -> [Asset] {
+        guard let json else { return [] }
+        guard case .object(let map) = json.value else {
+            typeError(json, path, expected: "an object mapping ids to assets")
+            return []
+        }
+        assetIDs = map.keys
+        var assets: [Asset] = []
+        for member in map.members {
+            let assetPath = path.key(member.key)
+            guard identifier(member.key, assetPath, what: "asset id") else { continue }
+            if member.value.value == .null {
+                error(assetPath, "null is not allowed here", hint: "omit an optional key instead")
+                continue
+            }
+            if let asset = readAsset(id: member.key, member.value, assetPath) { assets.append(asset) }
+        }
+        return assets
+    }
+
+    private func readAsset(id: String, _ json: JSON, _ path: JSONPath) -> Asset? {
+        let kinds = ["path", "image", "color"]
+        let present = json.value.objectValue.map { object in kinds.filter { object[$0] != nil } } ?? []
+        if present.count > 1 {
+            error(path, "an asset is one of path, image or color, found \(present.joined(separator: " and "))",
+                  hint: "keep one of them")
+            return nil
+        }
+        let allowed = present.first == "path" || present.isEmpty ? Self.assetKeys : [present[0]]
+        guard let fields = object(json, path, allowed: allowed, expected: "an asset object") else { return nil }
+        if let imageJSON = fields["image"] {
+            _ = string(imageJSON, path.key("image"))
+            unsupported(path.key("image"), "an image asset")
+            return nil
+        }
+        if let colorJSON = fields["color"] {
+            _ = color(colorJSON, path.key("color"))
+            unsupported(path.key("color"), "a color asset")
+            return nil
+        }
+        guard let pathJSON = fields["path"] else {
+            error(path, "missing \"path\"", hint: "give the asset a \"path\" (or \"image\" or \"color\")")
+            return nil
+        }
+        guard let file = string(pathJSON, path.key("path")) else { return nil }
+        let videoTrack = fields["videoTrack"].flatMap { integer($0, path.key("videoTrack"), in: 0...1023, what: "a stream index") }
+        let audioTrack = fields["audioTrack"].flatMap { integer($0, path.key("audioTrack"), in: 0...1023, what: "a stream index") }
+        let language = fields["language"].flatMap { string($0, path.key("language")) }
+        var rotation = AssetRotation.auto
+        if let json = fields["rotation"] {
+            switch json.value {
+            case .string("auto"):
+                break
+            case .number:
+                if let degrees = integer(json, path.key("rotation"), in: 0...270, what: "a rotation") {
+                    if degrees % 90 == 0 {
+                        rotation = .degrees(degrees)
+                    } else {
+                        error(path.key("rotation"), "rotation \(degrees) is not a quarter turn", hint: "use \"auto\", 0, 90, 180 or 270")
+                    }
+                }
+            default:
+                error(path.key("rotation"), "expected \"auto\", 0, 90, 180 or 270, found \(json.value.stringValue.map { "\"\($0)\"" } ?? article(json.value.typeName))",
+                      hint: "use \"auto\", 0, 90, 180 or 270")
+            }
+        }
+        return Asset(id: id, source: .file(path: file, videoTrack: videoTrack, audioTrack: audioTrack,
+                                           language: language, rotation: rotation), path: path)
+    }
+}

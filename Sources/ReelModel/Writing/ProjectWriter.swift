@@ -1,0 +1,177 @@
+import ReelTime
+
+/// Writes compiled projects back out as JSON documents.
+public enum ProjectWriter {
+    /// `reel compile`: the explicit form as a pretty JSON project (reel, output with size and
+    /// frameRate filled, assets, composition, audioMix, videoComposition) that renders identically
+    /// and reads back (`ProjectReader` then `Compiler.compile`) to an equal `CompiledProject`.
+    /// Times are JSON numbers when they have an exact decimal form, else `"N/D"` strings;
+    /// transforms are matrices; frameDuration is `"N/D"`. No trailing newline.
+    public static func explicitProject(_ compiled: CompiledProject) -> String {
+        JSONWriter.write(explicitProjectValue(compiled), pretty: true)
+    }
+
+    /// The explicit form as a JSON value (see `explicitProject`).
+    public static func explicitProjectValue(_ compiled: CompiledProject) -> JSONValue {
+        object([
+            ("reel", .number("1")),
+            ("output", outputValue(compiled.output)),
+            ("assets", object(compiled.assets.map { ($0.id, assetValue($0)) })),
+            ("composition", object([("tracks", .array(compiled.composition.tracks.map { JSON(trackValue($0)) }))])),
+            ("audioMix", object([("inputs", .array(compiled.audioMix.inputs.map { JSON(inputValue($0)) }))])),
+            ("videoComposition", videoCompositionValue(compiled.videoComposition)),
+        ])
+    }
+
+    // MARK: Sections
+
+    private static func outputValue(_ output: OutputSettings) -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        if let path = output.path { members.append(("path", .string(path))) }
+        if let format = output.format { members.append(("format", .string(format.rawValue))) }
+        if let size = output.size { members.append(("size", sizeValue(size))) }
+        if let rate = output.frameRate { members.append(("frameRate", rationalValue(rate))) }
+        members.append(("renderScale", rationalValue(output.renderScale)))
+        members.append(("background", .string(output.background.description)))
+        members.append(("preset", .string(output.preset.rawValue)))
+        var video: [(String, JSONValue)] = [("codec", .string(output.video.codec.rawValue))]
+        if let crf = output.video.crf { video.append(("crf", .number(String(crf)))) }
+        if let bitrate = output.video.bitrate { video.append(("bitrate", .number(String(bitrate)))) }
+        if let preset = output.video.encoderPreset { video.append(("encoderPreset", .string(preset))) }
+        if let format = output.video.pixelFormat { video.append(("pixelFormat", .string(format))) }
+        if let gop = output.video.gop { video.append(("gop", .number(String(gop)))) }
+        members.append(("video", object(video)))
+        if let audio = output.audio {
+            var fields: [(String, JSONValue)] = [("codec", .string(audio.codec.rawValue))]
+            if let bitrate = audio.bitrate { fields.append(("bitrate", .number(String(bitrate)))) }
+            fields.append(("sampleRate", .number(String(audio.sampleRate))))
+            fields.append(("channels", .number(String(audio.channels))))
+            members.append(("audio", object(fields)))
+        } else {
+            members.append(("audio", .bool(false)))
+        }
+        if !output.metadata.isEmpty {
+            members.append(("metadata", object(output.metadata.map { ($0.key, .string($0.value)) })))
+        }
+        if let range = output.range { members.append(("range", rangeValue(range))) }
+        if let end = output.end { members.append(("end", timeValue(end))) }
+        members.append(("faststart", .bool(output.faststart)))
+        return object(members)
+    }
+
+    private static func assetValue(_ asset: Asset) -> JSONValue {
+        switch asset.source {
+        case .file(let path, let videoTrack, let audioTrack, let language, let rotation):
+            var members: [(String, JSONValue)] = [("path", .string(path))]
+            if let videoTrack { members.append(("videoTrack", .number(String(videoTrack)))) }
+            if let audioTrack { members.append(("audioTrack", .number(String(audioTrack)))) }
+            if let language { members.append(("language", .string(language))) }
+            if case .degrees(let degrees) = rotation { members.append(("rotation", .number(String(degrees)))) }
+            return object(members)
+        case .image(let path):
+            return object([("image", .string(path))])
+        case .color(let color):
+            return object([("color", .string(color.description))])
+        }
+    }
+
+    private static func trackValue(_ track: CompositionTrack) -> JSONValue {
+        var members: [(String, JSONValue)] = [("id", .number(String(track.id))), ("type", .string(track.kind.rawValue))]
+        if let name = track.name { members.append(("name", .string(name))) }
+        members.append(("segments", .array(track.segments.map { JSON(segmentValue($0)) })))
+        return object(members)
+    }
+
+    private static func segmentValue(_ segment: Segment) -> JSONValue {
+        guard let asset = segment.asset, let source = segment.source else {
+            return object([("empty", rangeValue(segment.target))])
+        }
+        var members: [(String, JSONValue)] = [("asset", .string(asset))]
+        if let sourceTrack = segment.sourceTrack { members.append(("sourceTrack", .number(String(sourceTrack)))) }
+        members.append(("source", rangeValue(source)))
+        members.append(("target", rangeValue(segment.target)))
+        if segment.pitch != .keep { members.append(("pitch", .string(segment.pitch.rawValue))) }
+        return object(members)
+    }
+
+    private static func inputValue(_ input: AudioMixInput) -> JSONValue {
+        object([("track", .number(String(input.track))), ("volume", keysValue(input.volume) { numberValue($0) })])
+    }
+
+    private static func videoCompositionValue(_ composition: VideoComposition) -> JSONValue {
+        let frameDuration = composition.frameDuration
+        return object([
+            ("frameDuration", .string("\(frameDuration.value)/\(frameDuration.timescale)")),
+            ("renderSize", sizeValue(composition.renderSize)),
+            ("renderScale", rationalValue(composition.renderScale)),
+            ("background", .string(composition.background.description)),
+            ("instructions", .array(composition.instructions.map { JSON(instructionValue($0)) })),
+        ])
+    }
+
+    private static func instructionValue(_ instruction: VideoInstruction) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("start", timeValue(instruction.timeRange.start)),
+            ("duration", timeValue(instruction.timeRange.duration)),
+            ("layers", .array(instruction.layers.map { JSON(layerValue($0)) })),
+        ]
+        if let background = instruction.background { members.append(("background", .string(background.description))) }
+        if !instruction.postProcessing { members.append(("postProcessing", .bool(false))) }
+        return object(members)
+    }
+
+    private static func layerValue(_ layer: LayerInstruction) -> JSONValue {
+        var members: [(String, JSONValue)] = [("track", .number(String(layer.track)))]
+        if !layer.opacity.isEmpty { members.append(("opacity", keysValue(layer.opacity) { numberValue($0) })) }
+        if !layer.transform.isEmpty {
+            members.append(("transform", keysValue(layer.transform) { .array($0.matrix.map { JSON(numberValue($0)) }) }))
+        }
+        if !layer.crop.isEmpty {
+            members.append(("crop", keysValue(layer.crop) { rect in
+                .array([rect.x, rect.y, rect.width, rect.height].map { JSON(numberValue($0)) })
+            }))
+        }
+        return object(members)
+    }
+
+    // MARK: Values
+
+    private static func keysValue<Value>(_ list: KeyList<Value>, _ value: (Value) -> JSONValue) -> JSONValue {
+        .array(list.keys.map { key in
+            switch key {
+            case .set(let at, let v):
+                return JSON(object([("at", timeValue(at)), ("value", value(v))]))
+            case .ramp(let range, let from, let to):
+                return JSON(object([("start", timeValue(range.start)), ("duration", timeValue(range.duration)),
+                                    ("from", value(from)), ("to", value(to))]))
+            }
+        })
+    }
+
+    private static func object(_ members: [(String, JSONValue)]) -> JSONValue {
+        .object(JSONObject(values: members.map { (key: $0.0, value: $0.1) }))
+    }
+
+    /// A time: a JSON number when it has an exact decimal form, else `"N/D"`.
+    static func timeValue(_ t: Time) -> JSONValue {
+        if let decimal = t.decimalText { return .number(decimal) }
+        return .string("\(t.value)/\(t.timescale)")
+    }
+
+    private static func rationalValue(_ r: Rational) -> JSONValue {
+        timeValue(Time(r))
+    }
+
+    private static func rangeValue(_ range: TimeRange) -> JSONValue {
+        object([("start", timeValue(range.start)), ("duration", timeValue(range.duration))])
+    }
+
+    private static func sizeValue(_ size: PixelSize) -> JSONValue {
+        .array([JSON(.number(String(size.width))), JSON(.number(String(size.height)))])
+    }
+
+    /// A double as the shortest text that reads back to the same value; whole numbers without ".0".
+    static func numberValue(_ value: Double) -> JSONValue {
+        .number(plain(value))
+    }
+}

@@ -1,0 +1,87 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// The container and encoder settings an export uses, resolved from `output` and its `preset`.
+///
+/// Presets bundle libx264's rate factor and speed preset; explicit `video.crf`, `video.encoderPreset`,
+/// `video.bitrate`, `video.gop` and `audio.bitrate` override them.
+///
+/// | preset | crf | encoder preset | audio bitrate |
+/// |---|---|---|---|
+/// | high | 18 | slow | 256 kb/s |
+/// | medium | 23 | medium | 192 kb/s |
+/// | low | 28 | veryfast | 128 kb/s |
+/// | draft | 32 | ultrafast | 96 kb/s |
+struct EncodingSettings {
+    /// libavformat muxer name.
+    let container: String
+    let video: VideoEncoderSettings
+    let audio: AudioEncoderSettings?
+
+    /// Container names by file extension (SPEC §2.1).
+    static let containersByExtension = [
+        "mp4": "mp4", "mov": "mov", "mkv": "matroska", "webm": "webm", "nut": "nut", "ts": "mpegts",
+    ]
+
+    init(project: CompiledProject, destination: ExportDestination) throws(RenderError) {
+        let output = project.output
+        if let format = output.format {
+            container = Self.containersByExtension[format] ?? format
+        } else if case .file(let path) = destination,
+            let dot = path.lastIndex(of: "."),
+            let inferred = Self.containersByExtension[String(path[path.index(after: dot)...]).lowercased()]
+        {
+            container = inferred
+        } else if destination == .standardOutput {
+            container = "matroska"
+        } else {
+            throw RenderError(.invalid, "cannot tell the container from the output path; set output.format")
+        }
+        if destination == .standardOutput, !["matroska", "nut", "mpegts", "webm"].contains(container) {
+            throw RenderError(.invalid, "\(container) cannot be streamed to standard output; use mkv, nut or ts")
+        }
+
+        let (crf, speed, audioBitrate): (Int, String, Int) = switch output.preset {
+        case .high: (18, "slow", 256_000)
+        case .medium: (23, "medium", 192_000)
+        case .low: (28, "veryfast", 128_000)
+        case .draft: (32, "ultrafast", 96_000)
+        }
+        guard let videoCodec = VideoCodec(rawValue: output.video.codec.rawValue) else {
+            throw RenderError(.unsupported, "video codec \(output.video.codec.rawValue) is not supported")
+        }
+        var pixelFormat = PixelFormat.yuv420p
+        if let name = output.video.pixelFormat {
+            guard let format = PixelFormat(name: name), format == .yuv420p else {
+                throw RenderError(.unsupported, "output pixel format \(name) is not supported yet (yuv420p is)")
+            }
+            pixelFormat = format
+        }
+        guard let frameRate = output.frameRate else {
+            throw RenderError(.internal, "the compiled project has no frame rate")
+        }
+        video = VideoEncoderSettings(
+            codec: videoCodec, width: project.renderSize.width, height: project.renderSize.height,
+            frameRate: frameRate, pixelFormat: pixelFormat,
+            crf: output.video.bitrate == nil ? (output.video.crf ?? crf) : output.video.crf,
+            bitrate: output.video.bitrate, encoderPreset: output.video.encoderPreset ?? speed,
+            gop: output.video.gop)
+
+        if let settings = output.audio {
+            guard let codec = AudioCodec(rawValue: settings.codec.rawValue) else {
+                throw RenderError(.unsupported, "audio codec \(settings.codec.rawValue) is not supported")
+            }
+            audio = AudioEncoderSettings(
+                codec: codec, sampleRate: settings.sampleRate, channels: settings.channels,
+                bitrate: codec == .pcm ? nil : (settings.bitrate ?? audioBitrate))
+        } else {
+            audio = nil
+        }
+        guard Muxer.canHold(formatName: container, video: videoCodec, audio: audio?.codec) else {
+            throw RenderError(
+                .invalid, "the \(container) container cannot hold \(videoCodec.rawValue)"
+                    + (audio.map { " with \($0.codec.rawValue) audio" } ?? ""))
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import ReelMedia
+import ReelModel
+import ReelRender
+import ReelTime
+
+/// `reel inspect`: describe a media file or a project's compiled composition.
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Describe a media file, or a project's tracks, segments, instructions, duration and size.")
+
+    @Argument(help: "A project (.json, or - for standard input) or a media file.")
+    var path: String
+
+    @Flag(help: "Write JSON instead of text.")
+    var json = false
+
+    @OptionGroup var media: MediaOptions
+
+    func run() throws {
+        if path == "-" || path.lowercased().hasSuffix(".json") {
+            try inspectProject()
+        } else {
+            try inspectMedia()
+        }
+    }
+
+    private func inspectMedia() throws {
+        let info: MediaInfo
+        do {
+            info = try MediaProbe.probe(path: path, policy: media.policy)
+        } catch {
+            printError("error: \(error.description)")
+            switch error.kind {
+            case .missing, .unreadable: throw ExitCode(Exit.missingInput)
+            case .unsupported: throw ExitCode(Exit.unsupported)
+            default: throw ExitCode(Exit.invalid)
+            }
+        }
+        if json {
+            var streams: [JSONValue] = []
+            for stream in info.streams {
+                var members: [(String, JSONValue)] = [
+                    ("index", .number(String(stream.index))), ("type", .string(stream.type.rawValue)),
+                    ("codec", .string(stream.codec)),
+                ]
+                if stream.type == .video {
+                    members += [
+                        ("width", .number(String(stream.width))), ("height", .number(String(stream.height))),
+                        ("frameRate", stream.frameRate.map { .string("\($0.numerator)/\($0.denominator)") } ?? .null),
+                        ("rotation", .number(String(stream.rotation))),
+                    ]
+                }
+                if stream.type == .audio {
+                    members += [
+                        ("sampleRate", .number(String(stream.sampleRate))),
+                        ("channels", .number(String(stream.channels))),
+                    ]
+                }
+                members.append(("duration", stream.duration.map { .number(Self.seconds($0)) } ?? .null))
+                streams.append(Self.object(members))
+            }
+            let document = Self.object([
+                ("path", .string(info.path)), ("format", .string(info.formatName)),
+                ("duration", info.duration.map { .number(Self.seconds($0)) } ?? .null),
+                ("streams", .array(streams.map { JSON(value: $0, position: JSONPosition(line: 1, column: 1)) })),
+            ])
+            printOutput(JSONWriter.write(document, pretty: true))
+        } else {
+            printOutput("\(info.path): \(info.formatName), duration \(info.duration.map { Self.seconds($0) + " s" } ?? "unknown")")
+            for stream in info.streams {
+                var line = "  #\(stream.index) \(stream.type.rawValue) \(stream.codec)"
+                if stream.type == .video {
+                    line += " \(stream.width)×\(stream.height)"
+                    if let rate = stream.frameRate { line += " \(rate.numerator)/\(rate.denominator) fps" }
+                    if stream.rotation != 0 { line += " rotation \(stream.rotation)°" }
+                }
+                if stream.type == .audio { line += " \(stream.sampleRate) Hz, \(stream.channels) ch" }
+                if let duration = stream.duration { line += ", \(Self.seconds(duration)) s" }
+                printOutput(line)
+            }
+        }
+    }
+
+    private func inspectProject() throws {
+        let (bytes, baseDirectory) = try readProject(path)
+        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
+        report(loaded.diagnostics)
+        guard let compiled = loaded.compiled else { throw ExitCode(Exit.code(for: loaded.diagnostics)) }
+        if json {
+            printOutput(ProjectWriter.explicitProject(compiled))
+            return
+        }
+        let size = compiled.renderSize
+        printOutput("duration \(compiled.duration) s, \(compiled.frameCount) frames of \(compiled.frameDuration) s, \(size.width)×\(size.height)")
+        for track in compiled.composition.tracks {
+            printOutput("track \(track.id) (\(track.kind.rawValue)\(track.name.map { ", " + $0 } ?? ""))")
+            for segment in track.segments {
+                if let asset = segment.asset, let source = segment.source {
+                    printOutput("  \(segment.target.start)–\(segment.target.end) s: \(asset) \(source.start)–\(source.end) s")
+                } else {
+                    printOutput("  \(segment.target.start)–\(segment.target.end) s: empty")
+                }
+            }
+        }
+        printOutput("instructions")
+        for instruction in compiled.videoComposition.instructions {
+            let layers = instruction.layers.map { "track \($0.track)" }.joined(separator: ", ")
+            printOutput("  \(instruction.timeRange.start)–\(instruction.timeRange.end) s: \(layers.isEmpty ? "background" : layers)")
+        }
+    }
+
+    private static func seconds(_ time: Time) -> String {
+        String(format: "%.6f", time.seconds)
+    }
+
+    private static func object(_ members: [(String, JSONValue)]) -> JSONValue {
+        .object(JSONObject(members: members.map { (key: $0.0, value: JSON(value: $0.1, position: JSONPosition(line: 1, column: 1))) }))
+    }
+}

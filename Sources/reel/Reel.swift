@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// The `reel` command: JSON edit decision lists in, rendered files out.
+@main
+struct Reel: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reel",
+        abstract: "Render, validate and inspect JSON video projects.",
+        subcommands: [Render.self, Validate.self, Compile.self, Inspect.self])
+}

@@ -1,0 +1,202 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import ReelMedia
+import ReelModel
+import ReelRender
+import ReelTime
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `reel render`: validate, then export the project to a file or standard output.
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Render a project to a video file.")
+
+    enum ProgressStyle: String, ExpressibleByArgument {
+        case auto, bar, json, none
+    }
+
+    @Argument(help: "The project file, or - for standard input.")
+    var project: String
+
+    @Option(name: .shortAndLong, help: "Output file (overrides output.path); - streams to standard output.")
+    var output: String?
+
+    @Flag(help: "Replace the output file if it exists.")
+    var force = false
+
+    @Option(help: "Encoder quality bundle: high, medium, low or draft.")
+    var preset: String?
+
+    @Option(help: "Export only START..END of the timeline (start inclusive, end exclusive).")
+    var range: String?
+
+    @Option(name: .customLong("render-scale"), help: "Render at size × S, 0 < S ≤ 1.")
+    var renderScale: String?
+
+    @Option(help: "Encoder and decoder threads (0: automatic).")
+    var threads: Int?
+
+    @Option(help: "Progress display: auto, bar, json or none.")
+    var progress: ProgressStyle = .auto
+
+    @Flag(name: .shortAndLong, help: "Write nothing but errors.")
+    var quiet = false
+
+    @OptionGroup var media: MediaOptions
+
+    func validate() throws {
+        if let preset, Preset(rawValue: preset) == nil {
+            throw ValidationError("--preset must be one of high, medium, low, draft")
+        }
+        if let range, range.components(separatedBy: "..").count != 2 {
+            throw ValidationError("--range takes START..END")
+        }
+        if let threads, threads < 0 { throw ValidationError("--threads must be 0 or more") }
+    }
+
+    func run() throws {
+        var overrides = ProjectOverrides()
+        overrides.outputPath = output
+        overrides.preset = preset.flatMap(Preset.init(rawValue:))
+        if let range {
+            let parts = range.components(separatedBy: "..")
+            overrides.range = (parts[0], parts[1])
+        }
+        if let renderScale {
+            guard let scale = try? TimeSyntax.parseDecimal(renderScale).rational
+                ?? TimeSyntax.parseString(renderScale, frameRate: nil).rational
+            else {
+                printError("error: --render-scale \(renderScale) is not a number")
+                throw ExitCode(Exit.usage)
+            }
+            overrides.renderScale = scale
+        }
+
+        let (bytes, baseDirectory) = try readProject(project)
+        let loaded = ProjectLoader.load(
+            bytes, baseDirectory: baseDirectory, policy: media.policy, overrides: overrides)
+        report(loaded.diagnostics)
+        guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
+            throw ExitCode(Exit.code(for: loaded.diagnostics))
+        }
+        guard let path = compiled.output.path else {
+            printError("error: $.output.path: no output file; set output.path or pass -o")
+            throw ExitCode(Exit.invalid)
+        }
+        // -o is relative to the working directory; output.path to the project's folder.
+        let finalDestination: ExportDestination
+        if path == "-" {
+            finalDestination = .standardOutput
+        } else if output != nil || path.hasPrefix("/") {
+            finalDestination = .file(URL(fileURLWithPath: path).standardizedFileURL.path)
+        } else {
+            finalDestination = .file(URL(fileURLWithPath: compiled.baseDirectory + "/" + path).standardizedFileURL.path)
+        }
+
+        let cancellation = CancellationFlag()
+        let session = ExportSession(
+            project: compiled, facts: catalog.facts, policy: media.policy, cancellation: cancellation)
+        let signals = SignalGuard(cancellation: cancellation)
+        session.onTemporaryFile = { signals.temporaryFile = $0 }
+        let style: ProgressStyle = quiet ? .none : progress == .auto ? (isatty(2) != 0 ? .bar : .none) : progress
+        let meter = ProgressMeter(style: style)
+        session.onProgress = { meter.report($0) }
+        do {
+            try session.export(to: finalDestination, overwrite: force)
+        } catch {
+            meter.finishLine()
+            printError("error: \(error.message)")
+            throw ExitCode(error.exitCode)
+        }
+        meter.finishLine()
+        if !quiet, case .file(let written) = finalDestination {
+            printError("wrote \(written)")
+        }
+    }
+}
+
+/// Turns SIGINT and SIGTERM into a cancel request; if the export has not stopped within 0.8 s, removes its
+/// temporary file and exits 130 directly.
+final class SignalGuard: Sendable {
+    private let sources: [DispatchSourceSignal]
+    private let temporary = Mutex<String?>(nil)
+
+    var temporaryFile: String? {
+        get { temporary.withLock { $0 } }
+        set { temporary.withLock { $0 = newValue } }
+    }
+
+    init(cancellation: CancellationFlag) {
+        let queue = DispatchQueue(label: "reel.signals")
+        var sources: [DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            sources.append(DispatchSource.makeSignalSource(signal: number, queue: queue))
+        }
+        self.sources = sources
+        for source in sources {
+            source.setEventHandler { [weak self] in
+                cancellation.cancel()
+                queue.asyncAfter(deadline: .now() + 0.8) {
+                    if let path = self?.temporaryFile { unlink(path) }
+                    _exit(130)
+                }
+            }
+            source.resume()
+        }
+    }
+}
+
+/// Prints progress: one rewritten line on a terminal, or JSON lines.
+final class ProgressMeter {
+    private let style: Render.ProgressStyle
+    private let start = DispatchTime.now()
+    private var lastPrinted: UInt64 = 0
+    private var printedLine = false
+
+    init(style: Render.ProgressStyle) {
+        self.style = style
+    }
+
+    func report(_ progress: ExportProgress) {
+        guard style == .bar || style == .json else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        // Throttle to ten updates a second, but never drop the final report.
+        if !progress.done, now - lastPrinted < 100_000_000, progress.frame != 1 { return }
+        lastPrinted = now
+        let elapsed = max(1e-9, Double(now - start.uptimeNanoseconds) / 1e9)
+        let fps = Double(progress.frame) / elapsed
+        let percent = progress.frames > 0 ? Double(progress.frame) * 100 / Double(progress.frames) : 100
+        let mediaSeconds = progress.time.seconds
+        let speed = mediaSeconds / elapsed
+        let eta = fps > 0 ? Double(progress.frames - progress.frame) / fps : 0
+        if style == .json {
+            let line = "{\"frame\":\(progress.frame),\"frames\":\(progress.frames),"
+                + "\"time\":\(format(mediaSeconds, 3)),\"percent\":\(format(percent, 1)),"
+                + "\"fps\":\(format(fps, 1)),\"speed\":\(format(speed, 2)),\"eta\":\(format(eta, 1)),"
+                + "\"done\":\(progress.done)}"
+            printError(line)
+        } else {
+            let line = "\r\(format(percent, 1))%  frame \(progress.frame)/\(progress.frames)  "
+                + "\(format(fps, 1)) fps  \(format(speed, 2))×  ETA \(format(eta, 0)) s   "
+            FileHandle.standardError.write(Data(line.utf8))
+            printedLine = true
+        }
+    }
+
+    func finishLine() {
+        if printedLine {
+            FileHandle.standardError.write(Data("\n".utf8))
+            printedLine = false
+        }
+    }
+
+    private func format(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite else { return "0" }
+        return String(format: "%.\(digits)f", value)
+    }
+}

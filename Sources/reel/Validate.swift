@@ -1,0 +1,46 @@
+import ArgumentParser
+import ReelModel
+import ReelRender
+
+/// `reel validate`: report every problem of a project at once.
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check a project and report every problem at once.")
+
+    @Argument(help: "The project file, or - for standard input.")
+    var project: String
+
+    @Flag(help: "Also write each problem as one JSON object per line on standard output.")
+    var json = false
+
+    @Flag(name: .customLong("no-probe"), help: "Do not open media files.")
+    var noProbe = false
+
+    @OptionGroup var media: MediaOptions
+
+    func run() throws {
+        let (bytes, baseDirectory) = try readProject(project)
+        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, probe: !noProbe, policy: media.policy)
+        report(loaded.diagnostics, json: json)
+        let code = Exit.code(for: loaded.diagnostics)
+        if code != Exit.ok { throw ExitCode(code) }
+    }
+}
+
+/// `reel compile`: print the explicit form of a project.
+struct Compile: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the explicit form (composition, audio mix, video composition) of a project.")
+
+    @Argument(help: "The project file, or - for standard input.")
+    var project: String
+
+    @OptionGroup var media: MediaOptions
+
+    func run() throws {
+        let (bytes, baseDirectory) = try readProject(project)
+        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
+        report(loaded.diagnostics)
+        guard let compiled = loaded.compiled else { throw ExitCode(Exit.code(for: loaded.diagnostics)) }
+        printOutput(ProjectWriter.explicitProject(compiled))
+    }
+}

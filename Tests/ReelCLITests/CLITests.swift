@@ -1,0 +1,210 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// End-to-end tests of the `reel` binary: stdout, stderr, exit codes and what is left on disk.
+@Suite struct CLITests {
+    let folder: TemporaryDirectory
+    let reel: URL
+
+    init() throws {
+        folder = try TemporaryDirectory(prefix: "reel-cli")
+        reel = try builtExecutable(named: "reel")
+        try IndexedMedia.makeVideo(
+            at: folder.file("clip.mp4"), frameCount: 30, frameRate: "30", gop: 12, bFrames: 2,
+            audio: .counter(sampleRate: 48000, channels: 2, codec: "aac"))
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let url = folder.file(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    func reel(_ args: [String], stdin: Data? = nil) throws -> ProcessResult {
+        try run(reel.path, args, stdin: stdin)
+    }
+
+    func project(clips: String = #"[{ "asset": "clip", "in": 0.2, "out": 0.8 }]"#, output: String = "out.mp4",
+                 extraOutput: String = "") -> String {
+        """
+        { "reel": 1,
+          "output": { "path": "\(output)", "size": [64, 36], "frameRate": 30\(extraOutput) },
+          "assets": { "clip": { "path": "clip.mp4" } },
+          "timeline": { "clips": \(clips) } }
+        """
+    }
+
+    func files() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+    }
+
+    @Test func validProjectValidatesSilently() throws {
+        let path = try write("p.json", project())
+        let result = try reel(["validate", path])
+        #expect(result.status == 0)
+        #expect(result.stdoutText == "")
+        #expect(result.stderrText == "")
+    }
+
+    @Test func invalidProjectReportsEveryProblemWithPaths() throws {
+        let path = try write("p.json", """
+        { "reel": 1,
+          "output": { "path": "out.mp4", "size": [64, 36], "frameRate": 30, "sise": 1 },
+          "assets": { "clip": { "path": "clip.mp4" } },
+          "timeline": { "clips": [ { "asset": "clip", "in": 0.5, "out": 0.2 },
+                                   { "asset": "clip", "speed": 0 } ] } }
+        """)
+        let result = try reel(["validate", path, "--json"])
+        #expect(result.status == 65)
+        let stderr = result.stderrText
+        #expect(stderr.contains("$.output.sise"))
+        #expect(stderr.contains("did you mean \"size\""))
+        #expect(stderr.contains("$.timeline.clips[0]"))
+        #expect(stderr.contains("$.timeline.clips[1].speed"))
+        let lines = result.stdoutText.split(separator: "\n")
+        #expect(lines.count >= 3)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["severity"] as? String == "error")
+            #expect((object?["path"] as? String)?.hasPrefix("$.") == true)
+            #expect(object?.keys.sorted() == ["frame", "hint", "message", "path", "severity", "time"])
+        }
+    }
+
+    @Test func syntaxErrorNamesLineAndColumn() throws {
+        let path = try write("p.json", "{ \"reel\": 1,\n  \"output\": { \"path\": \"x.mp4\" ,, }\n}")
+        let result = try reel(["validate", path])
+        #expect(result.status == 65)
+        #expect(result.stderrText.contains("2:"))
+    }
+
+    @Test func missingMediaExits66() throws {
+        let text = project().replacingOccurrences(of: "clip.mp4", with: "nowhere.mp4")
+        let path = try write("p.json", text)
+        let result = try reel(["render", path, "-q"])
+        #expect(result.status == 66)
+        #expect(result.stderrText.contains("$.assets.clip.path"))
+        #expect(try files() == ["clip.mp4", "p.json"])
+    }
+
+    @Test func notMediaExits65AndWritesNothing() throws {
+        _ = try write("fake.mp4", "this is not a video")
+        let path = try write("p.json", project().replacingOccurrences(of: "clip.mp4", with: "fake.mp4"))
+        let result = try reel(["render", path, "-q"])
+        #expect(result.status == 65)
+        #expect(try files() == ["clip.mp4", "fake.mp4", "p.json"])
+    }
+
+    @Test(arguments: ["http://127.0.0.1:9/a.mp4", "concat:clip.mp4|clip.mp4", "data:video/mp4;base64,AAAA", "subfile:,,start,0,end,0,,:clip.mp4"])
+    func protocolsAreRefused(_ source: String) throws {
+        let path = try write("p.json", project().replacingOccurrences(of: "clip.mp4", with: source))
+        let result = try reel(["validate", path])
+        #expect(result.status == 65)
+        #expect(result.stderrText.contains("--allow-protocols"))
+    }
+
+    @Test func directoriesAndFifosAreRefusedAtOnce() throws {
+        try FileManager.default.createDirectory(at: folder.file("dir.mp4"), withIntermediateDirectories: false)
+        #expect(mkfifo(folder.file("pipe.mp4").path, 0o644) == 0)
+        for name in ["dir.mp4", "pipe.mp4"] {
+            let path = try write("p.json", project().replacingOccurrences(of: "clip.mp4", with: name))
+            let result = try reel(["validate", path])
+            #expect(result.status == 65, "\(name): \(result.stderrText)")
+        }
+    }
+
+    @Test func existingOutputNeedsForce() throws {
+        let path = try write("p.json", project())
+        #expect(try reel(["render", path, "-q"]).status == 0)
+        let again = try reel(["render", path, "-q"])
+        #expect(again.status == 73)
+        #expect(again.stderrText.contains("--force"))
+        #expect(try reel(["render", path, "-q", "--force"]).status == 0)
+        #expect(try files() == ["clip.mp4", "out.mp4", "p.json"])
+    }
+
+    @Test func missingOutputFolderExits73() throws {
+        let path = try write("p.json", project(output: "missing/out.mp4"))
+        let result = try reel(["render", path, "-q"])
+        #expect(result.status == 73)
+        #expect(try files() == ["clip.mp4", "p.json"])
+    }
+
+    @Test func rendersAreByteIdentical() throws {
+        for name in ["one.mp4", "two.mp4", "one.mkv", "two.mkv"] {
+            let path = try write("p.json", project(output: name))
+            let result = try reel(["render", path, "-q"])
+            #expect(result.status == 0, "\(result.stderrText)")
+        }
+        #expect(try Data(contentsOf: folder.file("one.mp4")) == Data(contentsOf: folder.file("two.mp4")))
+        #expect(try Data(contentsOf: folder.file("one.mkv")) == Data(contentsOf: folder.file("two.mkv")))
+    }
+
+    @Test func compiledProjectRendersIdentically() throws {
+        let clips = #"[{ "asset": "clip", "in": 0.1, "out": 0.5 }, { "gap": "5f" }, { "asset": "clip", "in": 0.3, "speed": 2 }]"#
+        let path = try write("p.json", project(clips: clips, output: "edit.mp4"))
+        let compiled = try reel(["compile", path])
+        #expect(compiled.status == 0, "\(compiled.stderrText)")
+        let explicit = String(decoding: compiled.stdout, as: UTF8.self)
+        #expect(explicit.contains("\"composition\""))
+        #expect(!explicit.contains("\"timeline\""))
+        let explicitPath = try write("explicit.json", explicit.replacingOccurrences(of: "edit.mp4", with: "explicit.mp4"))
+        #expect(try reel(["render", path, "-q"]).status == 0)
+        let second = try reel(["render", explicitPath, "-q"])
+        #expect(second.status == 0, "\(second.stderrText)")
+        #expect(try Data(contentsOf: folder.file("edit.mp4")) == Data(contentsOf: folder.file("explicit.mp4")))
+    }
+
+    @Test func outputPlaysCleanlyWithExpectedStreams() throws {
+        let path = try write("p.json", project())
+        #expect(try reel(["render", path, "-q"]).status == 0)
+        let output = folder.file("out.mp4")
+        let info = try probe(output)
+        let video = try #require(info.first("video"))
+        let audio = try #require(info.first("audio"))
+        #expect(video.codecName == "h264")
+        #expect(video.width == 64 && video.height == 36)
+        #expect(video.rFrameRate == "30/1")
+        #expect(audio.codecName == "aac")
+        #expect(audio.sampleRate == 48000 && audio.channels == 2)
+        #expect(abs((info.formatDuration ?? 0) - 0.6) < 1.0 / 30)
+        #expect(try countFrames(output) == 18)
+        let decode = try run("ffmpeg", ["-v", "error", "-i", output.path, "-f", "null", "-"])
+        #expect(decode.stderrText == "")
+    }
+
+    @Test func projectFromStandardInputAndOutputOption() throws {
+        let text = project().replacingOccurrences(of: "clip.mp4", with: folder.file("clip.mp4").path)
+        let out = folder.file("stdin.mp4").path
+        let result = try reel(["render", "-", "-o", out, "-q"], stdin: Data(text.utf8))
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test func streamsMatroskaToStandardOutput() throws {
+        let path = try write("p.json", project())
+        let result = try reel(["render", path, "-o", "-", "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let streamed = try write("streamed.mkv", "")
+        try result.stdout.write(to: URL(fileURLWithPath: streamed))
+        #expect(try countFrames(URL(fileURLWithPath: streamed)) == 18)
+    }
+
+    @Test func progressJSONLines() throws {
+        let path = try write("p.json", project())
+        let result = try reel(["render", path, "--progress", "json"])
+        #expect(result.status == 0)
+        let lines = result.stderrText.split(separator: "\n").filter { $0.hasPrefix("{") }
+        let objects = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let frames = objects.compactMap { $0?["frame"] as? Int }
+        #expect(frames == frames.sorted())
+        #expect(objects.last??["done"] as? Bool == true)
+        #expect(objects.last??["frames"] as? Int == 18)
+    }
+
+    @Test func usageErrorsExit64() throws {
+        #expect(try reel(["render"]).status == 64)
+        #expect(try reel(["render", "p.json", "--preset", "ultra"]).status == 64)
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Synchronization
+
+/// A failure of a test-support helper: a tool that could not be started, exited
+/// with an error, or produced output the helper cannot interpret.
+public struct SupportError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, including the tool's stderr when there was one.
+    public let message: String
+
+    /// Makes an error with the given message.
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}
+
+/// The outcome of a finished child process.
+public struct ProcessResult: Sendable {
+    /// The exit status, or the signal number when the process was killed by a signal.
+    public let status: Int32
+    /// Whether the process ended by a signal rather than by exiting.
+    public let terminatedBySignal: Bool
+    /// Everything the process wrote to stdout.
+    public let stdout: Data
+    /// Everything the process wrote to stderr.
+    public let stderr: Data
+
+    /// stdout decoded as UTF-8 (invalid bytes replaced).
+    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    /// stderr decoded as UTF-8 (invalid bytes replaced).
+    public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+}
+
+/// Runs a program to completion and collects its output.
+///
+/// stdout and stderr are drained on their own threads while stdin is written on a
+/// third, so a child that writes a lot before reading (or the other way round)
+/// never deadlocks on a full pipe.
+/// - Parameters:
+///   - executable: a path (anything containing `/`) or a program name looked up in `PATH`.
+///   - args: the arguments, without the program name.
+///   - stdin: bytes fed to the child's stdin, which is then closed; `nil` gives it an empty stdin.
+///   - environment: variables added to (or replacing entries of) this process's environment;
+///     `nil` inherits it unchanged.
+/// - Throws: `SupportError` when the program cannot be found or started. A non-zero exit is
+///   not an error: check `status`.
+public func run(
+    _ executable: String,
+    _ args: [String],
+    stdin: Data? = nil,
+    environment: [String: String]? = nil
+) throws -> ProcessResult {
+    try run(executable, args, environment: environment) { handle in
+        if let stdin, !stdin.isEmpty {
+            try handle.write(contentsOf: stdin)
+        }
+    }
+}
+
+/// Runs a program whose stdin is produced by `writeInput` on a separate thread.
+///
+/// `writeInput` may write any amount; the handle is closed after it returns or throws.
+/// A write failing because the child closed its stdin early (EPIPE) ends the input quietly.
+func run(
+    _ executable: String,
+    _ args: [String],
+    environment: [String: String]?,
+    writeInput: @escaping @Sendable (FileHandle) throws -> Void
+) throws -> ProcessResult {
+    ignoreBrokenPipeSignal()
+    let process = Process()
+    process.executableURL = try resolveExecutable(executable)
+    process.arguments = args
+    if let environment {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
+    let inputPipe = Pipe()
+    let outputPipe = Pipe()
+    let errorPipe = Pipe()
+    process.standardInput = inputPipe
+    process.standardOutput = outputPipe
+    process.standardError = errorPipe
+    do {
+        try process.run()
+    } catch {
+        throw SupportError("cannot start \(executable): \(error)")
+    }
+
+    let output = drainInBackground(outputPipe.fileHandleForReading)
+    let errors = drainInBackground(errorPipe.fileHandleForReading)
+    let inputDone = onThread {
+        let handle = inputPipe.fileHandleForWriting
+        try? writeInput(handle)
+        try? handle.close()
+    }
+
+    process.waitUntilExit()
+    inputDone.wait()
+    return ProcessResult(
+        status: process.terminationStatus,
+        terminatedBySignal: process.terminationReason == .uncaughtSignal,
+        stdout: output.wait(),
+        stderr: errors.wait()
+    )
+}
+
+/// Runs a program and returns its stdout, throwing with its stderr if it fails.
+func runChecked(_ executable: String, _ args: [String], stdin: Data? = nil) throws -> Data {
+    let result = try run(executable, args, stdin: stdin)
+    try result.check(executable)
+    return result.stdout
+}
+
+extension ProcessResult {
+    /// Throws unless the process exited with status 0.
+    func check(_ name: String) throws {
+        guard !terminatedBySignal, status == 0 else {
+            let how = terminatedBySignal ? "was killed by signal \(status)" : "exited with status \(status)"
+            throw SupportError("\(name) \(how): \(stderrText)")
+        }
+    }
+}
+
+/// The absolute URL of a program: `name` itself when it contains a `/`, else its first
+/// executable match in `PATH`.
+func resolveExecutable(_ name: String) throws -> URL {
+    if name.contains("/") {
+        return URL(fileURLWithPath: name)
+    }
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+    for directory in path.split(separator: ":") where !directory.isEmpty {
+        let candidate = String(directory) + "/" + name
+        if FileManager.default.isExecutableFile(atPath: candidate) {
+            return URL(fileURLWithPath: candidate)
+        }
+    }
+    throw SupportError("\(name) not found in PATH")
+}
+
+// Writing to a child that has exited must fail with EPIPE, not kill the test process.
+private let brokenPipeSignalIgnored: Void = {
+    _ = signal(SIGPIPE, SIG_IGN)
+}()
+
+private func ignoreBrokenPipeSignal() {
+    brokenPipeSignalIgnored
+}
+
+/// A value filled in once by a background thread and read after it finishes.
+private final class Completion<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ placeholder: Value) {
+        value = Mutex(placeholder)
+    }
+
+    func finish(_ result: Value) {
+        value.withLock { $0 = result }
+        finished.signal()
+    }
+
+    @discardableResult
+    func wait() -> Value {
+        finished.wait()
+        finished.signal()
+        return value.withLock { $0 }
+    }
+}
+
+// Dedicated threads, not the cooperative pool: these block in read/write for as long
+// as the child runs.
+private func onThread(_ body: @escaping @Sendable () -> Void) -> Completion<Bool> {
+    let completion = Completion(false)
+    let thread = Thread {
+        body()
+        completion.finish(true)
+    }
+    thread.start()
+    return completion
+}
+
+private func drainInBackground(_ handle: FileHandle) -> Completion<Data> {
+    let completion = Completion(Data())
+    let thread = Thread {
+        let data = (try? handle.readToEnd()) ?? Data()
+        completion.finish(data)
+    }
+    thread.start()
+    return completion
+}
