@@ -28,6 +28,8 @@ public final class AudioReader {
     private var opened = true
     /// Output index of the stream's first sample, once decoded from the start.
     private var firstSample: Int64?
+    /// Output index just past the stream's last sample, once decoded to the end.
+    private var knownEnd: Int64?
 
     /// Opens audio stream `streamIndex` of the file at `path`, to be read at `sampleRate` Hz with `channels` channels.
     ///
@@ -71,8 +73,13 @@ public final class AudioReader {
         guard !overflow else { throw MediaError(.internal, "sample index \(start) + \(count) overflows") }
         let bufferEnd = bufferStart + Int64(bufferCount)
         let threshold = Int64(sampleRate) * 2
-        if !positioned && opened {
-            if start > threshold { try seek(to: start) }
+        if let streamEnd = knownEnd, start >= streamEnd {
+            // Wholly past the end of the stream: silence, without decoding or seeking.
+            for destination in channels { destination.update(repeating: 0, count: count) }
+            return
+        }
+        if !positioned {
+            if !opened || start > threshold { try seek(to: start) }
         } else if (start < bufferStart && bufferStart != firstSample) || (!atEnd && start > bufferEnd + threshold) {
             try seek(to: start)
         }
@@ -115,7 +122,8 @@ public final class AudioReader {
     /// Repositions so that decoding resumes a little before output index `start`.
     private func seek(to start: Int64) throws(MediaError) {
         let rate = Int64(sampleRate)
-        let target = Time(value: start, timescale: rate)
+        var target = Time(value: start, timescale: rate)
+        if let duration = decoder.duration, duration < target { target = duration }
         var margin = Time(value: 1, timescale: 2)
         while true {
             let seekTime = (try? target - margin) ?? .zero
@@ -129,7 +137,7 @@ public final class AudioReader {
             reset()
             opened = false
             try decodeMore(readingFrom: start)
-            if bufferStart <= start || atEnd { return }
+            if positioned && (bufferStart <= start || atEnd) { return }
             margin = (try? margin + margin) ?? Time(seconds: 32)
         }
     }
@@ -156,13 +164,17 @@ public final class AudioReader {
                 if tail > 0 { try convert(nil, count: 0, capacity: tail) }
             }
             atEnd = true
+            if positioned { knownEnd = bufferStart + Int64(bufferCount) }
             return
         }
         defer { av_frame_unref(received) }
         let resampler = try configureResampler()
         let pts = received.pointee.pts != cff_nopts_value() ? received.pointee.pts : received.pointee.best_effort_timestamp
+        // Clamped far inside Int64 so that index arithmetic below cannot overflow on absurd timestamps.
+        let limit: Int64 = 1 << 60
         let frameIndex = decoder.input.relativeTime(pts, decoder.timeBase)
             .flatMap { try? $0.count(atRate: rate, rounding: .nearest) }
+            .map { min(max($0, -limit), limit) }
         let pending = swr_get_delay(resampler, rate)
         if !positioned {
             // The first frame fixes where the output begins; later ones follow contiguously.

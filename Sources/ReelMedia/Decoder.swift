@@ -50,10 +50,6 @@ final class StreamDecoder {
             try check(avcodec_parameters_to_context(codec, parameters), .internal, "cannot configure the decoder", path: path)
             codec.pointee.thread_count = 0
             codec.pointee.pkt_timebase = stream.pointee.time_base
-            if !policy.concealErrors {
-                // Report damage instead of hiding it; the reader turns it into `.corrupt`.
-                codec.pointee.err_recognition |= AV_EF_CRCCHECK | AV_EF_BITSTREAM
-            }
             try check(avcodec_open2(codec, decoder, nil), .unsupported,
                       "cannot open the \(String(cString: decoder.pointee.name)) decoder", path: path)
             for index in 0..<input.streamCount where index != streamIndex {
@@ -77,6 +73,17 @@ final class StreamDecoder {
     }
 
     var path: String { input.path }
+
+    /// Length of the stream (or, failing that, the media) in seconds from the media's start; nil when unknown.
+    var duration: Time? {
+        if stream.pointee.duration > 0, let length = exactTime(stream.pointee.duration, timeBase),
+           let start = input.relativeTime(stream.pointee.start_time, timeBase) ?? Time?.some(.zero) {
+            return try? start + length
+        }
+        let total = input.context.pointee.duration
+        guard total > 0, total != cff_nopts_value() else { return nil }
+        return Time(value: total, timescale: Int64(AV_TIME_BASE))
+    }
     var timeBase: AVRational { stream.pointee.time_base }
 
     /// Receives the next decoded frame into `frame` (which must be unreferenced), feeding packets as

@@ -61,8 +61,14 @@ public final class Muxer {
     /// An unknown container is `.unsupported`.
     public init(destination: MuxerDestination, formatName: String, metadata: [(String, String)],
                 faststart: Bool) throws(MediaError) {
+        let url: String
+        switch destination {
+        case .file(let path): url = "file:" + path
+        case .standardOutput: url = "pipe:1"
+        }
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let made = avformat_alloc_output_context2(&context, nil, formatName, nil)
+        // The URL is kept in the context: the mov muxer reopens it to move the index for faststart.
+        let made = avformat_alloc_output_context2(&context, nil, formatName, url)
         guard made >= 0, let context, let format = context.pointee.oformat else {
             throw MediaError(.unsupported, "unknown container format '\(formatName)'", path: destination.name)
         }
@@ -72,11 +78,6 @@ public final class Muxer {
         context.pointee.flags |= AVFMT_FLAG_BITEXACT
         for (key, value) in metadata { av_dict_set(&context.pointee.metadata, key, value, 0) }
         if format.pointee.flags & AVFMT_NOFILE == 0 {
-            let url: String
-            switch destination {
-            case .file(let path): url = "file:" + path
-            case .standardOutput: url = "pipe:1"
-            }
             try check(avio_open(&context.pointee.pb, url, AVIO_FLAG_WRITE), .io, "cannot create the output",
                       path: destination.name)
         }

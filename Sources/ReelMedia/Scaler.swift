@@ -8,6 +8,7 @@ public final class Scaler {
         let sourceWidth, sourceHeight, sourceFormat, sourceRange, width, height, format: Int32
     }
     private var contexts: [Key: OpaquePointer] = [:]
+    private var scratch: VideoFrame?
 
     /// Makes a scaler with no cached contexts.
     public init() {}
@@ -42,18 +43,19 @@ public final class Scaler {
             throw MediaError(.unsupported, "cannot draw into \(destination.format.name)")
         }
         try destination.makeWritable()
-        let context = try scaleContext(source, width: width, height: height, format: destination.format)
+        // swscale's SIMD paths may write past the end of each row, so scale into a private frame of
+        // exactly the rectangle's size and copy that into place.
+        let scaled = try scratchFrame(width: width, height: height, format: destination.format)
+        try scale(source, into: scaled)
         let planes = destination.planeCount
-        let sourcePlanes = source.planeCount
-        try withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt8>?.self, capacity: 4) {
-            (targets) throws(MediaError) in
-            try withUnsafeTemporaryAllocation(of: Int32.self, capacity: 4) { (strides) throws(MediaError) in
+        withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt8>?.self, capacity: 4) { targets in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 4) { strides in
                 for i in 0..<4 {
                     targets[i] = nil
                     strides[i] = 0
                 }
                 for i in 0..<planes {
-                    // Planes of 4:2:0 formats other than luma and alpha are subsampled.
+                    // Chroma planes (1 and 2 of Y'CbCr formats) are subsampled.
                     let isChroma = (i == 1 || i == 2) && descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0
                     let columns = isChroma ? x >> shiftX : x
                     let rows = isChroma ? y >> shiftY : y
@@ -62,7 +64,41 @@ public final class Scaler {
                     targets[i] = destination.plane(i) + rows * step + columns * bytesPerPixel
                     strides[i] = Int32(step)
                 }
-                try scale(context, source, sourcePlanes, targets.baseAddress!, strides.baseAddress!)
+                let frame = scaled.frame
+                withUnsafePointer(to: &frame.pointee.data) { data in
+                    withUnsafePointer(to: &frame.pointee.linesize) { lines in
+                        data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sources in
+                            lines.withMemoryRebound(to: Int32.self, capacity: 8) { sourceStrides in
+                                av_image_copy(targets.baseAddress, strides.baseAddress, UnsafeMutablePointer(mutating: sources),
+                                              sourceStrides, destination.format.av, Int32(width), Int32(height))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A frame owned by this scaler, reused for every draw of the same size and format.
+    private func scratchFrame(width: Int, height: Int, format: PixelFormat) throws(MediaError) -> VideoFrame {
+        if let frame = scratch, frame.width == width, frame.height == height, frame.format == format { return frame }
+        let frame = try VideoFrame(width: width, height: height, format: format)
+        scratch = frame
+        return frame
+    }
+
+    /// Scales all of `source` into all of `destination` (which must be writable).
+    private func scale(_ source: VideoFrame, into destination: VideoFrame) throws(MediaError) {
+        let context = try scaleContext(source, width: destination.width, height: destination.height,
+                                       format: destination.format)
+        try withUnsafeMutablePointer(to: &destination.frame.pointee.data) { (data) throws(MediaError) in
+            try withUnsafeMutablePointer(to: &destination.frame.pointee.linesize) { (lines) throws(MediaError) in
+                try data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) {
+                    (targets) throws(MediaError) in
+                    try lines.withMemoryRebound(to: Int32.self, capacity: 8) { (strides) throws(MediaError) in
+                        try scale(context, source, targets, strides)
+                    }
+                }
             }
         }
     }
@@ -71,17 +107,7 @@ public final class Scaler {
     public func converted(_ source: VideoFrame, width: Int, height: Int,
                           format: PixelFormat) throws(MediaError) -> VideoFrame {
         let result = try VideoFrame(width: width, height: height, format: format)
-        let context = try scaleContext(source, width: width, height: height, format: format)
-        try withUnsafeMutablePointer(to: &result.frame.pointee.data) { (data) throws(MediaError) in
-            try withUnsafeMutablePointer(to: &result.frame.pointee.linesize) { (lines) throws(MediaError) in
-                try data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) {
-                    (targets) throws(MediaError) in
-                    try lines.withMemoryRebound(to: Int32.self, capacity: 8) { (strides) throws(MediaError) in
-                        try scale(context, source, source.planeCount, targets, strides)
-                    }
-                }
-            }
-        }
+        try scale(source, into: result)
         result.sourceTime = source.sourceTime
         return result
     }
@@ -96,6 +122,11 @@ public final class Scaler {
                       sourceRange: Int32(bitPattern: source.frame.pointee.color_range.rawValue), width: Int32(width), height: Int32(height),
                       format: format.rawValue)
         if let context = contexts[key] { return context }
+        if contexts.count >= 32 {
+            // Animated sizes would otherwise grow the cache without bound.
+            for context in contexts.values { sws_freeContext(context) }
+            contexts.removeAll()
+        }
         guard let context = sws_getContext(key.sourceWidth, key.sourceHeight, AVPixelFormat(rawValue: key.sourceFormat),
                                            key.width, key.height, format.av, SWS_BICUBIC, nil, nil, nil) else {
             throw MediaError(.unsupported, "cannot convert \(source.width)x\(source.height) \(source.format.name) "
@@ -107,7 +138,7 @@ public final class Scaler {
         return context
     }
 
-    private func scale(_ context: OpaquePointer, _ source: VideoFrame, _ sourcePlanes: Int,
+    private func scale(_ context: OpaquePointer, _ source: VideoFrame,
                        _ targets: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
                        _ strides: UnsafeMutablePointer<Int32>) throws(MediaError) {
         let frame = source.frame

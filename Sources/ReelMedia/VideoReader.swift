@@ -77,7 +77,8 @@ public final class VideoReader {
     }
 
     private func seekAndDecode(to sourceTime: Time) throws(MediaError) -> VideoFrame {
-        var target = sourceTime
+        // Far past the end, seek to the end: the last keyframe before it leads to the last frame.
+        var target = decoder.duration.map { min(sourceTime, $0) } ?? sourceTime
         var stepBack = Time(seconds: 1)
         var rewound = false
         while true {
@@ -107,10 +108,9 @@ public final class VideoReader {
             if stepBack > Time(seconds: 16) {
                 rewound = true
             } else {
-                target = (try? sourceTime - stepBack) ?? .zero
+                target = (try? target - stepBack) ?? .zero
                 stepBack = (try? stepBack + stepBack) ?? Time(seconds: 32)
             }
-            if first == nil { rewound = true }
         }
     }
 

@@ -23,7 +23,7 @@ public final class BuiltInCompositor: VideoCompositor {
 
     public func renderContextChanged(_ context: RenderContext) throws(MediaError) {
         guard context.pixelFormat == .yuv420p else {
-            throw MediaError(kind: .unsupported, message: "the built-in compositor renders yuv420p only", path: nil)
+            throw MediaError(.unsupported, "the built-in compositor renders yuv420p only")
         }
         self.context = context
         oriented = nil
@@ -59,9 +59,7 @@ public final class BuiltInCompositor: VideoCompositor {
     private func draw(_ layer: LayerSource, into canvas: VideoFrame) throws(MediaError) {
         let t = layer.transform
         guard t.b == 0, t.c == 0, t.a > 0, t.d > 0 else {
-            throw MediaError(
-                kind: .unsupported,
-                message: "layer transforms that rotate, skew or mirror are not supported yet", path: nil)
+            throw MediaError(.unsupported, "layer transforms that rotate, skew or mirror are not supported yet")
         }
         let source = try orientedPicture(layer.frame, rotation: layer.rotation)
         let sourceWidth = Double(source.width), sourceHeight = Double(source.height)
@@ -89,7 +87,7 @@ public final class BuiltInCompositor: VideoCompositor {
             return
         }
         guard full.width * full.height <= 1 << 26 else {
-            throw MediaError(kind: .unsupported, message: "a layer scaled to \(full.width)×\(full.height) is too large", path: nil)
+            throw MediaError(.unsupported, "a layer scaled to \(full.width)×\(full.height) is too large")
         }
         let picture = try scaledPicture(source, width: full.width, height: full.height)
         Self.blend(

@@ -68,6 +68,7 @@ func scratchFolder() throws -> String {
 
 private enum Scratch {
     static let folder: Result<String, Error> = Result {
+        MediaLogLevel.quiet.apply()
         let path = NSTemporaryDirectory() + "reel-media-tests-\(getpid())"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path

@@ -118,7 +118,13 @@ final class CompileSession {
     /// The output frame rate: as written, else the first video source's when constant-rate, else 30.
     /// `firstVideo` is the first clip/segment asset with known facts, `.unprobed` when it could not be told.
     func resolveFrameRate(written: Rational?, firstVideo: MediaKnowledge?, path: JSONPath) -> Rational? {
-        if let written { return written }
+        if let written {
+            guard written >= Rational(1), written <= Rational(240) else {
+                error(path, "frame rate \(written) is outside 1…240", hint: "use 1 to 240 frames per second")
+                return nil
+            }
+            return written
+        }
         switch firstVideo {
         case .known(let mediaFacts)?:
             if let video = mediaFacts.video, let rate = video.frameRate, rate == video.averageFrameRate,
@@ -186,8 +192,8 @@ final class CompileSession {
         var duration = contentEnd
         if let end = output.end {
             if end < contentEnd {
-                error(endPath.key("output").key("end"),
-                      "output.end (\(describeTime(end, frameDuration: frameDuration))) is before the end of the last track (\(describeTime(contentEnd, frameDuration: frameDuration)))",
+                error(JSONPath.root.key("output").key("end"),
+                      "output.end \(describeTime(end, frameDuration: frameDuration)) is before the end of the last track at \(describeTime(contentEnd, frameDuration: frameDuration))",
                       hint: "remove output.end, or set it at \(describeTime(contentEnd, frameDuration: nil)) or later",
                       time: end)
                 return nil

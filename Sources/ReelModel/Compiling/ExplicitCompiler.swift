@@ -16,13 +16,18 @@ extension CompileSession {
         // Frame duration: videoComposition.frameDuration, else 1 / output.frameRate, else from the media.
         var frameRate: Rational?
         if let written, project.videoCompositionHasFrameDuration {
+            guard written.frameDuration.value > 0 else {
+                error(videoCompositionPath.key("frameDuration"), "frameDuration \(written.frameDuration) s is not positive",
+                      hint: "use 1/frameRate, e.g. \"1/30\"")
+                return nil
+            }
             let rate = Rational(written.frameDuration.timescale, written.frameDuration.value)
             if let outputRate = output.frameRate, outputRate != rate {
                 error(videoCompositionPath.key("frameDuration"),
                       "frameDuration \(written.frameDuration) s does not match output.frameRate \(outputRate)",
-                      hint: "write frameDuration \"\(Rational(outputRate.denominator, outputRate.numerator))\", or remove one of them")
+                      hint: "write frameDuration \"\(outputRate.denominator)/\(outputRate.numerator)\", or remove one of them")
             }
-            frameRate = rate
+            frameRate = resolveFrameRate(written: rate, firstVideo: nil, path: videoCompositionPath.key("frameDuration"))
         } else {
             frameRate = resolveFrameRate(written: output.frameRate, firstVideo: firstVideo?.1, path: outputPath.key("frameRate"))
         }
@@ -45,6 +50,9 @@ extension CompileSession {
             output.background = written.background
         }
         guard !hasErrors, let frameRate, let size, let frameDuration = (try? frameRate.inverse).map(Time.init) else {
+            if !hasErrors {
+                error(outputPath.key("frameRate"), "the frame rate is unusable", hint: "set output.frameRate from 1 to 240")
+            }
             return nil
         }
         output.frameRate = frameRate

@@ -37,7 +37,12 @@ extension CompileSession {
             error(timelinePath.key("clips"), "the timeline has no clips",
                   hint: "add clips, or set output.end for a render of the background alone")
         }
-        guard !hasErrors, let frameRate, let size, let frameDuration else { return nil }
+        guard !hasErrors, let frameRate, let size, let frameDuration else {
+            if !hasErrors {
+                error(outputPath.key("frameRate"), "the frame rate is unusable", hint: "set output.frameRate from 1 to 240")
+            }
+            return nil
+        }
         output.frameRate = frameRate
         output.size = size
         guard let renderSize = scaledRenderSize(size, scale: output.renderScale, video: output.video,
@@ -186,26 +191,31 @@ extension CompileSession {
             return nil
         }
         if let mediaDuration {
-            let length = describeDuration(mediaDuration, frameDuration: frameDuration)
+            let asset = "asset \"\(clip.asset)\", which lasts \(describeDuration(mediaDuration, frameDuration: frameDuration))"
+            let end = describeTime(mediaDuration, frameDuration: nil)
             if inPoint >= mediaDuration {
                 error(clip.path.key("in"),
-                      "in (\(describeTime(inPoint, frameDuration: frameDuration))) is at or after the end of asset \"\(clip.asset)\" (\(describeTime(mediaDuration, frameDuration: frameDuration)))",
-                      hint: "asset \"\(clip.asset)\" lasts \(length); start the clip before its end",
-                      time: inPoint, frame: frameIndex(inPoint, frameDuration))
+                      "in \(describeTime(inPoint, frameDuration: frameDuration)) is at or after the end of \(asset)",
+                      hint: "start the clip before \(end)", time: inPoint, frame: frameIndex(inPoint, frameDuration))
                 return nil
             }
             if outPoint > mediaDuration {
-                let what = outPath == clip.path.key("duration") ? "in + duration" : "out"
-                error(outPath,
-                      "\(what) (\(describeTime(outPoint, frameDuration: frameDuration))) is beyond the end of asset \"\(clip.asset)\" (\(describeTime(mediaDuration, frameDuration: frameDuration)))",
-                      hint: "asset \"\(clip.asset)\" lasts \(length); end the clip at \(describeTime(mediaDuration, frameDuration: nil)) or earlier",
-                      time: outPoint, frame: frameIndex(outPoint, frameDuration))
+                var hint = "end the clip at \(end) or earlier"
+                var what = "out"
+                if outPath == clip.path.key("duration") {
+                    what = "in + duration ="
+                    if let longest = try? mediaDuration - inPoint {
+                        hint += ": a duration of at most \(describeDuration(longest, frameDuration: nil))"
+                    }
+                }
+                error(outPath, "\(what) \(describeTime(outPoint, frameDuration: frameDuration)) is beyond the end of \(asset)",
+                      hint: hint, time: outPoint, frame: frameIndex(outPoint, frameDuration))
                 return nil
             }
         }
         guard inPoint < outPoint else {
             error(outPath,
-                  "the clip ends (\(describeTime(outPoint, frameDuration: frameDuration))) at or before its in point (\(describeTime(inPoint, frameDuration: frameDuration)))",
+                  "the clip ends at \(describeTime(outPoint, frameDuration: frameDuration)), not after its in point \(describeTime(inPoint, frameDuration: frameDuration))",
                   hint: "a clip needs out > in; zero-length clips are not allowed", time: outPoint)
             return nil
         }

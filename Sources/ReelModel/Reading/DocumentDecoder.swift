@@ -60,21 +60,14 @@ final class DocumentDecoder {
         return fields
     }
 
-    /// Checks that `json` is an array; `null` elements are reported and dropped.
+    /// Checks that `json` is an array. `null` elements are kept: the element's reader reports them
+    /// ("found null"), so that every problem comes out in document order.
     func array(_ json: JSON, _ path: JSONPath, expected: String = "an array") -> [(JSON, JSONPath)]? {
         guard case .array(let elements) = json.value else {
             typeError(json, path, expected: expected)
             return nil
         }
-        var result: [(JSON, JSONPath)] = []
-        for (index, element) in elements.enumerated() {
-            if element.value == .null {
-                error(path.index(index), "null is not allowed here", hint: "remove the element")
-            } else {
-                result.append((element, path.index(index)))
-            }
-        }
-        return result
+        return elements.enumerated().map { ($0.element, path.index($0.offset)) }
     }
 
     // MARK: Scalars
@@ -152,7 +145,7 @@ final class DocumentDecoder {
             }
             return try TimeSyntax.parseString(text, frameRate: nil).rational
         } catch {
-            self.error(path, "\"\(text)\" is not \(expected): \(error.message)")
+            self.error(path, error.message, hint: "write \(expected)")
             return nil
         }
     }
@@ -271,7 +264,7 @@ final class DocumentDecoder {
             do {
                 return try TimeSyntax.parseDecimal(text)
             } catch {
-                self.error(path, "\(text) is not a usable time: \(error.message)")
+                self.error(path, error.message)
                 return nil
             }
         case .string(let text):
@@ -285,7 +278,7 @@ final class DocumentDecoder {
             do {
                 return try TimeSyntax.parseString(text, frameRate: frameRate)
             } catch {
-                self.error(path, "\"\(text)\" is not a usable time: \(error.message)")
+                self.error(path, error.message)
                 return nil
             }
         default:

@@ -10,10 +10,23 @@ extension DocumentDecoder {
         var result: [CompositionTrack] = []
         var valid = true
         var seenIDs: [Int: Int] = [:]
+        var seenMain = false
         for (trackJSON, trackPath) in tracks {
             guard let track = readTrack(trackJSON, trackPath) else {
                 valid = false
                 continue
+            }
+            if track.name == "main" {
+                if track.kind != .audio {
+                    error(trackPath.key("name"), "\"main\" is reserved for the storyline's audio track",
+                          hint: "give this video track another name")
+                    valid = false
+                } else if seenMain {
+                    error(trackPath.key("name"), "another track is already named \"main\"",
+                          hint: "\"main\" names the storyline's audio; give this track another name")
+                    valid = false
+                }
+                seenMain = seenMain || track.kind == .audio
             }
             if let first = seenIDs[track.id] {
                 error(trackPath.key("id"), "track id \(track.id) is already used by tracks[\(first)]",

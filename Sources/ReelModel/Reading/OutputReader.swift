@@ -78,7 +78,7 @@ extension DocumentDecoder {
         do {
             return try TimeSyntax.parseFrameRate(text)
         } catch {
-            self.error(path, "frame rate \(text) is not usable: \(error.message)", hint: "use 1 to 240 frames per second")
+            self.error(path, error.message, hint: "use 1 to 240 frames per second, as a number or \"N/D\"")
             return nil
         }
     }

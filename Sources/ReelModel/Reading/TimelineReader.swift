@@ -50,7 +50,7 @@ extension DocumentDecoder {
         }
         if let inPoint, let outPoint, inPoint >= outPoint {
             error(path.key("out"),
-                  "out (\(describeTime(outPoint, frameDuration: frameDuration))) is not after in (\(describeTime(inPoint, frameDuration: frameDuration)))",
+                  "out \(describeTime(outPoint, frameDuration: frameDuration)) is not after in \(describeTime(inPoint, frameDuration: frameDuration))",
                   hint: "a clip needs out > in; zero-length clips are not allowed", time: outPoint)
             valid = false
         }
