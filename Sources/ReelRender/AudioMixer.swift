@@ -83,7 +83,7 @@ final class AudioMixer {
     private let scratch: SampleBuffers
 
     init(project: CompiledProject, facts: [String: MediaFactsResult], policy: MediaPolicy,
-         sampleRate: Int, channels: Int, varispeedAssets: Set<String> = []) throws(RenderError) {
+         sampleRate: Int, channels: Int) throws(RenderError) {
         self.sampleRate = sampleRate
         self.channels = channels
         self.policy = policy
@@ -111,12 +111,12 @@ final class AudioMixer {
                     guard end > first else { continue }
                     segments.append(SegmentPlan(
                         asset: asset, stream: stream, mapping: mapping, rate: try mapping.rate,
-                        varispeed: segment.varispeed, first: first, end: end))
+                        varispeed: segment.pitch == .varispeed, first: first, end: end))
                 } catch {
                     throw RenderError(.invalid, "audio segment at \(segment.target.start) s cannot be placed on the sample grid")
                 }
             }
-            let gain = project.audioMix.inputs.first { $0.track == track.id }?.volume ?? KeyList(keys: [])
+            let gain = project.audioMix.inputs.first { $0.track == track.id }?.volume ?? KeyList()
             tracks.append(TrackPlan(segments: segments, gain: gain))
         }
         self.tracks = tracks

@@ -19,28 +19,27 @@ struct EncodingSettings {
     let video: VideoEncoderSettings
     let audio: AudioEncoderSettings?
 
-    /// Container names by file extension (SPEC §2.1).
-    static let containersByExtension = [
-        "mp4": "mp4", "mov": "mov", "mkv": "matroska", "webm": "webm", "nut": "nut", "ts": "mpegts",
-    ]
+    /// libavformat's muxer name for each container of SPEC §2.1.
+    static func muxerName(for container: ContainerFormat) -> String {
+        switch container {
+        case .mp4: "mp4"
+        case .mov: "mov"
+        case .mkv: "matroska"
+        case .webm: "webm"
+        case .nut: "nut"
+        case .ts: "mpegts"
+        }
+    }
 
     init(project: CompiledProject, destination: ExportDestination) throws(RenderError) {
         let output = project.output
-        if let format = output.format {
-            container = Self.containersByExtension[format] ?? format
-        } else if case .file(let path) = destination,
-            let dot = path.lastIndex(of: "."),
-            let inferred = Self.containersByExtension[String(path[path.index(after: dot)...]).lowercased()]
-        {
-            container = inferred
-        } else if destination == .standardOutput {
-            container = "matroska"
-        } else {
+        guard let format = output.format else {
             throw RenderError(.invalid, "cannot tell the container from the output path; set output.format")
         }
-        if destination == .standardOutput, !["matroska", "nut", "mpegts", "webm"].contains(container) {
-            throw RenderError(.invalid, "\(container) cannot be streamed to standard output; use mkv, nut or ts")
+        if destination == .standardOutput, ![.mkv, .nut, .ts, .webm].contains(format) {
+            throw RenderError(.invalid, "\(format.rawValue) cannot be streamed to standard output; use mkv, nut or ts")
         }
+        container = Self.muxerName(for: format)
 
         let (crf, speed, audioBitrate): (Int, String, Int) = switch output.preset {
         case .high: (18, "slow", 256_000)

@@ -64,7 +64,13 @@ public enum ProjectLoader {
 
     private static func apply(_ overrides: ProjectOverrides, to project: inout Project) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
-        if let path = overrides.outputPath { project.output.path = path }
+        if let path = overrides.outputPath {
+            // Standard output has no extension to infer from: it defaults to Matroska, which streams.
+            var (settings, found) = project.output.replacingPath(path == "-" ? "-.mkv" : path)
+            settings.path = path
+            project.output = settings
+            diagnostics += found
+        }
         if let preset = overrides.preset { project.output.preset = preset }
         if let scale = overrides.renderScale { project.output.renderScale = scale }
         if let (startText, endText) = overrides.range {

@@ -80,4 +80,9 @@ extension MediaOptions {
         }.filter { !$0.isEmpty })
         return MediaPolicy(allowedProtocols: protocols, concealErrors: conceal)
     }
+
+    /// FFmpeg logs errors only, or warnings too when concealment may produce them.
+    func applyLogLevel() {
+        (conceal ? MediaLogLevel.warning : MediaLogLevel.error).apply()
+    }
 }

@@ -19,6 +19,7 @@ struct Inspect: ParsableCommand {
     @OptionGroup var media: MediaOptions
 
     func run() throws {
+        media.applyLogLevel()
         if path == "-" || path.lowercased().hasSuffix(".json") {
             try inspectProject()
         } else {
@@ -64,7 +65,7 @@ struct Inspect: ParsableCommand {
             let document = Self.object([
                 ("path", .string(info.path)), ("format", .string(info.formatName)),
                 ("duration", info.duration.map { .number(Self.seconds($0)) } ?? .null),
-                ("streams", .array(streams.map { JSON(value: $0, position: JSONPosition(line: 1, column: 1)) })),
+                ("streams", .array(streams.map { JSON($0) })),
             ])
             printOutput(JSONWriter.write(document, pretty: true))
         } else {
@@ -116,6 +117,6 @@ struct Inspect: ParsableCommand {
     }
 
     private static func object(_ members: [(String, JSONValue)]) -> JSONValue {
-        .object(JSONObject(members: members.map { (key: $0.0, value: JSON(value: $0.1, position: JSONPosition(line: 1, column: 1))) }))
+        .object(JSONObject(values: members.map { (key: $0.0, value: $0.1) }))
     }
 }

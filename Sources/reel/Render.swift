@@ -59,6 +59,7 @@ struct Render: ParsableCommand {
     }
 
     func run() throws {
+        media.applyLogLevel()
         var overrides = ProjectOverrides()
         overrides.outputPath = output
         overrides.preset = preset.flatMap(Preset.init(rawValue:))
@@ -67,9 +68,9 @@ struct Render: ParsableCommand {
             overrides.range = (parts[0], parts[1])
         }
         if let renderScale {
-            guard let scale = try? TimeSyntax.parseDecimal(renderScale).rational
-                ?? TimeSyntax.parseString(renderScale, frameRate: nil).rational
-            else {
+            let parsed = (try? TimeSyntax.parseDecimal(renderScale))
+                ?? (try? TimeSyntax.parseString(renderScale, frameRate: nil))
+            guard let scale = parsed?.rational else {
                 printError("error: --render-scale \(renderScale) is not a number")
                 throw ExitCode(Exit.usage)
             }
@@ -101,7 +102,7 @@ struct Render: ParsableCommand {
         let session = ExportSession(
             project: compiled, facts: catalog.facts, policy: media.policy, cancellation: cancellation)
         let signals = SignalGuard(cancellation: cancellation)
-        session.onTemporaryFile = { signals.temporaryFile = $0 }
+        session.onTemporaryFile = { signals.temporaryFile.current = $0 }
         let style: ProgressStyle = quiet ? .none : progress == .auto ? (isatty(2) != 0 ? .bar : .none) : progress
         let meter = ProgressMeter(style: style)
         session.onProgress = { meter.report($0) }
@@ -119,34 +120,37 @@ struct Render: ParsableCommand {
     }
 }
 
+/// The temporary file an export is writing, readable from the signal queue.
+final class TemporaryFileSlot: Sendable {
+    private let path = Mutex<String?>(nil)
+
+    var current: String? {
+        get { path.withLock { $0 } }
+        set { path.withLock { $0 = newValue } }
+    }
+}
+
 /// Turns SIGINT and SIGTERM into a cancel request; if the export has not stopped within 0.8 s, removes its
 /// temporary file and exits 130 directly.
-final class SignalGuard: Sendable {
-    private let sources: [DispatchSourceSignal]
-    private let temporary = Mutex<String?>(nil)
-
-    var temporaryFile: String? {
-        get { temporary.withLock { $0 } }
-        set { temporary.withLock { $0 = newValue } }
-    }
+final class SignalGuard {
+    private var sources: [DispatchSourceSignal] = []
+    let temporaryFile = TemporaryFileSlot()
 
     init(cancellation: CancellationFlag) {
         let queue = DispatchQueue(label: "reel.signals")
-        var sources: [DispatchSourceSignal] = []
+        let slot = temporaryFile
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
-            sources.append(DispatchSource.makeSignalSource(signal: number, queue: queue))
-        }
-        self.sources = sources
-        for source in sources {
-            source.setEventHandler { [weak self] in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
                 cancellation.cancel()
                 queue.asyncAfter(deadline: .now() + 0.8) {
-                    if let path = self?.temporaryFile { unlink(path) }
+                    if let path = slot.current { unlink(path) }
                     _exit(130)
                 }
             }
             source.resume()
+            sources.append(source)
         }
     }
 }

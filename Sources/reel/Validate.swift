@@ -18,6 +18,7 @@ struct Validate: ParsableCommand {
     @OptionGroup var media: MediaOptions
 
     func run() throws {
+        media.applyLogLevel()
         let (bytes, baseDirectory) = try readProject(project)
         let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, probe: !noProbe, policy: media.policy)
         report(loaded.diagnostics, json: json)
@@ -37,6 +38,7 @@ struct Compile: ParsableCommand {
     @OptionGroup var media: MediaOptions
 
     func run() throws {
+        media.applyLogLevel()
         let (bytes, baseDirectory) = try readProject(project)
         let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
         report(loaded.diagnostics)
