@@ -76,7 +76,7 @@ import Testing
         let path = try write("p.json", "{ \"reel\": 1,\n  \"output\": { \"path\": \"x.mp4\" ,, }\n}")
         let result = try reel(["validate", path])
         #expect(result.status == 65)
-        #expect(result.stderrText.contains("2:"))
+        #expect(result.stderrText.contains("line 2, column 32"))
     }
 
     @Test func missingMediaExits66() throws {

@@ -48,7 +48,7 @@ public struct Project: Sendable {
 }
 
 func resolve(_ path: String, against baseDirectory: String) -> String {
-    if path.hasPrefix("/") { return path }
+    if path.hasPrefix("/") || hasProtocolPrefix(path) { return path }
     if baseDirectory.isEmpty { return path }
     return baseDirectory.hasSuffix("/") ? baseDirectory + path : baseDirectory + "/" + path
 }
@@ -106,4 +106,13 @@ public struct CompiledProject: Sendable, Equatable {
     public func resolvedPath(_ path: String) -> String {
         resolve(path, against: baseDirectory)
     }
+}
+
+/// Whether `path` starts with a `scheme:` (RFC 3986 scheme characters, then ':' before any '/'): a libavformat
+/// protocol, which stays as written so that opening it is refused (or allowed) as a protocol, never a file.
+func hasProtocolPrefix(_ path: String) -> Bool {
+    guard let colon = path.firstIndex(of: ":"), colon != path.startIndex else { return false }
+    let scheme = path[..<colon]
+    guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
+    return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }
 }
