@@ -48,7 +48,7 @@ final class StreamDecoder {
         var owned: UnsafeMutablePointer<AVCodecContext>? = codec
         do throws(MediaError) {
             try check(avcodec_parameters_to_context(codec, parameters), .internal, "cannot configure the decoder", path: path)
-            codec.pointee.thread_count = 0
+            codec.pointee.thread_count = Int32(clamping: policy.decoderThreads)
             codec.pointee.pkt_timebase = stream.pointee.time_base
             try check(avcodec_open2(codec, decoder, nil), .unsupported,
                       "cannot open the \(String(cString: decoder.pointee.name)) decoder", path: path)

@@ -83,10 +83,13 @@ public struct VideoEncoderSettings: Sendable {
     public var encoderPreset: String?
     /// Maximum distance between keyframes, in frames.
     public var gop: Int?
+    /// Encoder threads; 0 lets FFmpeg choose (one per core, as the ffmpeg CLI does).
+    public var threads: Int
 
     /// Makes settings; unset options keep the encoder's defaults.
     public init(codec: VideoCodec, width: Int, height: Int, frameRate: Rational, pixelFormat: PixelFormat = .yuv420p,
-                crf: Int? = nil, bitrate: Int? = nil, encoderPreset: String? = nil, gop: Int? = nil) {
+                crf: Int? = nil, bitrate: Int? = nil, encoderPreset: String? = nil, gop: Int? = nil,
+                threads: Int = 0) {
         self.codec = codec
         self.width = width
         self.height = height
@@ -96,6 +99,7 @@ public struct VideoEncoderSettings: Sendable {
         self.bitrate = bitrate
         self.encoderPreset = encoderPreset
         self.gop = gop
+        self.threads = max(0, threads)
     }
 }
 

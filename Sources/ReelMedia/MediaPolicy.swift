@@ -6,11 +6,14 @@ public struct MediaPolicy: Sendable {
     public var allowedProtocols: Set<String>
     /// When true, decoders conceal corrupt data and go on; when false, corrupt data throws `.corrupt`.
     public var concealErrors: Bool
+    /// Threads each decoder may use; 0 lets FFmpeg choose (one per core, as the ffmpeg CLI does).
+    public var decoderThreads: Int
 
-    /// Makes a policy; the defaults allow local files only and fail on corrupt data.
-    public init(allowedProtocols: Set<String> = [], concealErrors: Bool = false) {
+    /// Makes a policy; the defaults allow local files only, fail on corrupt data and thread automatically.
+    public init(allowedProtocols: Set<String> = [], concealErrors: Bool = false, decoderThreads: Int = 0) {
         self.allowedProtocols = allowedProtocols
         self.concealErrors = concealErrors
+        self.decoderThreads = max(0, decoderThreads)
     }
 
     /// Local regular files only; corrupt data is an error.

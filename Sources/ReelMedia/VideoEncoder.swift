@@ -30,6 +30,7 @@ public final class VideoEncoder: Flushable {
             codec.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
             codec.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
             if let gop = settings.gop, gop > 0 { codec.pointee.gop_size = Int32(clamping: gop) }
+            codec.pointee.thread_count = Int32(clamping: settings.threads)
             if let bitrate = settings.bitrate, bitrate > 0 { codec.pointee.bit_rate = Int64(bitrate) }
             if let crf = settings.crf, settings.codec != .prores {
                 try setOption(codec, "crf", String(crf), encoder: name, output: output)

@@ -70,7 +70,8 @@ final class AudioMixer {
 
     private struct TrackPlan {
         let segments: [SegmentPlan]
-        let gain: KeyList<Double>
+        /// The track's audio mix inputs; their gains multiply.
+        let gains: [KeyList<Double>]
         var cursor = 0
     }
 
@@ -116,8 +117,8 @@ final class AudioMixer {
                     throw RenderError(.invalid, "audio segment at \(segment.target.start) s cannot be placed on the sample grid")
                 }
             }
-            let gain = project.audioMix.inputs.first { $0.track == track.id }?.volume ?? KeyList()
-            tracks.append(TrackPlan(segments: segments, gain: gain))
+            let gains = project.audioMix.inputs.filter { $0.track == track.id && !$0.volume.isEmpty }.map(\.volume)
+            tracks.append(TrackPlan(segments: segments, gains: gains))
         }
         self.tracks = tracks
     }
@@ -138,7 +139,9 @@ final class AudioMixer {
                 needed.insert(ReaderKey(asset: segment.asset, stream: segment.stream))
                 let from = max(start, segment.first), to = min(end, segment.end)
                 try render(segment, from: from, count: Int(to - from))
-                try applyGain(tracks[t].gain, from: from, count: Int(to - from))
+                for gain in tracks[t].gains {
+                    applyGain(gain, from: from, count: Int(to - from))
+                }
                 let offset = Int(from - start)
                 for c in 0..<channels {
                     let source = scratch.planes[c], destination = output.planes[c] + offset
@@ -203,34 +206,31 @@ final class AudioMixer {
         }
     }
 
-    /// Multiplies `scratch` by the track's gain automation over composition samples [from, from + count).
-    private func applyGain(_ gain: KeyList<Double>, from: Int64, count: Int) throws(RenderError) {
-        guard !gain.isEmpty, count > 0 else { return }
+    /// Multiplies `scratch` by one gain key list over composition samples [from, from + count).
+    private func applyGain(_ gain: KeyList<Double>, from: Int64, count: Int) {
+        guard count > 0 else { return }
         let rate = Int64(sampleRate)
         func value(at sample: Int64) -> Double {
-            gain.value(at: Time(value: sample, timescale: rate), default: 1) { $0 + ($1 - $0) * $2 }
+            gain.value(at: Time(value: sample, timescale: rate), default: 1)
         }
         let last = from + Int64(count) - 1
-        let first = value(at: from), final = value(at: last)
-        // Key lists are piecewise linear, so without a key boundary inside the chunk the gain is a straight line.
-        let boundaryInside = gain.keys.contains { key in
-            let edges: [Time]
-            switch key {
-            case .set(let at, _): edges = [at]
-            case .ramp(let range, _, _): edges = [range.start, range.end]
-            }
-            return edges.contains { edge in
-                edge > Time(value: from, timescale: rate) && edge <= Time(value: last, timescale: rate)
-            }
+        let chunkStart = Time(value: from, timescale: rate), chunkEnd = Time(value: last, timescale: rate)
+        // Between key edges a linear ramp is a straight line, so two evaluations give every sample; a key edge
+        // inside the chunk, or a curved ramp over it, needs every sample evaluated.
+        let needsEverySample = gain.keys.contains { key in
+            let edgeInside = (key.start > chunkStart && key.start <= chunkEnd)
+                || (key.end > chunkStart && key.end <= chunkEnd)
+            let curvedOver = !key.isLinear && key.start <= chunkEnd && key.end > chunkStart
+            return edgeInside || curvedOver
         }
+        let first = value(at: from), final = value(at: last)
         for c in 0..<channels {
             let plane = scratch.planes[c]
-            if !boundaryInside {
-                if first == 1, final == 1 { continue }
+            if needsEverySample {
+                for k in 0..<count { plane[k] *= Float(value(at: from + Int64(k))) }
+            } else if first != 1 || final != 1 {
                 let step = count > 1 ? (final - first) / Double(count - 1) : 0
                 for k in 0..<count { plane[k] *= Float(first + step * Double(k)) }
-            } else {
-                for k in 0..<count { plane[k] *= Float(value(at: from + Int64(k))) }
             }
         }
     }

@@ -31,7 +31,7 @@ struct EncodingSettings {
         }
     }
 
-    init(project: CompiledProject, destination: ExportDestination) throws(RenderError) {
+    init(project: CompiledProject, destination: ExportDestination, threads: Int = 0) throws(RenderError) {
         let output = project.output
         guard let format = output.format else {
             throw RenderError(.invalid, "cannot tell the container from the output path; set output.format")
@@ -65,7 +65,7 @@ struct EncodingSettings {
             frameRate: frameRate, pixelFormat: pixelFormat,
             crf: output.video.bitrate == nil ? (output.video.crf ?? crf) : output.video.crf,
             bitrate: output.video.bitrate, encoderPreset: output.video.encoderPreset ?? speed,
-            gop: output.video.gop)
+            gop: output.video.gop, threads: threads)
 
         if let settings = output.audio {
             guard let codec = AudioCodec(rawValue: settings.codec.rawValue) else {

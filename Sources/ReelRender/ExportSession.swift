@@ -54,6 +54,8 @@ public final class ExportSession {
     public var compositor: VideoCompositor = BuiltInCompositor()
     /// Called after every frame and once more with `done` at the end, on the exporting thread.
     public var onProgress: ((ExportProgress) -> Void)?
+    /// Encoder threads; 0 lets FFmpeg choose. Decoder threads come from the media policy.
+    public var encoderThreads = 0
     /// The temporary file being written, while there is one (for a last-resort cleanup on signals).
     public var onTemporaryFile: ((String?) -> Void)?
 
@@ -68,7 +70,7 @@ public final class ExportSession {
 
     /// Renders the whole export range to `destination`; on any failure nothing is left behind.
     public func export(to destination: ExportDestination, overwrite: Bool) throws(RenderError) {
-        let settings = try EncodingSettings(project: project, destination: destination)
+        let settings = try EncodingSettings(project: project, destination: destination, threads: encoderThreads)
         switch destination {
         case .standardOutput:
             try render(into: .standardOutput, settings: settings)

@@ -107,12 +107,7 @@ public enum ProjectLoader {
         for instruction in compiled.videoComposition.instructions {
             for layer in instruction.layers {
                 let skewed = layer.transform.keys.contains { key in
-                    let values: [AffineTransform]
-                    switch key {
-                    case .set(_, let value): values = [value]
-                    case .ramp(_, let from, let to): values = [from, to]
-                    }
-                    return values.contains { $0.b != 0 || $0.c != 0 || $0.a <= 0 || $0.d <= 0 }
+                    key.values.contains { $0.b != 0 || $0.c != 0 || $0.a <= 0 || $0.d <= 0 }
                 }
                 if skewed {
                     diagnostics.append(Diagnostic(

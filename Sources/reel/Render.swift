@@ -78,8 +78,10 @@ struct Render: ParsableCommand {
         }
 
         let (bytes, baseDirectory) = try readProject(project)
+        var policy = media.policy
+        policy.decoderThreads = threads ?? 0
         let loaded = ProjectLoader.load(
-            bytes, baseDirectory: baseDirectory, policy: media.policy, overrides: overrides)
+            bytes, baseDirectory: baseDirectory, policy: policy, overrides: overrides)
         report(loaded.diagnostics)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw ExitCode(Exit.code(for: loaded.diagnostics))
@@ -100,7 +102,8 @@ struct Render: ParsableCommand {
 
         let cancellation = CancellationFlag()
         let session = ExportSession(
-            project: compiled, facts: catalog.facts, policy: media.policy, cancellation: cancellation)
+            project: compiled, facts: catalog.facts, policy: policy, cancellation: cancellation)
+        session.encoderThreads = threads ?? 0
         let signals = SignalGuard(cancellation: cancellation)
         session.onTemporaryFile = { signals.temporaryFile.current = $0 }
         let style: ProgressStyle = quiet ? .none : progress == .auto ? (isatty(2) != 0 ? .bar : .none) : progress
