@@ -6,6 +6,15 @@ public enum Compiler {
     public static let mainVideoTrackID = 1
     /// The id of the storyline's audio track (`"main"`) in a compiled editing-form project.
     public static let mainAudioTrackID = 2
+    /// The id of the storyline's second video track (B), present when the timeline has transitions:
+    /// each transition's incoming clip goes on the other of tracks 1 and 3 than the outgoing one.
+    public static let transitionVideoTrackID = 3
+    /// The id of the storyline's second audio track (B), present with transitions: the audio of clips on track 3.
+    public static let transitionAudioTrackID = 4
+    /// The name of audio track 4: part of the storyline's audio, like `"main"` on track 2.
+    public static let transitionAudioTrackName = "main B"
+    /// The id of the first extra audio track (`timeline.audio[0]`); the others follow in document order.
+    public static let firstExtraAudioTrackID = 5
     /// The longest composition: 24 hours.
     public static let maximumDuration = Time(seconds: 86_400)
 

@@ -79,7 +79,8 @@ extension CompileSession {
                                              path: path)]
         }
         let videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
-                                                background: output.background, instructions: instructions)
+                                                background: output.background, instructions: instructions,
+                                                compositor: written?.compositor ?? .builtIn)
         var resolvedComposition = composition
         resolvedComposition.duration = finished.duration
         return CompiledProject(output: output, renderSize: renderSize, frameDuration: frameDuration, assets: project.assets,

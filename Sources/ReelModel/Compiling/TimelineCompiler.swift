@@ -2,7 +2,7 @@ import ReelTime
 
 extension CompileSession {
     /// A clip with its source range resolved and checked.
-    private struct ResolvedClip {
+    struct ResolvedClip {
         let clip: Clip
         let asset: Asset
         let source: TimeRange
@@ -13,7 +13,34 @@ extension CompileSession {
         let sounds: Bool
     }
 
-    /// Editing form → explicit form (SPEC §3.1): the storyline on video track 1 and audio track 2 ("main").
+    /// A clip placed on the storyline.
+    struct PlacedClip {
+        let clip: Clip
+        let resolved: ResolvedClip
+        /// Timeline range, overlapping its neighbours by their transitions' durations.
+        let target: TimeRange
+        /// Video track 1 (A) or 3 (B); the audio track is the next id.
+        let videoTrack: Int
+        /// Length of the transition into it (zero for a cut).
+        let incoming: Time
+        /// Length of the transition out of it (zero for a cut).
+        var outgoing: Time
+        /// The fit transform placing it on the canvas.
+        let placement: AffineTransform
+
+        var audioTrack: Int { videoTrack + 1 }
+    }
+
+    /// An item of the storyline with its timeline range.
+    enum PlacedItem {
+        case clip(PlacedClip)
+        case gap(TimeRange)
+    }
+
+    /// Editing form → explicit form (SPEC §3): the storyline on video track 1 and audio track 2
+    /// ("main"); with transitions, each incoming clip on the other of video tracks 1 and 3 (audio
+    /// 2 and 4) than the outgoing one, as AVFoundation's A/B track demo does; extra audio on tracks
+    /// 5, 6, … in document order; gains as audio mix inputs.
     func compileTimeline(_ timeline: Timeline) -> CompiledProject? {
         let timelinePath = JSONPath.root.key("timeline")
         let outputPath = JSONPath.root.key("output")
@@ -33,6 +60,7 @@ extension CompileSession {
                 resolved.append(nil)
             }
         }
+        let audioTracks = timeline.audio.enumerated().map { resolveAudioTrack($0.element, id: Compiler.firstExtraAudioTrackID + $0.offset, frameDuration: frameDuration) }
         if timeline.items.isEmpty, output.end == nil {
             error(timelinePath.key("clips"), "the timeline has no clips",
                   hint: "add clips, or set output.end for a render of the background alone")
@@ -47,93 +75,225 @@ extension CompileSession {
         output.size = size
         guard let renderSize = scaledRenderSize(size, scale: output.renderScale, video: output.video,
                                                 path: outputPath.key("renderScale")) else { return nil }
-
-        var videoSegments: [Segment] = []
-        var audioSegments: [Segment] = []
-        var instructions: [VideoInstruction] = []
-        var volumeKeys: [Key<Double>] = []
-        var currentVolume = 1.0
-        var position = Time.zero
-        let instructionsPath = JSONPath.root.key("videoComposition").key("instructions")
-
-        for (index, item) in timeline.items.enumerated() {
-            let length: Time
-            let itemPath: JSONPath
-            switch item {
-            case .gap(let duration, let path):
-                length = duration
-                itemPath = path
-            case .clip(let clip):
-                guard let placed = resolved[index] else { return nil }
-                length = placed.length
-                itemPath = clip.path
-            }
-            let target: TimeRange
-            do {
-                target = try TimeRange(start: position, duration: length)
-            } catch {
-                self.error(itemPath, "the timeline position after this item is not representable",
-                           hint: "shorten the timeline or use simpler trims and speeds")
-                return nil
-            }
-            guard writable(target.end, itemPath, what: "the end of this item on the timeline") else { return nil }
-            let instructionPath = instructionsPath.index(instructions.count)
-            switch item {
-            case .gap:
-                videoSegments.append(Segment(emptyTarget: target))
-                audioSegments.append(Segment(emptyTarget: target))
-                instructions.append(VideoInstruction(timeRange: target, layers: [], path: instructionPath))
-            case .clip(let clip):
-                guard let placed = resolved[index] else { return nil }
-                let videoTrack: Int?
-                let audioTrack: Int?
-                if case .file(_, let v, let a, _, _) = placed.asset.source {
-                    (videoTrack, audioTrack) = (v, a)
-                } else {
-                    (videoTrack, audioTrack) = (nil, nil)
-                }
-                videoSegments.append(Segment(asset: clip.asset, sourceTrack: videoTrack, source: placed.source, target: target))
-                if placed.sounds {
-                    audioSegments.append(Segment(asset: clip.asset, sourceTrack: audioTrack, source: placed.source,
-                                                 target: target, pitch: clip.speed == Rational(1) ? .keep : clip.pitch))
-                    if clip.volume != currentVolume {
-                        volumeKeys.append(.set(at: target.start, value: clip.volume))
-                        currentVolume = clip.volume
-                    }
-                } else {
-                    audioSegments.append(Segment(emptyTarget: target))
-                }
-                var transform = KeyList<AffineTransform>()
-                if let video = placed.video {
-                    let placement = Compiler.fitTransform(clip.fit, source: displaySize(placed.asset, video), canvas: size)
-                    if placement != .identity { transform = KeyList([.set(at: target.start, value: placement)]) }
-                }
-                let layer = LayerInstruction(track: Compiler.mainVideoTrackID, transform: transform,
-                                             path: instructionPath.key("layers").index(0))
-                instructions.append(VideoInstruction(timeRange: target, layers: [layer], path: instructionPath))
-            }
-            position = target.end
-        }
-
-        guard let finished = finish(output: &output, contentEnd: position, frameDuration: frameDuration, endPath: timelinePath)
+        guard let (placed, storylineEnd) = layOut(timeline, resolved, canvas: size, frameDuration: frameDuration)
         else { return nil }
-        if finished.duration > position, let tail = try? TimeRange(start: position, end: finished.duration) {
-            instructions.append(VideoInstruction(timeRange: tail, layers: [], path: instructionsPath.index(instructions.count)))
+        let hasTransitions = placed.contains { if case .clip(let clip) = $0 { return !clip.incoming.isZero } else { return false } }
+
+        // The composition ends at the last track's end (looping tracks without a duration follow it), or at output.end.
+        let extraAudio = audioTracks.compactMap { $0 }
+        guard extraAudio.count == audioTracks.count else { return nil }
+        var contentEnd = storylineEnd
+        for track in extraAudio {
+            if let length = track.length, let end = try? track.track.at + length, end > contentEnd { contentEnd = end }
         }
-        let composition = Composition(tracks: [
-            CompositionTrack(id: Compiler.mainVideoTrackID, kind: .video, segments: videoSegments),
-            CompositionTrack(id: Compiler.mainAudioTrackID, kind: .audio, segments: audioSegments, name: "main"),
-        ], duration: finished.duration)
-        let audioMix = AudioMix(inputs: volumeKeys.isEmpty ? [] : [
-            AudioMixInput(track: Compiler.mainAudioTrackID, volume: KeyList(volumeKeys),
-                          path: JSONPath.root.key("audioMix").key("inputs").index(0)),
-        ])
+        guard let finished = finish(output: &output, contentEnd: contentEnd, frameDuration: frameDuration, endPath: timelinePath)
+        else { return nil }
+
+        var instructions = storylineInstructions(placed, canvas: size)
+        guard !hasErrors else { return nil }
+        if finished.duration > storylineEnd, let tail = try? TimeRange(start: storylineEnd, end: finished.duration) {
+            instructions.append(VideoInstruction(timeRange: tail, layers: [],
+                                                 path: JSONPath.root.key("videoComposition").key("instructions").index(instructions.count)))
+        }
+        var tracks = storylineTracks(placed, withTransitions: hasTransitions)
+        for track in extraAudio {
+            guard let compiled = audioTrackSegments(track, compositionEnd: finished.duration, frameDuration: frameDuration)
+            else { return nil }
+            tracks.append(compiled)
+        }
+        let composition = Composition(tracks: tracks, duration: finished.duration)
+        guard let audioMix = audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
+                                      frameDuration: frameDuration) else { return nil }
         let videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions)
         return CompiledProject(output: output, renderSize: renderSize, frameDuration: frameDuration, assets: project.assets,
                                composition: composition, audioMix: audioMix, videoComposition: videoComposition,
                                duration: finished.duration, exportRange: finished.exportRange,
                                frameCount: finished.frameCount, baseDirectory: project.baseDirectory)
+    }
+
+    /// Places every item on the timeline: one after another, except that a clip with a transition
+    /// starts the transition's duration before the previous clip ends. Checks that transitions fit.
+    /// Returns the placed items and the storyline's end.
+    private func layOut(_ timeline: Timeline, _ resolved: [ResolvedClip?], canvas: PixelSize, frameDuration: Time)
+        -> ([PlacedItem], Time)? {
+        var placed: [PlacedItem] = []
+        var position = Time.zero
+        var valid = true
+        // Clips stay on the track of the clip before them (across gaps too) until a transition
+        // switches tracks, so a track's cross-fade gain is back at 1 whenever a clip starts on it.
+        var currentTrack = Compiler.mainVideoTrackID
+        for (index, item) in timeline.items.enumerated() {
+            switch item {
+            case .gap(let duration, let path):
+                guard let target = try? TimeRange(start: position, duration: duration) else {
+                    unrepresentable(path)
+                    return nil
+                }
+                guard writable(target.end, path, what: "the end of this item on the timeline") else { return nil }
+                placed.append(.gap(target))
+                position = target.end
+            case .clip(let clip):
+                guard let clipInfo = resolved[index] else { return nil }
+                var start = position
+                var incoming = Time.zero
+                let previous: PlacedClip?
+                if case .clip(let clip)? = placed.last { previous = clip } else { previous = nil }
+                if let transition = clip.transition {
+                    guard let previous else {
+                        let problem = transitionPositionProblem(previousIsGap: index == 0 ? nil : true)
+                        error(transition.path, problem.message, hint: problem.hint)
+                        return nil
+                    }
+                    if !transitionFits(transition, into: clipInfo, index: index, after: previous, frameDuration: frameDuration) {
+                        valid = false
+                    }
+                    incoming = transition.duration
+                    guard let overlapStart = try? position - incoming else {
+                        unrepresentable(clip.path)
+                        return nil
+                    }
+                    start = overlapStart
+                    currentTrack = previous.videoTrack == Compiler.mainVideoTrackID ? Compiler.transitionVideoTrackID : Compiler.mainVideoTrackID
+                    if case .clip(var outgoing)? = placed.last {
+                        outgoing.outgoing = incoming
+                        placed[placed.count - 1] = .clip(outgoing)
+                    }
+                }
+                guard let target = try? TimeRange(start: start, duration: clipInfo.length) else {
+                    unrepresentable(clip.path)
+                    return nil
+                }
+                guard writable(target.start, clip.path, what: "the start of this clip on the timeline"),
+                      writable(target.end, clip.path, what: "the end of this item on the timeline") else { return nil }
+                var placement = AffineTransform.identity
+                if let video = clipInfo.video {
+                    placement = Compiler.fitTransform(clip.fit, source: displaySize(clipInfo.asset, video), canvas: canvas)
+                }
+                placed.append(.clip(PlacedClip(clip: clip, resolved: clipInfo, target: target, videoTrack: currentTrack,
+                                               incoming: incoming, outgoing: .zero, placement: placement)))
+                position = target.end
+            }
+        }
+        return valid ? (placed, position) : nil
+    }
+
+    private func unrepresentable(_ path: JSONPath) {
+        error(path, "the timeline position after this item is not representable",
+              hint: "shorten the timeline or use simpler trims and speeds")
+    }
+
+    /// Checks a transition against the two clips it joins (SPEC §5.1): no longer than either, and
+    /// together with the outgoing clip's own incoming transition no longer than that clip.
+    private func transitionFits(_ transition: Transition, into clip: ResolvedClip, index: Int, after previous: PlacedClip,
+                                frameDuration: Time) -> Bool {
+        let path = transition.path.key("duration")
+        let d = transition.duration
+        let what = "the \(transition.kind.typeName) of \(describeDuration(d, frameDuration: frameDuration))"
+        var fits = true
+        for (name, length) in [("clips[\(index - 1)]", previous.resolved.length), ("clips[\(index)]", clip.length)] where d > length {
+            error(path, "\(what) is longer than \(name), which lasts \(describeDuration(length, frameDuration: frameDuration)) on the timeline",
+                  hint: "shorten the transition to at most \(describeDuration(length, frameDuration: nil))")
+            fits = false
+        }
+        guard fits, !previous.incoming.isZero else { return fits }
+        guard let together = try? previous.incoming + d, together > previous.resolved.length else { return true }
+        let length = previous.resolved.length
+        error(path,
+              "clips[\(index - 1)]'s incoming transition (\(describeDuration(previous.incoming, frameDuration: nil))) and outgoing transition (\(describeDuration(d, frameDuration: nil))) together last \(describeDuration(together, frameDuration: frameDuration)), more than the clip's \(describeDuration(length, frameDuration: frameDuration))",
+              hint: "shorten the transitions so that together they last at most \(describeDuration(length, frameDuration: nil))")
+        return false
+    }
+
+    /// The storyline's tracks: video 1 and audio 2 ("main"), plus video 3 and audio 4 with transitions.
+    /// Each clip gives a segment on its tracks (an empty edit on the audio track when it is silent),
+    /// each gap empty edits on tracks 1 and 2, and holes before and between segments are empty edits.
+    private func storylineTracks(_ placed: [PlacedItem], withTransitions: Bool) -> [CompositionTrack] {
+        var segments: [Int: [Segment]] = [:]
+        for item in placed {
+            switch item {
+            case .gap(let target):
+                segments[Compiler.mainVideoTrackID, default: []].append(Segment(emptyTarget: target))
+                segments[Compiler.mainAudioTrackID, default: []].append(Segment(emptyTarget: target))
+            case .clip(let placedClip):
+                let clip = placedClip.clip, resolved = placedClip.resolved
+                let (videoStream, audioStream) = streams(of: resolved.asset)
+                segments[placedClip.videoTrack, default: []].append(
+                    Segment(asset: clip.asset, sourceTrack: videoStream, source: resolved.source, target: placedClip.target))
+                let audio = resolved.sounds
+                    ? Segment(asset: clip.asset, sourceTrack: audioStream, source: resolved.source, target: placedClip.target,
+                              pitch: clip.speed == Rational(1) ? .keep : clip.pitch)
+                    : Segment(emptyTarget: placedClip.target)
+                segments[placedClip.audioTrack, default: []].append(audio)
+            }
+        }
+        var tracks = [
+            CompositionTrack(id: Compiler.mainVideoTrackID, kind: .video, segments: filled(segments[Compiler.mainVideoTrackID] ?? [])),
+            CompositionTrack(id: Compiler.mainAudioTrackID, kind: .audio, segments: filled(segments[Compiler.mainAudioTrackID] ?? []),
+                             name: "main"),
+        ]
+        if withTransitions {
+            tracks.append(CompositionTrack(id: Compiler.transitionVideoTrackID, kind: .video,
+                                           segments: filled(segments[Compiler.transitionVideoTrackID] ?? [])))
+            tracks.append(CompositionTrack(id: Compiler.transitionAudioTrackID, kind: .audio,
+                                           segments: filled(segments[Compiler.transitionAudioTrackID] ?? []),
+                                           name: Compiler.transitionAudioTrackName))
+        }
+        return tracks
+    }
+
+    /// The asset's chosen video and audio stream indexes (nil: the file's default).
+    func streams(of asset: Asset) -> (video: Int?, audio: Int?) {
+        if case .file(_, let video, let audio, _, _) = asset.source { return (video, audio) }
+        return (nil, nil)
+    }
+
+    /// Segments in ascending order with empty edits inserted before the first and between the others.
+    func filled(_ segments: [Segment]) -> [Segment] {
+        var result: [Segment] = []
+        var position = Time.zero
+        for segment in segments {
+            if segment.target.start > position, let hole = try? TimeRange(start: position, end: segment.target.start) {
+                result.append(Segment(emptyTarget: hole))
+            }
+            result.append(segment)
+            position = segment.target.end
+        }
+        return result
+    }
+
+    /// One instruction per gap and per stretch of a clip outside transitions, each transition's
+    /// instruction(s) between them (SPEC §3.1), in time order.
+    private func storylineInstructions(_ placed: [PlacedItem], canvas: PixelSize) -> [VideoInstruction] {
+        let instructionsPath = JSONPath.root.key("videoComposition").key("instructions")
+        var instructions: [VideoInstruction] = []
+        var previous: PlacedClip?
+        for item in placed {
+            switch item {
+            case .gap(let target):
+                instructions.append(VideoInstruction(timeRange: target, layers: [], path: instructionsPath.index(instructions.count)))
+                previous = nil
+            case .clip(let clip):
+                if let transition = clip.clip.transition, let outgoing = previous {
+                    instructions += transitionInstructions(transition, from: outgoing, to: clip, canvas: canvas,
+                                                           firstIndex: instructions.count)
+                }
+                if let soloStart = try? clip.target.start + clip.incoming, let soloEnd = try? clip.target.end - clip.outgoing,
+                   soloStart < soloEnd, let solo = try? TimeRange(start: soloStart, end: soloEnd) {
+                    let path = instructionsPath.index(instructions.count)
+                    let layer = LayerInstruction(track: clip.videoTrack, transform: placementKeys(clip, at: solo.start),
+                                                 path: path.key("layers").index(0))
+                    instructions.append(VideoInstruction(timeRange: solo, layers: [layer], path: path))
+                }
+                previous = clip
+            }
+        }
+        return instructions
+    }
+
+    /// The clip's fit transform as a set key at `t`, or no key when it is the identity.
+    func placementKeys(_ clip: PlacedClip, at t: Time) -> KeyList<AffineTransform> {
+        clip.placement == .identity ? KeyList() : KeyList([.set(at: t, value: clip.placement)])
     }
 
     /// The asset of the first clip that has (or may have) a video stream, with what is known about it.

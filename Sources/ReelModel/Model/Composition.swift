@@ -92,25 +92,33 @@ public struct Composition: Sendable, Hashable {
 }
 
 /// One input parameter set of the audio mix: a volume key list for a track.
+///
+/// A reel extension of AVAudioMix: a track may have several inputs, and their gains multiply
+/// (the editing form compiles clip volumes, track volume, fades, transitions, automation and
+/// ducking into separate inputs so that each stays readable in `reel compile`).
 public struct AudioMixInput: Sendable, Hashable {
     /// The audio track's id.
     public var track: Int
     /// Linear gain keys (default 1).
     public var volume: KeyList<Double>
+    /// What the gain is for (`"fades"`, `"ducking under commentary"`), for readers of the explicit form; nil: unnamed.
+    public var name: String?
     /// Where it was written: `$.audioMix.inputs[i]`.
     public var path: JSONPath
 
     /// Creates an input; `path` defaults to the root.
-    public init(track: Int, volume: KeyList<Double>, path: JSONPath = .root) {
+    public init(track: Int, volume: KeyList<Double>, name: String? = nil, path: JSONPath = .root) {
         self.track = track
         self.volume = volume
+        self.name = name
         self.path = path
     }
 }
 
-/// The audio mix (AVAudioMix): a track without an input plays at gain 1.
+/// The audio mix (AVAudioMix): a track without an input plays at gain 1; a track with several
+/// inputs plays at the product of their gains.
 public struct AudioMix: Sendable, Hashable {
-    /// Inputs, at most one per track.
+    /// Inputs in document order, possibly several per track.
     public var inputs: [AudioMixInput]
 
     /// Creates an audio mix.
@@ -118,8 +126,18 @@ public struct AudioMix: Sendable, Hashable {
         self.inputs = inputs
     }
 
-    /// The input for a track, if any.
+    /// The first input for a track, if any (a track may have more: see `inputs(forTrack:)`).
     public func input(forTrack id: Int) -> AudioMixInput? {
         inputs.first { $0.track == id }
+    }
+
+    /// Every input for a track, in document order; their gains multiply.
+    public func inputs(forTrack id: Int) -> [AudioMixInput] {
+        inputs.filter { $0.track == id }
+    }
+
+    /// The track's linear gain at composition time `t`: the product of its inputs' volumes (1 without inputs).
+    public func gain(forTrack id: Int, at t: Time) -> Double {
+        inputs(forTrack: id).reduce(1) { $0 * $1.volume.value(at: t, default: 1) }
     }
 }

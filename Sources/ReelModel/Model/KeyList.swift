@@ -1,18 +1,37 @@
 import Foundation
 import ReelTime
 
+/// How a ramp moves from its `from` value to its `to` value over its range (a reel addition to SPEC §4.3).
+public enum RampCurve: String, Sendable, Hashable, CaseIterable {
+    /// Straight-line interpolation (the default, AVFoundation's only kind).
+    case linear
+    /// Equal-power cross-fade, for volume keys only: a falling ramp gives
+    /// `to + (from − to)·cos(p·π/2)`, a rising one `from + (to − from)·sin(p·π/2)`, at progress p in [0, 1].
+    case equalPower
+
+    /// The fraction f to interpolate with, `from + (to − from)·f`, at progress `p` (0…1) of a ramp that
+    /// rises (`to > from`) or not: p itself when linear; sin(p·π/2) rising, 1 − cos(p·π/2) falling when equalPower.
+    public func fraction(_ p: Double, rising: Bool) -> Double {
+        switch self {
+        case .linear: return p
+        case .equalPower: return rising ? sin(p * .pi / 2) : 1 - cos(p * .pi / 2)
+        }
+    }
+}
+
 /// One key of a key list (SPEC §4.3).
 public enum Key<Value: Sendable & Hashable>: Sendable, Hashable {
     /// `{"at": T, "value": v}`: v from `at` until the next key (a flat ramp).
     case set(at: Time, value: Value)
-    /// `{"start", "duration"|"end", "from", "to"}`: linear from `from` at the range's start to `to` at its end.
-    case ramp(TimeRange, from: Value, to: Value)
+    /// `{"start", "duration"|"end", "from", "to", "curve"}`: from `from` at the range's start to `to` at its
+    /// (exclusive) end along `curve` (linear unless written; only volume keys may use another curve).
+    case ramp(TimeRange, from: Value, to: Value, curve: RampCurve = .linear)
 
     /// The time the key takes effect.
     public var start: Time {
         switch self {
         case .set(let at, _): return at
-        case .ramp(let range, _, _): return range.start
+        case .ramp(let range, _, _, _): return range.start
         }
     }
 
@@ -20,7 +39,7 @@ public enum Key<Value: Sendable & Hashable>: Sendable, Hashable {
     public var end: Time {
         switch self {
         case .set(let at, _): return at
-        case .ramp(let range, _, _): return range.end
+        case .ramp(let range, _, _, _): return range.end
         }
     }
 
@@ -28,7 +47,7 @@ public enum Key<Value: Sendable & Hashable>: Sendable, Hashable {
     public var values: [Value] {
         switch self {
         case .set(_, let value): return [value]
-        case .ramp(_, let from, let to): return [from, to]
+        case .ramp(_, let from, let to, _): return [from, to]
         }
     }
 
@@ -36,7 +55,15 @@ public enum Key<Value: Sendable & Hashable>: Sendable, Hashable {
     public var finalValue: Value {
         switch self {
         case .set(_, let value): return value
-        case .ramp(_, _, let to): return to
+        case .ramp(_, _, let to, _): return to
+        }
+    }
+
+    /// Whether the value changes along a straight line over the key: true for sets and linear ramps.
+    public var isLinear: Bool {
+        switch self {
+        case .set: return true
+        case .ramp(_, _, _, let curve): return curve == .linear
         }
     }
 }
@@ -54,31 +81,38 @@ public struct KeyList<Value: Sendable & Hashable>: Sendable, Hashable {
     /// Whether there are no keys (the default holds everywhere).
     public var isEmpty: Bool { keys.isEmpty }
 
+    /// Whether every key is a set or a linear ramp, so that the value is piecewise linear in time.
+    public var isLinear: Bool { keys.allSatisfy(\.isLinear) }
+
     /// SPEC §4.3: before the first key `defaultValue`; a set holds until the next key; a ramp
-    /// interpolates linearly over [start, end) with `interpolate(from, to, fraction)`; after the
-    /// last key its final value holds. `t` is composition time.
+    /// interpolates over [start, end) with `interpolate(from, to, fraction)`; after the last key its
+    /// final value holds. `t` is composition time. The fraction is the ramp's progress p for linear
+    /// ramps; for an equalPower ramp of `Double`s it is `RampCurve.fraction(p, rising: to > from)`, so a
+    /// linear `interpolate` gives the curve exactly (other value types have linear ramps only).
     public func value(at t: Time, default defaultValue: Value, interpolate: (Value, Value, Double) -> Value) -> Value {
         guard let index = keys.lastIndex(where: { $0.start <= t }) else { return defaultValue }
         switch keys[index] {
         case .set(_, let value):
             return value
-        case .ramp(let range, let from, let to):
+        case .ramp(let range, let from, let to, let curve):
             guard t < range.end else { return to }
-            let fraction: Double
+            let progress: Double
             do {
                 let elapsed = try t - range.start
                 let ratio = try elapsed.ratio(to: range.duration)
-                fraction = ratio.doubleValue
+                progress = ratio.doubleValue
             } catch {
-                fraction = (t.seconds - range.start.seconds) / range.duration.seconds
+                progress = (t.seconds - range.start.seconds) / range.duration.seconds
             }
-            return interpolate(from, to, fraction)
+            var rising = true
+            if let low = from as? Double, let high = to as? Double { rising = high > low }
+            return interpolate(from, to, curve.fraction(progress, rising: rising))
         }
     }
 }
 
 extension KeyList where Value == Double {
-    /// The value at `t` with linear interpolation.
+    /// The value at `t`: linear interpolation, or each ramp's curve.
     public func value(at t: Time, default defaultValue: Double) -> Double {
         value(at: t, default: defaultValue) { p, q, f in p + (q - p) * f }
     }

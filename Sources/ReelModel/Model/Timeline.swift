@@ -40,13 +40,15 @@ public struct Clip: Sendable, Hashable {
     public var fit: Fit
     /// Pitch handling of sped-up audio.
     public var pitch: Pitch
+    /// The passage into this clip from the previous one; nil: a cut.
+    public var transition: Transition?
     /// Where the clip was written: `$.timeline.clips[i]`.
     public var path: JSONPath
 
     /// Creates a clip with the defaults of SPEC §3.1.
     public init(asset: String, inPoint: Time? = nil, outPoint: Time? = nil, duration: Time? = nil,
                 speed: Rational = Rational(1), volume: Double = 1, muted: Bool = false, fit: Fit = .contain,
-                pitch: Pitch = .keep, path: JSONPath) {
+                pitch: Pitch = .keep, transition: Transition? = nil, path: JSONPath) {
         self.asset = asset
         self.inPoint = inPoint
         self.outPoint = outPoint
@@ -56,6 +58,154 @@ public struct Clip: Sendable, Hashable {
         self.muted = muted
         self.fit = fit
         self.pitch = pitch
+        self.transition = transition
+        self.path = path
+    }
+}
+
+/// The way pictures (or a wipe's edge) move in a transition (SPEC §3.1): with `left` the incoming
+/// clip enters from the right edge, as ffmpeg's slideleft and wipeleft.
+public enum TransitionDirection: String, Sendable, Hashable, CaseIterable {
+    /// Towards the left edge (the default).
+    case left
+    /// Towards the right edge.
+    case right
+    /// Towards the top edge.
+    case up
+    /// Towards the bottom edge.
+    case down
+}
+
+/// What a transition does to the pictures (SPEC §3.1); each compiles to ramps of SPEC §4.
+public enum TransitionKind: Sendable, Hashable {
+    /// The outgoing clip's opacity ramps 1 → 0 over the incoming one.
+    case dissolve
+    /// Both move: the outgoing clip out, the incoming one in (transform ramps).
+    case push(TransitionDirection)
+    /// The incoming clip moves in over the still outgoing one.
+    case slide(TransitionDirection)
+    /// The incoming clip is revealed by a crop whose moving edge travels in the direction.
+    case wipe(TransitionDirection)
+    /// The outgoing clip fades to the colour over the first half, the incoming one in from it over the second.
+    case dip(RGBAColor)
+
+    /// The JSON `type` name.
+    public var typeName: String {
+        switch self {
+        case .dissolve: return "dissolve"
+        case .push: return "push"
+        case .slide: return "slide"
+        case .wipe: return "wipe"
+        case .dip: return "dip"
+        }
+    }
+}
+
+/// A clip's `transition`: the passage into it from the previous clip, overlapping the two by `duration`.
+public struct Transition: Sendable, Hashable {
+    /// What happens to the pictures.
+    public var kind: TransitionKind
+    /// Timeline length of the overlap in seconds, > 0; the timeline gets shorter by this much.
+    public var duration: Time
+    /// The main audio's cross-fade curve over the whole overlap.
+    public var audioCurve: RampCurve
+    /// Where it was written: `$.timeline.clips[i].transition`.
+    public var path: JSONPath
+
+    /// Creates a transition.
+    public init(kind: TransitionKind, duration: Time, audioCurve: RampCurve = .linear, path: JSONPath) {
+        self.kind = kind
+        self.duration = duration
+        self.audioCurve = audioCurve
+        self.path = path
+    }
+}
+
+/// An extra audio track (`timeline.audio[i]`, SPEC §3.2).
+///
+/// Without `loop`, `inPoint`…`outPoint` (or `inPoint + duration`, source time) is placed once at `at`.
+/// With `loop`, `inPoint`…`outPoint` (default: to the source's end) repeats back to back from `at`
+/// for `duration` seconds of timeline time, or until the composition's end when `duration` is nil;
+/// the last repetition is cut short.
+public struct AudioTrack: Sendable, Hashable {
+    /// The track's id: 1–64 printable characters, unique, not `"main"`; the compiled track's `name`.
+    public var id: String
+    /// The asset whose audio it plays.
+    public var asset: String
+    /// Timeline time where the track starts (default 0).
+    public var at: Time
+    /// Source time where it starts; nil: 0.
+    public var inPoint: Time?
+    /// Source time where it (or each repetition) ends, exclusive; nil: `inPoint + duration` without
+    /// loop, else the source's end.
+    public var outPoint: Time?
+    /// Without loop: source duration (out = in + duration). With loop: total timeline length.
+    public var duration: Time?
+    /// Linear track gain, 0…4.
+    public var volume: Double
+    /// Whether the in–out range repeats.
+    public var loop: Bool
+    /// Length of the linear fade from 0 at the track's start; nil: none.
+    public var fadeIn: Time?
+    /// Length of the linear fade to 0 at the track's end; nil: none.
+    public var fadeOut: Time?
+    /// Where it was written: `$.timeline.audio[i]`.
+    public var path: JSONPath
+
+    /// Creates an audio track with the defaults of SPEC §3.2.
+    public init(id: String, asset: String, at: Time = .zero, inPoint: Time? = nil, outPoint: Time? = nil,
+                duration: Time? = nil, volume: Double = 1, loop: Bool = false, fadeIn: Time? = nil,
+                fadeOut: Time? = nil, path: JSONPath) {
+        self.id = id
+        self.asset = asset
+        self.at = at
+        self.inPoint = inPoint
+        self.outPoint = outPoint
+        self.duration = duration
+        self.volume = volume
+        self.loop = loop
+        self.fadeIn = fadeIn
+        self.fadeOut = fadeOut
+        self.path = path
+    }
+}
+
+/// `timeline.ducking[i]` (SPEC §3.3): lowers `duck` to `to` wherever `under` sounds.
+public struct Ducking: Sendable, Hashable {
+    /// The track lowered: `"main"` or an audio track id.
+    public var duck: String
+    /// The track whose sound lowers it: `"main"` or an audio track id, not `duck`.
+    public var under: String
+    /// The gain `duck` has while ducked, in place of its `volume` (linear, 0…4).
+    public var to: Double
+    /// Length in seconds of the ramps down (ending where a stretch starts) and up (starting where it ends), > 0.
+    public var ramp: Time
+    /// Where it was written: `$.timeline.ducking[i]`.
+    public var path: JSONPath
+
+    /// Creates a ducking rule.
+    public init(duck: String, under: String, to: Double, ramp: Time, path: JSONPath) {
+        self.duck = duck
+        self.under = under
+        self.to = to
+        self.ramp = ramp
+        self.path = path
+    }
+}
+
+/// `timeline.volume[i]` (SPEC §3.4): hand-written gain keys for a track, in timeline time.
+public struct VolumeAutomation: Sendable, Hashable {
+    /// `"main"` or an audio track id.
+    public var track: String
+    /// Linear gain keys (default 1); ramps may use the equalPower curve.
+    public var volume: KeyList<Double>
+    /// Where it was written: `$.timeline.volume[i]`.
+    public var path: JSONPath
+
+    /// Creates an automation entry.
+    public init(track: String, volume: KeyList<Double>, path: JSONPath) {
+        self.track = track
+        self.volume = volume
         self.path = path
     }
 }
@@ -68,13 +218,22 @@ public enum TimelineItem: Sendable, Hashable {
     case gap(duration: Time, path: JSONPath)
 }
 
-/// The editing form's `timeline` (SPEC §3). This issue covers `clips`.
+/// The editing form's `timeline` (SPEC §3): clips, extra audio, ducking and volume automation.
 public struct Timeline: Sendable, Hashable {
     /// The main storyline, in order.
     public var items: [TimelineItem]
+    /// Extra audio tracks, in document order.
+    public var audio: [AudioTrack]
+    /// Ducking rules, in document order.
+    public var ducking: [Ducking]
+    /// Volume automation, in document order.
+    public var volume: [VolumeAutomation]
 
     /// Creates a timeline.
-    public init(items: [TimelineItem]) {
+    public init(items: [TimelineItem], audio: [AudioTrack] = [], ducking: [Ducking] = [], volume: [VolumeAutomation] = []) {
         self.items = items
+        self.audio = audio
+        self.ducking = ducking
+        self.volume = volume
     }
 }

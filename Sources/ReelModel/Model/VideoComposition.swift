@@ -48,6 +48,14 @@ public struct VideoInstruction: Sendable, Hashable {
     }
 }
 
+/// Which compositor renders a video composition (the AVVideoComposition `customVideoCompositorClass` analog).
+public enum CompositorName: String, Sendable, Hashable, CaseIterable {
+    /// The built-in compositor implementing SPEC §4 (the default).
+    case builtIn
+    /// A diagnostic compositor provided by the renderer that paints each track in a flat colour.
+    case trackMap
+}
+
 /// The video composition (AVVideoComposition).
 public struct VideoComposition: Sendable, Hashable {
     /// Duration of one output frame in seconds (1 / frame rate).
@@ -60,15 +68,18 @@ public struct VideoComposition: Sendable, Hashable {
     public var background: RGBAColor
     /// Instructions in ascending time order tiling [0, duration) exactly (SPEC §4.5).
     public var instructions: [VideoInstruction]
+    /// The compositor that renders it; written as `"compositor"` in the explicit form only when not `.builtIn`.
+    public var compositor: CompositorName
 
     /// Creates a video composition.
     public init(frameDuration: Time, renderSize: PixelSize, renderScale: Rational = Rational(1),
-                background: RGBAColor = .black, instructions: [VideoInstruction]) {
+                background: RGBAColor = .black, instructions: [VideoInstruction], compositor: CompositorName = .builtIn) {
         self.frameDuration = frameDuration
         self.renderSize = renderSize
         self.renderScale = renderScale
         self.background = background
         self.instructions = instructions
+        self.compositor = compositor
     }
 
     /// The instruction whose range contains `t` (composition time), if any.

@@ -99,14 +99,16 @@ extension DocumentDecoder {
         var result: [AudioMixInput] = []
         var valid = true
         for (inputJSON, inputPath) in inputs {
-            guard let inputFields = object(inputJSON, inputPath, allowed: ["track", "volume"], required: ["track"]) else {
+            guard let inputFields = object(inputJSON, inputPath, allowed: ["track", "name", "volume"], required: ["track"]) else {
                 valid = false
                 continue
             }
             let track = inputFields["track"].flatMap { integer($0, inputPath.key("track"), in: 1...Int(Int32.max), what: "a positive track id") }
+            let name = inputFields["name"].flatMap { string($0, inputPath.key("name")) }
+            if inputFields.has("name"), name == nil { valid = false }
             var volume = KeyList<Double>()
             if let volumeJSON = inputFields["volume"] {
-                guard let keys = keyList(volumeJSON, inputPath.key("volume"), value: gain) else {
+                guard let keys = keyList(volumeJSON, inputPath.key("volume"), curves: true, value: gain) else {
                     valid = false
                     continue
                 }
@@ -116,7 +118,7 @@ extension DocumentDecoder {
                 valid = false
                 continue
             }
-            result.append(AudioMixInput(track: track, volume: volume, path: inputPath))
+            result.append(AudioMixInput(track: track, volume: volume, name: name, path: inputPath))
         }
         return valid ? AudioMix(inputs: result) : nil
     }
@@ -135,7 +137,7 @@ extension DocumentDecoder {
     /// `videoComposition` (SPEC §4.4). Unwritten settings take output's values (resolved again by compile).
     func readVideoComposition(_ json: JSON, _ path: JSONPath, output: OutputSettings) -> VideoCompositionReading? {
         guard let fields = object(json, path, allowed: ["frameDuration", "renderSize", "renderScale", "background",
-                                                        "instructions", "titles", "overlays"],
+                                                        "compositor", "instructions", "titles", "overlays"],
                                   required: ["instructions"]) else { return nil }
         var valid = true
         var frameDuration = Time.zero
@@ -175,6 +177,10 @@ extension DocumentDecoder {
         if let json = fields["background"] {
             if let color = color(json, path.key("background")) { background = color } else { valid = false }
         }
+        var compositor = CompositorName.builtIn
+        if let json = fields["compositor"] {
+            if let name: CompositorName = enumeration(json, path.key("compositor"), "compositor") { compositor = name } else { valid = false }
+        }
         var instructions: [VideoInstruction] = []
         if let json = fields["instructions"], let elements = array(json, path.key("instructions")) {
             for (instructionJSON, instructionPath) in elements {
@@ -197,7 +203,7 @@ extension DocumentDecoder {
         guard valid else { return nil }
         return VideoCompositionReading(
             composition: VideoComposition(frameDuration: frameDuration, renderSize: renderSize, renderScale: renderScale,
-                                          background: background, instructions: instructions),
+                                          background: background, instructions: instructions, compositor: compositor),
             hasFrameDuration: fields.has("frameDuration"), hasRenderSize: fields.has("renderSize"),
             hasRenderScale: fields.has("renderScale"), hasBackground: fields.has("background"))
     }
@@ -254,7 +260,9 @@ extension DocumentDecoder {
     // MARK: key lists
 
     /// A key list (SPEC §4.3): `{"at", "value"}` and `{"start", "duration"|"end", "from", "to"}` keys.
-    func keyList<Value>(_ json: JSON, _ path: JSONPath, value: (JSON, JSONPath) -> Value?) -> KeyList<Value>? {
+    /// `curves`: whether ramps may carry `"curve"` (volume keys only); elsewhere a written curve is an error.
+    func keyList<Value>(_ json: JSON, _ path: JSONPath, curves: Bool = false,
+                        value: (JSON, JSONPath) -> Value?) -> KeyList<Value>? {
         guard let elements = array(json, path, expected: "an array of keys") else { return nil }
         var keys: [Key<Value>] = []
         var valid = true
@@ -273,7 +281,7 @@ extension DocumentDecoder {
                 }
                 keys.append(.set(at: at, value: v))
             } else {
-                guard let fields = object(keyJSON, keyPath, allowed: ["start", "duration", "end", "from", "to"],
+                guard let fields = object(keyJSON, keyPath, allowed: ["start", "duration", "end", "from", "to", "curve"],
                                           required: ["start", "from", "to"],
                                           expected: "a key {\"at\", \"value\"} or {\"start\", \"duration\", \"from\", \"to\"}")
                 else {
@@ -283,11 +291,24 @@ extension DocumentDecoder {
                 let range = rangeFields(fields, what: "ramp")
                 let from = fields["from"].flatMap { value($0, keyPath.key("from")) }
                 let to = fields["to"].flatMap { value($0, keyPath.key("to")) }
+                var curve = RampCurve.linear
+                if let curveJSON = fields["curve"] {
+                    if let written: RampCurve = enumeration(curveJSON, keyPath.key("curve"), "curve") {
+                        if written != .linear, !curves {
+                            error(keyPath.key("curve"), "only volume ramps may have a \"\(written.rawValue)\" curve",
+                                  hint: "remove \"curve\": opacity, transform and crop ramps are linear")
+                            valid = false
+                        }
+                        curve = written
+                    } else {
+                        valid = false
+                    }
+                }
                 guard let range, let from, let to else {
                     valid = false
                     continue
                 }
-                keys.append(.ramp(range, from: from, to: to))
+                keys.append(.ramp(range, from: from, to: to, curve: curves ? curve : .linear))
             }
         }
         return valid ? KeyList(keys) : nil

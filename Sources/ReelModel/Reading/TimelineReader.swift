@@ -4,30 +4,66 @@ extension DocumentDecoder {
     static let timelineKeys = ["clips", "audio", "ducking", "volume", "titles", "overlays"]
     static let clipKeys = ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition"]
 
-    /// `timeline` (SPEC §3): the main storyline's clips and gaps. The other lists are checked to be
-    /// arrays; entries in them are not supported yet.
+    /// `timeline` (SPEC §3): the main storyline's clips and gaps, extra audio tracks, ducking and
+    /// volume automation. Titles and overlays are checked to be arrays; entries in them are not supported yet.
     func readTimeline(_ json: JSON, _ path: JSONPath) -> Timeline {
         guard let fields = object(json, path, allowed: Self.timelineKeys) else { return Timeline(items: []) }
         var items: [TimelineItem] = []
         if let clipsJSON = fields["clips"], let clips = array(clipsJSON, path.key("clips")) {
+            var previousIsGap: Bool?
             for (clipJSON, clipPath) in clips {
-                if let item = readTimelineItem(clipJSON, clipPath) { items.append(item) }
+                if let item = readTimelineItem(clipJSON, clipPath, previousIsGap: previousIsGap) { items.append(item) }
+                previousIsGap = Self.isGap(clipJSON)
             }
         }
-        let laterLists: [(key: String, what: String)] = [
-            ("audio", "timeline.audio (extra audio tracks)"), ("ducking", "timeline.ducking"),
-            ("volume", "timeline.volume (volume automation)"), ("titles", "timeline.titles"),
-            ("overlays", "timeline.overlays"),
-        ]
-        for list in laterLists {
-            guard let listJSON = fields[list.key], let entries = array(listJSON, path.key(list.key)) else { continue }
-            if !entries.isEmpty { unsupported(path.key(list.key), list.what) }
+        // Ids of entries that are otherwise broken still count as declared, so references to them say nothing more.
+        let audioEntries = fields["audio"].flatMap { $0.value.arrayValue } ?? []
+        var trackIDs = ["main"]
+        for id in audioEntries.compactMap({ $0.value.objectValue?["id"]?.value.stringValue }) where !trackIDs.contains(id) {
+            trackIDs.append(id)
         }
-        return Timeline(items: items)
+        var audio: [AudioTrack] = []
+        if let listJSON = fields["audio"], let entries = array(listJSON, path.key("audio")) {
+            var seen: [String: Int] = [:]
+            for (index, (entryJSON, entryPath)) in entries.enumerated() {
+                if let track = readAudioTrack(entryJSON, entryPath) {
+                    if let first = seen[track.id] {
+                        error(entryPath.key("id"), "audio track id \"\(track.id)\" is already used by timeline.audio[\(first)]",
+                              hint: "give every audio track its own id")
+                    } else {
+                        seen[track.id] = index
+                        audio.append(track)
+                    }
+                }
+            }
+        }
+        var ducking: [Ducking] = []
+        if let listJSON = fields["ducking"], let entries = array(listJSON, path.key("ducking")) {
+            for (entryJSON, entryPath) in entries {
+                if let rule = readDucking(entryJSON, entryPath, trackIDs: trackIDs) { ducking.append(rule) }
+            }
+        }
+        var volume: [VolumeAutomation] = []
+        if let listJSON = fields["volume"], let entries = array(listJSON, path.key("volume")) {
+            for (entryJSON, entryPath) in entries {
+                if let automation = readVolumeAutomation(entryJSON, entryPath, trackIDs: trackIDs) { volume.append(automation) }
+            }
+        }
+        for key in ["titles", "overlays"] {
+            guard let listJSON = fields[key], let entries = array(listJSON, path.key(key)) else { continue }
+            if !entries.isEmpty { unsupported(path.key(key), "timeline.\(key)") }
+        }
+        return Timeline(items: items, audio: audio, ducking: ducking, volume: volume)
     }
 
-    private func readTimelineItem(_ json: JSON, _ path: JSONPath) -> TimelineItem? {
-        if let members = json.value.objectValue, members["gap"] != nil, members["asset"] == nil {
+    private static func isGap(_ json: JSON) -> Bool {
+        guard let members = json.value.objectValue else { return false }
+        return members["gap"] != nil && members["asset"] == nil
+    }
+
+    /// One entry of `clips`; `previousIsGap` is nil for the first entry.
+    private func readTimelineItem(_ json: JSON, _ path: JSONPath, previousIsGap: Bool?) -> TimelineItem? {
+        if Self.isGap(json) {
             guard let fields = object(json, path, allowed: ["gap"]), let gapJSON = fields["gap"],
                   let duration = positiveDuration(gapJSON, path.key("gap"), what: "gap") else { return nil }
             return .gap(duration: duration, path: path)
@@ -71,14 +107,175 @@ extension DocumentDecoder {
         let muted = take(fields["muted"].flatMap { bool($0, path.key("muted")) }, present: fields.has("muted"))
         let fit: Fit? = take(fields["fit"].flatMap { enumeration($0, path.key("fit"), "fit") }, present: fields.has("fit"))
         let pitch: Pitch? = take(fields["pitch"].flatMap { enumeration($0, path.key("pitch"), "pitch") }, present: fields.has("pitch"))
-        if fields.has("transition") {
-            unsupported(path.key("transition"), "a transition")
-            valid = false
+        var transition: Transition?
+        if let transitionJSON = fields["transition"] {
+            let transitionPath = path.key("transition")
+            transition = readTransition(transitionJSON, transitionPath)
+            if transition == nil { valid = false }
+            if previousIsGap != false {
+                let problem = transitionPositionProblem(previousIsGap: previousIsGap)
+                error(transitionPath, problem.message, hint: problem.hint)
+                valid = false
+            }
         }
         guard valid, let asset else { return nil }
         return .clip(Clip(asset: asset, inPoint: inPoint, outPoint: outPoint, duration: duration, speed: speed,
                           volume: volume ?? 1, muted: muted ?? false, fit: fit ?? .contain, pitch: pitch ?? .keep,
-                          path: path))
+                          transition: transition, path: path))
+    }
+
+    /// The `type` names of transitions.
+    private enum TransitionType: String, CaseIterable {
+        case dissolve, push, slide, wipe, dip
+    }
+
+    /// A clip's `transition` (SPEC §3.1): `type`, `duration`, `direction` (push, slide, wipe),
+    /// `color` (dip), `audioCurve`.
+    private func readTransition(_ json: JSON, _ path: JSONPath) -> Transition? {
+        guard let fields = object(json, path, allowed: ["type", "duration", "direction", "color", "audioCurve"],
+                                  required: ["type", "duration"], expected: "a transition object") else { return nil }
+        var valid = true
+        let type: TransitionType? = fields["type"].flatMap { enumeration($0, path.key("type"), "transition type") }
+        let duration = fields["duration"].flatMap { positiveDuration($0, path.key("duration"), what: "transition duration") }
+        var direction = TransitionDirection.left
+        if let json = fields["direction"] {
+            if let value: TransitionDirection = enumeration(json, path.key("direction"), "direction") {
+                direction = value
+            } else {
+                valid = false
+            }
+            if let type, type == .dissolve || type == .dip {
+                error(path.key("direction"), "a \(type.rawValue) has no direction",
+                      hint: "remove \"direction\"; only push, slide and wipe move")
+                valid = false
+            }
+        }
+        var color = RGBAColor.black
+        if let json = fields["color"] {
+            if let value = self.color(json, path.key("color")) { color = value } else { valid = false }
+            if let type, type != .dip {
+                error(path.key("color"), "a \(type.rawValue) has no color", hint: "remove \"color\"; only a dip has one")
+                valid = false
+            }
+        }
+        var audioCurve = RampCurve.linear
+        if let json = fields["audioCurve"] {
+            if let value: RampCurve = enumeration(json, path.key("audioCurve"), "audio curve") { audioCurve = value } else { valid = false }
+        }
+        guard valid, let type, let duration else { return nil }
+        let kind: TransitionKind
+        switch type {
+        case .dissolve: kind = .dissolve
+        case .push: kind = .push(direction)
+        case .slide: kind = .slide(direction)
+        case .wipe: kind = .wipe(direction)
+        case .dip: kind = .dip(color)
+        }
+        return Transition(kind: kind, duration: duration, audioCurve: audioCurve, path: path)
+    }
+
+    static let audioTrackKeys = ["id", "asset", "at", "in", "out", "duration", "volume", "loop", "fadeIn", "fadeOut"]
+
+    /// One entry of `timeline.audio` (SPEC §3.2).
+    private func readAudioTrack(_ json: JSON, _ path: JSONPath) -> AudioTrack? {
+        guard let fields = object(json, path, allowed: Self.audioTrackKeys, required: ["id", "asset"],
+                                  expected: "an audio track object") else { return nil }
+        var valid = true
+        func take<T>(_ value: T?, _ key: String) -> T? {
+            if fields.has(key), value == nil { valid = false }
+            return value
+        }
+        var id = fields["id"].flatMap { string($0, path.key("id")) }
+        if let written = id {
+            if !identifier(written, path.key("id"), what: "audio track id") {
+                id = nil
+            } else if written == "main" {
+                error(path.key("id"), "\"main\" is reserved for the storyline's audio",
+                      hint: "give the audio track another id, e.g. \"music\"")
+                id = nil
+            }
+        }
+        let asset = fields["asset"].flatMap { assetReference($0, path.key("asset")) }
+        let at = take(fields["at"].flatMap { instant($0, path.key("at")) }, "at")
+        let inPoint = take(fields["in"].flatMap { instant($0, path.key("in")) }, "in")
+        let outPoint = take(fields["out"].flatMap { instant($0, path.key("out")) }, "out")
+        let duration = take(fields["duration"].flatMap { positiveDuration($0, path.key("duration")) }, "duration")
+        let volume = take(fields["volume"].flatMap { gain($0, path.key("volume")) }, "volume")
+        let loop = take(fields["loop"].flatMap { bool($0, path.key("loop")) }, "loop")
+        let fadeIn = take(fields["fadeIn"].flatMap { positiveDuration($0, path.key("fadeIn"), what: "fadeIn") }, "fadeIn")
+        let fadeOut = take(fields["fadeOut"].flatMap { positiveDuration($0, path.key("fadeOut"), what: "fadeOut") }, "fadeOut")
+        if fields.has("out"), fields.has("duration"), loop != true {
+            error(path.key("duration"), "\"out\" and \"duration\" are both given",
+                  hint: "keep one of them (with \"loop\": true, duration is the looping track's length on the timeline)")
+            valid = false
+        }
+        if let inPoint, let outPoint, inPoint >= outPoint {
+            error(path.key("out"),
+                  "out \(describeTime(outPoint, frameDuration: frameDuration)) is not after in \(describeTime(inPoint, frameDuration: frameDuration))",
+                  hint: "an audio track needs out > in", time: outPoint)
+            valid = false
+        }
+        guard valid, let id, let asset else { return nil }
+        return AudioTrack(id: id, asset: asset, at: at ?? .zero, inPoint: inPoint, outPoint: outPoint, duration: duration,
+                          volume: volume ?? 1, loop: loop ?? false, fadeIn: fadeIn, fadeOut: fadeOut, path: path)
+    }
+
+    /// A reference to `"main"` or an audio track id.
+    private func trackReference(_ json: JSON, _ path: JSONPath, trackIDs: [String]) -> String? {
+        guard let id = string(json, path) else { return nil }
+        guard trackIDs.contains(id) else {
+            let hint = suggestion(for: id, among: trackIDs).map { "did you mean \"\($0)\"?" }
+                ?? "tracks: " + trackIDs.joined(separator: ", ")
+            error(path, "unknown track \"\(id)\"", hint: hint)
+            return nil
+        }
+        return id
+    }
+
+    /// One entry of `timeline.ducking` (SPEC §3.3).
+    private func readDucking(_ json: JSON, _ path: JSONPath, trackIDs: [String]) -> Ducking? {
+        guard let fields = object(json, path, allowed: ["duck", "under", "to", "ramp"], required: ["duck", "under", "to", "ramp"],
+                                  expected: "a ducking object") else { return nil }
+        let duck = fields["duck"].flatMap { trackReference($0, path.key("duck"), trackIDs: trackIDs) }
+        let under = fields["under"].flatMap { trackReference($0, path.key("under"), trackIDs: trackIDs) }
+        let to = fields["to"].flatMap { gain($0, path.key("to")) }
+        let ramp = fields["ramp"].flatMap { positiveDuration($0, path.key("ramp"), what: "ramp") }
+        guard let duck, let under, let to, let ramp else { return nil }
+        if duck == under {
+            error(path.key("under"), "track \"\(duck)\" cannot duck under itself",
+                  hint: "name another track in \"under\"")
+            return nil
+        }
+        return Ducking(duck: duck, under: under, to: to, ramp: ramp, path: path)
+    }
+
+    /// One entry of `timeline.volume` (SPEC §3.4).
+    private func readVolumeAutomation(_ json: JSON, _ path: JSONPath, trackIDs: [String]) -> VolumeAutomation? {
+        guard let fields = object(json, path, allowed: ["track", "volume"], required: ["track", "volume"],
+                                  expected: "a volume automation object") else { return nil }
+        let track = fields["track"].flatMap { trackReference($0, path.key("track"), trackIDs: trackIDs) }
+        let keys = fields["volume"].flatMap { keyList($0, path.key("volume"), curves: true, value: gain) }
+        guard let track, let keys, keysAreOrdered(keys, path.key("volume")) else { return nil }
+        return VolumeAutomation(track: track, volume: keys, path: path)
+    }
+
+    /// Keys in ascending time, not overlapping (SPEC §4.3); reports each one out of place.
+    private func keysAreOrdered(_ list: KeyList<Double>, _ path: JSONPath) -> Bool {
+        var ordered = true
+        for (index, key) in list.keys.enumerated().dropFirst() {
+            let previous = list.keys[index - 1]
+            guard key.start < previous.end || (key.start == previous.start && key.start == previous.end) else { continue }
+            let previousText: String
+            if case .ramp = previous {
+                previousText = "volume[\(index - 1)] (\(describeTime(previous.start, frameDuration: nil)) to \(describeTime(previous.end, frameDuration: nil)))"
+            } else {
+                previousText = "volume[\(index - 1)] (at \(describeTime(previous.start, frameDuration: nil)))"
+            }
+            error(path.index(index), "volume[\(index)] (at \(describeTime(key.start, frameDuration: nil))) does not come after \(previousText)",
+                  hint: "keys must be in ascending time and must not overlap", time: key.start)
+            ordered = false
+        }
+        return ordered
     }
 
     /// The frame duration for messages, when the frame rate is known.
@@ -86,4 +283,14 @@ extension DocumentDecoder {
         guard let frameRate, let inverse = try? frameRate.inverse else { return nil }
         return Time(inverse)
     }
+}
+
+/// Why a transition cannot be where it is: on the first clip (`previousIsGap` nil) or after a gap.
+func transitionPositionProblem(previousIsGap: Bool?) -> (message: String, hint: String) {
+    if previousIsGap == nil {
+        return ("the first clip has no transition: nothing comes before it",
+                "remove the transition; a transition is the passage into a clip from the previous one")
+    }
+    return ("a transition needs a picture on both sides, but the item before this clip is a gap",
+            "remove the gap or the transition (a dip fades through a colour between two clips)")
 }

@@ -244,10 +244,15 @@ private final class ValidationRun {
 
     /// Keys in ascending time, not overlapping, with non-empty ramps, inside `within` when given
     /// (a set key at [start, end), a ramp inside [start, end]).
-    private func checkKeys<Value>(_ list: KeyList<Value>, _ what: String, _ path: JSONPath, within: TimeRange?, index: Int) {
+    private func checkKeys<Value>(_ list: KeyList<Value>, _ what: String, _ path: JSONPath, within: TimeRange?, index: Int,
+                                  curves: Bool = false) {
         for (keyIndex, key) in list.keys.enumerated() {
             let keyPath = path.index(keyIndex)
-            if case .ramp(let ramp, _, _) = key, ramp.duration.isZero {
+            if !curves, case .ramp(let ramp, _, _, let curve) = key, curve != .linear {
+                error(keyPath.key("curve"), "only volume ramps may have a \"\(curve.rawValue)\" curve",
+                      hint: "remove \"curve\": opacity, transform and crop ramps are linear", time: ramp.start)
+            }
+            if case .ramp(let ramp, _, _, _) = key, ramp.duration.isZero {
                 error(keyPath, "\(what) ramp at \(at(ramp.start)) has zero length",
                       hint: "use an {\"at\", \"value\"} key for a step", time: ramp.start)
             }
@@ -260,7 +265,7 @@ private final class ValidationRun {
                               hint: "move the key into [\(at(within.start)), \(at(within.end))), or into the instruction that covers \(at(t))",
                               time: t)
                     }
-                case .ramp(let ramp, _, _):
+                case .ramp(let ramp, _, _, _):
                     if ramp.start < within.start || ramp.end > within.end {
                         error(keyPath,
                               "\(what) ramp \(at(ramp.start)) to \(at(ramp.end)) reaches outside instructions[\(index)] (\(at(within.start)) to \(at(within.end)))",
@@ -288,7 +293,7 @@ private final class ValidationRun {
 
     private func checkAudioMix() {
         let path = JSONPath.root.key("audioMix").key("inputs")
-        var seen: [Int: Int] = [:]
+        // Several inputs for one track are allowed: their gains multiply.
         for (index, input) in compiled.audioMix.inputs.enumerated() {
             let inputPath = path.index(index)
             if let track = compiled.composition.track(input.track) {
@@ -300,13 +305,7 @@ private final class ValidationRun {
                 error(inputPath.key("track"), "track \(input.track) is not in the composition",
                       hint: "audio tracks: \(trackList(.audio))")
             }
-            if let first = seen[input.track] {
-                error(inputPath.key("track"), "track \(input.track) already has inputs[\(first)]",
-                      hint: "merge the keys into one input per track")
-            } else {
-                seen[input.track] = index
-            }
-            checkKeys(input.volume, "volume", inputPath.key("volume"), within: nil, index: index)
+            checkKeys(input.volume, "volume", inputPath.key("volume"), within: nil, index: index, curves: true)
             for (keyIndex, key) in input.volume.keys.enumerated() {
                 for value in key.values where !(0...4).contains(value) {
                     error(inputPath.key("volume").index(keyIndex), "gain \(plain(value)) is outside 0…4",

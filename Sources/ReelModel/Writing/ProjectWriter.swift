@@ -95,18 +95,23 @@ public enum ProjectWriter {
     }
 
     private static func inputValue(_ input: AudioMixInput) -> JSONValue {
-        object([("track", .number(String(input.track))), ("volume", keysValue(input.volume) { numberValue($0) })])
+        var members: [(String, JSONValue)] = [("track", .number(String(input.track)))]
+        if let name = input.name { members.append(("name", .string(name))) }
+        members.append(("volume", keysValue(input.volume) { numberValue($0) }))
+        return object(members)
     }
 
     private static func videoCompositionValue(_ composition: VideoComposition) -> JSONValue {
         let frameDuration = composition.frameDuration
-        return object([
+        var members: [(String, JSONValue)] = [
             ("frameDuration", .string("\(frameDuration.value)/\(frameDuration.timescale)")),
             ("renderSize", sizeValue(composition.renderSize)),
             ("renderScale", rationalValue(composition.renderScale)),
             ("background", .string(composition.background.description)),
-            ("instructions", .array(composition.instructions.map { JSON(instructionValue($0)) })),
-        ])
+        ]
+        if composition.compositor != .builtIn { members.append(("compositor", .string(composition.compositor.rawValue))) }
+        members.append(("instructions", .array(composition.instructions.map { JSON(instructionValue($0)) })))
+        return object(members)
     }
 
     private static func instructionValue(_ instruction: VideoInstruction) -> JSONValue {
@@ -141,9 +146,11 @@ public enum ProjectWriter {
             switch key {
             case .set(let at, let v):
                 return JSON(object([("at", timeValue(at)), ("value", value(v))]))
-            case .ramp(let range, let from, let to):
-                return JSON(object([("start", timeValue(range.start)), ("duration", timeValue(range.duration)),
-                                    ("from", value(from)), ("to", value(to))]))
+            case .ramp(let range, let from, let to, let curve):
+                var members: [(String, JSONValue)] = [("start", timeValue(range.start)), ("duration", timeValue(range.duration)),
+                                                      ("from", value(from)), ("to", value(to))]
+                if curve != .linear { members.append(("curve", .string(curve.rawValue))) }
+                return JSON(object(members))
             }
         })
     }

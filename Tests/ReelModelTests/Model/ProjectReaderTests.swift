@@ -207,9 +207,9 @@ import ReelTime
             "error: $.timeline.clips[2].gap: gap 0 s is not greater than 0\n       hint: give it a length greater than 0",
             "error: $.timeline.clips[3].duration: \"out\" and \"duration\" are both given\n       hint: keep one of them",
             "error: $.timeline.clips[3].muted: expected true or false, found a string",
-            "error: $.timeline.clips[3].transition: a transition is not supported yet",
+            "error: $.timeline.clips[3].transition: a transition needs a picture on both sides, but the item before this clip is a gap\n       hint: remove the gap or the transition (a dip fades through a colour between two clips)",
             "error: $.timeline.clips[4].out: out 4.5 s is not after in 5 s\n       hint: a clip needs out > in; zero-length clips are not allowed",
-            "error: $.timeline.audio: timeline.audio (extra audio tracks) is not supported yet",
+            "error: $.timeline.audio[0]: missing required key \"id\"",
             "error: $.timeline.titles: expected an array, found an object",
         ])
     }
@@ -217,10 +217,9 @@ import ReelTime
     @Test func unsupportedFeaturesHaveTheirCategory() {
         let diagnostics = readProject("""
         {"reel": 1, "assets": {"a": {"path": "a.mp4"}},
-         "timeline": {"clips": [{"asset": "a", "transition": {"type": "dissolve", "duration": 1}}],
-                      "ducking": [{}], "volume": [], "overlays": []}}
+         "timeline": {"clips": [{"asset": "a"}], "titles": [{}], "ducking": [], "volume": [], "overlays": [{}]}}
         """).diagnostics
-        #expect(diagnostics.map(\.path.description) == ["$.timeline.clips[0].transition", "$.timeline.ducking"])
+        #expect(diagnostics.map(\.path.description) == ["$.timeline.titles", "$.timeline.overlays"])
         #expect(diagnostics.allSatisfy { $0.category == .unsupported })
     }
 
@@ -295,7 +294,8 @@ import ReelTime
         let input = try #require(project?.audioMix?.inputs.first)
         #expect(input.track == 2)
         #expect(input.volume.keys.count == 2)
-        if case .ramp(let ramp, let from, let to) = input.volume.keys[1] {
+        if case .ramp(let ramp, let from, let to, let curve) = input.volume.keys[1] {
+            #expect(curve == .linear)
             #expect(ramp == range(t(1), t(2)))
             #expect(abs(from - 0.501187) < 1e-6)
             #expect(to == 0)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import ReelModel
 import ReelTime
@@ -72,6 +73,65 @@ import ReelTime
                   {"track": 3}]},
               {"start": 8, "duration": 5, "layers": [{"track": 3}], "background": "#FF0000", "postProcessing": false}]}}
         """)
+    }
+
+    @Test func transitionsAndAudio() throws {
+        try expectRoundTrip(##"""
+        {"reel": 1, "output": {"path": "o.mp4", "size": [640, 360], "frameRate": 25},
+         "assets": {"a": {"path": "a.mp4"}, "wide": {"path": "w.mov"}, "small": {"path": "s.mp4"}},
+         "timeline": {"clips": [
+            {"asset": "a", "out": 3}, {"asset": "wide", "out": 3, "transition": {"type": "push", "direction": "up", "duration": 1, "audioCurve": "equalPower"}},
+            {"asset": "small", "out": 2, "transition": {"type": "wipe", "direction": "right", "duration": "12f"}},
+            {"asset": "a", "in": 1, "out": 3, "volume": 0.5, "transition": {"type": "dip", "color": "#FF8000", "duration": "1/3"}},
+            {"gap": 0.5}, {"asset": "wide", "out": 2}, {"asset": "a", "out": 2, "transition": {"type": "slide", "duration": 0.5}}],
+          "audio": [{"id": "music", "asset": "a", "in": 1, "out": 3, "loop": true, "volume": "-6dB", "fadeIn": 1, "fadeOut": 1},
+                    {"id": "voice", "asset": "a", "at": 2, "duration": 1.5}],
+          "volume": [{"track": "voice", "volume": [{"at": 2, "value": 1.5}, {"start": 3, "end": 3.5, "from": 1.5, "to": 0.5, "curve": "equalPower"}]}],
+          "ducking": [{"duck": "music", "under": "voice", "to": 0.1, "ramp": 0.25}, {"duck": "main", "under": "voice", "to": "-20dB", "ramp": 0.5}]}}
+        """##)
+    }
+
+    @Test func severalInputsPerTrackCurvesAndACompositor() throws {
+        try expectRoundTrip("""
+        {"reel": 1, "output": {"path": "o.mp4", "frameRate": 30, "size": [64, 36]}, "assets": {"a": {"path": "a.mp4"}},
+         "composition": {"tracks": [
+            {"id": 1, "type": "video", "segments": [{"asset": "a", "source": {"start": 0, "duration": 2}, "target": {"start": 0, "duration": 2}}]},
+            {"id": 2, "type": "audio", "segments": [{"asset": "a", "source": {"start": 0, "duration": 2}, "target": {"start": 0, "duration": 2}}]}]},
+         "audioMix": {"inputs": [{"track": 2, "name": "fades", "volume": [{"start": 0, "duration": 1, "from": 0, "to": 1, "curve": "equalPower"}]},
+                                 {"track": 2, "volume": [{"at": 0, "value": 0.5}, {"start": 1, "duration": 1, "from": 0.5, "to": 1, "curve": "linear"}]}]},
+         "videoComposition": {"compositor": "trackMap", "instructions": [{"start": 0, "duration": 2, "layers": [{"track": 1}]}]}}
+        """)
+        let (compiled, _) = compileProject("""
+        {"reel": 1, "output": {"path": "o.mp4", "frameRate": 30, "size": [64, 36]}, "assets": {"a": {"path": "a.mp4"}},
+         "composition": {"tracks": [
+            {"id": 1, "type": "video", "segments": [{"asset": "a", "source": {"start": 0, "duration": 2}, "target": {"start": 0, "duration": 2}}]},
+            {"id": 2, "type": "audio", "segments": [{"asset": "a", "source": {"start": 0, "duration": 2}, "target": {"start": 0, "duration": 2}}]}]},
+         "audioMix": {"inputs": [{"track": 2, "name": "fades", "volume": [{"start": 0, "duration": 1, "from": 0, "to": 1, "curve": "equalPower"}]},
+                                 {"track": 2, "volume": [{"at": 0, "value": 0.5}]}]},
+         "videoComposition": {"compositor": "trackMap", "instructions": [{"start": 0, "duration": 2, "layers": [{"track": 1}]}]}}
+        """, facts: Self.facts)
+        let project = try #require(compiled)
+        #expect(project.videoComposition.compositor == .trackMap)
+        #expect(project.audioMix.inputs.map(\.name) == ["fades", nil])
+        #expect(project.audioMix.inputs[0].volume == KeyList([.ramp(range(t(0), t(1)), from: 0, to: 1, curve: .equalPower)]))
+        #expect(abs(project.audioMix.gain(forTrack: 2, at: t(1, 2)) - 0.5 * sin(Double.pi / 4)) < 1e-12)
+        let written = ProjectWriter.explicitProject(project)
+        #expect(written.contains(#""compositor": "trackMap""#))
+        #expect(written.contains(#""curve": "equalPower""#))
+        #expect(!written.contains(#""curve": "linear""#))
+    }
+
+    @Test func curvesAreForVolumeKeysOnly() {
+        #expect(readErrors("""
+        {"reel": 1, "output": {"path": "o.mp4", "frameRate": 30, "size": [64, 36]}, "assets": {"a": {"path": "a.mp4"}},
+         "composition": {"tracks": [{"id": 1, "type": "video", "segments": []}]},
+         "videoComposition": {"compositor": "fancy", "instructions": [{"start": 0, "duration": 2, "layers": [{"track": 1,
+            "opacity": [{"start": 0, "duration": 1, "from": 0, "to": 1, "curve": "equalPower"}],
+            "crop": [{"start": 0, "duration": 1, "from": [0, 0, 1, 1], "to": [0, 0, 2, 2], "curve": "linear"}]}]}]}}
+        """) == [
+            "error: $.videoComposition.compositor: unknown compositor \"fancy\"\n       hint: use one of builtIn, trackMap",
+            "error: $.videoComposition.instructions[0].layers[0].opacity[0].curve: only volume ramps may have a \"equalPower\" curve\n       hint: remove \"curve\": opacity, transform and crop ramps are linear",
+        ])
     }
 
     @Test func writtenTextShape() throws {
@@ -201,19 +261,31 @@ struct SeededGenerator: RandomNumberGenerator {
         "c": videoFacts(duration: t(1001, 100), width: 720, height: 576, rate: Rational(30000, 1001), averageRate: Rational(29)),
     ]
 
-    /// A random valid editing-form project and the exact timeline length of each item.
-    static func randomProject(_ random: inout SeededGenerator) -> (text: String, lengths: [Time]) {
+    static let transitionTypes = [
+        #""type": "dissolve""#, #""type": "dip""#, ##""type": "dip", "color": "#FFFFFF""##,
+    ] + ["push", "slide", "wipe"].flatMap { type in
+        ["left", "right", "up", "down"].map { #""type": "\#(type)", "direction": "\#($0)""# }
+    }
+
+    /// A random valid editing-form project, the exact timeline length of each item and the total
+    /// length of its transitions; transitions only when `transitions`.
+    static func randomProject(_ random: inout SeededGenerator, transitions: Bool = false)
+        -> (text: String, lengths: [Time], overlap: Time) {
         let durations: [String: Time] = ["a": t(10), "b": t(15, 2), "c": t(1001, 100)]
         var clips: [String] = []
         var lengths: [Time] = []
         let frameRate = frameRates.randomElement(using: &random)!
         let twelveFrames = try! Time.frames(12, frameDuration: Time(frameRate.value.inverse))
         let gaps: [(text: String, value: Time)] = [("0.5", t(1, 2)), ("\"1/3\"", t(1, 3)), ("\"12f\"", twelveFrames), ("2", t(2))]
+        var overlap = Time.zero
+        // The previous item's length left over after its own incoming transition; nil after a gap.
+        var previousFree: Time?
         for _ in 0..<Int.random(in: 1...20, using: &random) {
             if clips.count > 0, Int.random(in: 0..<6, using: &random) == 0 {
                 let gap = gaps.randomElement(using: &random)!
                 clips.append("{\"gap\": \(gap.text)}")
                 lengths.append(gap.value)
+                previousFree = nil
                 continue
             }
             let asset = ["a", "b", "c"].randomElement(using: &random)!
@@ -237,6 +309,20 @@ struct SeededGenerator: RandomNumberGenerator {
             if Bool.random(using: &random) { fields.append("\"volume\": \([0.5, 1, 2, "\"-6dB\""].randomElement(using: &random)!)") }
             if Int.random(in: 0..<5, using: &random) == 0 { fields.append("\"muted\": true") }
             fields.append("\"fit\": \"\(["contain", "cover", "stretch", "none"].randomElement(using: &random)!)\"")
+            let length = lengths[lengths.count - 1]
+            var incoming = Time.zero
+            if transitions, let free = previousFree, Bool.random(using: &random) {
+                // Up to the whole room the two clips leave: a quarter, a half or all of it.
+                let fraction = [Rational(1, 4), Rational(1, 2), Rational(1)].randomElement(using: &random)!
+                let room = try! min(free, length).multiplied(by: fraction)
+                if !room.isZero {
+                    incoming = room
+                    overlap = try! overlap + room
+                    let curve = Bool.random(using: &random) ? ", \"audioCurve\": \"equalPower\"" : ""
+                    fields.append("\"transition\": {\(transitionTypes.randomElement(using: &random)!), \"duration\": \"\(room.value)/\(room.timescale)\"\(curve)}")
+                }
+            }
+            previousFree = try! length - incoming
             clips.append("{" + fields.joined(separator: ", ") + "}")
         }
         let size = ["", ", \"size\": [1280, 720]", ", \"size\": [640, 360]"].randomElement(using: &random)!
@@ -245,14 +331,14 @@ struct SeededGenerator: RandomNumberGenerator {
          "assets": {"a": {"path": "a.mp4"}, "b": {"path": "b.mp4"}, "c": {"path": "c.mp4"}},
          "timeline": {"clips": [\(clips.joined(separator: ", "))]}}
         """
-        return (text, lengths)
+        return (text, lengths, overlap)
     }
 
     @Test(arguments: 0..<10)
     func randomProjectsCompileToTiledValidExplicitForms(batch: Int) throws {
         var random = SeededGenerator(state: UInt64(batch) &* 7919 &+ 17)
         for _ in 0..<25 {
-            let (text, lengths) = Self.randomProject(&random)
+            let (text, lengths, _) = Self.randomProject(&random)
             let (compiled, diagnostics) = compileProject(text, facts: Self.facts)
             #expect(diagnostics.map(\.humanText) == [], "\(text)")
             guard let project = compiled else { continue }
@@ -281,5 +367,39 @@ struct SeededGenerator: RandomNumberGenerator {
             #expect(againDiagnostics.isEmpty)
             #expect(again == project, "\(text)")
         }
+    }
+}
+
+@Suite struct TransitionPropertyTests {
+    @Test(arguments: 0..<10)
+    func randomProjectsWithTransitionsCompileToTiledValidExplicitForms(batch: Int) throws {
+        var random = SeededGenerator(state: UInt64(batch) &* 104_729 &+ 3)
+        var transitionsSeen = 0
+        for _ in 0..<25 {
+            let (text, lengths, overlap) = CompilePropertyTests.randomProject(&random, transitions: true)
+            if !overlap.isZero { transitionsSeen += 1 }
+            let (compiled, diagnostics) = compileProject(text, facts: CompilePropertyTests.facts)
+            #expect(diagnostics.map(\.humanText) == [], "\(text)")
+            guard let project = compiled else { continue }
+            #expect(Validator.validate(project).isEmpty, "\(text)")
+            let total = try lengths.reduce(Time.zero) { try $0 + $1 } - overlap
+            #expect(project.duration == total, "\(text)")
+            // Instructions tile [0, duration) exactly.
+            let ranges = project.videoComposition.instructions.map(\.timeRange)
+            #expect(ranges.first?.start == .zero)
+            #expect(ranges.last?.end == project.duration)
+            for (previous, next) in zip(ranges, ranges.dropFirst()) {
+                #expect(previous.end == next.start, "\(text)")
+            }
+            // Every instruction with two layers covers a transition: its tracks are 1 and 3.
+            for instruction in project.videoComposition.instructions where instruction.layers.count == 2 {
+                #expect(Set(instruction.layers.map(\.track)) == [1, 3])
+            }
+            #expect(project.composition.tracks.map(\.id) == (overlap.isZero ? [1, 2] : [1, 2, 3, 4]))
+            let (again, againDiagnostics) = compileProject(ProjectWriter.explicitProject(project), facts: CompilePropertyTests.facts)
+            #expect(againDiagnostics.map(\.humanText) == [])
+            #expect(again == project, "\(text)")
+        }
+        #expect(transitionsSeen > 5)
     }
 }

@@ -118,7 +118,6 @@ import ReelTime
             "error: $.audioMix.inputs[0].track: track 1 is a video track\n       hint: audio mix inputs name audio tracks; audio tracks: 2",
             "error: $.audioMix.inputs[1].track: track 5 is not in the composition\n       hint: audio tracks: 2",
             "error: $.audioMix.inputs[2].volume[1]: volume[1] (at 1 s) does not come after volume[0] (at 1 s)\n       hint: keys must be in ascending time and must not overlap",
-            "error: $.audioMix.inputs[3].track: track 2 already has inputs[2]\n       hint: merge the keys into one input per track",
         ])
     }
 
@@ -134,6 +133,15 @@ import ReelTime
         #expect(Validator.validate(broken).map(\.humanText) == [
             "error: $.composition.tracks[0].segments[1].asset: unknown asset \"zz\"\n       hint: declared assets: a",
             "error: $.videoComposition.instructions[0].layers[0].opacity[0]: opacity ramp at 1 s has zero length\n       hint: use an {\"at\", \"value\"} key for a step",
+        ])
+        var curved = compiled
+        curved.videoComposition.instructions[0].layers[0].opacity = KeyList([.ramp(range(t(0), t(1)), from: 0, to: 1, curve: .equalPower)])
+        curved.audioMix.inputs = [AudioMixInput(track: 2, volume: KeyList([.ramp(range(t(0), t(1)), from: 0, to: 1, curve: .equalPower)])),
+                                  AudioMixInput(track: 2, volume: KeyList([.set(at: t(1), value: 5)]), name: "too loud",
+                                                path: JSONPath.root.key("audioMix").key("inputs").index(1))]
+        #expect(Validator.validate(curved).map(\.humanText) == [
+            "error: $.videoComposition.instructions[0].layers[0].opacity[0].curve: only volume ramps may have a \"equalPower\" curve\n       hint: remove \"curve\": opacity, transform and crop ramps are linear",
+            "error: $.audioMix.inputs[1].volume[0]: gain 5 is outside 0…4\n       hint: gains are from 0 to 4 (+12 dB)",
         ])
     }
 }

@@ -1,0 +1,108 @@
+import ReelTime
+
+extension CompileSession {
+    /// The instruction(s) over a transition's overlap `[incoming.start, incoming.start + duration)`,
+    /// each with two layers (top first) whose keys express the transition on top of each clip's
+    /// fit transform, the canvas being W × H = `canvas`:
+    ///
+    /// - dissolve: [outgoing with opacity 1 → 0, incoming];
+    /// - push: [incoming moving from fit + δ to fit, outgoing moving from fit to fit − δ], where δ is
+    ///   (+W, 0) for left, (−W, 0) right, (0, +H) up, (0, −H) down: with left both move leftwards;
+    /// - slide: [incoming moving as in push, outgoing still];
+    /// - wipe: [incoming with a crop ramp revealing canvas x ∈ [W − p·W, W) (left), [0, p·W) (right),
+    ///   y ∈ [H − p·H, H) (up) or [0, p·H) (down) at progress p, outgoing];
+    /// - dip: two instructions of half the overlap each, background the dip colour:
+    ///   [outgoing with opacity 1 → 0], then [incoming with opacity 0 → 1].
+    func transitionInstructions(_ transition: Transition, from outgoing: PlacedClip, to incoming: PlacedClip,
+                                canvas: PixelSize, firstIndex: Int) -> [VideoInstruction] {
+        let instructionsPath = JSONPath.root.key("videoComposition").key("instructions")
+        let path = instructionsPath.index(firstIndex)
+        func layerPath(_ index: Int) -> JSONPath { path.key("layers").index(index) }
+        guard let overlap = try? TimeRange(start: incoming.target.start, duration: transition.duration) else { return [] }
+        let start = overlap.start
+        let width = Double(canvas.width), height = Double(canvas.height)
+
+        switch transition.kind {
+        case .dissolve:
+            let layers = [
+                LayerInstruction(track: outgoing.videoTrack, opacity: KeyList([.ramp(overlap, from: 1, to: 0)]),
+                                 transform: placementKeys(outgoing, at: start), path: layerPath(0)),
+                LayerInstruction(track: incoming.videoTrack, transform: placementKeys(incoming, at: start), path: layerPath(1)),
+            ]
+            return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
+
+        case .push(let direction), .slide(let direction):
+            let (dx, dy) = Self.entryOffset(direction, width: width, height: height)
+            let entering = KeyList([Key.ramp(overlap, from: incoming.placement.translated(dx, dy), to: incoming.placement)])
+            var leaving = placementKeys(outgoing, at: start)
+            if case .push = transition.kind {
+                leaving = KeyList([.ramp(overlap, from: outgoing.placement, to: outgoing.placement.translated(-dx, -dy))])
+            }
+            let layers = [
+                LayerInstruction(track: incoming.videoTrack, transform: entering, path: layerPath(0)),
+                LayerInstruction(track: outgoing.videoTrack, transform: leaving, path: layerPath(1)),
+            ]
+            return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
+
+        case .wipe(let direction):
+            let whole = CropRect(x: 0, y: 0, width: width, height: height)
+            let hidden: CropRect
+            switch direction {
+            case .left: hidden = CropRect(x: width, y: 0, width: 0, height: height)
+            case .right: hidden = CropRect(x: 0, y: 0, width: 0, height: height)
+            case .up: hidden = CropRect(x: 0, y: height, width: width, height: 0)
+            case .down: hidden = CropRect(x: 0, y: 0, width: width, height: 0)
+            }
+            let crop = KeyList([Key.ramp(overlap, from: Self.sourceRect(hidden, placement: incoming.placement),
+                                         to: Self.sourceRect(whole, placement: incoming.placement))])
+            let layers = [
+                LayerInstruction(track: incoming.videoTrack, transform: placementKeys(incoming, at: start), crop: crop,
+                                 path: layerPath(0)),
+                LayerInstruction(track: outgoing.videoTrack, transform: placementKeys(outgoing, at: start), path: layerPath(1)),
+            ]
+            return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
+
+        case .dip(let color):
+            guard let half = try? transition.duration.divided(by: Rational(2)), let middle = try? start + half,
+                  writable(middle, transition.path.key("duration"), what: "the middle of this dip"),
+                  let first = try? TimeRange(start: start, end: middle), let second = try? TimeRange(start: middle, end: overlap.end)
+            else { return [] }
+            let secondPath = instructionsPath.index(firstIndex + 1)
+            let fadingOut = LayerInstruction(track: outgoing.videoTrack, opacity: KeyList([.ramp(first, from: 1, to: 0)]),
+                                             transform: placementKeys(outgoing, at: start), path: layerPath(0))
+            let fadingIn = LayerInstruction(track: incoming.videoTrack, opacity: KeyList([.ramp(second, from: 0, to: 1)]),
+                                            transform: placementKeys(incoming, at: middle),
+                                            path: secondPath.key("layers").index(0))
+            return [
+                VideoInstruction(timeRange: first, layers: [fadingOut], background: color, path: path),
+                VideoInstruction(timeRange: second, layers: [fadingIn], background: color, path: secondPath),
+            ]
+        }
+    }
+
+    /// Where the incoming picture starts, relative to its place, for a push or slide: it enters from
+    /// the edge opposite the direction of movement.
+    private static func entryOffset(_ direction: TransitionDirection, width: Double, height: Double) -> (Double, Double) {
+        switch direction {
+        case .left: return (width, 0)
+        case .right: return (-width, 0)
+        case .up: return (0, height)
+        case .down: return (0, -height)
+        }
+    }
+
+    /// A canvas rectangle in the source pixels of a layer placed by `placement` (a fit transform:
+    /// scale and translate only), for crops.
+    private static func sourceRect(_ canvas: CropRect, placement: AffineTransform) -> CropRect {
+        guard placement.a != 0, placement.d != 0 else { return canvas }
+        return CropRect(x: (canvas.x - placement.tx) / placement.a, y: (canvas.y - placement.ty) / placement.d,
+                        width: canvas.width / placement.a, height: canvas.height / placement.d)
+    }
+}
+
+extension AffineTransform {
+    /// This transform followed by a move of (dx, dy) canvas pixels.
+    func translated(_ dx: Double, _ dy: Double) -> AffineTransform {
+        AffineTransform(a: a, b: b, c: c, d: d, tx: tx + dx, ty: ty + dy)
+    }
+}
