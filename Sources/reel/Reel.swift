@@ -6,5 +6,5 @@ struct Reel: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reel",
         abstract: "Render, validate and inspect JSON video projects.",
-        subcommands: [Render.self, Validate.self, Compile.self, Inspect.self])
+        subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Schema.self])
 }

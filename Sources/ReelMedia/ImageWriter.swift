@@ -1,0 +1,67 @@
+import CFFmpeg
+import Foundation
+
+/// Still-image formats `ImageWriter` can write.
+public enum ImageFormat: String, Sendable {
+    /// Lossless PNG, RGB 8 bits per channel.
+    case png
+    /// JPEG (FFmpeg's mjpeg encoder, full-range 4:2:0, quality 2 on its 2–31 scale).
+    case jpeg
+
+    /// The format a file name's extension names (`.png`, `.jpg`, `.jpeg`), or nil.
+    public init?(pathExtensionOf path: String) {
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "png": self = .png
+        case "jpg", "jpeg": self = .jpeg
+        default: return nil
+        }
+    }
+}
+
+/// Encodes single pictures to image files (the image generator's last step).
+public enum ImageWriter {
+    /// Encodes `frame` as one image in `format` and returns the file's bytes.
+    public static func encode(_ frame: VideoFrame, as format: ImageFormat, scaler: Scaler = Scaler()) throws(MediaError) -> [UInt8] {
+        let (codecName, pixelFormat) = switch format {
+        case .png: ("png", AV_PIX_FMT_RGB24)
+        case .jpeg: ("mjpeg", AV_PIX_FMT_YUVJ420P)
+        }
+        guard let encoder = avcodec_find_encoder_by_name(codecName) else {
+            throw MediaError(.unsupported, "no \(codecName) encoder available")
+        }
+        let picture = try scaler.converted(
+            frame, width: frame.width, height: frame.height, format: PixelFormat(rawValue: pixelFormat.rawValue))
+        guard let codec = avcodec_alloc_context3(encoder) else { throw MediaError(.internal, "cannot allocate an encoder") }
+        var owned: UnsafeMutablePointer<AVCodecContext>? = codec
+        defer { avcodec_free_context(&owned) }
+        codec.pointee.width = Int32(frame.width)
+        codec.pointee.height = Int32(frame.height)
+        codec.pointee.pix_fmt = pixelFormat
+        codec.pointee.time_base = AVRational(num: 1, den: 1)
+        codec.pointee.flags |= AV_CODEC_FLAG_BITEXACT
+        if format == .jpeg {
+            // A fixed quantiser gives good quality and the same bytes every time.
+            codec.pointee.flags |= AV_CODEC_FLAG_QSCALE
+            codec.pointee.global_quality = 2 * FF_QP2LAMBDA
+            picture.frame.pointee.quality = codec.pointee.global_quality
+        }
+        try check(avcodec_open2(codec, encoder, nil), .unsupported, "cannot open the \(codecName) encoder")
+        picture.frame.pointee.pts = 0
+        try check(avcodec_send_frame(codec, picture.frame), .internal, "cannot encode the image")
+        try check(avcodec_send_frame(codec, nil), .internal, "cannot finish the image")
+        guard let packet = av_packet_alloc() else { throw MediaError(.internal, "cannot allocate a packet") }
+        var ownedPacket: UnsafeMutablePointer<AVPacket>? = packet
+        defer { av_packet_free(&ownedPacket) }
+        var bytes: [UInt8] = []
+        while true {
+            let state = try checkLoop(avcodec_receive_packet(codec, packet), .internal, "cannot encode the image")
+            guard state == .ok else { break }
+            if let data = packet.pointee.data, packet.pointee.size > 0 {
+                bytes += UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))
+            }
+            av_packet_unref(packet)
+        }
+        guard !bytes.isEmpty else { throw MediaError(.internal, "the \(codecName) encoder produced no data") }
+        return bytes
+    }
+}
