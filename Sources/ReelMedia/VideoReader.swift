@@ -21,6 +21,9 @@ public final class VideoReader {
     /// Time of the frame decoded last, for frames without a timestamp.
     private var lastDecodedTime: Time?
     private let frameStep: Time
+    /// Half of one tick of the stream's time base: containers round timestamps to their ticks (Matroska to whole
+    /// milliseconds), so a frame stored up to half a tick after a query time is taken as being at that time.
+    private let halfTick: Time
     private static let seekThreshold = Time(seconds: 2)
 
     /// Opens video stream `streamIndex` of the file at `path`.
@@ -32,9 +35,13 @@ public final class VideoReader {
         stream = MediaProbe.describe(decoder.stream, in: decoder.input)
         let rate = stream.averageFrameRate ?? stream.frameRate ?? Rational(25)
         frameStep = rate.numerator > 0 ? Time(value: rate.denominator, timescale: rate.numerator) : Time(value: 1, timescale: 25)
+        let base = stream.timeBase
+        halfTick = base.numerator > 0 && base.denominator > 0 && base.denominator < Int64.max / 2
+            ? Time(value: base.numerator, timescale: 2 * base.denominator) : .zero
     }
 
-    /// The decoded frame with the greatest presentation time ≤ `sourceTime` (seconds from the media's start).
+    /// The decoded frame with the greatest presentation time ≤ `requestedTime` (seconds from the media's start),
+    /// where a timestamp within half a time-base tick after the requested time counts as at it.
     ///
     /// Before the first frame this is the first frame; past the end, the last. Decoding runs
     /// forward from the current position; a time before the held frame, or more than 2 s beyond
@@ -42,7 +49,8 @@ public final class VideoReader {
     /// answer does not change the identical `VideoFrame` object is returned again. The frame's
     /// buffer is shared with the decoder: call `makeWritable()` before modifying it.
     /// Throws `.corrupt` (naming the source time) on damaged data unless the policy conceals errors.
-    public func frame(at sourceTime: Time) throws(MediaError) -> VideoFrame {
+    public func frame(at requestedTime: Time) throws(MediaError) -> VideoFrame {
+        let sourceTime = (try? requestedTime + halfTick) ?? requestedTime
         if let current = held {
             if sourceTime >= current.time {
                 let horizon = next?.time ?? current.time

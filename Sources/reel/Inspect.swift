@@ -19,6 +19,8 @@ struct Inspect: ParsableCommand {
     @OptionGroup var media: MediaOptions
 
     func run() throws {
+        let signals = SignalGuard(cancellation: CancellationFlag())
+        defer { withExtendedLifetime(signals) {} }
         media.applyLogLevel()
         if path == "-" || path.lowercased().hasSuffix(".json") {
             try inspectProject()

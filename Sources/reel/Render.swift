@@ -59,6 +59,8 @@ struct Render: ParsableCommand {
     }
 
     func run() throws {
+        let cancellation = CancellationFlag()
+        let signals = SignalGuard(cancellation: cancellation)
         media.applyLogLevel()
         var overrides = ProjectOverrides()
         overrides.outputPath = output
@@ -100,11 +102,10 @@ struct Render: ParsableCommand {
             finalDestination = .file(URL(fileURLWithPath: compiled.baseDirectory + "/" + path).standardizedFileURL.path)
         }
 
-        let cancellation = CancellationFlag()
+        if cancellation.isCancelled { throw ExitCode(130) }
         let session = ExportSession(
             project: compiled, facts: catalog.facts, policy: policy, cancellation: cancellation)
         session.encoderThreads = threads ?? 0
-        let signals = SignalGuard(cancellation: cancellation)
         session.onTemporaryFile = { signals.temporaryFile.current = $0 }
         let style: ProgressStyle = quiet ? .none : progress == .auto ? (isatty(2) != 0 ? .bar : .none) : progress
         let meter = ProgressMeter(style: style)
@@ -119,41 +120,6 @@ struct Render: ParsableCommand {
         meter.finishLine()
         if !quiet, case .file(let written) = finalDestination {
             printError("wrote \(written)")
-        }
-    }
-}
-
-/// The temporary file an export is writing, readable from the signal queue.
-final class TemporaryFileSlot: Sendable {
-    private let path = Mutex<String?>(nil)
-
-    var current: String? {
-        get { path.withLock { $0 } }
-        set { path.withLock { $0 = newValue } }
-    }
-}
-
-/// Turns SIGINT and SIGTERM into a cancel request; if the export has not stopped within 0.8 s, removes its
-/// temporary file and exits 130 directly.
-final class SignalGuard {
-    private var sources: [DispatchSourceSignal] = []
-    let temporaryFile = TemporaryFileSlot()
-
-    init(cancellation: CancellationFlag) {
-        let queue = DispatchQueue(label: "reel.signals")
-        let slot = temporaryFile
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                cancellation.cancel()
-                queue.asyncAfter(deadline: .now() + 0.8) {
-                    if let path = slot.current { unlink(path) }
-                    _exit(130)
-                }
-            }
-            source.resume()
-            sources.append(source)
         }
     }
 }

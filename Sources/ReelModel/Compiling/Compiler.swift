@@ -152,13 +152,15 @@ final class CompileSession {
         }
     }
 
-    /// The canvas size: as written, else the first video source's display size.
+    /// The canvas size: as written, else the first video source's display size, rounded down to even sides
+    /// (a default must always be renderable in 4:2:0; a written odd size is an error instead).
     func resolveSize(written: PixelSize?, firstVideo: (Asset, MediaKnowledge)?, path: JSONPath) -> PixelSize? {
         if let written { return written }
         switch firstVideo {
         case (let asset, .known(let mediaFacts))?:
             if let video = mediaFacts.video {
-                let size = displaySize(asset, video)
+                let display = displaySize(asset, video)
+                let size = PixelSize(width: display.width - display.width % 2, height: display.height - display.height % 2)
                 if (2...8192).contains(size.width), (2...8192).contains(size.height) { return size }
                 error(path, "the first clip's size \(size.width)×\(size.height) is outside 2…8192",
                       hint: "set output.size")
@@ -176,23 +178,28 @@ final class CompileSession {
         }
     }
 
-    /// size × renderScale, rounded down to even sides where the pixel format subsamples chroma.
+    /// size × renderScale, rounded down to whole pixels; a side that comes out odd where the pixel format
+    /// subsamples chroma is an error (SPEC §5.1), never silently changed.
     func scaledRenderSize(_ size: PixelSize, scale: Rational, video: VideoOutputSettings, path: JSONPath) -> PixelSize? {
-        func side(_ pixels: Int, even: Bool) -> Int? {
+        func side(_ pixels: Int) -> Int? {
             guard let scaled = try? Rational(Int64(pixels)).multiplied(by: scale), let whole = try? scaled.rounded(.down)
             else { return nil }
-            let value = Int(whole)
-            return even ? value - value % 2 : value
+            return Int(whole)
         }
-        guard let width = side(size.width, even: video.needsEvenWidth),
-              let height = side(size.height, even: video.needsEvenHeight) else { return nil }
-        let result = PixelSize(width: width, height: height)
+        guard let width = side(size.width), let height = side(size.height) else { return nil }
         guard (2...8192).contains(width), (2...8192).contains(height) else {
             error(path, "the render size \(size.width)×\(size.height) × renderScale \(scale) is \(width)×\(height), outside 2…8192 per side",
                   hint: "use a larger renderScale or output.size")
             return nil
         }
-        return result
+        let oddWidth = video.needsEvenWidth && width % 2 != 0, oddHeight = video.needsEvenHeight && height % 2 != 0
+        guard !oddWidth, !oddHeight else {
+            error(path, "the render size \(size.width)×\(size.height) × renderScale \(scale) is \(width)×\(height), "
+                      + "but \(video.effectivePixelFormat) needs even sides",
+                  hint: "pick a renderScale or output.size that gives even sides")
+            return nil
+        }
+        return PixelSize(width: width, height: height)
     }
 
     /// Checks and sets the composition's end, export range and frame count.
