@@ -2,11 +2,13 @@
 """Benchmark reel against the ffmpeg CLI doing the same work.
 
 Each comparison case builds a reel project and an equivalent ffmpeg command
-line over the same cached source media. Rounds interleave the two tools
-(alternating which goes first) and record every child's wall time and
-user+sys CPU time from os.wait4. The table shows the medians and the ratios
-reel / ffmpeg. A second part measures reel's peak resident memory (ru_maxrss)
-for long timelines, to show that it does not grow with timeline length.
+line over the same cached source media; some cases also render a simpler reel
+project (the baseline) to show what their feature costs reel. Rounds
+interleave the commands (rotating which goes first) and record every child's
+wall time and user+sys CPU time from os.wait4. The tables show the medians,
+the ratios reel / ffmpeg and reel / baseline, and each case's targets. A
+second part measures reel's peak resident memory (ru_maxrss) for long
+timelines, to show that it does not grow with timeline length.
 
 Method and caveats: docs/benchmarks.md. Standard library only.
 """
@@ -51,6 +53,33 @@ SOURCES = [
 # and off the 2 s keyframe grid.
 CUTS = [("pattern", 1.5, 9.5), ("fractal", 0.7, 8.2), ("gradient", 2.3, 9.9)]
 
+# The transitions case: (reel type, ffmpeg xfade transition) into the 2nd and
+# 3rd clip, each TRANSITION_SECONDS long. reel's push (direction left, the
+# default) moves both pictures, the outgoing one out to the left and the
+# incoming one in from the right; so does xfade's slideleft.
+TRANSITIONS = [("dissolve", "fade"), ("push", "slideleft")]
+TRANSITION_SECONDS = 1
+
+# Audio-only sources for the audio-mix case: (name, lavfi source, seconds),
+# AAC 48 kHz stereo in .m4a. The music bed is a slowly beating chord; the
+# commentary is a pitch-wobbling tone chopped into syllable-like bursts
+# (1.6 s on, 0.9 s off), so a level-driven ducker has something to follow.
+AUDIO_SOURCES = [
+    ("music", f"aevalsrc=exprs='0.2*sin(2*PI*220*t)+0.12*sin(2*PI*277.18*t)*(0.6+0.4*sin(2*PI*0.25*t))"
+              f"|0.2*sin(2*PI*329.63*t)+0.12*sin(2*PI*220*t)*(0.6+0.4*cos(2*PI*0.25*t))'"
+              f":sample_rate={SAMPLE_RATE}", 60),
+    ("commentary", f"aevalsrc=exprs='0.5*sin(2*PI*(160*t+6*sin(2*PI*3*t)))*abs(sin(2*PI*2.5*t))*lt(mod(t,2.5),1.6)'"
+                   f":channel_layout=stereo:sample_rate={SAMPLE_RATE}", 8),
+]
+# The music loops its first MUSIC_LOOP_SECONDS (so the 23.1 s timeline
+# repeats it: 10 + 10 + 3.1 s) at MUSIC_VOLUME, ducked to DUCK_TO with
+# DUCK_RAMP-second ramps while the commentary, placed at COMMENTARY_AT, plays.
+MUSIC_LOOP_SECONDS = 10
+MUSIC_VOLUME = 0.5
+COMMENTARY_AT = 6
+DUCK_TO = 0.2
+DUCK_RAMP = 0.5
+
 
 class BenchError(Exception):
     """A failure that ends the run with a message instead of a traceback."""
@@ -66,8 +95,29 @@ class Measurement:
 
 
 @dataclass
+class Target:
+    """A goal for one ratio: `against` is "ffmpeg" or "baseline"; met when wall and CPU ratios are below `limit`."""
+
+    against: str
+    limit: float
+    strict: bool = False
+
+    def text(self):
+        return f"{'<' if self.strict else '<='} {self.limit:.2f}"
+
+    def met(self, ratio):
+        return ratio < self.limit if self.strict else ratio <= self.limit
+
+
+@dataclass
 class Comparison:
-    """A case: the same work as a reel project and as an ffmpeg command line."""
+    """A case: the same work as a reel project and as an ffmpeg command line.
+
+    A case may add a baseline: a simpler reel project over the same clips,
+    rendered in the same rounds ("reel-base"), so the table can show what the
+    case's feature costs reel itself. `ffmpeg_indicative` marks an ffmpeg
+    side that does comparable but not identical work.
+    """
 
     name: str
     description: str
@@ -76,7 +126,12 @@ class Comparison:
     ffmpeg_args: list
     reel_output: Path
     ffmpeg_output: Path
-    results: dict = field(default_factory=lambda: {"reel": [], "ffmpeg": []})
+    baseline_name: str = ""
+    baseline_project: dict = None
+    baseline_output: Path = None
+    ffmpeg_indicative: bool = False
+    targets: list = field(default_factory=list)
+    results: dict = field(default_factory=lambda: {"reel": [], "ffmpeg": [], "reel-base": []})
 
 
 # ---------------------------------------------------------------- processes
@@ -123,9 +178,25 @@ def source_path(name):
     return MEDIA / f"{name}.mp4"
 
 
+def audio_source_path(name):
+    return MEDIA / f"{name}.m4a"
+
+
 def ensure_media():
-    """Generates the cached source clips that are missing (10 s, H.264 + AAC 48 kHz stereo)."""
+    """Generates the cached sources that are missing: 10 s clips (H.264 + AAC 48 kHz stereo) and AAC audio files."""
     MEDIA.mkdir(parents=True, exist_ok=True)
+    for name, source, seconds in AUDIO_SOURCES:
+        target = audio_source_path(name)
+        if target.exists():
+            continue
+        print(f"bench: generating {target.relative_to(REPO)}", flush=True)
+        partial = target.with_name(f".{name}.partial.m4a")
+        run_quietly([
+            "ffmpeg", "-v", "error", "-nostdin", "-y",
+            "-f", "lavfi", "-i", f"{source},aformat=channel_layouts=stereo",
+            "-t", str(seconds), "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", str(partial),
+        ], f"generating {name}")
+        partial.rename(target)
     for name, video, tone in SOURCES:
         target = source_path(name)
         if target.exists():
@@ -168,6 +239,28 @@ def reel_project(cuts, output, encoder_preset=ENCODER_PRESET):
     }
 
 
+def transitions_project(output):
+    """The CUTS project with TRANSITIONS into the second and third clip."""
+    project = reel_project(CUTS, output)
+    for clip, (kind, _) in zip(project["timeline"]["clips"][1:], TRANSITIONS):
+        clip["transition"] = {"type": kind, "duration": TRANSITION_SECONDS}
+    return project
+
+
+def audio_mix_project(output):
+    """The CUTS project plus a looping, ducked music bed and a commentary track."""
+    project = reel_project(CUTS, output)
+    project["assets"]["music"] = {"path": str(audio_source_path("music"))}
+    project["assets"]["commentary"] = {"path": str(audio_source_path("commentary"))}
+    project["timeline"]["audio"] = [
+        {"id": "music", "asset": "music", "at": 0, "in": 0, "out": MUSIC_LOOP_SECONDS, "loop": True,
+         "volume": MUSIC_VOLUME},
+        {"id": "commentary", "asset": "commentary", "at": COMMENTARY_AT},
+    ]
+    project["timeline"]["ducking"] = [{"duck": "music", "under": "commentary", "to": DUCK_TO, "ramp": DUCK_RAMP}]
+    return project
+
+
 def ffmpeg_encoder_args(encoder_preset):
     return [
         "-c:v", "libx264", "-crf", str(CRF), "-preset", encoder_preset, "-pix_fmt", "yuv420p",
@@ -184,7 +277,16 @@ def ffmpeg_cuts_args(cuts, output, input_seek):
     before the in-point, then decode accurately) instead of trim filters that
     decode each source from its start.
     """
-    inputs, graph, pads = [], [], []
+    inputs, graph = ffmpeg_clip_inputs(cuts, input_seek)
+    graph.append(f"{''.join(f'[v{i}][a{i}]' for i in range(len(cuts)))}concat=n={len(cuts)}:v=1:a=1[v][a]")
+    return (["ffmpeg", "-v", "error", "-nostdin", "-y"] + inputs
+            + ["-filter_complex", ";".join(graph), "-map", "[v]", "-map", "[a]"]
+            + ffmpeg_encoder_args(ENCODER_PRESET) + [str(output)])
+
+
+def ffmpeg_clip_inputs(cuts, input_seek):
+    """Input options and per-clip filter chains ([v<i>], [a<i>], timestamps from 0), as in ffmpeg_cuts_args."""
+    inputs, graph = [], []
     for index, (name, start, end) in enumerate(cuts):
         if input_seek:
             inputs += ["-ss", f"{start}", "-t", f"{end - start}", "-i", str(source_path(name))]
@@ -194,8 +296,50 @@ def ffmpeg_cuts_args(cuts, output, input_seek):
             inputs += ["-i", str(source_path(name))]
             graph.append(f"[{index}:v]trim=start={start}:end={end},setpts=PTS-STARTPTS[v{index}]")
             graph.append(f"[{index}:a]atrim=start={start}:end={end},asetpts=PTS-STARTPTS[a{index}]")
-        pads.append(f"[v{index}][a{index}]")
-    graph.append(f"{''.join(pads)}concat=n={len(cuts)}:v=1:a=1[v][a]")
+    return inputs, graph
+
+
+def ffmpeg_transitions_args(cuts, output, input_seek):
+    """ffmpeg joining the cuts with xfade (video) and acrossfade (audio), one per TRANSITIONS entry.
+
+    Each xfade's offset is measured on its first input, which is everything
+    joined so far: the clips' lengths minus the transitions before it, minus
+    this transition's duration.
+    """
+    inputs, graph = ffmpeg_clip_inputs(cuts, input_seek)
+    video, audio = "[v0]", "[a0]"
+    joined = cuts[0][2] - cuts[0][1]
+    for index, (_, xfade) in enumerate(TRANSITIONS, start=1):
+        _, start, end = cuts[index]
+        offset = joined - TRANSITION_SECONDS
+        last = index == len(TRANSITIONS)
+        video_out, audio_out = ("[v]", "[a]") if last else (f"[vx{index}]", f"[ax{index}]")
+        graph.append(f"{video}[v{index}]xfade=transition={xfade}:duration={TRANSITION_SECONDS}"
+                     f":offset={offset:.3f}{video_out}")
+        graph.append(f"{audio}[a{index}]acrossfade=d={TRANSITION_SECONDS}{audio_out}")
+        video, audio = video_out, audio_out
+        joined = offset + (end - start)
+    return (["ffmpeg", "-v", "error", "-nostdin", "-y"] + inputs
+            + ["-filter_complex", ";".join(graph), "-map", "[v]", "-map", "[a]"]
+            + ffmpeg_encoder_args(ENCODER_PRESET) + [str(output)])
+
+
+def ffmpeg_audio_mix_args(cuts, output, input_seek):
+    """ffmpeg concatenating the cuts and mixing in a looped music bed ducked by sidechaincompress under commentary.
+
+    Not the same work as reel: the compressor follows the commentary's level
+    (releasing in its pauses), where reel ducks by the track's placement.
+    """
+    inputs, graph = ffmpeg_clip_inputs(cuts, input_seek)
+    music, commentary = len(cuts), len(cuts) + 1
+    inputs += ["-i", str(audio_source_path("music")), "-i", str(audio_source_path("commentary"))]
+    graph.append(f"{''.join(f'[v{i}][a{i}]' for i in range(len(cuts)))}concat=n={len(cuts)}:v=1:a=1[v][main]")
+    graph.append(f"[{music}:a]atrim=end={MUSIC_LOOP_SECONDS},asetpts=PTS-STARTPTS,"
+                 f"aloop=loop=-1:size={MUSIC_LOOP_SECONDS * SAMPLE_RATE},volume={MUSIC_VOLUME}[music]")
+    graph.append(f"[{commentary}:a]adelay=delays={COMMENTARY_AT * 1000}:all=1,asplit[voice][key]")
+    graph.append(f"[music][key]sidechaincompress=threshold=0.01:ratio=20:attack={DUCK_RAMP * 1000:g}"
+                 f":release={DUCK_RAMP * 1000:g}[ducked]")
+    graph.append("[main][ducked][voice]amix=inputs=3:duration=first:normalize=0[a]")
     return (["ffmpeg", "-v", "error", "-nostdin", "-y"] + inputs
             + ["-filter_complex", ";".join(graph), "-map", "[v]", "-map", "[a]"]
             + ffmpeg_encoder_args(ENCODER_PRESET) + [str(output)])
@@ -209,8 +353,7 @@ def write_project(project, name):
 
 
 # ---------------------------------------------------------------- cases
-# Each case function returns a Comparison; add new ones (dissolve vs xfade,
-# audio mixing vs amix, …) and list them in COMPARISONS.
+# Each case function returns a Comparison; list new ones in COMPARISONS.
 
 
 def cuts_case(args):
@@ -228,7 +371,50 @@ def cuts_case(args):
     )
 
 
-COMPARISONS = {"cuts": cuts_case}
+def transitions_case(args):
+    """The cuts joined by a dissolve and a push, against xfade + acrossfade, and against reel's plain cuts."""
+    reel_out = WORK / "transitions-reel.mp4"
+    ffmpeg_out = WORK / "transitions-ffmpeg.mp4"
+    kinds = " then ".join(f"{TRANSITION_SECONDS} s {kind}" for kind, _ in TRANSITIONS)
+    return Comparison(
+        name="transitions",
+        description=f"the cuts joined by a {kinds} (ffmpeg: xfade {', '.join(x for _, x in TRANSITIONS)}"
+                    f" + acrossfade); baseline: reel cuts",
+        timeline_seconds=sum(end - start for _, start, end in CUTS) - TRANSITION_SECONDS * len(TRANSITIONS),
+        reel_project=transitions_project(reel_out),
+        ffmpeg_args=ffmpeg_transitions_args(CUTS, ffmpeg_out, args.ffmpeg_input_seek),
+        reel_output=reel_out,
+        ffmpeg_output=ffmpeg_out,
+        baseline_name="cuts",
+        baseline_project=reel_project(CUTS, WORK / "transitions-base.mp4"),
+        baseline_output=WORK / "transitions-base.mp4",
+        targets=[Target("ffmpeg", 0.90), Target("baseline", 1.10)],
+    )
+
+
+def audio_mix_case(args):
+    """The cuts plus a looped music bed ducked under commentary, against reel's cuts without them."""
+    reel_out = WORK / "audio-mix-reel.mp4"
+    ffmpeg_out = WORK / "audio-mix-ffmpeg.mp4"
+    return Comparison(
+        name="audio-mix",
+        description=f"the cuts + music looping its first {MUSIC_LOOP_SECONDS} s, ducked to {DUCK_TO} under "
+                    f"commentary at {COMMENTARY_AT} s (ffmpeg: amix + sidechaincompress, indicative); "
+                    f"baseline: reel cuts",
+        timeline_seconds=sum(end - start for _, start, end in CUTS),
+        reel_project=audio_mix_project(reel_out),
+        ffmpeg_args=ffmpeg_audio_mix_args(CUTS, ffmpeg_out, args.ffmpeg_input_seek),
+        reel_output=reel_out,
+        ffmpeg_output=ffmpeg_out,
+        baseline_name="cuts",
+        baseline_project=reel_project(CUTS, WORK / "audio-mix-base.mp4"),
+        baseline_output=WORK / "audio-mix-base.mp4",
+        ffmpeg_indicative=True,
+        targets=[Target("baseline", 1.05, strict=True)],
+    )
+
+
+COMPARISONS = {"cuts": cuts_case, "transitions": transitions_case, "audio-mix": audio_mix_case}
 
 
 # ---------------------------------------------------------------- running
@@ -243,6 +429,10 @@ def run_comparison(case, reel, rounds, warmup, ffmpeg_only):
     commands = {"ffmpeg": case.ffmpeg_args}
     if not ffmpeg_only:
         commands["reel"] = reel_render_args(reel, project)
+    if case.baseline_project is not None:
+        baseline = write_project(case.baseline_project, f"{case.name}-base")
+        if not ffmpeg_only:
+            commands["reel-base"] = reel_render_args(reel, baseline)
     order = sorted(commands)
     print(f"\n== {case.name}: {case.description}; timeline {case.timeline_seconds:.3f} s", flush=True)
     for tool in order:
@@ -251,32 +441,73 @@ def run_comparison(case, reel, rounds, warmup, ffmpeg_only):
         for tool in order:
             measure(commands[tool], f"{case.name} warm-up ({tool})")
     for round_index in range(rounds):
-        # Alternate who goes first so drift (thermal, cache, other load) hits both alike.
-        sequence = order if round_index % 2 == 0 else list(reversed(order))
+        # Rotate who goes first so drift (thermal, cache, other load) hits every command alike.
+        shift = round_index % len(order)
+        sequence = order[shift:] + order[:shift]
         for tool in sequence:
             result = measure(commands[tool], f"{case.name} round {round_index + 1} ({tool})")
             case.results[tool].append(result)
-            print(f"   round {round_index + 1} {tool:6} wall {result.wall:7.2f} s  cpu {result.cpu:7.2f} s", flush=True)
-    for tool, output in (("reel", case.reel_output), ("ffmpeg", case.ffmpeg_output)):
+            print(f"   round {round_index + 1} {tool:9} wall {result.wall:7.2f} s  cpu {result.cpu:7.2f} s", flush=True)
+    outputs = (("reel", case.reel_output), ("ffmpeg", case.ffmpeg_output), ("reel-base", case.baseline_output))
+    for tool, output in outputs:
         if tool in commands:
             print(f"   {tool} output duration: {probe_duration(output):.3f} s", flush=True)
 
 
+def medians(runs):
+    """(median wall, median CPU) in seconds, or None without runs."""
+    if not runs:
+        return None
+    return statistics.median(m.wall for m in runs), statistics.median(m.cpu for m in runs)
+
+
+def verdict(target, wall_ratio, cpu_ratio):
+    """Whether a target holds for the wall and CPU ratios, as table text."""
+    wall, cpu = target.met(wall_ratio), target.met(cpu_ratio)
+    if wall and cpu:
+        return "met"
+    if wall or cpu:
+        return "wall only" if wall else "cpu only"
+    return "missed"
+
+
+def ratio_row(name, reel, other, target):
+    """One table row: reel's and the other command's medians, the ratios, the target and whether it holds."""
+    if reel is None:
+        return (f"{name:12} {'-':>10} {other[0]:10.2f} {'-':>7}   {'-':>9} {other[1]:9.2f} {'-':>7}"
+                f"   {target.text() if target else '':>7}")
+    wall_ratio, cpu_ratio = reel[0] / other[0], reel[1] / other[1]
+    row = (f"{name:12} {reel[0]:10.2f} {other[0]:10.2f} {wall_ratio:7.2f}"
+           f"   {reel[1]:9.2f} {other[1]:9.2f} {cpu_ratio:7.2f}")
+    if target:
+        row += f"   {target.text():>7}  {verdict(target, wall_ratio, cpu_ratio)}"
+    return row
+
+
 def print_table(cases):
-    print("\nMedians (seconds) and ratios reel / ffmpeg; lower is better")
-    header = f"{'case':10} {'reel wall':>10} {'ffmpeg wall':>12} {'ratio':>7}   {'reel cpu':>9} {'ffmpeg cpu':>11} {'ratio':>7}"
-    print(header)
-    print("-" * len(header))
+    def header(other):
+        text = (f"{'case':12} {'reel wall':>10} {other + ' wall':>10} {'ratio':>7}"
+                f"   {'reel cpu':>9} {other + ' cpu':>9} {'ratio':>7}   {'target':>7}")
+        print(text)
+        print("-" * (len(text) + 11))
+
+    print("\nMedians (seconds) and ratios reel / ffmpeg; lower is better; a target holds for both ratios")
+    header("ffmpeg")
     for case in cases:
-        medians = {tool: (statistics.median(m.wall for m in runs), statistics.median(m.cpu for m in runs))
-                   for tool, runs in case.results.items() if runs}
-        ffmpeg_wall, ffmpeg_cpu = medians["ffmpeg"]
-        if "reel" in medians:
-            reel_wall, reel_cpu = medians["reel"]
-            print(f"{case.name:10} {reel_wall:10.2f} {ffmpeg_wall:12.2f} {reel_wall / ffmpeg_wall:7.2f}"
-                  f"   {reel_cpu:9.2f} {ffmpeg_cpu:11.2f} {reel_cpu / ffmpeg_cpu:7.2f}")
-        else:
-            print(f"{case.name:10} {'-':>10} {ffmpeg_wall:12.2f} {'-':>7}   {'-':>9} {ffmpeg_cpu:11.2f} {'-':>7}")
+        target = next((t for t in case.targets if t.against == "ffmpeg"), None)
+        name = case.name + ("*" if case.ffmpeg_indicative else "")
+        print(ratio_row(name, medians(case.results["reel"]), medians(case.results["ffmpeg"]), target))
+    if any(case.ffmpeg_indicative for case in cases):
+        print("* the ffmpeg side does comparable, not identical, work: indicative only")
+
+    with_baseline = [case for case in cases if case.results["reel-base"]]
+    if with_baseline:
+        print("\nMedians (seconds) and ratios reel / reel on the baseline project (base); lower is better")
+        header("base")
+        for case in with_baseline:
+            target = next((t for t in case.targets if t.against == "baseline"), None)
+            print(ratio_row(f"{case.name}", medians(case.results["reel"]), medians(case.results["reel-base"]), target)
+                  + f"   (base: reel {case.baseline_name})")
 
 
 def repeated_cuts(minutes):
