@@ -474,11 +474,11 @@ def verdict(target, wall_ratio, cpu_ratio):
 def ratio_row(name, reel, other, target):
     """One table row: reel's and the other command's medians, the ratios, the target and whether it holds."""
     if reel is None:
-        return (f"{name:12} {'-':>10} {other[0]:10.2f} {'-':>7}   {'-':>9} {other[1]:9.2f} {'-':>7}"
-                f"   {target.text() if target else '':>7}")
+        return (f"{name:12} {'-':>10} {other[0]:12.2f} {'-':>7}   {'-':>9} {other[1]:11.2f} {'-':>7}"
+                f"   {target.text() if target else '':>7}").rstrip()
     wall_ratio, cpu_ratio = reel[0] / other[0], reel[1] / other[1]
-    row = (f"{name:12} {reel[0]:10.2f} {other[0]:10.2f} {wall_ratio:7.2f}"
-           f"   {reel[1]:9.2f} {other[1]:9.2f} {cpu_ratio:7.2f}")
+    row = (f"{name:12} {reel[0]:10.2f} {other[0]:12.2f} {wall_ratio:7.2f}"
+           f"   {reel[1]:9.2f} {other[1]:11.2f} {cpu_ratio:7.2f}")
     if target:
         row += f"   {target.text():>7}  {verdict(target, wall_ratio, cpu_ratio)}"
     return row
@@ -486,10 +486,10 @@ def ratio_row(name, reel, other, target):
 
 def print_table(cases):
     def header(other):
-        text = (f"{'case':12} {'reel wall':>10} {other + ' wall':>10} {'ratio':>7}"
-                f"   {'reel cpu':>9} {other + ' cpu':>9} {'ratio':>7}   {'target':>7}")
+        text = (f"{'case':12} {'reel wall':>10} {other + ' wall':>12} {'ratio':>7}"
+                f"   {'reel cpu':>9} {other + ' cpu':>11} {'ratio':>7}   {'target':>7}  verdict")
         print(text)
-        print("-" * (len(text) + 11))
+        print("-" * len(text))
 
     print("\nMedians (seconds) and ratios reel / ffmpeg; lower is better; a target holds for both ratios")
     header("ffmpeg")
@@ -594,7 +594,7 @@ def main():
         for case in cases:
             run_comparison(case, reel, args.rounds, args.warmup, args.ffmpeg_only)
         print_table(cases)
-        memory = [] if args.ffmpeg_only else run_memory(reel, args.memory_minutes)
+        memory = [] if args.ffmpeg_only or not args.memory_minutes else run_memory(reel, args.memory_minutes)
     except BenchError as error:
         print(f"bench: {error}", file=sys.stderr)
         return 1
