@@ -50,8 +50,9 @@ public final class ExportSession {
     private let facts: [String: MediaFactsResult]
     private let policy: MediaPolicy
     private let cancellation: CancellationFlag
-    /// The compositor that draws each frame; the built-in one unless replaced before `export`.
-    public var compositor: VideoCompositor = BuiltInCompositor()
+    /// The compositor that draws each frame: the one the video composition names (built-in by default),
+    /// unless replaced before `export`.
+    public var compositor: VideoCompositor
     /// Called after every frame and once more with `done` at the end, on the exporting thread.
     public var onProgress: ((ExportProgress) -> Void)?
     /// Encoder threads; 0 lets FFmpeg choose. Decoder threads come from the media policy.
@@ -66,6 +67,7 @@ public final class ExportSession {
         self.facts = facts
         self.policy = policy
         self.cancellation = cancellation
+        compositor = makeCompositor(named: project.videoComposition.compositor.rawValue) ?? BuiltInCompositor()
     }
 
     /// Renders the whole export range to `destination`; on any failure nothing is left behind.
@@ -106,11 +108,17 @@ public final class ExportSession {
         }
 
         let canvas = project.renderSize
+        let queue: CompositionQueue
         do {
-            try compositor.renderContextChanged(RenderContext(size: canvas, pixelFormat: .yuv420p))
+            queue = try CompositionQueue(
+                compositor: compositor,
+                renderContext: RenderContext(
+                    size: canvas, renderScale: project.videoComposition.renderScale, pixelFormat: .yuv420p))
         } catch {
             throw RenderError(media: error)
         }
+        // On any early exit, stop the compositor threads' work before the sources go away.
+        defer { queue.cancelAll() }
         let sources = VideoSources(project: project, facts: facts, policy: policy)
         var mixer: AudioMixer?
         var samples: SampleBuffers?
@@ -134,6 +142,40 @@ public final class ExportSession {
         }
         var samplesWritten: Int64 = 0
         var instructionIndex = -1
+
+        /// Encodes the oldest composed frame, then the audio up to its end, in output order.
+        func finish(_ next: () throws(MediaError) -> ComposedFrame?) throws(RenderError) {
+            let done: ComposedFrame
+            do {
+                guard let composed = try next() else { return }
+                done = composed
+                try videoEncoder.encode(done.frame, index: done.frameIndex)
+            } catch {
+                throw RenderError(media: error)
+            }
+            let n = done.frameIndex
+            if let mixer, let samples, let audioEncoder {
+                let frameEnd: Int64
+                do {
+                    frameEnd = try Time.frames(n + 1, frameDuration: frameDuration)
+                        .count(atRate: sampleRate, rounding: .nearest)
+                } catch {
+                    throw RenderError(.internal, "frame \(n) cannot be placed on the sample grid")
+                }
+                while samplesWritten < frameEnd {
+                    let count = Int(min(Int64(AudioMixer.maximumChunk / 2), frameEnd - samplesWritten))
+                    try mixer.mix(from: firstSample + samplesWritten, count: count, into: samples)
+                    do {
+                        try audioEncoder.encode(samples.readOnly, count: count)
+                    } catch {
+                        throw RenderError(media: error)
+                    }
+                    samplesWritten += Int64(count)
+                }
+            }
+            let offset = (try? Time.frames(n, frameDuration: frameDuration)) ?? .zero
+            onProgress?(ExportProgress(frame: n + 1, frames: project.frameCount, time: offset, done: false))
+        }
 
         for n in 0..<project.frameCount {
             if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
@@ -163,33 +205,17 @@ public final class ExportSession {
             let request = CompositionRequest(
                 frameIndex: n, compositionTime: time,
                 background: instruction.background ?? composition.background, layers: layers)
+            if queue.pendingCount >= queue.depth {
+                try finish(queue.next)
+            }
             do {
-                let picture = try compositor.compose(request)
-                try videoEncoder.encode(picture, index: n)
+                try queue.submit(request)
             } catch {
                 throw RenderError(media: error)
             }
-
-            if let mixer, let samples, let audioEncoder {
-                let frameEnd: Int64
-                do {
-                    frameEnd = try Time.frames(n + 1, frameDuration: frameDuration)
-                        .count(atRate: sampleRate, rounding: .nearest)
-                } catch {
-                    throw RenderError(.internal, "frame \(n) cannot be placed on the sample grid")
-                }
-                while samplesWritten < frameEnd {
-                    let count = Int(min(Int64(AudioMixer.maximumChunk / 2), frameEnd - samplesWritten))
-                    try mixer.mix(from: firstSample + samplesWritten, count: count, into: samples)
-                    do {
-                        try audioEncoder.encode(samples.readOnly, count: count)
-                    } catch {
-                        throw RenderError(media: error)
-                    }
-                    samplesWritten += Int64(count)
-                }
-            }
-            onProgress?(ExportProgress(frame: n + 1, frames: project.frameCount, time: offset, done: false))
+        }
+        while queue.pendingCount > 0 {
+            try finish(queue.next)
         }
         if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
         do {
@@ -224,7 +250,7 @@ public final class ExportSession {
                 width: from.width + (to.width - from.width) * f, height: from.height + (to.height - from.height) * f)
         }
         return LayerSource(
-            frame: frame.frame, rotation: frame.rotation, opacity: max(0, min(1, opacity)),
+            track: layer.track, frame: frame.frame, rotation: frame.rotation, opacity: max(0, min(1, opacity)),
             transform: transform, crop: crop)
     }
 }

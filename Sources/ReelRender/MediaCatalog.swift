@@ -4,35 +4,74 @@ import ReelTime
 
 /// Probes the media a project names and turns what it finds into `MediaFacts` for compile and validation.
 ///
-/// Each distinct file is probed once. Probe failures become diagnostics on `$.assets.<id>.path`:
-/// a missing or unreadable file is `.missingInput` (exit 66); anything else (not media, refused protocol,
-/// not a regular file) is `.invalid` (exit 65).
+/// Each file and image asset is probed once. Probe failures become diagnostics on `$.assets.<id>.path`
+/// (`$.assets.<id>.image` for images): a missing or unreadable file is `.missingInput` (exit 66); anything
+/// else (not media, not a still image, refused protocol, not a regular file) is `.invalid` (exit 65).
 public struct MediaCatalog: Sendable {
-    /// Probe results by asset id; assets that are not files (colours, images) are absent.
+    /// Probe results by asset id; colour assets, which have no media, are absent.
     public let facts: [String: MediaFactsResult]
     /// The raw probe results by asset id, for `reel inspect`.
     public let infos: [String: MediaInfo]
 
-    /// Probes every file asset of `project` through `policy`.
+    /// Demuxers that read one still picture from one file (a subset of the media demuxers ReelMedia allows).
+    /// Animated GIFs and video files are refused as images: they belong in `{"path": …}` assets.
+    static let stillImageFormats: Set<String> = [
+        "png_pipe", "jpeg_pipe", "webp_pipe", "bmp_pipe", "tiff_pipe", "image2",
+    ]
+
+    /// Probes every file and image asset of `project` through `policy`.
     public init(project: Project, policy: MediaPolicy) {
         var facts: [String: MediaFactsResult] = [:]
         var infos: [String: MediaInfo] = [:]
         for asset in project.assets {
-            guard case .file(let path, let videoTrack, let audioTrack, let language, let rotation) = asset.source
-            else { continue }
-            let pathInDocument = asset.path.key("path")
+            let file: String, pathInDocument: JSONPath
+            switch asset.source {
+            case .file(let path, _, _, _, _):
+                (file, pathInDocument) = (path, asset.path.key("path"))
+            case .image(let path):
+                (file, pathInDocument) = (path, asset.path.key("image"))
+            case .color:
+                continue
+            }
             do {
-                let info = try MediaProbe.probe(path: project.resolvedPath(path), policy: policy)
+                let info = try MediaProbe.probe(path: project.resolvedPath(file), policy: policy)
                 infos[asset.id] = info
-                facts[asset.id] = Self.facts(
-                    from: info, videoTrack: videoTrack, audioTrack: audioTrack,
-                    language: language, rotation: rotation, path: asset.path)
+                switch asset.source {
+                case .file(_, let videoTrack, let audioTrack, let language, let rotation):
+                    facts[asset.id] = Self.facts(
+                        from: info, videoTrack: videoTrack, audioTrack: audioTrack,
+                        language: language, rotation: rotation, path: asset.path)
+                case .image, .color:
+                    facts[asset.id] = Self.imageFacts(from: info, path: pathInDocument)
+                }
             } catch {
                 facts[asset.id] = .failure(Self.diagnostic(for: error, path: pathInDocument))
             }
         }
         self.facts = facts
         self.infos = infos
+    }
+
+    /// Facts for an image asset: its picture's display size and rotation, with no duration, frame rate or
+    /// audio (a still lasts as long as its clip says). A file that is not one still picture is `.invalid`.
+    static func imageFacts(from info: MediaInfo, path: JSONPath) -> MediaFactsResult {
+        let hint = "image assets are PNG, JPEG, WebP, BMP or TIFF files; use {\"path\": …} for video"
+        guard stillImageFormats.contains(info.formatName) else {
+            return .failure(Diagnostic(
+                path: path, message: "\(info.path) is not a still image (it reads as \(info.formatName))", hint: hint))
+        }
+        // The image2 demuxer accepts any file by its extension; a picture that cannot be decoded has no size.
+        guard let video = info.bestVideoStream, video.width > 0, video.height > 0 else {
+            return .failure(Diagnostic(path: path, message: "\(info.path) is not a readable image", hint: hint))
+        }
+        let quarter = video.rotation == 90 || video.rotation == 270
+        let stored = PixelSize(width: video.width, height: video.height)
+        let display = quarter ? PixelSize(width: video.height, height: video.width) : stored
+        return .facts(MediaFacts(
+            duration: nil,
+            video: MediaFacts.VideoFacts(
+                streamIndex: video.index, duration: nil, displaySize: display, storedSize: stored,
+                rotation: video.rotation, frameRate: nil, averageFrameRate: nil)))
     }
 
     static func diagnostic(for error: MediaError, path: JSONPath) -> Diagnostic {

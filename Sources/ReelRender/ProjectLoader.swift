@@ -54,9 +54,6 @@ public enum ProjectLoader {
         let catalog = probe ? MediaCatalog(project: project, policy: policy) : nil
         let (compiled, compileDiagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:])
         diagnostics += compileDiagnostics
-        if let compiled, !diagnostics.contains(where: { $0.severity == .error }) {
-            diagnostics += unsupportedFeatures(in: compiled)
-        }
         let failed = diagnostics.contains { $0.severity == .error }
         return LoadedProject(
             project: project, compiled: failed ? nil : compiled, catalog: catalog, diagnostics: diagnostics)
@@ -99,24 +96,5 @@ public enum ProjectLoader {
         let isNumber = !text.isEmpty && text.allSatisfy { "0123456789.-+eE".contains($0) }
         return isNumber
             ? try TimeSyntax.parseDecimal(text) : try TimeSyntax.parseString(text, frameRate: frameRate)
-    }
-
-    /// Features of the explicit form that the renderer cannot draw yet, reported before anything is rendered.
-    static func unsupportedFeatures(in compiled: CompiledProject) -> [Diagnostic] {
-        var diagnostics: [Diagnostic] = []
-        for instruction in compiled.videoComposition.instructions {
-            for layer in instruction.layers {
-                let skewed = layer.transform.keys.contains { key in
-                    key.values.contains { $0.b != 0 || $0.c != 0 || $0.a <= 0 || $0.d <= 0 }
-                }
-                if skewed {
-                    diagnostics.append(Diagnostic(
-                        path: layer.path.key("transform"),
-                        message: "transforms that rotate, skew or mirror a layer are not supported yet",
-                        hint: "use scale and translate only", category: .unsupported))
-                }
-            }
-        }
-        return diagnostics
     }
 }

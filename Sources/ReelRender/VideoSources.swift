@@ -14,6 +14,11 @@ struct TrackFrame {
 /// Requests must come in non-decreasing time (an export walks the frame grid forwards). Decoders are opened
 /// when a segment first needs them and closed as soon as the segments being shown no longer use them, so
 /// memory does not grow with the number of clips.
+///
+/// Still assets are made once and held for the whole export (they are one picture each): a colour is a
+/// solid yuv420p picture of the video composition's render size (before renderScale), so at the identity
+/// transform it covers the canvas whatever its size; an image is its first decoded picture, converted to
+/// yuv420p once when stored in another format (an alpha channel is dropped, not blended).
 final class VideoSources {
     private struct ReaderKey: Hashable {
         let asset: String
@@ -26,6 +31,14 @@ final class VideoSources {
     private let paths: [String: String]
     private let policy: MediaPolicy
     private var readers: [ReaderKey: VideoReader] = [:]
+    /// Colour assets by id.
+    private let colors: [String: RGBAColor]
+    /// Image asset ids.
+    private let images: Set<String>
+    /// The size of colour pictures: the video composition's render size.
+    private let colorSize: PixelSize
+    /// Pictures of still assets by id, made on first use and kept until the export ends.
+    private var stills: [String: VideoFrame] = [:]
 
     init(project: CompiledProject, facts: [String: MediaFactsResult], policy: MediaPolicy) {
         var tracks: [Int: [Segment]] = [:]
@@ -39,10 +52,23 @@ final class VideoSources {
         }
         self.streams = streams
         var paths: [String: String] = [:]
+        var colors: [String: RGBAColor] = [:]
+        var images: Set<String> = []
         for asset in project.assets {
-            if case .file(let path, _, _, _, _) = asset.source { paths[asset.id] = project.resolvedPath(path) }
+            switch asset.source {
+            case .file(let path, _, _, _, _):
+                paths[asset.id] = project.resolvedPath(path)
+            case .image(let path):
+                paths[asset.id] = project.resolvedPath(path)
+                images.insert(asset.id)
+            case .color(let color):
+                colors[asset.id] = color
+            }
         }
         self.paths = paths
+        self.colors = colors
+        self.images = images
+        self.colorSize = project.videoComposition.renderSize
         self.policy = policy
     }
 
@@ -51,6 +77,13 @@ final class VideoSources {
         guard let segment = segment(of: trackID, at: time), let asset = segment.asset,
             let mapping = segment.mapping
         else { return nil }
+        if let color = colors[asset] {
+            return TrackFrame(frame: try colorPicture(asset, color), rotation: 0)
+        }
+        if images.contains(asset) {
+            return TrackFrame(frame: try imagePicture(asset, stream: segment.sourceTrack),
+                              rotation: streams[asset]?.rotation ?? 0)
+        }
         guard let stream = segment.sourceTrack ?? streams[asset]?.stream, let path = paths[asset] else {
             throw RenderError(.internal, "asset \"\(asset)\" has no probed video stream")
         }
@@ -78,6 +111,40 @@ final class VideoSources {
         } catch {
             throw RenderError(media: error, asset: asset, sourceTime: sourceTime)
         }
+    }
+
+    /// The solid picture of colour asset `asset`, made on first use.
+    private func colorPicture(_ asset: String, _ color: RGBAColor) throws(RenderError) -> VideoFrame {
+        if let made = stills[asset] { return made }
+        let picture: VideoFrame
+        do {
+            picture = try VideoFrame(width: colorSize.width, height: colorSize.height, format: .yuv420p)
+        } catch {
+            throw RenderError(media: error, asset: asset)
+        }
+        let yuv = YUVColor(color)
+        picture.fill(y: yuv.y, u: yuv.u, v: yuv.v)
+        stills[asset] = picture
+        return picture
+    }
+
+    /// The picture of image asset `asset`, decoded and converted on first use; the decoder is closed at once.
+    private func imagePicture(_ asset: String, stream chosen: Int?) throws(RenderError) -> VideoFrame {
+        if let made = stills[asset] { return made }
+        guard let stream = chosen ?? streams[asset]?.stream, let path = paths[asset] else {
+            throw RenderError(.internal, "image asset \"\(asset)\" was not probed")
+        }
+        let picture: VideoFrame
+        do {
+            let decoded = try VideoReader(path: path, streamIndex: stream, policy: policy).frame(at: .zero)
+            picture = decoded.format == .yuv420p
+                ? decoded
+                : try Scaler().converted(decoded, width: decoded.width, height: decoded.height, format: .yuv420p)
+        } catch {
+            throw RenderError(media: error, asset: asset)
+        }
+        stills[asset] = picture
+        return picture
     }
 
     /// Closes every decoder that none of `tracksInUse`' current segments needs.

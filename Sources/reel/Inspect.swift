@@ -19,8 +19,6 @@ struct Inspect: ParsableCommand {
     @OptionGroup var media: MediaOptions
 
     func run() throws {
-        let signals = SignalGuard(cancellation: CancellationFlag())
-        defer { withExtendedLifetime(signals) {} }
         media.applyLogLevel()
         if path == "-" || path.lowercased().hasSuffix(".json") {
             try inspectProject()

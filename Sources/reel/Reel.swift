@@ -7,4 +7,10 @@ struct Reel: ParsableCommand {
         commandName: "reel",
         abstract: "Render, validate and inspect JSON video projects.",
         subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Schema.self])
+
+    /// Installs the interrupt handlers before parsing, then runs the chosen subcommand.
+    static func main() {
+        Interrupts.install()
+        main(nil)
+    }
 }

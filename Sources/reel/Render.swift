@@ -59,8 +59,7 @@ struct Render: ParsableCommand {
     }
 
     func run() throws {
-        let cancellation = CancellationFlag()
-        let signals = SignalGuard(cancellation: cancellation)
+        let cancellation = Interrupts.cancellation
         media.applyLogLevel()
         var overrides = ProjectOverrides()
         overrides.outputPath = output
@@ -106,7 +105,7 @@ struct Render: ParsableCommand {
         let session = ExportSession(
             project: compiled, facts: catalog.facts, policy: policy, cancellation: cancellation)
         session.encoderThreads = threads ?? 0
-        session.onTemporaryFile = { signals.temporaryFile.current = $0 }
+        session.onTemporaryFile = { path in Interrupts.temporaryFile.withLock { $0 = path } }
         let style: ProgressStyle = quiet ? .none : progress == .auto ? (isatty(2) != 0 ? .bar : .none) : progress
         let meter = ProgressMeter(style: style)
         session.onProgress = { meter.report($0) }

@@ -6,44 +6,39 @@ import Synchronization
 import Glibc
 #endif
 
-/// The temporary file an export is writing, readable from the signal queue.
-final class TemporaryFileSlot: Sendable {
-    private let path = Mutex<String?>(nil)
-
-    var current: String? {
-        get { path.withLock { $0 } }
-        set { path.withLock { $0 = newValue } }
-    }
-}
-
-/// Turns SIGINT and SIGTERM into a cancel request; if the export has not stopped within 0.8 s, removes its
-/// temporary file and exits 130 directly.
-final class SignalGuard {
-    private var sources: [DispatchSourceSignal] = []
-    let temporaryFile = TemporaryFileSlot()
+/// SIGINT and SIGTERM handling for the whole process, installed before anything else runs.
+///
+/// A signal raises `cancellation` (an export stops at its next frame and removes its temporary file). If the
+/// process has not exited 0.8 s later, the handler removes the temporary file itself and exits 130, so an
+/// interrupt during validation or a blocked call still ends promptly and leaves nothing behind.
+enum Interrupts {
+    /// Raised by the first SIGINT or SIGTERM.
+    static let cancellation = CancellationFlag()
+    /// The temporary file an export is writing, if any.
+    static let temporaryFile = Mutex<String?>(nil)
 
     /// Installs the handlers. A parent may have started reel with SIGINT and SIGTERM blocked (Foundation's
-    /// `Process` does): unblock them first, or an interrupt would be lost.
-    init(cancellation: CancellationFlag) {
+    /// `Process` does): they are unblocked first, or an interrupt would be lost.
+    static func install() {
         var interrupts = sigset_t()
         sigemptyset(&interrupts)
         sigaddset(&interrupts, SIGINT)
         sigaddset(&interrupts, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &interrupts, nil)
         let queue = DispatchQueue(label: "reel.signals")
-        let slot = temporaryFile
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
                 cancellation.cancel()
                 queue.asyncAfter(deadline: .now() + 0.8) {
-                    if let path = slot.current { unlink(path) }
+                    if let path = temporaryFile.withLock({ $0 }) { unlink(path) }
                     _exit(130)
                 }
             }
+            // The handler keeps its own source alive for the life of the process.
+            source.setCancelHandler { _ = source }
             source.resume()
-            sources.append(source)
         }
     }
 }

@@ -18,8 +18,6 @@ struct Validate: ParsableCommand {
     @OptionGroup var media: MediaOptions
 
     func run() throws {
-        let signals = SignalGuard(cancellation: CancellationFlag())
-        defer { withExtendedLifetime(signals) {} }
         media.applyLogLevel()
         let (bytes, baseDirectory) = try readProject(project)
         let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, probe: !noProbe, policy: media.policy)
@@ -40,8 +38,6 @@ struct Compile: ParsableCommand {
     @OptionGroup var media: MediaOptions
 
     func run() throws {
-        let signals = SignalGuard(cancellation: CancellationFlag())
-        defer { withExtendedLifetime(signals) {} }
         media.applyLogLevel()
         let (bytes, baseDirectory) = try readProject(project)
         let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)

@@ -298,11 +298,11 @@ import Glibc
                       "logo": { "image": "media/logo.png" }, "red": { "color": "#FF0000" } },
           "timeline": {
             "clips": [ { "asset": "cat", "in": 2, "out": 10, "speed": 1.5, "volume": "-6dB" },
-                       { "gap": "48f" },
                        { "asset": "red", "duration": "1001/30000",
                          "transition": { "type": "dissolve", "duration": "1f" } },
                        { "asset": "cat", "in": "00:00:01;02", "duration": 2.5, "fit": "cover",
-                         "transition": { "type": "push", "direction": "up", "duration": 0.01 } } ],
+                         "transition": { "type": "push", "direction": "up", "duration": 0.01 } },
+                       { "gap": "48f" } ],
             "audio": [ { "id": "music", "asset": "music", "at": 0, "in": 0, "duration": 30, "volume": 0.8,
                          "loop": true, "fadeIn": 1, "fadeOut": 2 } ],
             "ducking": [ { "duck": "music", "under": "main", "to": 0.2, "ramp": 0.5 } ],

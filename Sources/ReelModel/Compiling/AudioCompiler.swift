@@ -23,9 +23,9 @@ extension CompileSession {
             error(assetPath, "unknown asset \"\(track.asset)\"", hint: unknownAssetHint(track.asset, among: project.assets.map(\.id)))
             return nil
         }
-        guard case .file = asset.source else {
-            error(assetPath, "asset \"\(track.asset)\" has no audio stream: it is an image or a colour",
-                  hint: "use a file with sound")
+        if let kind = asset.stillKind {
+            error(assetPath, "asset \"\(track.asset)\" is \(kind), which has no sound",
+                  hint: "audio tracks play files with an audio stream; put images and colours in clips")
             return nil
         }
         var mediaDuration: Time?

@@ -108,18 +108,13 @@ final class CompileSession {
         return video.displaySize
     }
 
-    /// A usable asset of a file kind, or nil after reporting why not.
-    func fileAsset(_ id: String, _ path: JSONPath) -> Asset? {
+    /// The declared asset `id` (a file, image or colour), or nil after reporting an unknown id.
+    func declaredAsset(_ id: String, _ path: JSONPath) -> Asset? {
         guard let asset = project.asset(id) else {
             error(path, "unknown asset \"\(id)\"", hint: unknownAssetHint(id, among: project.assets.map(\.id)))
             return nil
         }
-        switch asset.source {
-        case .file: return asset
-        case .image: error(path, "image asset \"\(id)\" is not supported yet", category: .unsupported)
-        case .color: error(path, "color asset \"\(id)\" is not supported yet", category: .unsupported)
-        }
-        return nil
+        return asset
     }
 
     // MARK: Output defaults
@@ -252,6 +247,24 @@ final class CompileSession {
         if t.timescale <= 1 << 31 { return true }
         error(path, "\(what) \(t) s cannot be written exactly: its denominator is above 2^31",
               hint: "choose trims and speeds whose timeline lengths are simpler fractions of a second")
+        return false
+    }
+}
+
+extension Asset {
+    /// "an image" or "a colour" for the still kinds, which last as long as a clip says and have no sound;
+    /// nil for media files.
+    var stillKind: String? {
+        switch source {
+        case .file: return nil
+        case .image: return "an image"
+        case .color: return "a colour"
+        }
+    }
+
+    /// Whether this is a solid colour, which has no media to probe and covers the whole canvas.
+    var isColor: Bool {
+        if case .color = source { return true }
         return false
     }
 }

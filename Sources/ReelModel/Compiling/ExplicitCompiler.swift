@@ -95,7 +95,7 @@ extension CompileSession {
         let candidates = composition.tracks.filter { $0.kind == .video }.flatMap(\.segments)
             .filter { !$0.isEmpty }.sorted { $0.target.start < $1.target.start }
         for segment in candidates {
-            guard let id = segment.asset, let asset = project.asset(id), case .file = asset.source else { continue }
+            guard let id = segment.asset, let asset = project.asset(id), !asset.isColor else { continue }
             let knowledge = media(id)
             if case .known(let mediaFacts) = knowledge, mediaFacts.video == nil { continue }
             return (asset, knowledge)
@@ -104,13 +104,23 @@ extension CompileSession {
     }
 
     /// Every media segment: its asset is a usable file with the stream its track needs, and its
-    /// source range lies inside the media.
+    /// source range lies inside the media. Images and colours may sit on video tracks with any source
+    /// range (a still has no end), never on audio tracks.
     private func checkSegmentsAgainstMedia(_ composition: Composition) {
         for (trackIndex, track) in composition.tracks.enumerated() {
             for (segmentIndex, segment) in track.segments.enumerated() {
                 guard let id = segment.asset, let source = segment.source else { continue }
                 let path = JSONPath.root.key("composition").key("tracks").index(trackIndex).key("segments").index(segmentIndex)
-                guard let asset = fileAsset(id, path.key("asset")) else { continue }
+                guard let asset = declaredAsset(id, path.key("asset")) else { continue }
+                if let kind = asset.stillKind {
+                    if track.kind == .audio {
+                        error(path.key("asset"), "asset \"\(id)\" is \(kind), which has no sound, but track \(track.id) is an audio track",
+                              hint: "use an empty segment here, or a file with an audio stream")
+                    } else if !asset.isColor {
+                        _ = media(id)   // reports a failed probe once
+                    }
+                    continue
+                }
                 guard case .known(let mediaFacts) = media(asset.id) else { continue }
                 let streamDuration: Time?
                 switch track.kind {

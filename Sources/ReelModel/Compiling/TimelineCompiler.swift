@@ -297,10 +297,10 @@ extension CompileSession {
     }
 
     /// The asset of the first clip that has (or may have) a video stream, with what is known about it.
+    /// Images count (their pixel size, no frame rate); colours have no size of their own and are skipped.
     private func firstVideoSource(_ timeline: Timeline) -> (Asset, MediaKnowledge)? {
         for item in timeline.items {
-            guard case .clip(let clip) = item, let asset = project.asset(clip.asset) else { continue }
-            guard case .file = asset.source else { continue }
+            guard case .clip(let clip) = item, let asset = project.asset(clip.asset), !asset.isColor else { continue }
             let knowledge = media(clip.asset)
             if case .known(let mediaFacts) = knowledge, mediaFacts.video == nil { continue }
             return (asset, knowledge)
@@ -309,9 +309,12 @@ extension CompileSession {
     }
 
     /// Checks a clip against its asset and media and works out its source range and timeline length.
+    /// An image or colour clip may have any trim (a still has no end) but must say how long it lasts, and it
+    /// is silent; an image's video facts give its display size, a colour has none (it fills the canvas).
     private func resolve(_ clip: Clip, frameDuration: Time?) -> ResolvedClip? {
         let assetPath = clip.path.key("asset")
-        guard let asset = fileAsset(clip.asset, assetPath) else { return nil }
+        guard let asset = declaredAsset(clip.asset, assetPath) else { return nil }
+        // Colours are never probed: they are absent from the facts, so they read as unprobed.
         let knowledge = media(clip.asset)
         var mediaFacts: MediaFacts?
         switch knowledge {
@@ -319,7 +322,7 @@ extension CompileSession {
         case .unprobed: mediaFacts = nil
         case .known(let known): mediaFacts = known
         }
-        if let mediaFacts, mediaFacts.video == nil {
+        if asset.stillKind == nil, let mediaFacts, mediaFacts.video == nil {
             if mediaFacts.audio != nil {
                 error(assetPath, "asset \"\(clip.asset)\" has no video stream: it is audio only",
                       hint: "an audio-only asset belongs in timeline.audio, not in clips")
@@ -328,7 +331,7 @@ extension CompileSession {
             }
             return nil
         }
-        let mediaDuration = mediaFacts?.video?.duration ?? mediaFacts?.duration
+        let mediaDuration = asset.stillKind != nil ? nil : mediaFacts?.video?.duration ?? mediaFacts?.duration
         let inPoint = clip.inPoint ?? .zero
         let outPoint: Time
         let outPath: JSONPath
@@ -345,6 +348,10 @@ extension CompileSession {
         } else if let mediaDuration {
             outPoint = mediaDuration
             outPath = clip.path
+        } else if let kind = asset.stillKind {
+            error(clip.path, "the clip has no \"duration\" (or \"out\"), but asset \"\(clip.asset)\" is \(kind), which has no length of its own",
+                  hint: "give the clip a \"duration\", e.g. \"duration\": 5")
+            return nil
         } else {
             error(clip.path, "the clip has no \"out\" or \"duration\" and the length of asset \"\(clip.asset)\" is unknown",
                   hint: "set \"out\" or \"duration\" (the media was not probed)")
@@ -390,7 +397,7 @@ extension CompileSession {
                        hint: "use a simpler speed such as 0.5, 2 or \"1/3\"")
             return nil
         }
-        let sounds = !clip.muted && (mediaFacts == nil || mediaFacts?.audio != nil)
+        let sounds = asset.stillKind == nil && !clip.muted && (mediaFacts == nil || mediaFacts?.audio != nil)
         return ResolvedClip(clip: clip, asset: asset, source: source, length: length, video: mediaFacts?.video, sounds: sounds)
     }
 }

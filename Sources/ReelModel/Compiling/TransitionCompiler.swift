@@ -13,6 +13,10 @@ extension CompileSession {
     ///   y ∈ [H − p·H, H) (up) or [0, p·H) (down) at progress p, outgoing];
     /// - dip: two instructions of half the overlap each, background the dip colour:
     ///   [outgoing with opacity 1 → 0], then [incoming with opacity 0 → 1].
+    ///
+    /// A clip whose fit leaves part of the canvas uncovered gets a backdrop in the output background
+    /// over the whole canvas (mapped into its source pixels), so that its bars move, are revealed
+    /// and fade with it, as with ffmpeg's xfade on padded frames.
     func transitionInstructions(_ transition: Transition, from outgoing: PlacedClip, to incoming: PlacedClip,
                                 canvas: PixelSize, firstIndex: Int) -> [VideoInstruction] {
         let instructionsPath = JSONPath.root.key("videoComposition").key("instructions")
@@ -21,13 +25,15 @@ extension CompileSession {
         guard let overlap = try? TimeRange(start: incoming.target.start, duration: transition.duration) else { return [] }
         let start = overlap.start
         let width = Double(canvas.width), height = Double(canvas.height)
+        let outgoingBackdrop = backdrop(outgoing, canvas: canvas), incomingBackdrop = backdrop(incoming, canvas: canvas)
 
         switch transition.kind {
         case .dissolve:
             let layers = [
                 LayerInstruction(track: outgoing.videoTrack, opacity: KeyList([.ramp(overlap, from: 1, to: 0)]),
-                                 transform: placementKeys(outgoing, at: start), path: layerPath(0)),
-                LayerInstruction(track: incoming.videoTrack, transform: placementKeys(incoming, at: start), path: layerPath(1)),
+                                 transform: placementKeys(outgoing, at: start), backdrop: outgoingBackdrop, path: layerPath(0)),
+                LayerInstruction(track: incoming.videoTrack, transform: placementKeys(incoming, at: start),
+                                 backdrop: incomingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
 
@@ -39,8 +45,8 @@ extension CompileSession {
                 leaving = KeyList([.ramp(overlap, from: outgoing.placement, to: outgoing.placement.translated(-dx, -dy))])
             }
             let layers = [
-                LayerInstruction(track: incoming.videoTrack, transform: entering, path: layerPath(0)),
-                LayerInstruction(track: outgoing.videoTrack, transform: leaving, path: layerPath(1)),
+                LayerInstruction(track: incoming.videoTrack, transform: entering, backdrop: incomingBackdrop, path: layerPath(0)),
+                LayerInstruction(track: outgoing.videoTrack, transform: leaving, backdrop: outgoingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
 
@@ -57,8 +63,9 @@ extension CompileSession {
                                          to: Self.sourceRect(whole, placement: incoming.placement))])
             let layers = [
                 LayerInstruction(track: incoming.videoTrack, transform: placementKeys(incoming, at: start), crop: crop,
-                                 path: layerPath(0)),
-                LayerInstruction(track: outgoing.videoTrack, transform: placementKeys(outgoing, at: start), path: layerPath(1)),
+                                 backdrop: incomingBackdrop, path: layerPath(0)),
+                LayerInstruction(track: outgoing.videoTrack, transform: placementKeys(outgoing, at: start),
+                                 backdrop: outgoingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
 
@@ -69,9 +76,10 @@ extension CompileSession {
             else { return [] }
             let secondPath = instructionsPath.index(firstIndex + 1)
             let fadingOut = LayerInstruction(track: outgoing.videoTrack, opacity: KeyList([.ramp(first, from: 1, to: 0)]),
-                                             transform: placementKeys(outgoing, at: start), path: layerPath(0))
+                                             transform: placementKeys(outgoing, at: start), backdrop: outgoingBackdrop,
+                                             path: layerPath(0))
             let fadingIn = LayerInstruction(track: incoming.videoTrack, opacity: KeyList([.ramp(second, from: 0, to: 1)]),
-                                            transform: placementKeys(incoming, at: middle),
+                                            transform: placementKeys(incoming, at: middle), backdrop: incomingBackdrop,
                                             path: secondPath.key("layers").index(0))
             return [
                 VideoInstruction(timeRange: first, layers: [fadingOut], background: color, path: path),
@@ -88,6 +96,35 @@ extension CompileSession {
         case .right: return (-width, 0)
         case .up: return (0, height)
         case .down: return (0, -height)
+        }
+    }
+
+    /// The backdrop a clip's layer needs in a transition: nil when its picture covers the canvas
+    /// (a colour, a cover or stretch fit, a contain fit of the canvas's aspect ratio, a fit "none" at
+    /// least as large as the canvas) or when its size is unknown; else the canvas rectangle mapped
+    /// into its source pixels, in the output background.
+    private func backdrop(_ clip: PlacedClip, canvas: PixelSize) -> LayerBackdrop? {
+        guard !clip.resolved.asset.isColor, let video = clip.resolved.video else { return nil }
+        let source = displaySize(clip.resolved.asset, video)
+        guard !Self.fitCovers(clip.clip.fit, source: source, canvas: canvas) else { return nil }
+        let whole = CropRect(x: 0, y: 0, width: Double(canvas.width), height: Double(canvas.height))
+        return LayerBackdrop(color: project.output.background, rect: Self.sourceRect(whole, placement: clip.placement))
+    }
+
+    /// Whether `Compiler.fitTransform(fit, source, canvas)` covers the whole canvas, decided exactly
+    /// on the integer sizes (the transform's doubles may miss an edge by a rounding error).
+    private static func fitCovers(_ fit: Fit, source: PixelSize, canvas: PixelSize) -> Bool {
+        guard source.width > 0, source.height > 0 else { return false }
+        switch fit {
+        case .cover, .stretch:
+            return true
+        case .none:
+            return source.width >= canvas.width && source.height >= canvas.height
+        case .contain:
+            // Same aspect ratio: sw · ch = sh · cw (an overflowing product counts as not covering).
+            let (across, acrossOverflow) = source.width.multipliedReportingOverflow(by: canvas.height)
+            let (down, downOverflow) = source.height.multipliedReportingOverflow(by: canvas.width)
+            return !acrossOverflow && !downOverflow && across == down
         }
     }
 

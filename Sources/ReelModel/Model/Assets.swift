@@ -13,9 +13,11 @@ public enum AssetSource: Sendable, Hashable {
     /// A media file (path as written, relative to the project folder) and which of its streams to use.
     /// `videoTrack` / `audioTrack` are stream indexes in the file; nil picks the default stream of that kind.
     case file(path: String, videoTrack: Int?, audioTrack: Int?, language: String?, rotation: AssetRotation)
-    /// A still image file, usable for any duration.
+    /// A still image file (path as written), usable for any duration: its display size is its pixel size,
+    /// and `fit` places it like a video. It has no sound.
     case image(path: String)
-    /// A solid colour, usable for any duration.
+    /// A solid opaque colour, usable for any duration: its picture is the size of the canvas, so a colour clip
+    /// covers the whole canvas whatever its `fit`. It has no sound.
     case color(RGBAColor)
 }
 

@@ -10,17 +10,40 @@ public struct LayerInstruction: Sendable, Hashable {
     public var transform: KeyList<AffineTransform>
     /// Crop keys in source pixels (default the whole frame).
     public var crop: KeyList<CropRect>
+    /// A solid rectangle drawn under the picture, moving and fading with it; nil: none.
+    public var backdrop: LayerBackdrop?
     /// Where it was written: `$.videoComposition.instructions[i].layers[j]`.
     public var path: JSONPath
 
-    /// Creates a layer instruction with no keys unless given.
+    /// Creates a layer instruction with no keys and no backdrop unless given.
     public init(track: Int, opacity: KeyList<Double> = KeyList(), transform: KeyList<AffineTransform> = KeyList(),
-                crop: KeyList<CropRect> = KeyList(), path: JSONPath = .root) {
+                crop: KeyList<CropRect> = KeyList(), backdrop: LayerBackdrop? = nil, path: JSONPath = .root) {
         self.track = track
         self.opacity = opacity
         self.transform = transform
         self.crop = crop
+        self.backdrop = backdrop
         self.path = path
+    }
+}
+
+/// A solid rectangle a layer draws under its picture (`"backdrop"` of a layer instruction).
+///
+/// The rectangle is in the layer's source pixels, like a crop, and may reach beyond the source
+/// picture (negative origin, larger size). It is drawn with the layer's transform, crop mask and
+/// opacity, so it moves, is revealed and fades together with the picture. The compiler gives one to
+/// each clip layer of a transition whose clip does not cover the canvas: the canvas mapped back
+/// into the clip's source pixels, in the output background, so the clip with its bars is what moves.
+public struct LayerBackdrop: Sendable, Hashable {
+    /// The rectangle's colour.
+    public var color: RGBAColor
+    /// Origin and size in source pixels; width and height > 0.
+    public var rect: CropRect
+
+    /// Creates a backdrop.
+    public init(color: RGBAColor, rect: CropRect) {
+        self.color = color
+        self.rect = rect
     }
 }
 

@@ -237,7 +237,7 @@ extension DocumentDecoder {
     }
 
     private func readLayer(_ json: JSON, _ path: JSONPath) -> LayerInstruction? {
-        guard let fields = object(json, path, allowed: ["track", "opacity", "transform", "crop"], required: ["track"],
+        guard let fields = object(json, path, allowed: ["track", "opacity", "transform", "crop", "backdrop"], required: ["track"],
                                   expected: "a layer object") else { return nil }
         let track = fields["track"].flatMap { integer($0, path.key("track"), in: 1...Int(Int32.max), what: "a positive track id") }
         var valid = track != nil
@@ -253,8 +253,32 @@ extension DocumentDecoder {
         if let json = fields["crop"] {
             if let keys = keyList(json, path.key("crop"), value: cropValue) { crop = keys } else { valid = false }
         }
+        var backdrop: LayerBackdrop?
+        if let json = fields["backdrop"] {
+            backdrop = readBackdrop(json, path.key("backdrop"))
+            if backdrop == nil { valid = false }
+        }
         guard valid, let track else { return nil }
-        return LayerInstruction(track: track, opacity: opacity, transform: transform, crop: crop, path: path)
+        return LayerInstruction(track: track, opacity: opacity, transform: transform, crop: crop, backdrop: backdrop, path: path)
+    }
+
+    /// A layer's `{"color", "rect"}` backdrop: a colour and `[x, y, w, h]` in source pixels with w, h > 0.
+    private func readBackdrop(_ json: JSON, _ path: JSONPath) -> LayerBackdrop? {
+        guard let fields = object(json, path, allowed: ["color", "rect"], required: ["color", "rect"],
+                                  expected: "a backdrop {\"color\", \"rect\"}") else { return nil }
+        let color = fields["color"].flatMap { self.color($0, path.key("color")) }
+        var rect: CropRect?
+        if let json = fields["rect"],
+           let v = numbers(json, path.key("rect"), count: 4, expected: "a rectangle [x, y, width, height]") {
+            if v[2] > 0, v[3] > 0 {
+                rect = CropRect(x: v[0], y: v[1], width: v[2], height: v[3])
+            } else {
+                error(path.key("rect"), "backdrop width and height must be greater than 0",
+                      hint: "write [x, y, width, height] in source pixels, or remove the backdrop")
+            }
+        }
+        guard let color, let rect else { return nil }
+        return LayerBackdrop(color: color, rect: rect)
     }
 
     // MARK: key lists

@@ -205,14 +205,18 @@ extension DocumentDecoder {
         let allowed = present.first == "path" || present.isEmpty ? Self.assetKeys : [present[0]]
         guard let fields = object(json, path, allowed: allowed, expected: "an asset object") else { return nil }
         if let imageJSON = fields["image"] {
-            _ = string(imageJSON, path.key("image"))
-            unsupported(path.key("image"), "an image asset")
-            return nil
+            guard let file = string(imageJSON, path.key("image")) else { return nil }
+            return Asset(id: id, source: .image(path: file), path: path)
         }
         if let colorJSON = fields["color"] {
-            _ = color(colorJSON, path.key("color"))
-            unsupported(path.key("color"), "a color asset")
-            return nil
+            guard let color = color(colorJSON, path.key("color")) else { return nil }
+            // A colour clip covers the whole canvas; see-through colours would need a layer opacity instead.
+            guard color.alpha == 255 else {
+                error(path.key("color"), "a color asset is opaque, but \"\(color)\" has alpha \(color.alpha)",
+                      hint: "write an opaque colour \"#RRGGBB\"")
+                return nil
+            }
+            return Asset(id: id, source: .color(color), path: path)
         }
         guard let pathJSON = fields["path"] else {
             error(path, "missing \"path\"", hint: "give the asset a \"path\" (or \"image\" or \"color\")")

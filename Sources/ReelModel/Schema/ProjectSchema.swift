@@ -10,7 +10,8 @@
 /// Besides the SPEC's keys it allows these reel extensions: a ramp key's `"curve"` (`"linear"`,
 /// `"equalPower"`, volume keys only), a segment's and a clip's `"pitch"` (`"keep"`, `"varispeed"`),
 /// `videoComposition.compositor` (`"builtIn"`, `"trackMap"`), a composition track's and an audio
-/// mix input's `"name"`, and several `audioMix` inputs for one track.
+/// mix input's `"name"`, several `audioMix` inputs for one track, and a layer instruction's
+/// `"backdrop"` (`{"color", "rect"}`).
 public enum ProjectSchema {
     /// The `$id` of the schema document.
     public static let identifier = "urn:reel:project-format:1"
@@ -212,8 +213,10 @@ public enum ProjectSchema {
                                            object([("enum", array([.string("auto"), .number("0"), .number("90"),
                                                                    .number("180"), .number("270")]))]))),
                 ], required: ["path"])),
-                described("A still image, usable for any duration.", closed([("image", nonEmptyString)], required: ["image"])),
-                described("A solid colour, usable for any duration.", closed([("color", ref("color"))], required: ["color"])),
+                described("A still image (PNG, JPEG, WebP, BMP, TIFF), usable for any duration; its clips need a duration. Its display size is its pixel size; an alpha channel is ignored.",
+                          closed([("image", nonEmptyString)], required: ["image"])),
+                described("A solid opaque colour, usable for any duration; its clips need a duration and cover the whole canvas whatever their fit.",
+                          closed([("color", ref("color"))], required: ["color"])),
             ]))])),
         ]
     }
@@ -343,7 +346,21 @@ public enum ProjectSchema {
                 ("opacity", ref("opacityKeys")),
                 ("transform", ref("transformKeys")),
                 ("crop", ref("cropKeys")),
+                ("backdrop", ref("backdrop")),
             ], required: ["track"])),
+            ("backdrop", described("A solid rectangle drawn under the layer's picture with its transform, crop and opacity; rect is [x, y, width, height] in source pixels (it may reach beyond the picture), width and height greater than 0.", closed([
+                ("color", ref("color")),
+                ("rect", object([
+                    ("type", .string("array")),
+                    ("prefixItems", array([
+                        object([("type", .string("number"))]), object([("type", .string("number"))]),
+                        object([("type", .string("number")), ("exclusiveMinimum", .number("0"))]),
+                        object([("type", .string("number")), ("exclusiveMinimum", .number("0"))]),
+                    ])),
+                    ("items", .bool(false)),
+                    ("minItems", .number("4")),
+                ])),
+            ], required: ["color", "rect"]))),
         ]
     }
 

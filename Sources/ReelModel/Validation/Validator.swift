@@ -234,6 +234,13 @@ private final class ValidationRun {
                           hint: "write [x, y, width, height] with width, height ≥ 0", time: key.start)
                 }
             }
+            if let rect = layer.backdrop?.rect {
+                let finite = [rect.x, rect.y, rect.width, rect.height].allSatisfy(\.isFinite)
+                if !finite || rect.width <= 0 || rect.height <= 0 {
+                    error(layerPath.key("backdrop").key("rect"), "backdrop rectangle is not finite with a positive size",
+                          hint: "write [x, y, width, height] in source pixels with width, height > 0")
+                }
+            }
         }
     }
 

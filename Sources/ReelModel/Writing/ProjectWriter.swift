@@ -133,10 +133,19 @@ public enum ProjectWriter {
         }
         if !layer.crop.isEmpty {
             members.append(("crop", keysValue(layer.crop) { rect in
-                .array([rect.x, rect.y, rect.width, rect.height].map { JSON(numberValue($0)) })
+                rectValue(rect)
             }))
         }
+        if let backdrop = layer.backdrop {
+            members.append(("backdrop", object([("color", .string(backdrop.color.description)),
+                                                ("rect", rectValue(backdrop.rect))])))
+        }
         return object(members)
+    }
+
+    /// A rectangle as `[x, y, width, height]`.
+    private static func rectValue(_ rect: CropRect) -> JSONValue {
+        .array([rect.x, rect.y, rect.width, rect.height].map { JSON(numberValue($0)) })
     }
 
     // MARK: Values

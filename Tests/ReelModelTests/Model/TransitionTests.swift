@@ -116,8 +116,10 @@ import ReelTime
         #expect(instructions.map(\.background) == [nil, white, white, nil])
         #expect(instructions[1].layers == [LayerInstruction(track: 1, opacity: KeyList([.ramp(range(t(2), t(5, 2)), from: 1, to: 0)]),
                                                             path: instructions[1].path.key("layers").index(0))])
+        // w does not cover the canvas: its layer carries the canvas, in its source pixels, as a black backdrop.
         #expect(instructions[2].layers == [LayerInstruction(track: 3, opacity: KeyList([.ramp(range(t(5, 2), t(3)), from: 0, to: 1)]),
                                                             transform: KeyList([.set(at: t(5, 2), value: Self.wideFit)]),
+                                                            backdrop: LayerBackdrop(color: .black, rect: CropRect(x: 0, y: -18, width: 128, height: 72)),
                                                             path: instructions[2].path.key("layers").index(0))])
         // The audio cross-fades over the whole dip; w is silent, so track 4 holds an empty edit.
         #expect(project.composition.track(4)?.segments.map(\.isEmpty) == [true, true])

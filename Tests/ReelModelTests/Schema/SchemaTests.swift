@@ -23,7 +23,7 @@ struct SchemaTests {
         let names = Set(definitions.keys.map { "#/$defs/\($0)" })
         #expect(references.subtracting(names).isEmpty, "dangling: \(references.subtracting(names).sorted())")
         #expect(names.subtracting(references).isEmpty, "unused: \(names.subtracting(references).sorted())")
-        #expect(definitions.keys.count == 48)
+        #expect(definitions.keys.count == 49)
     }
 
     @Test func everyObjectSchemaIsClosed() throws {
@@ -195,6 +195,10 @@ private let schemaValidDocuments: [(name: String, text: String)] = [
             "titles": [ { "text": "End", "start": 20, "duration": 1 } ], "overlays": [] }
         """#)),
     ("explicit form without videoComposition", schemaExplicit(schemaComposition)),
+    ("layer backdrop", schemaExplicit(schemaComposition + ##"""
+        , "videoComposition": { "instructions": [ { "start": 0, "duration": 21, "layers": [
+            { "track": 1, "backdrop": { "color": "#10203080", "rect": [-16, 0, 64.5, 36] } } ] } ] }
+        """##)),
 ]
 
 private let schemaLongID = String(repeating: "a", count: 65)
@@ -257,6 +261,14 @@ private let schemaInvalidDocuments: [(name: String, text: String, faultPath: Str
         , "videoComposition": { "instructions": [ { "start": 0, "duration": 21, "layers": [
             { "track": 1, "crop": [ { "at": 0, "value": [0, 0, -1, 10] } ] } ] } ] }
         """#), "$.videoComposition.instructions[0].layers[0].crop[0]"),
+    ("zero backdrop width", schemaExplicit(schemaComposition + ##"""
+        , "videoComposition": { "instructions": [ { "start": 0, "duration": 21, "layers": [
+            { "track": 1, "backdrop": { "color": "#000000", "rect": [0, 0, 0, 36] } } ] } ] }
+        """##), "$.videoComposition.instructions[0].layers[0].backdrop.rect"),
+    ("backdrop without colour", schemaExplicit(schemaComposition + ##"""
+        , "videoComposition": { "instructions": [ { "start": 0, "duration": 21, "layers": [
+            { "track": 1, "backdrop": { "rect": [0, 0, 64, 36] } } ] } ] }
+        """##), "$.videoComposition.instructions[0].layers[0].backdrop"),
     ("opacity above 1", schemaExplicit(schemaComposition + #"""
         , "videoComposition": { "instructions": [ { "start": 0, "duration": 21, "layers": [
             { "track": 1, "opacity": [ { "at": 0, "value": 1.5 } ] } ] } ] }

@@ -1,0 +1,150 @@
+import ReelMedia
+
+/// A finished output picture, in submission order.
+public struct ComposedFrame {
+    /// The request's `frameIndex`.
+    public let frameIndex: Int64
+    /// The picture, in the render context's size and format. Read-only when `isSourceFrame`.
+    public let frame: VideoFrame
+    /// True when the compositor passed a source picture through untouched: the frame is shared with the
+    /// decoder and possibly with later requests, so never draw into it; draw into a copy instead.
+    public let isSourceFrame: Bool
+    /// The thread that finished the request (for tests).
+    let threadID: UInt?
+}
+
+/// Drives a `VideoCompositor` for the exporter: starts requests in order, keeps up to `depth` of them being
+/// composed at once, and hands the results back in submission order.
+///
+/// Use it from one thread (the exporter's); compositing happens on the compositor's own threads, overlapping
+/// with whatever this thread does between calls (decoding the next sources, encoding the previous result):
+///
+/// ```swift
+/// let queue = try CompositionQueue(compositor: compositor, renderContext: context)
+/// for n in 0..<frameCount {
+///     if queue.pendingCount >= queue.depth, let done = try queue.next() { encode(done) }
+///     try queue.submit(request(for: n))
+/// }
+/// while let done = try queue.next() { encode(done) }
+/// ```
+///
+/// Sources in a format the compositor does not read are converted here (once per decoded frame and track).
+/// Releasing the queue cancels whatever is still pending.
+public final class CompositionQueue {
+    /// The compositor doing the drawing.
+    public let compositor: VideoCompositor
+    /// The canvas every request is drawn into.
+    public let renderContext: RenderContext
+    /// How many requests may be composed at once; `submit` waits while this many are unfinished.
+    public let depth: Int
+
+    private var pending: [AsynchronousCompositionRequest] = []
+    private var pendingStart = 0
+    private let scaler = Scaler()
+    /// The last conversion per track: source frame and converted picture.
+    private var converted: [Int: (source: VideoFrame, result: SharedFrame)] = [:]
+
+    /// Announces `renderContext` to `compositor` and prepares to keep up to `depth` (at least 1) requests in flight.
+    ///
+    /// Throws `.unsupported` when the compositor cannot produce the context's pixel format or rejects the context.
+    public init(compositor: VideoCompositor, renderContext: RenderContext, depth: Int = 3) throws(MediaError) {
+        guard compositor.outputPixelFormats.contains(renderContext.pixelFormat) else {
+            throw MediaError(.unsupported, "the compositor cannot produce \(renderContext.pixelFormat.name) pictures")
+        }
+        try compositor.renderContextChanged(renderContext)
+        self.compositor = compositor
+        self.renderContext = renderContext
+        self.depth = max(1, depth)
+    }
+
+    deinit {
+        cancelAll()
+    }
+
+    /// Requests submitted and not yet returned by `next()`.
+    public var pendingCount: Int { pending.count - pendingStart }
+
+    /// Starts composing `request` after the ones already submitted.
+    ///
+    /// Waits first while `depth` submitted requests are still being composed (finished results wait for `next()`
+    /// and do not count). Throws when a source must be converted and cannot be.
+    public func submit(_ request: CompositionRequest) throws(MediaError) {
+        let prepared = try convertingSources(of: request)
+        var index = pendingStart
+        while pendingCount - (index - pendingStart) >= depth, index < pending.count {
+            _ = pending[index].waitUntilFinished()
+            index += 1
+        }
+        let asynchronous = AsynchronousCompositionRequest(prepared, renderContext: renderContext)
+        pending.append(asynchronous)
+        compositor.startRequest(asynchronous)
+    }
+
+    /// The oldest submitted request's picture, waiting for it if needed; nil when nothing is pending.
+    ///
+    /// Throws the compositor's error for that request, or `.internal` if the compositor cancelled it on its own
+    /// (after `cancelAll()` nothing is pending, so this returns nil).
+    public func next() throws(MediaError) -> ComposedFrame? {
+        guard pendingStart < pending.count else { return nil }
+        let request = pending[pendingStart]
+        pendingStart += 1
+        if pendingStart > 64 && pendingStart * 2 > pending.count {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
+        switch request.waitUntilFinished() {
+        case .composed(let picture, let threadID):
+            let isSource = request.request.layers.contains { $0.picture === picture || $0.picture.frame === picture.frame }
+            return ComposedFrame(frameIndex: request.request.frameIndex, frame: picture.frame,
+                                 isSourceFrame: isSource, threadID: threadID)
+        case .failed(let error):
+            throw error
+        case .cancelled:
+            throw MediaError(.internal, "the compositor cancelled frame \(request.request.frameIndex)")
+        }
+    }
+
+    /// Cancels every pending request and waits until the compositor has finished them all; nothing stays pending.
+    public func cancelAll() {
+        let outstanding = pending[pendingStart...]
+        guard !outstanding.isEmpty else { return }
+        for request in outstanding { request.requestCancellation() }
+        compositor.cancelAllPendingRequests()
+        for request in outstanding { _ = request.waitUntilFinished() }
+        pending.removeAll()
+        pendingStart = 0
+    }
+
+    /// `request` with every layer picture in a format the compositor reads.
+    private func convertingSources(of request: CompositionRequest) throws(MediaError) -> CompositionRequest {
+        let accepted = compositor.sourcePixelFormats
+        if !converted.isEmpty {
+            let tracks = Set(request.layers.map(\.track))
+            converted = converted.filter { tracks.contains($0.key) }
+        }
+        guard let target = accepted.first,
+            request.layers.contains(where: { !accepted.contains($0.picture.format) })
+        else { return request }
+        var layers: [LayerSource] = []
+        layers.reserveCapacity(request.layers.count)
+        for layer in request.layers {
+            guard !accepted.contains(layer.picture.format) else {
+                layers.append(layer)
+                continue
+            }
+            let source = layer.picture.frame
+            let picture: SharedFrame
+            if let cached = converted[layer.track], cached.source === source {
+                picture = cached.result
+            } else {
+                picture = SharedFrame(try scaler.converted(source, width: source.width, height: source.height,
+                                                           format: target))
+                converted[layer.track] = (source, picture)
+            }
+            layers.append(LayerSource(track: layer.track, picture: picture, rotation: layer.rotation,
+                                      opacity: layer.opacity, transform: layer.transform, crop: layer.crop))
+        }
+        return CompositionRequest(frameIndex: request.frameIndex, compositionTime: request.compositionTime,
+                                  background: request.background, layers: layers)
+    }
+}

@@ -1,0 +1,354 @@
+import ReelMedia
+import ReelModel
+
+/// Draws composition requests as SPEC §4 describes, in 8-bit yuv420p; one instance per compositor thread.
+///
+/// Layers are drawn bottom to top over the background. Each layer's source is turned upright (its display
+/// rotation), masked by its crop, mapped by its transform and blended by its opacity. The renderer picks the
+/// cheapest exact way for each layer:
+/// - passthrough: the topmost layer is opaque, upright, untransformed, uncropped and exactly the canvas, so the
+///   source itself is the answer (no copy, no canvas);
+/// - whole-pixel translation (identity included): row copies, or one blending pass, without resampling;
+/// - axis-aligned scale: libswscale through `Scaler` (bicubic), as a whole picture;
+/// - anything else (rotation, skew, mirror, fractional offsets): bilinear inverse mapping over the layer's
+///   bounding box, luma at full resolution and chroma at half;
+/// - an opaque layer covering the whole canvas hides the background and everything below it, which are skipped;
+/// - a dissolve (a translucent full-canvas layer over an opaque one) is one pass: out = a·top + (1 − a)·bottom.
+///
+/// Not thread-safe: it owns a `Scaler` and caches of upright and scaled pictures per track, which keep their
+/// source frames alive so that a held (repeated) source is not rotated or scaled again.
+final class LayerRenderer {
+    private struct Rotated {
+        let source: VideoFrame
+        let turns: Int
+        let result: VideoFrame
+        var lastUse: Int
+    }
+
+    private struct Scaled {
+        let source: VideoFrame
+        let turns: Int
+        let width: Int
+        let height: Int
+        let result: VideoFrame
+        var lastUse: Int
+    }
+
+    private enum Placement {
+        /// Whole-pixel offset: source pixel (x, y) lands on canvas pixel (x + dx, y + dy).
+        case translate(dx: Int, dy: Int)
+        /// libswscale scales the whole upright source to `full`; `visible` is the part inside crop and canvas.
+        case scale(full: EvenRect, visible: EvenRect)
+        /// Bilinear inverse mapping.
+        case warp
+    }
+
+    /// One layer ready to draw.
+    private struct Plan {
+        let layer: LayerSource
+        let turns: Int
+        /// Upright source size.
+        let width: Int
+        let height: Int
+        let geometry: LayerGeometry
+        /// Opacity as an 8-bit blend weight, 1…256.
+        let alpha: Int
+        let placement: Placement
+        /// Opaque and covering every canvas pixel.
+        let coversCanvas: Bool
+    }
+
+    private let fastPaths: Bool
+    private let scaler = Scaler()
+    private var rotated: [Int: Rotated] = [:]
+    private var scaled: [Int: Scaled] = [:]
+    private var requestNumber = 0
+    /// Cache entries unused for this many requests are dropped.
+    private static let cacheLifetime = 8
+
+    /// Makes a renderer; `fastPaths: false` draws every layer with the general bilinear path over a filled
+    /// background (for tests that compare the two).
+    init(fastPaths: Bool = true) {
+        self.fastPaths = fastPaths
+    }
+
+    /// Draws `request` into a new canvas of `context`'s size, or returns a layer's picture itself (passthrough).
+    ///
+    /// Returns nil when `isCancelled` turns true before the picture is complete (checked between layers).
+    /// Sources must be yuv420p. Throws `.unsupported` for another output format or an odd canvas size.
+    func render(_ request: CompositionRequest, in context: RenderContext,
+                isCancelled: () -> Bool = { false }) throws(MediaError) -> SharedFrame? {
+        try Self.check(context)
+        for layer in request.layers where layer.picture.format != .yuv420p {
+            throw MediaError(.internal, "the built-in compositor reads yuv420p sources, track \(layer.track) gave "
+                                 + layer.picture.format.name)
+        }
+        requestNumber += 1
+        defer { dropStaleCaches() }
+        let width = context.size.width, height = context.size.height
+        let plans = request.layers.reversed().compactMap { plan($0, canvasWidth: width, canvasHeight: height) }
+
+        if fastPaths, let top = plans.last, isPassthrough(top, width: width, height: height) {
+            return top.layer.picture
+        }
+        if isCancelled() { return nil }
+
+        let canvas = try VideoFrame(width: width, height: height, format: .yuv420p)
+        let first = fastPaths ? plans.lastIndex(where: \.coversCanvas) : nil
+        if first == nil {
+            let background = YUVColor(request.background)
+            canvas.fill(y: background.y, u: background.u, v: background.v)
+        }
+        var index = first ?? 0
+        if let first, plans.count - first == 2,
+            let bottom = try fullCanvasOffset(plans[first], width: width, height: height),
+            let top = try fullCanvasOffset(plans[first + 1], width: width, height: height) {
+            dissolve(top: top, over: bottom, alpha: plans[first + 1].alpha, into: canvas)
+            index = plans.count
+        }
+        while index < plans.count {
+            if isCancelled() { return nil }
+            try draw(plans[index], into: canvas)
+            index += 1
+        }
+        return SharedFrame(canvas)
+    }
+
+    /// Throws unless `context` is a yuv420p canvas of positive even size.
+    static func check(_ context: RenderContext) throws(MediaError) {
+        guard context.pixelFormat == .yuv420p else {
+            throw MediaError(.unsupported, "the built-in compositor renders yuv420p only, not \(context.pixelFormat.name)")
+        }
+        let size = context.size
+        guard size.width >= 2, size.height >= 2, size.width <= 16384, size.height <= 16384,
+            size.width % 2 == 0, size.height % 2 == 0
+        else {
+            throw MediaError(.unsupported, "the built-in compositor needs an even canvas size, not \(size)")
+        }
+    }
+
+    // MARK: Planning
+
+    private func plan(_ layer: LayerSource, canvasWidth: Int, canvasHeight: Int) -> Plan? {
+        guard !layer.opacity.isNaN else { return nil }
+        let alpha = Int((max(0, min(1, layer.opacity)) * 256).rounded())
+        guard alpha > 0 else { return nil }
+        let turns = layer.quarterTurns
+        let width = turns % 2 == 0 ? layer.picture.width : layer.picture.height
+        let height = turns % 2 == 0 ? layer.picture.height : layer.picture.width
+        guard let geometry = LayerGeometry(
+            transform: layer.transform, crop: layer.crop, sourceWidth: width, sourceHeight: height)
+        else { return nil }
+        func make(_ placement: Placement, covers: Bool) -> Plan {
+            Plan(layer: layer, turns: turns, width: width, height: height, geometry: geometry, alpha: alpha,
+                 placement: placement, coversCanvas: alpha == 256 && covers)
+        }
+        let canvas = PixelRect(x0: 0, y0: 0, x1: canvasWidth, y1: canvasHeight)
+        if fastPaths, let offset = geometry.integerTranslation {
+            let placed = geometry.crop.offsetBy(x: offset.x, y: offset.y)
+            guard !placed.intersection(canvas).isEmpty else { return nil }
+            return make(.translate(dx: offset.x, dy: offset.y), covers: placed.contains(canvas))
+        }
+        let t = layer.transform
+        // A pure fractional translation stays on the bilinear path: libswscale would snap it to whole pixels.
+        if fastPaths, t.b == 0, t.c == 0, t.a > 0, t.d > 0, t.a != 1 || t.d != 1 {
+            let full = EvenRect(x0: t.tx, y0: t.ty, x1: t.tx + t.a * Double(width), y1: t.ty + t.d * Double(height))
+            // Beyond twice the canvas a whole scaled picture costs more than resampling the visible part.
+            if full.width >= 2, full.height >= 2, full.width <= 2 * canvasWidth, full.height <= 2 * canvasHeight {
+                let crop = geometry.crop
+                let cropped = EvenRect(
+                    x0: t.tx + t.a * Double(crop.x0), y0: t.ty + t.d * Double(crop.y0),
+                    x1: t.tx + t.a * Double(crop.x1), y1: t.ty + t.d * Double(crop.y1))
+                let whole = EvenRect(x: 0, y: 0, width: canvasWidth, height: canvasHeight)
+                let visible = full.intersection(cropped).intersection(whole)
+                guard visible.width > 0, visible.height > 0 else { return nil }
+                return make(.scale(full: full, visible: visible), covers: visible == whole)
+            }
+        }
+        return make(.warp, covers: geometry.coversCanvas(width: canvasWidth, height: canvasHeight))
+    }
+
+    private func isPassthrough(_ plan: Plan, width: Int, height: Int) -> Bool {
+        guard plan.alpha == 256, plan.turns == 0, case .translate(0, 0) = plan.placement else { return false }
+        return plan.width == width && plan.height == height
+            && plan.geometry.crop == PixelRect(x0: 0, y0: 0, x1: width, y1: height)
+    }
+
+    /// The upright picture and its offset when `plan` is a whole-pixel translation by even amounts that covers
+    /// the canvas (the shape the one-pass dissolve handles).
+    private func fullCanvasOffset(_ plan: Plan, width: Int, height: Int) throws(MediaError)
+        -> (picture: VideoFrame, dx: Int, dy: Int)? {
+        guard case .translate(let dx, let dy) = plan.placement, dx % 2 == 0, dy % 2 == 0,
+            plan.geometry.crop.offsetBy(x: dx, y: dy).contains(PixelRect(x0: 0, y0: 0, x1: width, y1: height))
+        else { return nil }
+        return (try upright(plan), dx, dy)
+    }
+
+    // MARK: Drawing
+
+    private func dissolve(top: (picture: VideoFrame, dx: Int, dy: Int), over bottom: (picture: VideoFrame, dx: Int, dy: Int),
+                          alpha: Int, into canvas: VideoFrame) {
+        for plane in 0..<3 {
+            let shift = plane == 0 ? 0 : 1
+            let width = canvas.width >> shift, height = canvas.height >> shift
+            let upper = top.picture.plane(plane) - (top.dy >> shift) * top.picture.stride(plane) - (top.dx >> shift)
+            let lower = bottom.picture.plane(plane) - (bottom.dy >> shift) * bottom.picture.stride(plane)
+                - (bottom.dx >> shift)
+            PlaneOps.mix(top: upper, topStride: top.picture.stride(plane),
+                         bottom: lower, bottomStride: bottom.picture.stride(plane),
+                         into: canvas.plane(plane), targetStride: canvas.stride(plane),
+                         width: width, height: height, alpha: alpha)
+        }
+    }
+
+    private func draw(_ plan: Plan, into canvas: VideoFrame) throws(MediaError) {
+        switch plan.placement {
+        case .translate(let dx, let dy):
+            let source = try upright(plan)
+            let canvasRect = PixelRect(x0: 0, y0: 0, x1: canvas.width, y1: canvas.height)
+            let luma = plan.geometry.crop.offsetBy(x: dx, y: dy).intersection(canvasRect)
+            blend(source, plane: 0, at: luma, dx: dx, dy: dy, alpha: plan.alpha, into: canvas)
+            if dx % 2 == 0 && dy % 2 == 0 {
+                // Chroma pixel i stands for luma centre 2i + 1, so it is covered when 2i + 1 − dx is inside the crop.
+                let crop = plan.geometry.crop
+                func firstCovered(_ edge: Int) -> Int { (edge + 1) >> 1 }
+                let chroma = PixelRect(
+                    x0: firstCovered(crop.x0 + dx - 1), y0: firstCovered(crop.y0 + dy - 1),
+                    x1: firstCovered(crop.x1 + dx - 1), y1: firstCovered(crop.y1 + dy - 1)
+                ).intersection(PixelRect(x0: 0, y0: 0, x1: canvas.width / 2, y1: canvas.height / 2))
+                for plane in 1...2 {
+                    blend(source, plane: plane, at: chroma, dx: dx / 2, dy: dy / 2, alpha: plan.alpha, into: canvas)
+                }
+            } else {
+                // An odd offset puts chroma samples half-way between source samples: resample them.
+                warp(source, plan, planes: 1...2, into: canvas)
+            }
+        case .scale(let full, let visible):
+            let source = try upright(plan)
+            if plan.alpha >= 256 && visible == full {
+                try scaler.draw(source, into: canvas, x: full.x, y: full.y, width: full.width, height: full.height)
+                return
+            }
+            let picture = try scaledPicture(plan, source, width: full.width, height: full.height)
+            for plane in 0..<3 {
+                let shift = plane == 0 ? 0 : 1
+                let rect = PixelRect(x0: visible.x >> shift, y0: visible.y >> shift,
+                                     x1: (visible.x + visible.width) >> shift, y1: (visible.y + visible.height) >> shift)
+                blend(picture, plane: plane, at: rect, dx: full.x >> shift, dy: full.y >> shift,
+                      alpha: plan.alpha, into: canvas)
+            }
+        case .warp:
+            warp(try upright(plan), plan, planes: 0...2, into: canvas)
+        }
+    }
+
+    /// Blends the samples of `source` plane `plane` that land on `rect` (source sample (x, y) lands on
+    /// (x + dx, y + dy)); `rect` must lie inside both pictures.
+    private func blend(_ source: VideoFrame, plane: Int, at rect: PixelRect, dx: Int, dy: Int, alpha: Int,
+                       into canvas: VideoFrame) {
+        guard !rect.isEmpty else { return }
+        let sourceStride = source.stride(plane), canvasStride = canvas.stride(plane)
+        let from = source.plane(plane) + (rect.y0 - dy) * sourceStride + (rect.x0 - dx)
+        let to = canvas.plane(plane) + rect.y0 * canvasStride + rect.x0
+        PlaneOps.blend(from: from, sourceStride: sourceStride, onto: to, targetStride: canvasStride,
+                       width: rect.width, height: rect.height, alpha: alpha)
+    }
+
+    private func warp(_ source: VideoFrame, _ plan: Plan, planes: ClosedRange<Int>, into canvas: VideoFrame) {
+        let geometry = plan.geometry
+        for plane in planes {
+            let shift = plane == 0 ? 0 : 1
+            let planeWidth = plane == 0 ? plan.width : (plan.width + 1) / 2
+            let planeHeight = plane == 0 ? plan.height : (plan.height + 1) / 2
+            let sourcePlane = SourcePlane(base: UnsafePointer(source.plane(plane)), stride: source.stride(plane),
+                                          width: planeWidth, height: planeHeight)
+            let crop = geometry.crop
+            let round = (1 << shift) - 1
+            let minX = min(crop.x0 >> shift, planeWidth - 1), minY = min(crop.y0 >> shift, planeHeight - 1)
+            let taps = TapBounds(
+                minX: minX, maxX: max(minX, min(planeWidth, (crop.x1 + round) >> shift) - 1),
+                minY: minY, maxY: max(minY, min(planeHeight, (crop.y1 + round) >> shift) - 1))
+            let target = canvas.plane(plane), stride = canvas.stride(plane)
+            geometry.forEachSpan(shift: shift, width: canvas.width >> shift, height: canvas.height >> shift) {
+                row, start, end, sampleX, sampleY in
+                PlaneOps.warpRow(from: sourcePlane, taps: taps, sampleX: sampleX, sampleY: sampleY,
+                                 stepX: geometry.inverse.a, stepY: geometry.inverse.b,
+                                 into: target + row * stride + start, count: end - start, alpha: plan.alpha)
+            }
+        }
+    }
+
+    // MARK: Pictures and caches
+
+    /// The layer's picture turned upright; cached per track while the same source frame repeats.
+    private func upright(_ plan: Plan) throws(MediaError) -> VideoFrame {
+        let source = plan.layer.picture.frame
+        guard plan.turns != 0 else { return source }
+        let track = plan.layer.track
+        if var entry = rotated[track], entry.source === source, entry.turns == plan.turns {
+            entry.lastUse = requestNumber
+            rotated[track] = entry
+            return entry.result
+        }
+        // The previous upright picture of this track is private to this renderer: reuse its buffer.
+        let result: VideoFrame
+        if let old = rotated[track]?.result, old.width == plan.width, old.height == plan.height {
+            result = old
+        } else {
+            result = try VideoFrame(width: plan.width, height: plan.height, format: .yuv420p)
+        }
+        Self.rotate(plan.layer.picture, quarterTurns: plan.turns, into: result)
+        rotated[track] = Rotated(source: source, turns: plan.turns, result: result, lastUse: requestNumber)
+        return result
+    }
+
+    private func scaledPicture(_ plan: Plan, _ upright: VideoFrame, width: Int, height: Int) throws(MediaError)
+        -> VideoFrame {
+        let source = plan.layer.picture.frame
+        let track = plan.layer.track
+        if var entry = scaled[track], entry.source === source, entry.turns == plan.turns,
+            entry.width == width, entry.height == height {
+            entry.lastUse = requestNumber
+            scaled[track] = entry
+            return entry.result
+        }
+        let result = try scaler.converted(upright, width: width, height: height, format: .yuv420p)
+        scaled[track] = Scaled(source: source, turns: plan.turns, width: width, height: height, result: result,
+                               lastUse: requestNumber)
+        return result
+    }
+
+    private func dropStaleCaches() {
+        let oldest = requestNumber - Self.cacheLifetime
+        rotated = rotated.filter { $0.value.lastUse >= oldest }
+        scaled = scaled.filter { $0.value.lastUse >= oldest }
+    }
+
+    /// Turns a yuv420p picture by `quarterTurns` × 90° counter-clockwise (ffprobe's rotation sense) into
+    /// `result`, which must have the turned size.
+    static func rotate(_ frame: SharedFrame, quarterTurns turns: Int, into result: VideoFrame) {
+        let width = frame.width, height = frame.height
+        let quarter = turns % 2 == 1
+        for plane in 0..<3 {
+            let w = plane == 0 ? width : (width + 1) / 2
+            let h = plane == 0 ? height : (height + 1) / 2
+            let src = frame.pixels(plane), srcStride = frame.stride(plane)
+            let dst = result.plane(plane), dstStride = result.stride(plane)
+            let outWidth = quarter ? h : w, outHeight = quarter ? w : h
+            for y in 0..<outHeight {
+                let row = dst + y * dstStride
+                switch turns {
+                case 1:  // display (x, y) shows stored (w − 1 − y, x)
+                    let column = src + (w - 1 - y)
+                    for x in 0..<outWidth { row[x] = column[x * srcStride] }
+                case 2:
+                    let sourceRow = src + (h - 1 - y) * srcStride
+                    for x in 0..<outWidth { row[x] = sourceRow[w - 1 - x] }
+                default:  // 270: display (x, y) shows stored (y, h − 1 − x)
+                    let column = src + y
+                    for x in 0..<outWidth { row[x] = column[(h - 1 - x) * srcStride] }
+                }
+            }
+        }
+    }
+}

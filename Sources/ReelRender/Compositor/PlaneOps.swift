@@ -1,0 +1,168 @@
+/// One plane of a picture to read: base pointer, row stride in bytes, size in samples.
+struct SourcePlane {
+    let base: UnsafePointer<UInt8>
+    let stride: Int
+    let width: Int
+    let height: Int
+}
+
+/// One plane of a picture to write.
+struct TargetPlane {
+    let base: UnsafeMutablePointer<UInt8>
+    let stride: Int
+    let width: Int
+    let height: Int
+}
+
+/// Inclusive bounds of the source samples a resampler may read.
+struct TapBounds {
+    let minX, maxX, minY, maxY: Int
+}
+
+/// The pixel loops of the built-in compositor, on 8-bit planes.
+///
+/// Blending uses straight alpha on the encoded values with an 8-bit weight α in 0…256:
+/// out = (src·α + dst·(256 − α) + 128) >> 8, which is exact for α = 256 and α = 0 and keeps every intermediate
+/// below 2¹⁶ so the loops vectorise on 16-bit lanes.
+enum PlaneOps {
+    /// Copies `width`×`height` samples row by row.
+    static func copy(from source: UnsafePointer<UInt8>, sourceStride: Int,
+                     to target: UnsafeMutablePointer<UInt8>, targetStride: Int, width: Int, height: Int) {
+        guard width > 0 else { return }
+        for row in 0..<height {
+            (target + row * targetStride).update(from: source + row * sourceStride, count: width)
+        }
+    }
+
+    /// Blends `width`×`height` source samples over the target in place with weight `alpha` (0…256).
+    static func blend(from source: UnsafePointer<UInt8>, sourceStride: Int,
+                      onto target: UnsafeMutablePointer<UInt8>, targetStride: Int,
+                      width: Int, height: Int, alpha: Int) {
+        if alpha >= 256 {
+            copy(from: source, sourceStride: sourceStride, to: target, targetStride: targetStride,
+                 width: width, height: height)
+            return
+        }
+        for row in 0..<height {
+            mixRow(top: source + row * sourceStride, bottom: UnsafePointer(target + row * targetStride),
+                   into: target + row * targetStride, count: width, alpha: alpha)
+        }
+    }
+
+    /// Writes top·α + bottom·(256 − α) (rounded, >> 8) into `target`; the dissolve's single pass.
+    static func mix(top: UnsafePointer<UInt8>, topStride: Int, bottom: UnsafePointer<UInt8>, bottomStride: Int,
+                    into target: UnsafeMutablePointer<UInt8>, targetStride: Int,
+                    width: Int, height: Int, alpha: Int) {
+        for row in 0..<height {
+            mixRow(top: top + row * topStride, bottom: bottom + row * bottomStride,
+                   into: target + row * targetStride, count: width, alpha: alpha)
+        }
+    }
+
+    @inline(__always)
+    private static func mixRow(top: UnsafePointer<UInt8>, bottom: UnsafePointer<UInt8>,
+                               into target: UnsafeMutablePointer<UInt8>, count: Int, alpha: Int) {
+        let weight = UInt16(truncatingIfNeeded: max(0, min(256, alpha)))
+        let inverse = 256 &- weight
+        for x in 0..<count {
+            let sum = UInt16(top[x]) &* weight &+ UInt16(bottom[x]) &* inverse &+ 128
+            target[x] = UInt8(truncatingIfNeeded: sum &>> 8)
+        }
+    }
+
+    /// Sets `count` samples from `start` to `value`.
+    static func fill(_ target: UnsafeMutablePointer<UInt8>, count: Int, value: UInt8) {
+        guard count > 0 else { return }
+        target.update(repeating: value, count: count)
+    }
+
+    /// Resamples one row span bilinearly: pixel k of `target` (k in 0 ..< count) takes the source sample at
+    /// (sampleX + k·stepX, sampleY + k·stepY) in source plane coordinates (pixel centres at i + ½), blended with
+    /// weight `alpha`. Taps are clamped to `taps` (inclusive bounds), so nothing outside the crop bleeds in.
+    ///
+    /// Positions run in 32.32 fixed point and weights in 16 bits; the rounding error stays below ½ + 1/512.
+    static func warpRow(from source: SourcePlane, taps: TapBounds,
+                        sampleX: Double, sampleY: Double, stepX: Double, stepY: Double,
+                        into target: UnsafeMutablePointer<UInt8>, count: Int, alpha: Int) {
+        if stepX == 1 && stepY == 0 {
+            shiftRow(from: source, taps: taps, sampleX: sampleX, sampleY: sampleY, into: target, count: count,
+                     alpha: alpha)
+            return
+        }
+        var x = fixedPoint(sampleX - 0.5), y = fixedPoint(sampleY - 0.5)
+        let dx = fixedPoint(stepX), dy = fixedPoint(stepY)
+        let minX = taps.minX, maxX = taps.maxX, minY = taps.minY, maxY = taps.maxY
+        // Samples whose four taps are all inside need no clamping.
+        let innerWidth = UInt(bitPattern: maxX &- minX), innerHeight = UInt(bitPattern: maxY &- minY)
+        let base = source.base, stride = source.stride
+        let weight = max(0, min(256, alpha)), inverse = 256 - weight
+        for k in 0..<count {
+            let ix = x >> 32, iy = y >> 32
+            let fx = (x >> 16) & 0xFFFF, fy = (y >> 16) & 0xFFFF
+            let p00, p01, p10, p11: Int
+            if UInt(bitPattern: ix &- minX) < innerWidth && UInt(bitPattern: iy &- minY) < innerHeight {
+                let row = base + (iy &* stride &+ ix)
+                p00 = Int(row[0])
+                p01 = Int(row[1])
+                p10 = Int(row[stride])
+                p11 = Int(row[stride &+ 1])
+            } else {
+                let x0 = min(max(ix, minX), maxX), x1 = min(max(ix &+ 1, minX), maxX)
+                let row0 = base + min(max(iy, minY), maxY) &* stride
+                let row1 = base + min(max(iy &+ 1, minY), maxY) &* stride
+                p00 = Int(row0[x0])
+                p01 = Int(row0[x1])
+                p10 = Int(row1[x0])
+                p11 = Int(row1[x1])
+            }
+            let value = bilinear(p00, p01, p10, p11, fx: fx, fy: fy)
+            target[k] = UInt8(truncatingIfNeeded: (value &* weight &+ Int(target[k]) &* inverse &+ 128) >> 8)
+            x &+= dx
+            y &+= dy
+        }
+    }
+
+    /// `warpRow` for a step of exactly one source pixel along the row (a translation by a fraction of a pixel):
+    /// the weights are the same for every pixel, and only the ends of the row need clamped taps.
+    private static func shiftRow(from source: SourcePlane, taps: TapBounds, sampleX: Double, sampleY: Double,
+                                 into target: UnsafeMutablePointer<UInt8>, count: Int, alpha: Int) {
+        let x = fixedPoint(sampleX - 0.5), y = fixedPoint(sampleY - 0.5)
+        let startX = x >> 32, iy = y >> 32
+        let fx = (x >> 16) & 0xFFFF, fy = (y >> 16) & 0xFFFF
+        let row0 = source.base + min(max(iy, taps.minY), taps.maxY) &* source.stride
+        let row1 = source.base + min(max(iy &+ 1, taps.minY), taps.maxY) &* source.stride
+        let weight = max(0, min(256, alpha)), inverse = 256 - weight
+        // Pixels k with startX + k ≥ minX and startX + k + 1 ≤ maxX read unclamped taps.
+        let innerStart = min(count, max(0, taps.minX &- startX))
+        let innerEnd = max(innerStart, min(count, taps.maxX &- startX))
+        func clamped(_ k: Int) {
+            let x0 = min(max(startX &+ k, taps.minX), taps.maxX)
+            let x1 = min(max(startX &+ k &+ 1, taps.minX), taps.maxX)
+            let value = bilinear(Int(row0[x0]), Int(row0[x1]), Int(row1[x0]), Int(row1[x1]), fx: fx, fy: fy)
+            target[k] = UInt8(truncatingIfNeeded: (value &* weight &+ Int(target[k]) &* inverse &+ 128) >> 8)
+        }
+        for k in 0..<innerStart { clamped(k) }
+        for k in innerEnd..<count { clamped(k) }
+        guard innerStart < innerEnd else { return }
+        let upper = row0 + startX, lower = row1 + startX
+        for k in innerStart..<innerEnd {
+            let value = bilinear(Int(upper[k]), Int(upper[k &+ 1]), Int(lower[k]), Int(lower[k &+ 1]), fx: fx, fy: fy)
+            target[k] = UInt8(truncatingIfNeeded: (value &* weight &+ Int(target[k]) &* inverse &+ 128) >> 8)
+        }
+    }
+
+    /// Bilinear interpolation of four samples with 16-bit weights, rounded.
+    @inline(__always)
+    private static func bilinear(_ p00: Int, _ p01: Int, _ p10: Int, _ p11: Int, fx: Int, fy: Int) -> Int {
+        let upper = p00 &* (65536 &- fx) &+ p01 &* fx
+        let lower = p10 &* (65536 &- fx) &+ p11 &* fx
+        return (upper &* (65536 &- fy) &+ lower &* fy &+ (1 << 31)) >> 32
+    }
+
+    /// A position in 32.32 fixed point, saturated to ±`LayerGeometry.positionLimit`.
+    @inline(__always)
+    private static func fixedPoint(_ value: Double) -> Int {
+        let limit = LayerGeometry.positionLimit
+        return Int(max(-limit, min(limit, value)) * 4_294_967_296.0)
+    }
+}
