@@ -130,7 +130,7 @@ public final class ExportSession {
         }
 
         let composition = project.videoComposition
-        let geometryScale = Double(canvas.width) / Double(max(1, composition.renderSize.width))
+        let evaluator = LayerEvaluator(geometryScale: Double(canvas.width) / Double(max(1, composition.renderSize.width)))
         let frameDuration = project.frameDuration
         let range = project.exportRange
         let sampleRate = Int64(settings.audio?.sampleRate ?? 48000)
@@ -200,7 +200,11 @@ public final class ExportSession {
             var layers: [LayerSource] = []
             for layer in instruction.layers {
                 guard let found = try sources.frame(track: layer.track, at: time) else { continue }
-                layers.append(Self.layerSource(layer, frame: found, at: time, geometryScale: geometryScale))
+                do {
+                    layers += try evaluator.layers(for: layer, frame: found, at: time)
+                } catch {
+                    throw RenderError(media: error)
+                }
             }
             let request = CompositionRequest(
                 frameIndex: n, compositionTime: time,
@@ -233,24 +237,4 @@ public final class ExportSession {
     }
 
     /// Evaluates a layer instruction's ramps at `time` for one source picture.
-    static func layerSource(_ layer: LayerInstruction, frame: TrackFrame, at time: Time, geometryScale: Double) -> LayerSource {
-        let opacity = layer.opacity.value(at: time, default: 1) { $0 + ($1 - $0) * $2 }
-        var transform = layer.transform.value(at: time, default: .identity, interpolate: AffineTransform.interpolate)
-        if geometryScale != 1 {
-            transform = AffineTransform(
-                a: transform.a * geometryScale, b: transform.b * geometryScale,
-                c: transform.c * geometryScale, d: transform.d * geometryScale,
-                tx: transform.tx * geometryScale, ty: transform.ty * geometryScale)
-        }
-        let crop: CropRect? = layer.crop.isEmpty ? nil : layer.crop.value(
-            at: time, default: CropRect(x: 0, y: 0, width: .infinity, height: .infinity)
-        ) { from, to, f in
-            CropRect(
-                x: from.x + (to.x - from.x) * f, y: from.y + (to.y - from.y) * f,
-                width: from.width + (to.width - from.width) * f, height: from.height + (to.height - from.height) * f)
-        }
-        return LayerSource(
-            track: layer.track, frame: frame.frame, rotation: frame.rotation, opacity: max(0, min(1, opacity)),
-            transform: transform, crop: crop)
-    }
 }

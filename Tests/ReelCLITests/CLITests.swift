@@ -207,4 +207,45 @@ import Testing
         #expect(try reel(["render"]).status == 64)
         #expect(try reel(["render", "p.json", "--preset", "ultra"]).status == 64)
     }
+
+    @Test func thumbnailsShowTheExactFrameAtEachTime() throws {
+        let clips = #"[{ "asset": "clip", "in": 0.2, "out": 0.6 }, { "gap": 0.2 }, { "asset": "clip", "in": "5f", "speed": 2 }]"#
+        let path = try write("p.json", project(clips: clips))
+        // Timeline: clip frames 6…17 over [0, 0.4), background over [0.4, 0.6), then frames 5, 7, … from 0.6 s.
+        let times = ["0", "0.1", "0.39", "0.45", "0.6", "0.7"]
+        let expected = [6, 9, 17, -1, 5, 11]
+        let result = try reel(["thumbnail", path, "--at", times.joined(separator: ","), "-o", folder.file("t%d.png").path])
+        #expect(result.status == 0, "\(result.stderrText)")
+        for (index, want) in expected.enumerated() {
+            let png = folder.file("t\(index + 1).png")
+            let gray = try run("ffmpeg", ["-v", "error", "-i", png.path, "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+            #expect(gray.status == 0)
+            let got = IndexedMedia.decodeIndex(luma: [UInt8](gray.stdout), width: 64, height: 36)
+            #expect(got == want, "time \(times[index])")
+        }
+        let outside = try reel(["thumbnail", path, "--at", "5", "-o", folder.file("x.png").path])
+        #expect(outside.status == 65)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("x.png").path))
+        #expect(try reel(["thumbnail", path, "--at", "0,0.1", "-o", folder.file("y.png").path]).status == 64)
+    }
+
+    @Test func schemaIsJSON() throws {
+        let result = try reel(["schema"])
+        #expect(result.status == 0)
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        #expect(object?["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
+    }
+
+    @Test func inspectDescribesMediaAsJSON() throws {
+        let result = try reel(["inspect", folder.file("clip.mp4").path, "--json"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        let streams = object?["streams"] as? [[String: Any]] ?? []
+        let video = streams.first { $0["type"] as? String == "video" }
+        #expect(video?["codec"] as? String == "h264")
+        #expect(video?["width"] as? Int == 64 && video?["height"] as? Int == 36)
+        #expect(video?["frameRate"] as? String == "30/1")
+        #expect(video?["rotation"] as? Int == 0)
+        #expect(abs((object?["duration"] as? Double ?? 0) - 1.0) < 0.05)
+    }
 }

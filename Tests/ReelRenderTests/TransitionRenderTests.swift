@@ -182,7 +182,8 @@ import Testing
     @Test(arguments: [
         NarrowCase(transition: #""type": "dissolve""#, maximumStep: 20, maximumChanged: 0),
         NarrowCase(transition: #""type": "push""#, maximumStep: 255, maximumChanged: 4 * 36 * 4),
-        NarrowCase(transition: #""type": "slide""#, maximumStep: 255, maximumChanged: 4 * 36 * 2),
+        // The incoming clip slides in with its bars: three moving edges (bar, picture, bar).
+        NarrowCase(transition: #""type": "slide""#, maximumStep: 255, maximumChanged: 4 * 36 * 3),
         NarrowCase(transition: #""type": "wipe""#, maximumStep: 255, maximumChanged: 4 * 36),
         NarrowCase(transition: ##""type": "dip", "color": "#FFFFFF""##, maximumStep: 20, maximumChanged: 0),
     ])

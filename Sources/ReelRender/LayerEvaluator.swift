@@ -1,0 +1,75 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// Turns a layer instruction into the compositor layers it draws at one instant: ramps evaluated, geometry
+/// scaled to the render size, and a solid card for its backdrop.
+///
+/// A backdrop (`LayerBackdrop`) is a rectangle in the layer's source pixels, drawn under the picture with the
+/// same transform, crop mask and opacity. It becomes a second layer showing a cached solid picture of the
+/// rectangle's size, placed by the layer's transform composed with a translation to the rectangle's origin.
+final class LayerEvaluator {
+    private struct CardKey: Hashable {
+        let color: RGBAColor
+        let width: Int
+        let height: Int
+    }
+
+    /// Canvas pixels per composition pixel (the render scale as the canvas realises it).
+    let geometryScale: Double
+    private var cards: [CardKey: SharedFrame] = [:]
+
+    init(geometryScale: Double) {
+        self.geometryScale = geometryScale
+    }
+
+    /// The layers `layer` draws over `frame` at `time`, top first.
+    func layers(for layer: LayerInstruction, frame: TrackFrame, at time: Time) throws(MediaError) -> [LayerSource] {
+        let opacity = max(0, min(1, layer.opacity.value(at: time, default: 1) { $0 + ($1 - $0) * $2 }))
+        var transform = layer.transform.value(at: time, default: .identity, interpolate: AffineTransform.interpolate)
+        if geometryScale != 1 {
+            transform = AffineTransform(
+                a: transform.a * geometryScale, b: transform.b * geometryScale,
+                c: transform.c * geometryScale, d: transform.d * geometryScale,
+                tx: transform.tx * geometryScale, ty: transform.ty * geometryScale)
+        }
+        let crop: CropRect? = layer.crop.isEmpty ? nil : layer.crop.value(
+            at: time, default: CropRect(x: 0, y: 0, width: .infinity, height: .infinity), interpolate: CropRect.interpolate)
+        let picture = LayerSource(
+            track: layer.track, frame: frame.frame, rotation: frame.rotation, opacity: opacity,
+            transform: transform, crop: crop)
+        guard let backdrop = layer.backdrop else { return [picture] }
+
+        let rect = backdrop.rect
+        let width = Int(rect.width.rounded(.up)), height = Int(rect.height.rounded(.up))
+        guard width > 0, height > 0, width <= 16384, height <= 16384 else { return [picture] }
+        let card = try card(color: backdrop.color, width: width, height: height)
+        let placed = AffineTransform(
+            a: transform.a, b: transform.b, c: transform.c, d: transform.d,
+            tx: transform.a * rect.x + transform.c * rect.y + transform.tx,
+            ty: transform.b * rect.x + transform.d * rect.y + transform.ty)
+        // The card is the rectangle (its padding row or column cut off), masked by the layer's crop.
+        var cardCrop = CropRect(x: 0, y: 0, width: rect.width, height: rect.height)
+        if let crop {
+            let x0 = max(0, crop.x - rect.x), y0 = max(0, crop.y - rect.y)
+            let x1 = min(rect.width, crop.x + crop.width - rect.x), y1 = min(rect.height, crop.y + crop.height - rect.y)
+            cardCrop = CropRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+        }
+        guard cardCrop.width > 0, cardCrop.height > 0 else { return [picture] }
+        let under = LayerSource(
+            track: layer.track, picture: card, rotation: 0, opacity: opacity, transform: placed, crop: cardCrop)
+        return [picture, under]
+    }
+
+    private func card(color: RGBAColor, width: Int, height: Int) throws(MediaError) -> SharedFrame {
+        let key = CardKey(color: color, width: width, height: height)
+        if let cached = cards[key] { return cached }
+        // 4:2:0 needs even sides; the extra row or column lies outside the rectangle's crop.
+        let frame = try VideoFrame(width: width + width % 2, height: height + height % 2, format: .yuv420p)
+        let yuv = YUVColor(color)
+        frame.fill(y: yuv.y, u: yuv.u, v: yuv.v)
+        let card = SharedFrame(frame)
+        cards[key] = card
+        return card
+    }
+}

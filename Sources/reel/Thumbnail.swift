@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import ReelMedia
+import ReelModel
+import ReelRender
+import ReelTime
+
+/// `reel thumbnail`: composited pictures of a project at chosen times, as PNG or JPEG files.
+struct Thumbnail: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write composited frames of a project at given times as PNG or JPEG.",
+        discussion: """
+            PATTERN names the files: %d is replaced by the 1-based index of the time in the list; with a \
+            single time it may name one file. The extension (.png, .jpg, .jpeg) picks the format. Existing \
+            files are replaced. Frames are always decoded exactly, so --exact changes nothing.
+            """)
+
+    @Argument(help: "The project file, or - for standard input.")
+    var project: String
+
+    @Option(help: "Comma-separated times (every form a project accepts; a bare number is seconds).")
+    var at: String?
+
+    @Option(help: "Take a picture every T seconds from 0 to the end.")
+    var every: String?
+
+    @Option(name: .shortAndLong, help: "Output file pattern with %d, or one file for one time.")
+    var output: String
+
+    @Option(help: "Picture size WxH (default: the render size).")
+    var size: String?
+
+    @Flag(help: "Decode to the exact frame (always the case).")
+    var exact = false
+
+    @OptionGroup var media: MediaOptions
+
+    func validate() throws {
+        if (at == nil) == (every == nil) { throw ValidationError("give exactly one of --at and --every") }
+        if let size, parseSize(size) == nil { throw ValidationError("--size takes WxH, e.g. 320x180") }
+        if ImageFormat(pathExtensionOf: output) == nil {
+            throw ValidationError("the output pattern must end in .png, .jpg or .jpeg")
+        }
+    }
+
+    func run() throws {
+        media.applyLogLevel()
+        let (bytes, baseDirectory) = try readProject(project)
+        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
+        report(loaded.diagnostics)
+        guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
+            throw ExitCode(Exit.code(for: loaded.diagnostics))
+        }
+        let times = try requestedTimes(frameRate: compiled.output.frameRate, duration: compiled.duration)
+        guard times.count == 1 || output.contains("%d") else {
+            printError("error: \(times.count) times need a pattern with %d, not \(output)")
+            throw ExitCode(Exit.usage)
+        }
+        guard let format = ImageFormat(pathExtensionOf: output) else { throw ExitCode(Exit.usage) }
+        do {
+            let generator = try ImageGenerator(project: compiled, facts: catalog.facts, policy: media.policy)
+            for (index, time) in times.enumerated() {
+                if Interrupts.cancellation.isCancelled { throw ExitCode(130) }
+                let image = try generator.image(at: time, size: size.flatMap(parseSize), format: format)
+                let path = output.replacingOccurrences(of: "%d", with: String(index + 1))
+                try write(image, to: path)
+            }
+        } catch let error as RenderError {
+            printError("error: \(error.message)")
+            throw ExitCode(error.exitCode)
+        }
+    }
+
+    private func requestedTimes(frameRate: Rational?, duration: Time) throws -> [Time] {
+        do {
+            if let at {
+                return try at.split(separator: ",").map {
+                    try ProjectLoader.parseCommandLineTime(String($0).trimmingCharacters(in: .whitespaces), frameRate: frameRate)
+                }
+            }
+            guard let every else { return [] }
+            let step = try ProjectLoader.parseCommandLineTime(every, frameRate: frameRate)
+            guard step > .zero else {
+                printError("error: --every must be positive")
+                throw ExitCode(Exit.usage)
+            }
+            var times: [Time] = []
+            var time = Time.zero
+            while time < duration, times.count < 100_000 {
+                times.append(time)
+                time = try time + step
+            }
+            return times
+        } catch let error as TimeParseError {
+            printError("error: \(error.message)")
+            throw ExitCode(Exit.usage)
+        } catch let error as TimeError {
+            printError("error: time out of range: \(error)")
+            throw ExitCode(Exit.usage)
+        }
+    }
+
+    /// Writes through a temporary file in the same folder so no half-written picture is ever left.
+    private func write(_ bytes: [UInt8], to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        let folder = url.deletingLastPathComponent()
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            printError("error: output folder \(folder.path) does not exist")
+            throw ExitCode(Exit.cannotCreate)
+        }
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).reel-partial")
+        do {
+            try Data(bytes).write(to: temporary)
+            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+            try FileManager.default.moveItem(at: temporary, to: url)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            printError("error: cannot write \(path): \(error.localizedDescription)")
+            throw ExitCode(Exit.io)
+        }
+    }
+}
+
+/// "320x180" → 320×180 (even sides, 2…8192).
+func parseSize(_ text: String) -> PixelSize? {
+    let parts = text.lowercased().split(separator: "x")
+    guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+        (2...8192).contains(width), (2...8192).contains(height), width % 2 == 0, height % 2 == 0
+    else { return nil }
+    return PixelSize(width: width, height: height)
+}
