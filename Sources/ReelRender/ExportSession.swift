@@ -45,6 +45,13 @@ public struct ExportProgress: Sendable {
 /// encoder takes the result; the audio mix fills samples up to the end of the same frame, so the muxer receives
 /// both streams interleaved and memory stays flat however long the timeline is.
 public final class ExportSession {
+    /// Where an export stands (AVAssetExportSession's status).
+    public enum Status: Sendable, Equatable {
+        case waiting, exporting, completed, failed, cancelled
+    }
+
+    /// The export's state; set on the exporting thread.
+    public private(set) var status = Status.waiting
     /// The project being exported.
     public let project: CompiledProject
     private let facts: [String: MediaFactsResult]
@@ -70,8 +77,24 @@ public final class ExportSession {
         compositor = makeCompositor(named: project.videoComposition.compositor.rawValue) ?? BuiltInCompositor()
     }
 
+    /// Asks a running export to stop at its next frame; safe from any thread.
+    public func cancel() {
+        cancellation.cancel()
+    }
+
     /// Renders the whole export range to `destination`; on any failure nothing is left behind.
     public func export(to destination: ExportDestination, overwrite: Bool) throws(RenderError) {
+        status = .exporting
+        do {
+            try exportOnce(to: destination, overwrite: overwrite)
+            status = .completed
+        } catch {
+            status = error.kind == .cancelled ? .cancelled : .failed
+            throw error
+        }
+    }
+
+    private func exportOnce(to destination: ExportDestination, overwrite: Bool) throws(RenderError) {
         let settings = try EncodingSettings(project: project, destination: destination, threads: encoderThreads)
         switch destination {
         case .standardOutput:

@@ -51,9 +51,20 @@ public enum ProjectLoader {
         }
         var diagnostics = readDiagnostics
         diagnostics += apply(overrides, to: &project)
+        let loaded = load(project, probe: probe, policy: policy)
+        diagnostics += loaded.diagnostics
+        let failed = diagnostics.contains { $0.severity == .error }
+        return LoadedProject(
+            project: project, compiled: failed ? nil : loaded.compiled, catalog: loaded.catalog,
+            diagnostics: diagnostics)
+    }
+
+    /// Probes, compiles and validates a project built in code (for example around a `MutableComposition`).
+    public static func load(_ project: Project, probe: Bool = true, policy: MediaPolicy = .localFilesOnly)
+        -> LoadedProject
+    {
         let catalog = probe ? MediaCatalog(project: project, policy: policy) : nil
-        let (compiled, compileDiagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:])
-        diagnostics += compileDiagnostics
+        let (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:])
         let failed = diagnostics.contains { $0.severity == .error }
         return LoadedProject(
             project: project, compiled: failed ? nil : compiled, catalog: catalog, diagnostics: diagnostics)
