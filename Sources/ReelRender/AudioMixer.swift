@@ -265,7 +265,7 @@ final class StretchState {
             sourceEnd = try mapping.source.end.count(atRate: scale, rounding: .up)
             // The fraction of a sample between the mapped time and the sample it falls in.
             let exact = try sourceStart.multiplied(by: Rational(scale))
-            let below = try Time(seconds: sourcePosition)
+            let below = Time(seconds: sourcePosition)
             phase = try (exact - below).seconds
         } catch {
             throw RenderError(.internal, "cannot map a stretched segment of asset \"\(asset)\"")

@@ -220,18 +220,8 @@ public final class ExportSession {
                 sources.releaseReaders(keeping: Set(instruction.layers.map(\.track)))
             }
 
-            var layers: [LayerSource] = []
-            for layer in instruction.layers {
-                guard let found = try sources.frame(track: layer.track, at: time) else { continue }
-                do {
-                    layers += try evaluator.layers(for: layer, frame: found, at: time)
-                } catch {
-                    throw RenderError(media: error)
-                }
-            }
-            let request = CompositionRequest(
-                frameIndex: n, compositionTime: time,
-                background: instruction.background ?? composition.background, layers: layers)
+            let request = try evaluator.request(
+                frameIndex: n, at: time, instruction: instruction, background: composition.background, sources: sources)
             if queue.pendingCount >= queue.depth {
                 try finish(queue.next)
             }

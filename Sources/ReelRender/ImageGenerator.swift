@@ -13,11 +13,14 @@ public final class ImageGenerator {
     private let sources: VideoSources
     private let queue: CompositionQueue
     private let scaler = Scaler()
+    private let evaluator: LayerEvaluator
 
     /// Prepares a generator reading the media described by `facts` through `policy`.
     public init(project: CompiledProject, facts: [String: MediaFactsResult], policy: MediaPolicy) throws(RenderError) {
         self.project = project
         sources = VideoSources(project: project, facts: facts, policy: policy)
+        evaluator = LayerEvaluator(
+            geometryScale: Double(project.renderSize.width) / Double(max(1, project.videoComposition.renderSize.width)))
         let compositor = makeCompositor(named: project.videoComposition.compositor.rawValue) ?? BuiltInCompositor()
         do {
             queue = try CompositionQueue(
@@ -47,20 +50,8 @@ public final class ImageGenerator {
             throw RenderError(.internal, "no video composition instruction covers \(time) s")
         }
         let instruction = composition.instructions[index]
-        let evaluator = LayerEvaluator(
-            geometryScale: Double(project.renderSize.width) / Double(max(1, composition.renderSize.width)))
-        var layers: [LayerSource] = []
-        for layer in instruction.layers {
-            guard let found = try sources.frame(track: layer.track, at: time) else { continue }
-            do {
-                layers += try evaluator.layers(for: layer, frame: found, at: time)
-            } catch {
-                throw RenderError(media: error)
-            }
-        }
-        let request = CompositionRequest(
-            frameIndex: 0, compositionTime: time,
-            background: instruction.background ?? composition.background, layers: layers)
+        let request = try evaluator.request(
+            frameIndex: 0, at: time, instruction: instruction, background: composition.background, sources: sources)
         do throws(MediaError) {
             try queue.submit(request)
             guard let composed = try queue.next() else {

@@ -23,6 +23,25 @@ final class LayerEvaluator {
         self.geometryScale = geometryScale
     }
 
+    /// The compositor request for output frame `frameIndex` at composition `time` under `instruction`: each
+    /// layer's source picture from `sources`, its ramps evaluated at `time`.
+    func request(
+        frameIndex: Int64, at time: Time, instruction: VideoInstruction, background: RGBAColor, sources: VideoSources
+    ) throws(RenderError) -> CompositionRequest {
+        var layers: [LayerSource] = []
+        for layer in instruction.layers {
+            guard let found = try sources.frame(track: layer.track, at: time) else { continue }
+            do {
+                layers += try self.layers(for: layer, frame: found, at: time)
+            } catch {
+                throw RenderError(media: error)
+            }
+        }
+        return CompositionRequest(
+            frameIndex: frameIndex, compositionTime: time, background: instruction.background ?? background,
+            layers: layers)
+    }
+
     /// The layers `layer` draws over `frame` at `time`, top first.
     func layers(for layer: LayerInstruction, frame: TrackFrame, at time: Time) throws(MediaError) -> [LayerSource] {
         let opacity = max(0, min(1, layer.opacity.value(at: time, default: 1) { $0 + ($1 - $0) * $2 }))
