@@ -38,8 +38,9 @@ public final class CompositionQueue {
     /// How many requests may be composed at once; `submit` waits while this many are unfinished.
     public let depth: Int
 
+    /// Submitted requests not yet returned by `next()`, oldest first. A returned request is dropped at once: it
+    /// holds its source pictures, and keeping it would keep their decoder buffers from being reused.
     private var pending: [AsynchronousCompositionRequest] = []
-    private var pendingStart = 0
     private let scaler = Scaler()
     /// The last conversion per track: source frame and converted picture.
     private var converted: [Int: (source: VideoFrame, result: SharedFrame)] = [:]
@@ -62,7 +63,7 @@ public final class CompositionQueue {
     }
 
     /// Requests submitted and not yet returned by `next()`.
-    public var pendingCount: Int { pending.count - pendingStart }
+    public var pendingCount: Int { pending.count }
 
     /// Starts composing `request` after the ones already submitted.
     ///
@@ -70,8 +71,8 @@ public final class CompositionQueue {
     /// and do not count). Throws when a source must be converted and cannot be.
     public func submit(_ request: CompositionRequest) throws(MediaError) {
         let prepared = try convertingSources(of: request)
-        var index = pendingStart
-        while pendingCount - (index - pendingStart) >= depth, index < pending.count {
+        var index = 0
+        while pending.count - index >= depth, index < pending.count {
             _ = pending[index].waitUntilFinished()
             index += 1
         }
@@ -85,13 +86,9 @@ public final class CompositionQueue {
     /// Throws the compositor's error for that request, or `.internal` if the compositor cancelled it on its own
     /// (after `cancelAll()` nothing is pending, so this returns nil).
     public func next() throws(MediaError) -> ComposedFrame? {
-        guard pendingStart < pending.count else { return nil }
-        let request = pending[pendingStart]
-        pendingStart += 1
-        if pendingStart > 64 && pendingStart * 2 > pending.count {
-            pending.removeFirst(pendingStart)
-            pendingStart = 0
-        }
+        guard !pending.isEmpty else { return nil }
+        // At most `depth` requests are pending, so removing the first is cheap.
+        let request = pending.removeFirst()
         switch request.waitUntilFinished() {
         case .composed(let picture, let threadID):
             let isSource = request.request.layers.contains { $0.picture === picture || $0.picture.frame === picture.frame }
@@ -106,13 +103,12 @@ public final class CompositionQueue {
 
     /// Cancels every pending request and waits until the compositor has finished them all; nothing stays pending.
     public func cancelAll() {
-        let outstanding = pending[pendingStart...]
+        let outstanding = pending
         guard !outstanding.isEmpty else { return }
         for request in outstanding { request.requestCancellation() }
         compositor.cancelAllPendingRequests()
         for request in outstanding { _ = request.waitUntilFinished() }
         pending.removeAll()
-        pendingStart = 0
     }
 
     /// `request` with every layer picture in a format the compositor reads.
