@@ -103,13 +103,43 @@ public final class Scaler {
         }
     }
 
-    /// Returns a new frame holding `source` scaled to `width`×`height` in `format`.
+    /// Returns a new frame holding `source` scaled to `width`×`height` in `format`, in video (limited) range.
     public func converted(_ source: VideoFrame, width: Int, height: Int,
                           format: PixelFormat) throws(MediaError) -> VideoFrame {
         let result = try VideoFrame(width: width, height: height, format: format)
-        try scale(source, into: result)
+        if source.isFullRange, format == .yuv420p, source.format == .yuv420p,
+            source.width == width, source.height == height {
+            // libswscale copies same-size, same-format pictures verbatim, ignoring the range change.
+            Self.compressRange(source, into: result)
+        } else {
+            try scale(source, into: result)
+        }
         result.sourceTime = source.sourceTime
         return result
+    }
+
+    /// Maps full-range yuv420p samples to limited range: Y′ 0…255 → 16…235, Cb/Cr 0…255 → 16…240 around 128.
+    private static func compressRange(_ source: VideoFrame, into result: VideoFrame) {
+        var luma = [UInt8](repeating: 0, count: 256), chroma = luma
+        for value in 0..<256 {
+            luma[value] = UInt8(16 + (value * 219 + 127) / 255)
+            let offset = (value - 128) * 224
+            let rounded = (offset + (offset >= 0 ? 127 : -127)) / 255
+            chroma[value] = UInt8(clamping: 128 + rounded)
+        }
+        for plane in 0..<3 {
+            let table = plane == 0 ? luma : chroma
+            let width = plane == 0 ? source.width : (source.width + 1) / 2
+            let height = plane == 0 ? source.height : (source.height + 1) / 2
+            let from = source.plane(plane), to = result.plane(plane)
+            let fromStride = source.stride(plane), toStride = result.stride(plane)
+            table.withUnsafeBufferPointer { map in
+                for y in 0..<height {
+                    let row = from + y * fromStride, out = to + y * toStride
+                    for x in 0..<width { out[x] = map[Int(row[x])] }
+                }
+            }
+        }
     }
 
     private func scaleContext(_ source: VideoFrame, width: Int, height: Int,

@@ -66,6 +66,8 @@ public final class VideoFrame {
     public var height: Int { Int(frame.pointee.height) }
     /// The pixel format.
     public var format: PixelFormat { PixelFormat(rawValue: frame.pointee.format) }
+    /// Whether the samples use the full 0…255 range (JPEG range) rather than video's limited range.
+    public var isFullRange: Bool { frame.pointee.color_range == AVCOL_RANGE_JPEG }
     /// Source presentation time in seconds from the media's start for decoded frames; `.zero` for allocated ones.
     public var time: Time { sourceTime }
     /// Number of planes of the pixel format (3 for yuv420p).

@@ -111,6 +111,12 @@ public final class CompositionQueue {
         pending.removeAll()
     }
 
+    /// Whether `layer`'s picture must be converted before the compositor may read it: a format it does not
+    /// take, or full-range samples (the compositor and the encoder work in video's limited range).
+    private func needsConversion(_ layer: LayerSource, accepted: [PixelFormat]) -> Bool {
+        !accepted.contains(layer.picture.format) || layer.picture.frame.isFullRange
+    }
+
     /// `request` with every layer picture in a format the compositor reads.
     private func convertingSources(of request: CompositionRequest) throws(MediaError) -> CompositionRequest {
         let accepted = compositor.sourcePixelFormats
@@ -118,13 +124,12 @@ public final class CompositionQueue {
             let tracks = Set(request.layers.map(\.track))
             converted = converted.filter { tracks.contains($0.key) }
         }
-        guard let target = accepted.first,
-            request.layers.contains(where: { !accepted.contains($0.picture.format) })
+        guard let target = accepted.first, request.layers.contains(where: { needsConversion($0, accepted: accepted) })
         else { return request }
         var layers: [LayerSource] = []
         layers.reserveCapacity(request.layers.count)
         for layer in request.layers {
-            guard !accepted.contains(layer.picture.format) else {
+            guard needsConversion(layer, accepted: accepted) else {
                 layers.append(layer)
                 continue
             }
