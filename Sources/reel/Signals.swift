@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import ReelRender
 import Synchronization
 
@@ -6,11 +6,16 @@ import Synchronization
 import Glibc
 #endif
 
+/// The write end of the pipe the signal handler wakes the interrupt thread through (−1 before `install`).
+private let interruptPipe = Atomic<Int32>(-1)
+
 /// SIGINT and SIGTERM handling for the whole process, installed before anything else runs.
 ///
 /// A signal raises `cancellation` (an export stops at its next frame and removes its temporary file). If the
-/// process has not exited 0.8 s later, the handler removes the temporary file itself and exits 130, so an
-/// interrupt during validation or a blocked call still ends promptly and leaves nothing behind.
+/// process has not exited 0.8 s later, the interrupt thread removes the temporary file itself and exits 130, so
+/// an interrupt during validation or a blocked call still ends promptly and leaves nothing behind. The handler
+/// itself only writes a byte to a pipe (async-signal-safe); it is installed with `sigaction` before `install`
+/// returns, so no signal that arrives afterwards is lost.
 enum Interrupts {
     /// Raised by the first SIGINT or SIGTERM.
     static let cancellation = CancellationFlag()
@@ -18,27 +23,33 @@ enum Interrupts {
     static let temporaryFile = Mutex<String?>(nil)
 
     /// Installs the handlers. A parent may have started reel with SIGINT and SIGTERM blocked (Foundation's
-    /// `Process` does): they are unblocked first, or an interrupt would be lost.
+    /// `Process` does): they are unblocked once the handlers are in place.
     static func install() {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }
+        let readEnd = ends[0]
+        interruptPipe.store(ends[1], ordering: .relaxed)
+        Thread.detachNewThread {
+            var byte: UInt8 = 0
+            while read(readEnd, &byte, 1) < 0, errno == EINTR {}
+            cancellation.cancel()
+            usleep(800_000)
+            if let path = temporaryFile.withLock({ $0 }) { unlink(path) }
+            _exit(130)
+        }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            var byte: UInt8 = 1
+            _ = write(interruptPipe.load(ordering: .relaxed), &byte, 1)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
         var interrupts = sigset_t()
         sigemptyset(&interrupts)
-        sigaddset(&interrupts, SIGINT)
-        sigaddset(&interrupts, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &interrupts, nil)
-        let queue = DispatchQueue(label: "reel.signals")
         for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                cancellation.cancel()
-                queue.asyncAfter(deadline: .now() + 0.8) {
-                    if let path = temporaryFile.withLock({ $0 }) { unlink(path) }
-                    _exit(130)
-                }
-            }
-            // The handler keeps its own source alive for the life of the process.
-            source.setCancelHandler { _ = source }
-            source.resume()
+            sigaction(number, &action, nil)
+            sigaddset(&interrupts, number)
         }
+        pthread_sigmask(SIG_UNBLOCK, &interrupts, nil)
     }
 }

@@ -108,14 +108,28 @@ import Glibc
         let before = try files()
         let process = try start(["render", project.path, "-q"])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        usleep(300_000)
-        try #require(process.isRunning && (try partials()).isEmpty, "validation finished within 0.3 s; cannot test")
+        // A signal before reel has installed its handlers (while the runtime loads) would take the default
+        // action; wait until /proc shows SIGINT and SIGTERM handled, as they are from main's first line on.
+        let ready = waitUntil(5) { Self.interruptsHandled(process.processIdentifier) }
+        try #require(ready, "reel never installed its signal handlers")
+        try #require(process.isRunning && (try partials()).isEmpty, "validation finished already; cannot test")
         kill(process.processIdentifier, signalNumber)
         let exited = waitUntil(5) { !process.isRunning }
         try #require(exited, "reel still running 5 s after signal \(signalNumber)")
         #expect(process.terminationReason == .exit && process.terminationStatus == 130,
                 "ended by \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)")
         #expect(try files() == before)
+    }
+
+    /// Whether process `pid` ignores or catches both SIGINT and SIGTERM (its SigIgn/SigCgt masks in /proc).
+    static func interruptsHandled(_ pid: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+        var mask: UInt64 = 0
+        for line in status.split(separator: "\n") where line.hasPrefix("SigIgn:") || line.hasPrefix("SigCgt:") {
+            mask |= UInt64(line.split(separator: "\t").last.map(String.init) ?? "", radix: 16) ?? 0
+        }
+        let wanted: UInt64 = 1 << (UInt64(SIGINT) - 1) | 1 << (UInt64(SIGTERM) - 1)
+        return mask & wanted == wanted
     }
 
     /// A 3 s, 90-frame mp4 (busy picture, so frames are large) whose mdat has 4000 bytes of noise in its
