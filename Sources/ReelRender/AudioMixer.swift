@@ -250,7 +250,6 @@ final class StretchState {
     /// Varispeed: fractional source position of the next output sample, relative to `window`'s start.
     private var phase: Double = 0
     private let window: SampleBuffers
-    private var windowStart: Int64
     private var windowCount = 0
     private let input: SampleBuffers
     private var inputFinished = false
@@ -275,7 +274,6 @@ final class StretchState {
         self.asset = asset
         self.channels = channels
         self.sampleRate = sampleRate
-        windowStart = sourcePosition
         window = SampleBuffers(channels: channels, capacity: AudioMixer.maximumChunk * 2 + 4096)
         input = SampleBuffers(channels: channels, capacity: 4096)
         if varispeed {
@@ -376,7 +374,6 @@ final class StretchState {
             plane.update(from: plane + consumed, count: windowCount - consumed)
         }
         windowCount -= consumed
-        windowStart += Int64(consumed)
         phase -= Double(consumed)
     }
 }
