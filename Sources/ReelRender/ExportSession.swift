@@ -40,10 +40,10 @@ public struct ExportProgress: Sendable {
 
 /// Renders a compiled project into a file (the AVAssetExportSession analogue).
 ///
-/// One frame at a time, in output order: the video composition instruction covering the frame's time picks the
-/// layers, each layer's track yields its sample-and-hold source picture, the compositor draws them, and the
-/// encoder takes the result; the audio mix fills samples up to the end of the same frame, so the muxer receives
-/// both streams interleaved and memory stays flat however long the timeline is.
+/// A thin consumer of the render core (`RenderCore`): its frames, in output order, go to an `EncodingSink`, which
+/// encodes each one and pulls the audio stage up to the same frame's end, so the muxer receives both streams
+/// interleaved and memory stays flat however long the timeline is. The file is written beside its destination
+/// under a temporary name and renamed into place only when complete.
 public final class ExportSession {
     /// Where an export stands (AVAssetExportSession's status).
     public enum Status: Sendable, Equatable {
@@ -115,139 +115,21 @@ public final class ExportSession {
             frame: project.frameCount, frames: project.frameCount, time: project.exportRange.duration, done: true))
     }
 
+    /// The render itself: the core's frames into an encoding sink, which pulls the audio stage as it goes.
     private func render(into destination: MuxerDestination, settings: EncodingSettings) throws(RenderError) {
-        let muxer: Muxer
-        let videoEncoder: VideoEncoder
-        var audioEncoder: AudioEncoder?
-        do {
-            muxer = try Muxer(
-                destination: destination, formatName: settings.container,
-                metadata: project.output.metadata.map { ($0.key, $0.value) }, faststart: project.output.faststart)
-            videoEncoder = try muxer.addVideo(settings.video)
-            if let audio = settings.audio { audioEncoder = try muxer.addAudio(audio) }
-            try muxer.start()
-        } catch {
-            throw RenderError(media: error)
+        let catalog = SourceCatalog(project: project, facts: facts)
+        let opener = MediaFileOpener(policy: policy)
+        let audio = try settings.audio.map { audio throws(RenderError) in
+            try AudioStage(project: project, catalog: catalog, opener: opener,
+                           sampleRate: audio.sampleRate, channels: audio.channels)
         }
-
-        let canvas = project.renderSize
-        let queue: CompositionQueue
-        do {
-            queue = try CompositionQueue(
-                compositor: compositor,
-                renderContext: RenderContext(
-                    size: canvas, renderScale: project.videoComposition.renderScale, pixelFormat: .yuv420p))
-        } catch {
-            throw RenderError(media: error)
+        let sink = try EncodingSink(destination: destination, settings: settings, output: project.output, audio: audio)
+        let grid = FrameGrid(project)
+        sink.onFrameEncoded = { [onProgress, project] frameIndex in
+            let offset = (try? grid.offset(ofFrame: frameIndex)) ?? .zero
+            onProgress?(ExportProgress(frame: frameIndex + 1, frames: project.frameCount, time: offset, done: false))
         }
-        // On any early exit, stop the compositor threads' work before the sources go away.
-        defer { queue.cancelAll() }
-        let sources = VideoSources(project: project, facts: facts, policy: policy)
-        var mixer: AudioMixer?
-        var samples: SampleBuffers?
-        if let audio = settings.audio {
-            mixer = try AudioMixer(
-                project: project, facts: facts, policy: policy,
-                sampleRate: audio.sampleRate, channels: audio.channels)
-            samples = SampleBuffers(channels: audio.channels, capacity: AudioMixer.maximumChunk)
-        }
-
-        let composition = project.videoComposition
-        let evaluator = LayerEvaluator(geometryScale: Double(canvas.width) / Double(max(1, composition.renderSize.width)))
-        let frameDuration = project.frameDuration
-        let range = project.exportRange
-        let sampleRate = Int64(settings.audio?.sampleRate ?? 48000)
-        let firstSample: Int64
-        do {
-            firstSample = try range.start.count(atRate: sampleRate, rounding: .nearest)
-        } catch {
-            throw RenderError(.invalid, "the export range start \(range.start) s is out of range")
-        }
-        var samplesWritten: Int64 = 0
-        var instructionIndex = -1
-
-        /// Encodes the oldest composed frame, then the audio up to its end, in output order.
-        func finish(_ next: () throws(MediaError) -> ComposedFrame?) throws(RenderError) {
-            let done: ComposedFrame
-            do {
-                guard let composed = try next() else { return }
-                done = composed
-                try videoEncoder.encode(done.frame, index: done.frameIndex)
-            } catch {
-                throw RenderError(media: error)
-            }
-            let n = done.frameIndex
-            if let mixer, let samples, let audioEncoder {
-                let frameEnd: Int64
-                do {
-                    frameEnd = try Time.frames(n + 1, frameDuration: frameDuration)
-                        .count(atRate: sampleRate, rounding: .nearest)
-                } catch {
-                    throw RenderError(.internal, "frame \(n) cannot be placed on the sample grid")
-                }
-                while samplesWritten < frameEnd {
-                    let count = Int(min(Int64(AudioMixer.maximumChunk / 2), frameEnd - samplesWritten))
-                    try mixer.mix(from: firstSample + samplesWritten, count: count, into: samples)
-                    do {
-                        try audioEncoder.encode(samples.readOnly, count: count)
-                    } catch {
-                        throw RenderError(media: error)
-                    }
-                    samplesWritten += Int64(count)
-                }
-            }
-            let offset = (try? Time.frames(n, frameDuration: frameDuration)) ?? .zero
-            onProgress?(ExportProgress(frame: n + 1, frames: project.frameCount, time: offset, done: false))
-        }
-
-        for n in 0..<project.frameCount {
-            if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
-            let offset: Time, time: Time
-            do {
-                offset = try Time.frames(n, frameDuration: frameDuration)
-                time = try range.start + offset
-            } catch {
-                throw RenderError(.internal, "frame \(n) lies outside the representable time range")
-            }
-
-            let previous = instructionIndex
-            instructionIndex = Self.instruction(in: composition.instructions, at: time, from: max(0, instructionIndex))
-            guard instructionIndex < composition.instructions.count else {
-                throw RenderError(.internal, "no video composition instruction covers \(time) s")
-            }
-            let instruction = composition.instructions[instructionIndex]
-            if instructionIndex != previous {
-                sources.releaseReaders(keeping: Set(instruction.layers.map(\.track)))
-            }
-
-            let request = try evaluator.request(
-                frameIndex: n, at: time, instruction: instruction, background: composition.background, sources: sources)
-            if queue.pendingCount >= queue.depth {
-                try finish(queue.next)
-            }
-            do {
-                try queue.submit(request)
-            } catch {
-                throw RenderError(media: error)
-            }
-        }
-        while queue.pendingCount > 0 {
-            try finish(queue.next)
-        }
-        if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
-        do {
-            try muxer.finish()
-        } catch {
-            throw RenderError(media: error)
-        }
+        let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
+        try core.run(grid, into: sink, cancellation: cancellation)
     }
-
-    /// The index of the instruction containing `time`, searching forwards from `start` (instructions tile the timeline).
-    static func instruction(in instructions: [VideoInstruction], at time: Time, from start: Int) -> Int {
-        var index = start < instructions.count && instructions[start].timeRange.start <= time ? start : 0
-        while index < instructions.count, instructions[index].timeRange.end <= time { index += 1 }
-        return index
-    }
-
-    /// Evaluates a layer instruction's ramps at `time` for one source picture.
 }

@@ -4,38 +4,30 @@ import ReelTime
 
 /// Composited pictures of a project at chosen instants (the AVAssetImageGenerator analogue).
 ///
-/// Each picture is what an export would show at that composition time, drawn by the same compositor from
-/// the same sample-and-hold sources, but at the exact instant asked for rather than on the frame grid.
-/// Sources are always decoded to the exact frame (there is no keyframe tolerance to trade for speed).
+/// A thin consumer of the render core (`RenderCore`), like `ExportSession`: each picture is what an export would
+/// show at that composition time, drawn by the same stages from the same sample-and-hold sources, but at the exact
+/// instant asked for rather than on the frame grid. Sources are always decoded to the exact frame (there is no
+/// keyframe tolerance to trade for speed).
 public final class ImageGenerator {
+    /// The sink that keeps the one picture asked for.
+    private final class PictureSink: MediaSink {
+        var picture: VideoFrame?
+        func consume(_ frame: ComposedFrame) throws(RenderError) { picture = frame.frame }
+        func finish() throws(RenderError) {}
+    }
+
     /// The project pictures are taken from.
     public let project: CompiledProject
-    private let sources: VideoSources
-    private let queue: CompositionQueue
+    private let core: RenderCore
     private let scaler = Scaler()
-    private let evaluator: LayerEvaluator
 
     /// Prepares a generator reading the media described by `facts` through `policy`.
     public init(project: CompiledProject, facts: [String: MediaFactsResult], policy: MediaPolicy) throws(RenderError) {
         self.project = project
-        sources = VideoSources(project: project, facts: facts, policy: policy)
-        evaluator = LayerEvaluator(
-            geometryScale: Double(project.renderSize.width) / Double(max(1, project.videoComposition.renderSize.width)))
         let compositor = makeCompositor(named: project.videoComposition.compositor.rawValue) ?? BuiltInCompositor()
-        do {
-            queue = try CompositionQueue(
-                compositor: compositor,
-                renderContext: RenderContext(
-                    size: project.renderSize, renderScale: project.videoComposition.renderScale,
-                    pixelFormat: .yuv420p),
-                depth: 1)
-        } catch {
-            throw RenderError(media: error)
-        }
-    }
-
-    deinit {
-        queue.cancelAll()
+        core = try RenderCore(
+            project: project, catalog: SourceCatalog(project: project, facts: facts),
+            opener: MediaFileOpener(policy: policy), compositor: compositor, depth: 1)
     }
 
     /// The composited picture at composition time `time` (seconds, 0 ≤ time < duration), scaled to `size`
@@ -44,20 +36,12 @@ public final class ImageGenerator {
         guard !time.isNegative, time < project.duration else {
             throw RenderError(.invalid, "\(time) s is outside the composition (0 to \(project.duration) s)")
         }
-        let composition = project.videoComposition
-        let index = ExportSession.instruction(in: composition.instructions, at: time, from: 0)
-        guard index < composition.instructions.count else {
-            throw RenderError(.internal, "no video composition instruction covers \(time) s")
-        }
-        let instruction = composition.instructions[index]
-        let request = try evaluator.request(
-            frameIndex: 0, at: time, instruction: instruction, background: composition.background, sources: sources)
+        let sink = PictureSink()
+        try core.render(at: time, into: sink)
         do throws(MediaError) {
-            try queue.submit(request)
-            guard let composed = try queue.next() else {
+            guard var picture = sink.picture else {
                 throw MediaError(.internal, "the compositor returned no picture")
             }
-            var picture = composed.frame
             if let size, size.width != picture.width || size.height != picture.height {
                 picture = try scaler.converted(picture, width: size.width, height: size.height, format: .yuv420p)
             }

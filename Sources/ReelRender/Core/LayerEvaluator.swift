@@ -2,8 +2,8 @@ import ReelMedia
 import ReelModel
 import ReelTime
 
-/// Turns a layer instruction into the compositor layers it draws at one instant: ramps evaluated, geometry
-/// scaled to the render size, and a solid card for its backdrop.
+/// Layer evaluation, inside the frame-requests stage: turns a layer instruction into the compositor layers it draws
+/// at one instant, its ramps evaluated, its geometry scaled to the canvas, and a solid card for its backdrop.
 ///
 /// A backdrop (`LayerBackdrop`) is a rectangle in the layer's source pixels, drawn under the picture with the
 /// same transform, crop mask and opacity. It becomes a second layer showing a cached solid picture of the
@@ -23,25 +23,6 @@ final class LayerEvaluator {
         self.geometryScale = geometryScale
     }
 
-    /// The compositor request for output frame `frameIndex` at composition `time` under `instruction`: each
-    /// layer's source picture from `sources`, its ramps evaluated at `time`.
-    func request(
-        frameIndex: Int64, at time: Time, instruction: VideoInstruction, background: RGBAColor, sources: VideoSources
-    ) throws(RenderError) -> CompositionRequest {
-        var layers: [LayerSource] = []
-        for layer in instruction.layers {
-            guard let found = try sources.frame(track: layer.track, at: time) else { continue }
-            do {
-                layers += try self.layers(for: layer, frame: found, at: time)
-            } catch {
-                throw RenderError(media: error)
-            }
-        }
-        return CompositionRequest(
-            frameIndex: frameIndex, compositionTime: time, background: instruction.background ?? background,
-            layers: layers)
-    }
-
     /// The layers `layer` draws over `frame` at `time`, top first.
     func layers(for layer: LayerInstruction, frame: TrackFrame, at time: Time) throws(MediaError) -> [LayerSource] {
         let opacity = max(0, min(1, layer.opacity.value(at: time, default: 1) { $0 + ($1 - $0) * $2 }))
@@ -55,7 +36,7 @@ final class LayerEvaluator {
         let crop: CropRect? = layer.crop.isEmpty ? nil : layer.crop.value(
             at: time, default: CropRect(x: 0, y: 0, width: .infinity, height: .infinity), interpolate: CropRect.interpolate)
         let picture = LayerSource(
-            track: layer.track, frame: frame.frame, rotation: frame.rotation, opacity: opacity,
+            track: layer.track, frame: frame.picture, rotation: frame.rotation, opacity: opacity,
             transform: transform, crop: crop)
         guard let backdrop = layer.backdrop else { return [picture] }
 

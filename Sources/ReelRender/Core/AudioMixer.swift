@@ -1,0 +1,206 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// Mixes the audio tracks of a composition into one planar float stream on the output's sample grid.
+///
+/// Composition sample K sits at K / sampleRate seconds on the timeline. At speed 1 a segment's sample K is
+/// the source sample at round(s × sampleRate) for its mapped source time s (SPEC §1), so cuts are
+/// sample-exact. Segments at other speeds are time-stretched keeping pitch (libavfilter's atempo) or, with
+/// `"pitch": "varispeed"`, resampled by linear interpolation. Gains follow the audio mix's key lists per
+/// sample; the sum is clipped to [−1, 1] (clean clipping: overload never wraps around).
+final class AudioMixer {
+    /// The most samples one `mix` call may ask for.
+    static let maximumChunk = 8192
+
+    private struct ReaderKey: Hashable {
+        let asset: String
+        let stream: Int
+    }
+
+    /// One media segment of a track, on the sample grid.
+    private final class SegmentPlan {
+        let asset: String
+        let stream: Int
+        let mapping: TimeMapping
+        let rate: Rational
+        let varispeed: Bool
+        /// Composition samples [first, end) this segment covers.
+        let first: Int64
+        let end: Int64
+        /// State of a stretched segment, made when it first plays.
+        var stretch: StretchedSegment?
+
+        init(asset: String, stream: Int, mapping: TimeMapping, rate: Rational, varispeed: Bool, first: Int64, end: Int64) {
+            self.asset = asset
+            self.stream = stream
+            self.mapping = mapping
+            self.rate = rate
+            self.varispeed = varispeed
+            self.first = first
+            self.end = end
+        }
+    }
+
+    private struct TrackPlan {
+        let segments: [SegmentPlan]
+        /// The track's audio mix inputs; their gains multiply.
+        let gains: [KeyList<Double>]
+        var cursor = 0
+    }
+
+    let sampleRate: Int
+    let channels: Int
+    private var tracks: [TrackPlan]
+    private let catalog: SourceCatalog
+    private let opener: any SourceOpener
+    private var readers: [ReaderKey: any AudioSourceReader] = [:]
+    private let scratch: SampleBuffers
+
+    /// A mixer of `project`'s audio tracks at `sampleRate` Hz into `channels` channels, reading the assets
+    /// `catalog` resolves through `opener`; throws when a segment cannot be placed on the sample grid.
+    init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener,
+         sampleRate: Int, channels: Int) throws(RenderError) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.catalog = catalog
+        self.opener = opener
+        scratch = SampleBuffers(channels: channels, capacity: Self.maximumChunk)
+        var tracks: [TrackPlan] = []
+        let rate = Int64(sampleRate)
+        for track in project.composition.tracks where track.kind == .audio {
+            var segments: [SegmentPlan] = []
+            for segment in track.segments {
+                guard let asset = segment.asset, let mapping = segment.mapping else { continue }
+                // A source without an audio stream contributes silence.
+                guard let stream = segment.sourceTrack ?? catalog[asset]?.audioStream else { continue }
+                do {
+                    let first = try segment.target.start.count(atRate: rate, rounding: .up)
+                    let end = try segment.target.end.count(atRate: rate, rounding: .up)
+                    guard end > first else { continue }
+                    segments.append(SegmentPlan(
+                        asset: asset, stream: stream, mapping: mapping, rate: try mapping.rate,
+                        varispeed: segment.pitch == .varispeed, first: first, end: end))
+                } catch {
+                    throw RenderError(.invalid, "audio segment at \(segment.target.start) s cannot be placed on the sample grid")
+                }
+            }
+            let gains = project.audioMix.inputs.filter { $0.track == track.id && !$0.volume.isEmpty }.map(\.volume)
+            tracks.append(TrackPlan(segments: segments, gains: gains))
+        }
+        self.tracks = tracks
+    }
+
+    /// Writes the mix of composition samples [start, start + count) into `output` (count ≤ maximumChunk), clipped to [−1, 1].
+    func mix(fromSample start: Int64, sampleCount count: Int, into output: SampleBuffers) throws(RenderError) {
+        output.clear(sampleCount: count)
+        let end = start + Int64(count)
+        var needed = Set<ReaderKey>()
+        for t in tracks.indices {
+            var index = tracks[t].cursor
+            if index < tracks[t].segments.count, tracks[t].segments[index].first > start { index = 0 }
+            while index < tracks[t].segments.count, tracks[t].segments[index].end <= start { index += 1 }
+            tracks[t].cursor = index
+            var i = index
+            while i < tracks[t].segments.count, tracks[t].segments[i].first < end {
+                let segment = tracks[t].segments[i]
+                needed.insert(ReaderKey(asset: segment.asset, stream: segment.stream))
+                let from = max(start, segment.first), to = min(end, segment.end)
+                try render(segment, from: from, count: Int(to - from))
+                for gain in tracks[t].gains {
+                    applyGain(gain, from: from, count: Int(to - from))
+                }
+                let offset = Int(from - start)
+                for c in 0..<channels {
+                    let source = scratch.planes[c], destination = output.planes[c] + offset
+                    for k in 0..<Int(to - from) { destination[k] += source[k] }
+                }
+                i += 1
+            }
+            if i < tracks[t].segments.count {
+                let next = tracks[t].segments[i]
+                needed.insert(ReaderKey(asset: next.asset, stream: next.stream))
+            }
+        }
+        for c in 0..<channels {
+            let plane = output.planes[c]
+            for k in 0..<count { plane[k] = max(-1, min(1, plane[k])) }
+        }
+        readers = readers.filter { needed.contains($0.key) }
+    }
+
+    /// Renders `count` samples of `segment` starting at composition sample `from` into `scratch`.
+    private func render(_ segment: SegmentPlan, from: Int64, count: Int) throws(RenderError) {
+        let reader = try reader(for: segment)
+        let rate = Int64(sampleRate)
+        if segment.rate == Rational(1) {
+            let sourceIndex: Int64
+            do {
+                let time = Time(value: from, timescale: rate)
+                sourceIndex = try segment.mapping.sourceTime(atTarget: time).count(atRate: rate, rounding: .nearest)
+            } catch {
+                throw RenderError(.internal, "cannot map audio sample \(from) into asset \"\(segment.asset)\"")
+            }
+            do {
+                try reader.read(from: sourceIndex, count: count, into: scratch.planes)
+            } catch {
+                throw RenderError(media: error, asset: segment.asset,
+                                  sourceTime: Time(value: sourceIndex, timescale: rate))
+            }
+            return
+        }
+        if segment.stretch == nil || segment.stretch?.nextTarget != from {
+            segment.stretch = try StretchedSegment(
+                segment: segment.mapping, rate: segment.rate, varispeed: segment.varispeed,
+                startingAt: from, sampleRate: sampleRate, channels: channels, asset: segment.asset)
+        }
+        guard let stretch = segment.stretch else { return }
+        try stretch.render(count: count, from: reader, into: scratch)
+    }
+
+    private func reader(for segment: SegmentPlan) throws(RenderError) -> any AudioSourceReader {
+        let key = ReaderKey(asset: segment.asset, stream: segment.stream)
+        if let open = readers[key] { return open }
+        guard let entry = catalog[segment.asset], entry.kind == .media, let path = entry.path else {
+            throw RenderError(.internal, "asset \"\(segment.asset)\" has no file")
+        }
+        do {
+            let reader = try opener.openAudio(
+                path: path, stream: segment.stream, sampleRate: sampleRate, channels: channels)
+            readers[key] = reader
+            return reader
+        } catch {
+            throw RenderError(media: error, asset: segment.asset)
+        }
+    }
+
+    /// Multiplies `scratch` by one gain key list over composition samples [from, from + count).
+    private func applyGain(_ gain: KeyList<Double>, from: Int64, count: Int) {
+        guard count > 0 else { return }
+        let rate = Int64(sampleRate)
+        func value(at sample: Int64) -> Double {
+            gain.value(at: Time(value: sample, timescale: rate), default: 1)
+        }
+        let last = from + Int64(count) - 1
+        let chunkStart = Time(value: from, timescale: rate), chunkEnd = Time(value: last, timescale: rate)
+        // Between key edges a linear ramp is a straight line, so two evaluations give every sample; a key edge
+        // inside the chunk, or a curved ramp over it, needs every sample evaluated.
+        let needsEverySample = gain.keys.contains { key in
+            let edgeInside = (key.start > chunkStart && key.start <= chunkEnd)
+                || (key.end > chunkStart && key.end <= chunkEnd)
+            let curvedOver = !key.isLinear && key.start <= chunkEnd && key.end > chunkStart
+            return edgeInside || curvedOver
+        }
+        let first = value(at: from), final = value(at: last)
+        for c in 0..<channels {
+            let plane = scratch.planes[c]
+            if needsEverySample {
+                for k in 0..<count { plane[k] *= Float(value(at: from + Int64(k))) }
+            } else if first != 1 || final != 1 {
+                let step = count > 1 ? (final - first) / Double(count - 1) : 0
+                for k in 0..<count { plane[k] *= Float(first + step * Double(k)) }
+            }
+        }
+    }
+}
+

@@ -1,0 +1,62 @@
+import ReelModel
+import ReelTime
+
+/// The frame-requests stage: what the compositor must draw for one output frame.
+///
+/// For output frame n at composition time t it finds the instruction covering t (walking the video composition
+/// with one `InstructionCursor`), takes each layer's source picture from the sources stage and evaluates the
+/// layer's opacity, transform and crop ramps at t. When the walk enters a new instruction, decoders that its
+/// layers no longer need are closed.
+final class FrameRequests {
+    /// One frame's request, with the instruction facts later stages need.
+    struct Planned {
+        /// What the compositor draws.
+        let request: CompositionRequest
+        /// Whether the post-processing stage (titles, overlays) runs over the composed frame.
+        let postProcessing: Bool
+    }
+
+    private var cursor: InstructionCursor
+    private var currentInstruction: Int?
+    private let background: RGBAColor
+    private let sources: VideoSources
+    private let evaluator: LayerEvaluator
+
+    /// Requests for `project`'s video composition, drawn from `sources`, on a canvas of `canvas` pixels.
+    init(project: CompiledProject, sources: VideoSources, canvas: PixelSize) {
+        let composition = project.videoComposition
+        cursor = InstructionCursor(composition)
+        background = composition.background
+        self.sources = sources
+        evaluator = LayerEvaluator(
+            geometryScale: Double(canvas.width) / Double(max(1, composition.renderSize.width)))
+    }
+
+    /// The request for output frame `frameIndex` at composition time `time` (seconds).
+    ///
+    /// Throws `.internal` when no instruction covers `time` (validation rules that out), and the sources'
+    /// errors (a missing file, corrupt data at a named source time).
+    func request(frameIndex: Int64, at time: Time) throws(RenderError) -> Planned {
+        guard let index = cursor.index(at: time) else {
+            throw RenderError(.internal, "no video composition instruction covers \(time) s")
+        }
+        let instruction = cursor.instructions[index]
+        if index != currentInstruction {
+            currentInstruction = index
+            sources.releaseReaders(keeping: Set(instruction.layers.map(\.track)))
+        }
+        var layers: [LayerSource] = []
+        for layer in instruction.layers {
+            guard let found = try sources.frame(track: layer.track, at: time) else { continue }
+            do {
+                layers += try evaluator.layers(for: layer, frame: found, at: time)
+            } catch {
+                throw RenderError(media: error)
+            }
+        }
+        let request = CompositionRequest(
+            frameIndex: frameIndex, compositionTime: time, background: instruction.background ?? background,
+            layers: layers)
+        return Planned(request: request, postProcessing: instruction.postProcessing)
+    }
+}

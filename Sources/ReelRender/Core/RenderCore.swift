@@ -1,0 +1,102 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// The presentation core that every consumer of a compiled project shares (AVFoundation's one engine behind
+/// AVAssetExportSession, AVAssetImageGenerator and AVPlayerItem).
+///
+/// Data flows one way, one stage per file:
+///
+/// ```
+/// FrameRequests ──▶ CompositionQueue ──▶ PostProcessor ──▶ MediaSink
+///  (InstructionCursor,  (the compositor on     (titles,         (encoders + muxer,
+///   LayerEvaluator,      its own threads)       overlays)        one image, a screen)
+///   VideoSources)                                                    ▲
+///                                             AudioStage (AudioMixer) ┘ pulled by the sink
+/// ```
+///
+/// Up to `depth` frames are composed at once while this thread decodes the next sources and the sink encodes
+/// the previous result; frames reach the sink in output order. Use it from one thread.
+final class RenderCore {
+    private let requests: FrameRequests
+    private let queue: CompositionQueue
+    private let postProcessor = PostProcessor()
+    /// `postProcessing` of each submitted frame not yet delivered, oldest first (parallel to the queue).
+    private var pendingPostProcessing: [Bool] = []
+
+    /// A core rendering `project` with `compositor`, reading the assets `catalog` resolves through `opener`, with
+    /// up to `depth` frames in the compositor at once.
+    init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener, compositor: VideoCompositor,
+         depth: Int = 3) throws(RenderError) {
+        let canvas = project.renderSize
+        do {
+            queue = try CompositionQueue(
+                compositor: compositor,
+                renderContext: RenderContext(
+                    size: canvas, renderScale: project.videoComposition.renderScale, pixelFormat: .yuv420p),
+                depth: depth)
+        } catch {
+            throw RenderError(media: error)
+        }
+        let sources = VideoSources(project: project, catalog: catalog, opener: opener)
+        requests = FrameRequests(project: project, sources: sources, canvas: canvas)
+    }
+
+    deinit {
+        // Stop the compositor threads' work before the sources they read go away.
+        queue.cancelAll()
+    }
+
+    /// Renders every frame of `grid` into `sink` in order, then finishes the sink.
+    ///
+    /// Checks `cancellation` before each frame and once more before finishing; a cancelled run throws
+    /// `.cancelled` without finishing the sink. On any error nothing stays in the compositor.
+    func run(_ grid: FrameGrid, into sink: any MediaSink, cancellation: CancellationFlag) throws(RenderError) {
+        defer { cancelPending() }
+        for frameIndex in 0..<grid.frameCount {
+            if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+            let planned = try requests.request(frameIndex: frameIndex, at: try grid.time(ofFrame: frameIndex))
+            if queue.pendingCount >= queue.depth { try deliverOldest(to: sink) }
+            try submit(planned)
+        }
+        while queue.pendingCount > 0 { try deliverOldest(to: sink) }
+        if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+        try sink.finish()
+    }
+
+    /// Renders the one picture at composition time `time` (seconds, anywhere, not only on a frame grid) into
+    /// `sink` as frame 0; the sink is not finished.
+    func render(at time: Time, into sink: any MediaSink) throws(RenderError) {
+        defer { cancelPending() }
+        try submit(try requests.request(frameIndex: 0, at: time))
+        while queue.pendingCount > 0 { try deliverOldest(to: sink) }
+    }
+
+    private func submit(_ planned: FrameRequests.Planned) throws(RenderError) {
+        do {
+            try queue.submit(planned.request)
+        } catch {
+            throw RenderError(media: error)
+        }
+        pendingPostProcessing.append(planned.postProcessing)
+    }
+
+    /// Waits for the oldest frame in the compositor, post-processes it and hands it to `sink`.
+    private func deliverOldest(to sink: any MediaSink) throws(RenderError) {
+        let composed: ComposedFrame?
+        do {
+            composed = try queue.next()
+        } catch {
+            pendingPostProcessing.removeFirst()
+            throw RenderError(media: error)
+        }
+        guard let composed else { return }
+        let postProcessing = pendingPostProcessing.removeFirst()
+        try sink.consume(try postProcessor.process(composed, postProcessing: postProcessing))
+    }
+
+    private func cancelPending() {
+        queue.cancelAll()
+        pendingPostProcessing.removeAll()
+    }
+}

@@ -1,0 +1,145 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// A segment played at a speed other than 1: its source read sequentially and stretched to the timeline.
+final class StretchedSegment {
+    /// The composition sample the next `render` call must start at.
+    private(set) var nextTarget: Int64
+    private var sourcePosition: Int64
+    private let sourceEnd: Int64
+    private let rate: Double
+    private let stretcher: TempoStretcher?
+    private let asset: String
+    private let channels: Int
+    private let sampleRate: Int
+    /// Varispeed: fractional source position of the next output sample, relative to `window`'s start.
+    private var phase: Double = 0
+    private let window: SampleBuffers
+    private var windowCount = 0
+    private let input: SampleBuffers
+    private var inputFinished = false
+
+    init(segment mapping: TimeMapping, rate: Rational, varispeed: Bool, startingAt target: Int64,
+         sampleRate: Int, channels: Int, asset: String) throws(RenderError) {
+        let scale = Int64(sampleRate)
+        let sourceStart: Time
+        do {
+            sourceStart = try mapping.sourceTime(atTarget: Time(value: target, timescale: scale))
+            sourcePosition = try sourceStart.count(atRate: scale, rounding: .down)
+            sourceEnd = try mapping.source.end.count(atRate: scale, rounding: .up)
+            // The fraction of a sample between the mapped time and the sample it falls in.
+            let exact = try sourceStart.multiplied(by: Rational(scale))
+            let below = Time(seconds: sourcePosition)
+            phase = try (exact - below).seconds
+        } catch {
+            throw RenderError(.internal, "cannot map a stretched segment of asset \"\(asset)\"")
+        }
+        nextTarget = target
+        self.rate = rate.doubleValue
+        self.asset = asset
+        self.channels = channels
+        self.sampleRate = sampleRate
+        window = SampleBuffers(channels: channels, capacity: AudioMixer.maximumChunk * 2 + 4096)
+        input = SampleBuffers(channels: channels, capacity: 4096)
+        if varispeed {
+            stretcher = nil
+        } else {
+            do {
+                stretcher = try TempoStretcher(tempo: rate, sampleRate: sampleRate, channels: channels)
+            } catch {
+                throw RenderError(media: error, asset: asset)
+            }
+        }
+    }
+
+    /// Writes the next `count` timeline samples of the segment into `output`.
+    func render(count: Int, from reader: any AudioSourceReader, into output: SampleBuffers) throws(RenderError) {
+        if let stretcher {
+            try renderTempo(count: count, stretcher: stretcher, reader: reader, output: output)
+        } else {
+            try renderVarispeed(count: count, reader: reader, output: output)
+        }
+        nextTarget += Int64(count)
+    }
+
+    private func readSource(_ reader: any AudioSourceReader, count: Int, into buffers: SampleBuffers, offset: Int) throws(RenderError) {
+        do {
+            try reader.read(from: sourcePosition, count: count, into: buffers.planes.map { $0 + offset })
+        } catch {
+            throw RenderError(media: error, asset: asset, sourceTime: Time(value: sourcePosition, timescale: Int64(sampleRate)))
+        }
+        sourcePosition += Int64(count)
+    }
+
+    private func renderTempo(count: Int, stretcher: TempoStretcher, reader: any AudioSourceReader, output: SampleBuffers) throws(RenderError) {
+        var produced = 0
+        var idlePulls = 0
+        while produced < count {
+            let got: Int
+            do {
+                got = try stretcher.pull(into: output.planes.map { $0 + produced }, maxCount: count - produced)
+            } catch {
+                throw RenderError(media: error, asset: asset)
+            }
+            produced += got
+            if produced >= count { break }
+            if got == 0 {
+                if inputFinished {
+                    idlePulls += 1
+                    // The stretcher is drained: the rest of the segment is silence.
+                    if idlePulls > 1 { break }
+                    continue
+                }
+                let chunk = Int(min(Int64(input.capacity), max(0, sourceEnd - sourcePosition)))
+                do {
+                    if chunk > 0 {
+                        try readSource(reader, count: chunk, into: input, offset: 0)
+                        try stretcher.push(input.readOnly, count: chunk)
+                    } else {
+                        try stretcher.finishInput()
+                        inputFinished = true
+                    }
+                } catch let error as RenderError {
+                    throw error
+                } catch {
+                    throw RenderError(.internal, "time stretch of asset \"\(asset)\" failed: \(error)")
+                }
+            }
+        }
+        if produced < count {
+            for c in 0..<channels { (output.planes[c] + produced).update(repeating: 0, count: count - produced) }
+        }
+    }
+
+    private func renderVarispeed(count: Int, reader: any AudioSourceReader, output: SampleBuffers) throws(RenderError) {
+        // Source samples needed: up to floor(phase + (count − 1)·rate) + 1 past the window start.
+        let needed = Int((phase + Double(count - 1) * rate).rounded(.down)) + 2
+        if needed > windowCount {
+            let more = needed - windowCount
+            guard windowCount + more <= window.capacity else {
+                throw RenderError(.internal, "varispeed window overflow")
+            }
+            try readSource(reader, count: more, into: window, offset: windowCount)
+            windowCount += more
+        }
+        for c in 0..<channels {
+            let source = window.planes[c], destination = output.planes[c]
+            for k in 0..<count {
+                let position = phase + Double(k) * rate
+                let index = Int(position)
+                let fraction = Float(position - Double(index))
+                destination[k] = source[index] + (source[index + 1] - source[index]) * fraction
+            }
+        }
+        // Slide the window so it starts at the sample under the next output position.
+        phase += Double(count) * rate
+        let consumed = min(windowCount, Int(phase.rounded(.down)))
+        for c in 0..<channels {
+            let plane = window.planes[c]
+            plane.update(from: plane + consumed, count: windowCount - consumed)
+        }
+        windowCount -= consumed
+        phase -= Double(consumed)
+    }
+}

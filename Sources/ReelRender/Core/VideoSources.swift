@@ -1,0 +1,151 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// A source picture found for a track at a composition time.
+struct TrackFrame {
+    /// The decoded (or made) picture; shared with its reader, so never drawn into.
+    let picture: VideoFrame
+    /// Display rotation, degrees counter-clockwise.
+    let rotation: Int
+}
+
+/// The sources stage: which source picture track T shows at composition time t, for every video track.
+///
+/// Requests must come in non-decreasing time (an export walks the frame grid forwards; a still image or a seek
+/// starts a new walk). Decoders are opened when a segment first needs them and closed as soon as the segments
+/// being shown no longer use them, so memory does not grow with the number of clips.
+///
+/// Still assets are made once and held for the whole render (they are one picture each): a colour is a solid
+/// yuv420p picture of the video composition's render size (before renderScale), so at the identity transform it
+/// covers the canvas whatever its size; an image is its first decoded picture, converted to yuv420p once when
+/// stored in another format (an alpha channel is dropped, not blended).
+final class VideoSources {
+    private struct ReaderKey: Hashable {
+        let asset: String
+        let stream: Int
+    }
+
+    private let tracks: [Int: [Segment]]
+    private var cursors: [Int: Int] = [:]
+    private let catalog: SourceCatalog
+    private let opener: any SourceOpener
+    private var readers: [ReaderKey: any VideoSourceReader] = [:]
+    /// The size of colour pictures: the video composition's render size.
+    private let colorSize: PixelSize
+    /// Pictures of still assets by id, made on first use and kept until the render ends.
+    private var stills: [String: VideoFrame] = [:]
+
+    /// Sources for the video tracks of `project`, reading the assets `catalog` resolves through `opener`.
+    init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener) {
+        var tracks: [Int: [Segment]] = [:]
+        for track in project.composition.tracks where track.kind == .video {
+            tracks[track.id] = track.segments.filter { $0.asset != nil }
+        }
+        self.tracks = tracks
+        self.catalog = catalog
+        self.opener = opener
+        colorSize = project.videoComposition.renderSize
+    }
+
+    /// The picture track `trackID` shows at `time` (composition seconds), or nil where the track is empty.
+    func frame(track trackID: Int, at time: Time) throws(RenderError) -> TrackFrame? {
+        guard let segment = segment(of: trackID, at: time), let asset = segment.asset,
+            let mapping = segment.mapping
+        else { return nil }
+        let entry = catalog[asset]
+        switch entry?.kind {
+        case .color(let color)?:
+            return TrackFrame(picture: try colorPicture(asset, color), rotation: 0)
+        case .image?:
+            return TrackFrame(picture: try imagePicture(asset, stream: segment.sourceTrack),
+                              rotation: entry?.rotation ?? 0)
+        case .media?, nil:
+            break
+        }
+        guard let stream = segment.sourceTrack ?? entry?.videoStream, let path = entry?.path else {
+            throw RenderError(.internal, "asset \"\(asset)\" has no probed video stream")
+        }
+        let key = ReaderKey(asset: asset, stream: stream)
+        let reader: any VideoSourceReader
+        if let open = readers[key] {
+            reader = open
+        } else {
+            do {
+                reader = try opener.openVideo(path: path, stream: stream)
+            } catch {
+                throw RenderError(media: error, asset: asset)
+            }
+            readers[key] = reader
+        }
+        let sourceTime: Time
+        do {
+            sourceTime = try mapping.sourceTime(atTarget: time)
+        } catch {
+            throw RenderError(.internal, "cannot map \(time) s into asset \"\(asset)\": \(error)")
+        }
+        do {
+            return TrackFrame(picture: try reader.frame(at: sourceTime), rotation: entry?.rotation ?? 0)
+        } catch {
+            throw RenderError(media: error, asset: asset, sourceTime: sourceTime)
+        }
+    }
+
+    /// Closes every decoder that none of `tracksInUse`' current segments needs.
+    func releaseReaders(keeping tracksInUse: Set<Int>) {
+        var needed = Set<ReaderKey>()
+        for id in tracksInUse {
+            guard let index = cursors[id], let segments = tracks[id], index < segments.count,
+                let asset = segments[index].asset
+            else { continue }
+            if let stream = segments[index].sourceTrack ?? catalog[asset]?.videoStream {
+                needed.insert(ReaderKey(asset: asset, stream: stream))
+            }
+        }
+        readers = readers.filter { needed.contains($0.key) }
+    }
+
+    /// The solid picture of colour asset `asset`, made on first use.
+    private func colorPicture(_ asset: String, _ color: RGBAColor) throws(RenderError) -> VideoFrame {
+        if let made = stills[asset] { return made }
+        let picture: VideoFrame
+        do {
+            picture = try VideoFrame(width: colorSize.width, height: colorSize.height, format: .yuv420p)
+        } catch {
+            throw RenderError(media: error, asset: asset)
+        }
+        let yuv = YUVColor(color)
+        picture.fill(y: yuv.y, u: yuv.u, v: yuv.v)
+        stills[asset] = picture
+        return picture
+    }
+
+    /// The picture of image asset `asset`, decoded and converted on first use; the decoder is closed at once.
+    private func imagePicture(_ asset: String, stream chosen: Int?) throws(RenderError) -> VideoFrame {
+        if let made = stills[asset] { return made }
+        guard let stream = chosen ?? catalog[asset]?.videoStream, let path = catalog[asset]?.path else {
+            throw RenderError(.internal, "image asset \"\(asset)\" was not probed")
+        }
+        let picture: VideoFrame
+        do {
+            let decoded = try opener.openVideo(path: path, stream: stream).frame(at: .zero)
+            picture = decoded.format == .yuv420p
+                ? decoded
+                : try Scaler().converted(decoded, width: decoded.width, height: decoded.height, format: .yuv420p)
+        } catch {
+            throw RenderError(media: error, asset: asset)
+        }
+        stills[asset] = picture
+        return picture
+    }
+
+    private func segment(of trackID: Int, at time: Time) -> Segment? {
+        guard let segments = tracks[trackID], !segments.isEmpty else { return nil }
+        var index = cursors[trackID] ?? 0
+        if index >= segments.count || segments[index].target.start > time { index = 0 }
+        while index < segments.count, segments[index].target.end <= time { index += 1 }
+        cursors[trackID] = index
+        guard index < segments.count, segments[index].target.contains(time) else { return nil }
+        return segments[index]
+    }
+}
