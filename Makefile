@@ -65,9 +65,13 @@ demo: deps build
 	$(REEL) render $(DEMO) --force
 	@echo "demo: wrote $(DEMO_OUT)"
 
+# Tests run optimised (pixel loops and long timelines stay fast) with @testable imports enabled, so the
+# manifest needs no unsafeFlags and ReelKit stays usable as a versioned dependency.
+TEST_FLAGS := -c release -Xswiftc -enable-testing
+
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) build $(TEST_FLAGS) --build-tests
+	$(SWIFT) test $(TEST_FLAGS) --skip-build
 
 bench: deps build
 	$(PYTHON) scripts/bench.py --reel $(REEL)

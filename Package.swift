@@ -1,15 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Pixel loops must run at full speed even in debug test builds.
-let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
-
 let package = Package(
     name: "reel",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "reel", targets: ["reel"]),
-        .library(name: "ReelKit", targets: ["ReelRender", "ReelModel", "ReelTime"]),
+        .library(name: "ReelKit", targets: ["ReelRender", "ReelMedia", "ReelModel", "ReelTime"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -23,9 +20,8 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
                               "libswresample-dev", "libswscale-dev", "libavfilter-dev"])]
         ),
-        .target(name: "ReelMedia", dependencies: ["CFFmpeg", "ReelTime"], swiftSettings: optimizedInDebug),
-        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime"],
-                swiftSettings: optimizedInDebug),
+        .target(name: "ReelMedia", dependencies: ["CFFmpeg", "ReelTime"]),
+        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime"]),
         .executableTarget(name: "reel", dependencies: [
             "ReelRender", "ReelModel", "ReelTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
