@@ -26,10 +26,20 @@ final class DocumentDecoder {
 
     // MARK: Objects
 
-    /// Checks that `json` is an object whose keys are among `allowed` and that `required` are present.
+    /// Checks that `json` is an object of `shape`: its keys among `shape.allowed`, `shape.required` present.
     /// Unknown keys get a "did you mean" hint, `null` members an "omit" hint; both are left out of the result.
-    func object(_ json: JSON, _ path: JSONPath, allowed: [String], required: [String] = [],
-                expected: String = "an object") -> Fields? {
+    func object(_ json: JSON, _ path: JSONPath, _ shape: ObjectShape, expected: String = "an object") -> Fields? {
+        checkedObject(json, path, allowed: shape.allowed, required: shape.required, expected: expected)
+    }
+
+    /// Checks that `json` is an object whose keys are free (output.metadata): only `null` members are refused.
+    func openObject(_ json: JSON, _ path: JSONPath) -> Fields? {
+        checkedObject(json, path, allowed: json.value.objectValue?.keys ?? [], required: [], expected: "an object")
+    }
+
+    // Private, so that every reader names the shape of its object from the table in ObjectShape.swift.
+    private func checkedObject(_ json: JSON, _ path: JSONPath, allowed: [String], required: [String],
+                               expected: String) -> Fields? {
         guard case .object(let object) = json.value else {
             typeError(json, path, expected: expected)
             return nil
@@ -310,7 +320,7 @@ final class DocumentDecoder {
 
     /// `{"start": T, "duration": T}` or `{"start": T, "end": T}`, non-empty.
     func timeRange(_ json: JSON, _ path: JSONPath) -> TimeRange? {
-        guard let fields = object(json, path, allowed: ["start", "duration", "end"], required: ["start"],
+        guard let fields = object(json, path, .timeRange,
                                   expected: "a time range {\"start\", \"duration\"|\"end\"}") else { return nil }
         return rangeFields(fields, what: "range")
     }

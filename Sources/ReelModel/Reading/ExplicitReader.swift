@@ -5,7 +5,7 @@ extension DocumentDecoder {
 
     /// `composition` (SPEC §4.1).
     func readComposition(_ json: JSON, _ path: JSONPath) -> Composition? {
-        guard let fields = object(json, path, allowed: ["tracks"], required: ["tracks"]),
+        guard let fields = object(json, path, .composition),
               let tracksJSON = fields["tracks"], let tracks = array(tracksJSON, path.key("tracks")) else { return nil }
         var result: [CompositionTrack] = []
         var valid = true
@@ -43,8 +43,7 @@ extension DocumentDecoder {
     }
 
     private func readTrack(_ json: JSON, _ path: JSONPath) -> CompositionTrack? {
-        guard let fields = object(json, path, allowed: ["id", "type", "segments", "name"], required: ["id", "type", "segments"])
-        else { return nil }
+        guard let fields = object(json, path, .compositionTrack) else { return nil }
         let id = fields["id"].flatMap { integer($0, path.key("id"), in: 1...Int(Int32.max), what: "a positive track id") }
         let kind: TrackKind? = fields["type"].flatMap { enumeration($0, path.key("type"), "track type") }
         let name = fields["name"].flatMap { string($0, path.key("name")) }
@@ -68,13 +67,11 @@ extension DocumentDecoder {
 
     private func readSegment(_ json: JSON, _ path: JSONPath) -> Segment? {
         if let members = json.value.objectValue, members["empty"] != nil {
-            guard let fields = object(json, path, allowed: ["empty"]), let emptyJSON = fields["empty"],
+            guard let fields = object(json, path, .emptySegment), let emptyJSON = fields["empty"],
                   let range = timeRange(emptyJSON, path.key("empty")) else { return nil }
             return Segment(emptyTarget: range)
         }
-        guard let fields = object(json, path, allowed: ["asset", "source", "target", "sourceTrack", "pitch"],
-                                  required: ["asset", "source", "target"],
-                                  expected: "a segment object") else { return nil }
+        guard let fields = object(json, path, .mediaSegment, expected: "a segment object") else { return nil }
         let asset = fields["asset"].flatMap { assetReference($0, path.key("asset")) }
         let source = fields["source"].flatMap { timeRange($0, path.key("source")) }
         let target = fields["target"].flatMap { timeRange($0, path.key("target")) }
@@ -93,13 +90,13 @@ extension DocumentDecoder {
 
     /// `audioMix` (SPEC §4.2).
     func readAudioMix(_ json: JSON, _ path: JSONPath) -> AudioMix? {
-        guard let fields = object(json, path, allowed: ["inputs"]) else { return nil }
+        guard let fields = object(json, path, .audioMix) else { return nil }
         guard let inputsJSON = fields["inputs"] else { return AudioMix() }
         guard let inputs = array(inputsJSON, path.key("inputs")) else { return nil }
         var result: [AudioMixInput] = []
         var valid = true
         for (inputJSON, inputPath) in inputs {
-            guard let inputFields = object(inputJSON, inputPath, allowed: ["track", "name", "volume"], required: ["track"]) else {
+            guard let inputFields = object(inputJSON, inputPath, .audioMixInput) else {
                 valid = false
                 continue
             }
@@ -136,9 +133,7 @@ extension DocumentDecoder {
 
     /// `videoComposition` (SPEC §4.4). Unwritten settings take output's values (resolved again by compile).
     func readVideoComposition(_ json: JSON, _ path: JSONPath, output: OutputSettings) -> VideoCompositionReading? {
-        guard let fields = object(json, path, allowed: ["frameDuration", "renderSize", "renderScale", "background",
-                                                        "compositor", "instructions", "titles", "overlays"],
-                                  required: ["instructions"]) else { return nil }
+        guard let fields = object(json, path, .videoComposition) else { return nil }
         var valid = true
         var frameDuration = Time.zero
         if let json = fields["frameDuration"] {
@@ -209,8 +204,7 @@ extension DocumentDecoder {
     }
 
     private func readInstruction(_ json: JSON, _ path: JSONPath) -> VideoInstruction? {
-        guard let fields = object(json, path, allowed: ["start", "duration", "end", "layers", "background", "postProcessing"],
-                                  required: ["start"], expected: "an instruction object") else { return nil }
+        guard let fields = object(json, path, .instruction, expected: "an instruction object") else { return nil }
         let range = rangeFields(fields, what: "instruction")
         var valid = range != nil
         var layers: [LayerInstruction] = []
@@ -237,8 +231,7 @@ extension DocumentDecoder {
     }
 
     private func readLayer(_ json: JSON, _ path: JSONPath) -> LayerInstruction? {
-        guard let fields = object(json, path, allowed: ["track", "opacity", "transform", "crop", "backdrop"], required: ["track"],
-                                  expected: "a layer object") else { return nil }
+        guard let fields = object(json, path, .layerInstruction, expected: "a layer object") else { return nil }
         let track = fields["track"].flatMap { integer($0, path.key("track"), in: 1...Int(Int32.max), what: "a positive track id") }
         var valid = track != nil
         var opacity = KeyList<Double>()
@@ -264,8 +257,7 @@ extension DocumentDecoder {
 
     /// A layer's `{"color", "rect"}` backdrop: a colour and `[x, y, w, h]` in source pixels with w, h > 0.
     private func readBackdrop(_ json: JSON, _ path: JSONPath) -> LayerBackdrop? {
-        guard let fields = object(json, path, allowed: ["color", "rect"], required: ["color", "rect"],
-                                  expected: "a backdrop {\"color\", \"rect\"}") else { return nil }
+        guard let fields = object(json, path, .backdrop, expected: "a backdrop {\"color\", \"rect\"}") else { return nil }
         let color = fields["color"].flatMap { self.color($0, path.key("color")) }
         var rect: CropRect?
         if let json = fields["rect"],
@@ -293,7 +285,7 @@ extension DocumentDecoder {
         for (keyJSON, keyPath) in elements {
             let isSet = keyJSON.value.objectValue?["at"] != nil
             if isSet {
-                guard let fields = object(keyJSON, keyPath, allowed: ["at", "value"], required: ["at", "value"]) else {
+                guard let fields = object(keyJSON, keyPath, .stepKey) else {
                     valid = false
                     continue
                 }
@@ -305,8 +297,7 @@ extension DocumentDecoder {
                 }
                 keys.append(.set(at: at, value: v))
             } else {
-                guard let fields = object(keyJSON, keyPath, allowed: ["start", "duration", "end", "from", "to", "curve"],
-                                          required: ["start", "from", "to"],
+                guard let fields = object(keyJSON, keyPath, .rampKey,
                                           expected: "a key {\"at\", \"value\"} or {\"start\", \"duration\", \"from\", \"to\"}")
                 else {
                     valid = false
@@ -345,7 +336,7 @@ extension DocumentDecoder {
             guard let m = numbers(json, path, count: 6, expected: "a matrix [a, b, c, d, tx, ty]") else { return nil }
             return AffineTransform(a: m[0], b: m[1], c: m[2], d: m[3], tx: m[4], ty: m[5])
         case .object:
-            guard let fields = object(json, path, allowed: ["translate", "scale", "rotate", "anchor"]) else { return nil }
+            guard let fields = object(json, path, .decomposedTransform) else { return nil }
             var valid = true
             var translate = (x: 0.0, y: 0.0)
             var scale = (x: 1.0, y: 1.0)

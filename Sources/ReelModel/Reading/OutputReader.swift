@@ -4,12 +4,9 @@ import ReelTime
 let knownPixelFormats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv422p10le", "yuv444p", "yuv444p10le"]
 
 extension DocumentDecoder {
-    static let outputKeys = ["path", "format", "size", "frameRate", "renderScale", "background", "preset", "video",
-                             "audio", "metadata", "range", "end", "faststart"]
-
     /// `output` (SPEC §2.1). Reads frameRate first so later times may count frames.
     func readOutput(_ json: JSON?, _ path: JSONPath) -> OutputSettings {
-        guard let json, let fields = object(json, path, allowed: Self.outputKeys) else {
+        guard let json, let fields = object(json, path, .output) else {
             return OutputSettings()
         }
         if let rateJSON = fields["frameRate"] {
@@ -52,8 +49,7 @@ extension DocumentDecoder {
         if let json = fields["preset"], let preset: Preset = enumeration(json, path.key("preset"), "preset") {
             output.preset = preset
         }
-        if let json = fields["metadata"],
-           let members = object(json, path.key("metadata"), allowed: (json.value.objectValue?.keys ?? [])) {
+        if let json = fields["metadata"], let members = openObject(json, path.key("metadata")) {
             for member in members.members {
                 if let value = string(member.value, path.key("metadata").key(member.key), nonEmpty: false) {
                     output.metadata.append((key: member.key, value: value))
@@ -94,8 +90,7 @@ extension DocumentDecoder {
     }
 
     private func readVideoSettings(_ json: JSON, _ path: JSONPath, into output: inout OutputSettings) {
-        guard let fields = object(json, path, allowed: ["codec", "crf", "bitrate", "encoderPreset", "pixelFormat", "gop"])
-        else { return }
+        guard let fields = object(json, path, .videoOutput) else { return }
         if let json = fields["codec"] {
             if let codec: VideoCodecName = enumeration(json, path.key("codec"), "video codec") { output.video.codec = codec }
             output.videoCodecWasWritten = true
@@ -129,8 +124,7 @@ extension DocumentDecoder {
             if !enabled { output.audio = nil }
             return
         }
-        guard let fields = object(json, path, allowed: ["codec", "bitrate", "sampleRate", "channels"],
-                                  expected: "an object or false") else { return }
+        guard let fields = object(json, path, .audioOutput, expected: "an object or false") else { return }
         var audio = output.audio ?? AudioOutputSettings(codec: output.format?.audioCodecs[0] ?? .aac)
         if let json = fields["codec"] {
             if let codec: AudioCodecName = enumeration(json, path.key("codec"), "audio codec") { audio.codec = codec }
@@ -171,8 +165,6 @@ extension DocumentDecoder {
 
     // MARK: Assets
 
-    static let assetKeys = ["path", "videoTrack", "audioTrack", "language", "rotation", "image", "color"]
-
     /// `assets` (SPEC §2.2), in document order.
     func readAssets(_ json: JSON?, _ path: JSONPath) -> [Asset] {
         guard let json else { return [] }
@@ -195,15 +187,16 @@ extension DocumentDecoder {
     }
 
     private func readAsset(id: String, _ json: JSON, _ path: JSONPath) -> Asset? {
-        let kinds = ["path", "image", "color"]
-        let present = json.value.objectValue.map { object in kinds.filter { object[$0] != nil } } ?? []
+        // A file asset, or one without a kind key, is checked against every asset key, so that a misspelt
+        // "image" or "color" still gets its "did you mean".
+        let kinds: [(key: String, shape: ObjectShape)] = [("path", .asset), ("image", .imageAsset), ("color", .colorAsset)]
+        let present = json.value.objectValue.map { object in kinds.filter { object[$0.key] != nil } } ?? []
         if present.count > 1 {
-            error(path, "an asset is one of path, image or color, found \(present.joined(separator: " and "))",
+            error(path, "an asset is one of path, image or color, found \(present.map(\.key).joined(separator: " and "))",
                   hint: "keep one of them")
             return nil
         }
-        let allowed = present.first == "path" || present.isEmpty ? Self.assetKeys : [present[0]]
-        guard let fields = object(json, path, allowed: allowed, expected: "an asset object") else { return nil }
+        guard let fields = object(json, path, present.first?.shape ?? .asset, expected: "an asset object") else { return nil }
         if let imageJSON = fields["image"] {
             guard let file = string(imageJSON, path.key("image")) else { return nil }
             return Asset(id: id, source: .image(path: file), path: path)

@@ -2,8 +2,8 @@ import ReelTime
 
 /// Reads project documents (SPEC §2) into a `Project`.
 public enum ProjectReader {
-    /// The top-level keys of a project document.
-    public static let topLevelKeys = ["reel", "output", "assets", "timeline", "composition", "audioMix", "videoComposition"]
+    /// The top-level keys of a project document (`ObjectShape.project.allowed`).
+    public static let topLevelKeys = ObjectShape.project.allowed
 
     /// Parses and decodes a project document; collects every problem (a syntax error is the only
     /// early stop). The project is nil when any error was found. `baseDirectory` is the folder
@@ -31,8 +31,7 @@ public enum ProjectReader {
 
     private static func decode(_ document: JSON, decoder: DocumentDecoder, baseDirectory: String) -> Project? {
         let root = JSONPath.root
-        guard let fields = decoder.object(document, root, allowed: topLevelKeys, required: ["reel"],
-                                          expected: "a project object") else { return nil }
+        guard let fields = decoder.object(document, root, .project, expected: "a project object") else { return nil }
         if let versionJSON = fields["reel"] {
             let versionPath = root.key("reel")
             if case .number(let text) = versionJSON.value {

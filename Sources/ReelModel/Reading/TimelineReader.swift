@@ -1,13 +1,10 @@
 import ReelTime
 
 extension DocumentDecoder {
-    static let timelineKeys = ["clips", "audio", "ducking", "volume", "titles", "overlays"]
-    static let clipKeys = ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition"]
-
     /// `timeline` (SPEC §3): the main storyline's clips and gaps, extra audio tracks, ducking and
     /// volume automation. Titles and overlays are checked to be arrays; entries in them are not supported yet.
     func readTimeline(_ json: JSON, _ path: JSONPath) -> Timeline {
-        guard let fields = object(json, path, allowed: Self.timelineKeys) else { return Timeline(items: []) }
+        guard let fields = object(json, path, .timeline) else { return Timeline(items: []) }
         var items: [TimelineItem] = []
         if let clipsJSON = fields["clips"], let clips = array(clipsJSON, path.key("clips")) {
             var previousIsGap: Bool?
@@ -64,12 +61,11 @@ extension DocumentDecoder {
     /// One entry of `clips`; `previousIsGap` is nil for the first entry.
     private func readTimelineItem(_ json: JSON, _ path: JSONPath, previousIsGap: Bool?) -> TimelineItem? {
         if Self.isGap(json) {
-            guard let fields = object(json, path, allowed: ["gap"]), let gapJSON = fields["gap"],
+            guard let fields = object(json, path, .gap), let gapJSON = fields["gap"],
                   let duration = positiveDuration(gapJSON, path.key("gap"), what: "gap") else { return nil }
             return .gap(duration: duration, path: path)
         }
-        guard let fields = object(json, path, allowed: Self.clipKeys, required: ["asset"],
-                                  expected: "a clip object or {\"gap\": T}") else { return nil }
+        guard let fields = object(json, path, .clip, expected: "a clip object or {\"gap\": T}") else { return nil }
         var valid = true
         func take<T>(_ value: T?, present: Bool) -> T? {
             if present, value == nil { valid = false }
@@ -132,8 +128,7 @@ extension DocumentDecoder {
     /// A clip's `transition` (SPEC §3.1): `type`, `duration`, `direction` (push, slide, wipe),
     /// `color` (dip), `audioCurve`.
     private func readTransition(_ json: JSON, _ path: JSONPath) -> Transition? {
-        guard let fields = object(json, path, allowed: ["type", "duration", "direction", "color", "audioCurve"],
-                                  required: ["type", "duration"], expected: "a transition object") else { return nil }
+        guard let fields = object(json, path, .transition, expected: "a transition object") else { return nil }
         var valid = true
         let type: TransitionType? = fields["type"].flatMap { enumeration($0, path.key("type"), "transition type") }
         let duration = fields["duration"].flatMap { positiveDuration($0, path.key("duration"), what: "transition duration") }
@@ -174,12 +169,9 @@ extension DocumentDecoder {
         return Transition(kind: kind, duration: duration, audioCurve: audioCurve, path: path)
     }
 
-    static let audioTrackKeys = ["id", "asset", "at", "in", "out", "duration", "volume", "loop", "fadeIn", "fadeOut"]
-
     /// One entry of `timeline.audio` (SPEC §3.2).
     private func readAudioTrack(_ json: JSON, _ path: JSONPath) -> AudioTrack? {
-        guard let fields = object(json, path, allowed: Self.audioTrackKeys, required: ["id", "asset"],
-                                  expected: "an audio track object") else { return nil }
+        guard let fields = object(json, path, .audioTrack, expected: "an audio track object") else { return nil }
         var valid = true
         func take<T>(_ value: T?, _ key: String) -> T? {
             if fields.has(key), value == nil { valid = false }
@@ -234,8 +226,7 @@ extension DocumentDecoder {
 
     /// One entry of `timeline.ducking` (SPEC §3.3).
     private func readDucking(_ json: JSON, _ path: JSONPath, trackIDs: [String]) -> Ducking? {
-        guard let fields = object(json, path, allowed: ["duck", "under", "to", "ramp"], required: ["duck", "under", "to", "ramp"],
-                                  expected: "a ducking object") else { return nil }
+        guard let fields = object(json, path, .ducking, expected: "a ducking object") else { return nil }
         let duck = fields["duck"].flatMap { trackReference($0, path.key("duck"), trackIDs: trackIDs) }
         let under = fields["under"].flatMap { trackReference($0, path.key("under"), trackIDs: trackIDs) }
         let to = fields["to"].flatMap { gain($0, path.key("to")) }
@@ -251,8 +242,7 @@ extension DocumentDecoder {
 
     /// One entry of `timeline.volume` (SPEC §3.4).
     private func readVolumeAutomation(_ json: JSON, _ path: JSONPath, trackIDs: [String]) -> VolumeAutomation? {
-        guard let fields = object(json, path, allowed: ["track", "volume"], required: ["track", "volume"],
-                                  expected: "a volume automation object") else { return nil }
+        guard let fields = object(json, path, .volumeAutomation, expected: "a volume automation object") else { return nil }
         let track = fields["track"].flatMap { trackReference($0, path.key("track"), trackIDs: trackIDs) }
         let keys = fields["volume"].flatMap { keyList($0, path.key("volume"), curves: true, value: gain) }
         guard let track, let keys, keysAreOrdered(keys, path.key("volume")) else { return nil }

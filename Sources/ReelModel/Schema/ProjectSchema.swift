@@ -5,7 +5,8 @@
 /// rate 1–240, gains 0–4, opacity 0–1). What needs the whole document — that ids refer to declared
 /// assets and tracks, that key lists are ascending, instruction coverage (§4.5), media probing,
 /// exact time representability — is left to `reel validate`. Every object is closed
-/// (`additionalProperties: false`), as reel refuses unknown keys.
+/// (`additionalProperties: false`), as reel refuses unknown keys. Each object's keys and required
+/// keys are those of its `ObjectShape`, the table the project readers check documents against.
 ///
 /// Besides the SPEC's keys it allows these reel extensions: a ramp key's `"curve"` (`"linear"`,
 /// `"equalPower"`, volume keys only), a segment's and a clip's `"pitch"` (`"keep"`, `"varispeed"`),
@@ -29,18 +30,15 @@ public enum ProjectSchema {
             ("title", .string("reel project, format 1")),
             ("description", .string(
                 "A reel project: the editing form (timeline) or the explicit form (composition, audioMix, videoComposition).")),
-            ("type", .string("object")),
-            ("properties", object([
-                ("reel", described("Format version; must be 1.", object([("const", .number("1"))]))),
-                ("output", ref("output")),
-                ("assets", ref("assets")),
-                ("timeline", ref("timeline")),
-                ("composition", ref("composition")),
-                ("audioMix", ref("audioMix")),
-                ("videoComposition", ref("videoComposition")),
-            ])),
-            ("required", strings(["reel"])),
-            ("additionalProperties", .bool(false)),
+        ] + closedMembers(.project, [
+            ("reel", described("Format version; must be 1.", object([("const", .number("1"))]))),
+            ("output", ref("output")),
+            ("assets", ref("assets")),
+            ("timeline", ref("timeline")),
+            ("composition", ref("composition")),
+            ("audioMix", ref("audioMix")),
+            ("videoComposition", ref("videoComposition")),
+        ]) + [
             ("oneOf", array([
                 described("The editing form (SPEC §3).", object([
                     ("required", strings(["timeline"])),
@@ -88,13 +86,9 @@ public enum ProjectSchema {
                     pattern("^0+(?:/[0-9]+|f)$"),
                 ]))])),
             ]))),
-            ("timeRange", described("A half-open range {start, duration} or {start, end}.", object([
-                ("type", .string("object")),
-                ("properties", object([("start", ref("time")), ("duration", ref("duration")), ("end", ref("time"))])),
-                ("required", strings(["start"])),
-                ("additionalProperties", .bool(false)),
-                ("oneOf", array([requiring(["duration"]), requiring(["end"])])),
-            ]))),
+            ("timeRange", described("A half-open range {start, duration} or {start, end}.", closed(.timeRange, [
+                ("start", ref("time")), ("duration", ref("duration")), ("end", ref("time")),
+            ], extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))]))),
         ]
     }
 
@@ -139,8 +133,8 @@ public enum ProjectSchema {
                         ("items", object([("type", .string("number"))])),
                         ("minItems", .number("6")), ("maxItems", .number("6")),
                     ]),
-                    closed([("translate", ref("point")), ("scale", ref("scale")),
-                            ("rotate", object([("type", .string("number"))])), ("anchor", ref("point"))]),
+                    closed(.decomposedTransform, [("translate", ref("point")), ("scale", ref("scale")),
+                                                  ("rotate", object([("type", .string("number"))])), ("anchor", ref("point"))]),
                 ])),
             ]))),
             ("crop", described("[x, y, width, height] in source pixels; width and height are not negative.", object([
@@ -158,7 +152,7 @@ public enum ProjectSchema {
 
     private static var outputDefinitions: [(String, JSONValue)] {
         [
-            ("output", described("Output settings (SPEC §2.1).", closed([
+            ("output", described("Output settings (SPEC §2.1).", closed(.output, [
                 ("path", described("The output file; the CLI's -o overrides it.", nonEmptyString)),
                 ("format", enumeration(["mp4", "mov", "mkv", "webm", "nut", "ts"])),
                 ("size", ref("size")),
@@ -166,7 +160,7 @@ public enum ProjectSchema {
                 ("renderScale", ref("renderScale")),
                 ("background", ref("color")),
                 ("preset", enumeration(["high", "medium", "low", "draft"])),
-                ("video", closed([
+                ("video", closed(.videoOutput, [
                     ("codec", enumeration(["h264", "hevc", "vp9", "av1", "prores"])),
                     ("crf", described("0–51 for h264 and hevc, 0–63 for vp9 and av1; prores has none.", integer(0, 63))),
                     ("bitrate", ref("bitrate")),
@@ -177,7 +171,7 @@ public enum ProjectSchema {
                 ("audio", described("Audio stream settings, or false for no audio stream.", object([
                     ("oneOf", array([
                         object([("type", .string("boolean"))]),
-                        closed([
+                        closed(.audioOutput, [
                             ("codec", enumeration(["aac", "opus", "pcm"])),
                             ("bitrate", ref("bitrate")),
                             ("sampleRate", integer(8000, 192_000)),
@@ -204,7 +198,7 @@ public enum ProjectSchema {
                 ("additionalProperties", ref("asset")),
             ]))),
             ("asset", object([("oneOf", array([
-                described("A media file.", closed([
+                described("A media file.", closed(.fileAsset, [
                     ("path", nonEmptyString),
                     ("videoTrack", ref("streamIndex")),
                     ("audioTrack", ref("streamIndex")),
@@ -212,18 +206,18 @@ public enum ProjectSchema {
                     ("rotation", described("\"auto\" honours the file's display matrix; else degrees clockwise.",
                                            object([("enum", array([.string("auto"), .number("0"), .number("90"),
                                                                    .number("180"), .number("270")]))]))),
-                ], required: ["path"])),
+                ])),
                 described("A still image (PNG, JPEG, WebP, BMP, TIFF), usable for any duration; its clips need a duration. Its display size is its pixel size; an alpha channel is ignored.",
-                          closed([("image", nonEmptyString)], required: ["image"])),
+                          closed(.imageAsset, [("image", nonEmptyString)])),
                 described("A solid opaque colour, usable for any duration; its clips need a duration and cover the whole canvas whatever their fit.",
-                          closed([("color", ref("color"))], required: ["color"])),
+                          closed(.colorAsset, [("color", ref("color"))])),
             ]))])),
         ]
     }
 
     private static var timelineDefinitions: [(String, JSONValue)] {
         [
-            ("timeline", described("The editing form (SPEC §3).", closed([
+            ("timeline", described("The editing form (SPEC §3).", closed(.timeline, [
                 ("clips", described("The main storyline, in order.", arrayOf(object([
                     ("oneOf", array([ref("clip"), ref("gap")])),
                 ])))),
@@ -233,8 +227,8 @@ public enum ProjectSchema {
                 ("titles", arrayOf(ref("title"))),
                 ("overlays", arrayOf(ref("overlay"))),
             ]))),
-            ("gap", described("A stretch of background and silence.", closed([("gap", ref("duration"))], required: ["gap"]))),
-            ("clip", described("A clip of the main storyline (SPEC §3.1).", closed([
+            ("gap", described("A stretch of background and silence.", closed(.gap, [("gap", ref("duration"))]))),
+            ("clip", described("A clip of the main storyline (SPEC §3.1).", closed(.clip, [
                 ("asset", ref("id")),
                 ("in", described("Source time where the clip starts (default 0).", ref("time"))),
                 ("out", described("Source time where the clip ends.", ref("time"))),
@@ -245,17 +239,17 @@ public enum ProjectSchema {
                 ("fit", enumeration(["contain", "cover", "stretch", "none"])),
                 ("pitch", ref("pitch")),
                 ("transition", ref("transition")),
-            ], required: ["asset"], extra: [("not", requiring(["out", "duration"]))]))),
+            ], extra: [("not", requiring(["out", "duration"]))]))),
             ("pitch", described("How audio of a scaled segment sounds: time-stretched (keep) or resampled (varispeed).",
                                 enumeration(["keep", "varispeed"]))),
-            ("transition", described("The passage into this clip from the previous one.", closed([
+            ("transition", described("The passage into this clip from the previous one.", closed(.transition, [
                 ("type", enumeration(["dissolve", "push", "slide", "wipe", "dip"])),
                 ("duration", ref("duration")),
                 ("direction", described("push, slide and wipe: the way the pictures (or the wipe's edge) move.",
                                         enumeration(["left", "right", "up", "down"]))),
                 ("color", described("dip: the colour dipped through (default black).", ref("color"))),
                 ("audioCurve", enumeration(["linear", "equalPower"])),
-            ], required: ["type", "duration"], extra: [
+            ], extra: [
                 ("allOf", array([
                     object([
                         ("if", object([("properties", object([("type", enumeration(["dissolve", "dip"]))]))])),
@@ -267,7 +261,7 @@ public enum ProjectSchema {
                     ]),
                 ])),
             ]))),
-            ("audioTrack", described("An extra audio track (SPEC §3.2).", closed([
+            ("audioTrack", described("An extra audio track (SPEC §3.2).", closed(.audioTrack, [
                 ("id", described("The track's id; \"main\" is the storyline's audio.", object([
                     ("allOf", array([ref("id")])), ("not", object([("const", .string("main"))])),
                 ]))),
@@ -280,49 +274,49 @@ public enum ProjectSchema {
                 ("loop", object([("type", .string("boolean"))])),
                 ("fadeIn", ref("duration")),
                 ("fadeOut", ref("duration")),
-            ], required: ["id", "asset"]))),
-            ("ducking", described("Lower one track while another sounds (SPEC §3.3).", closed([
+            ]))),
+            ("ducking", described("Lower one track while another sounds (SPEC §3.3).", closed(.ducking, [
                 ("duck", ref("id")),
                 ("under", ref("id")),
                 ("to", described("The ducked track's gain while ducked.", ref("gain"))),
                 ("ramp", described("Seconds to ramp down before and back up after each stretch.", ref("duration"))),
-            ], required: ["duck", "under", "to", "ramp"]))),
-            ("volumeAutomation", described("Volume keys for a track (SPEC §3.4).", closed([
+            ]))),
+            ("volumeAutomation", described("Volume keys for a track (SPEC §3.4).", closed(.volumeAutomation, [
                 ("track", described("An audio track id, or \"main\".", ref("id"))),
                 ("volume", ref("volumeKeys")),
-            ], required: ["track", "volume"]))),
+            ]))),
         ]
     }
 
     private static var explicitDefinitions: [(String, JSONValue)] {
         [
-            ("composition", described("Tracks of segments (SPEC §4.1).", closed([
+            ("composition", described("Tracks of segments (SPEC §4.1).", closed(.composition, [
                 ("tracks", arrayOf(ref("compositionTrack"))),
-            ], required: ["tracks"]))),
-            ("compositionTrack", closed([
+            ]))),
+            ("compositionTrack", closed(.compositionTrack, [
                 ("id", ref("trackID")),
                 ("type", enumeration(["video", "audio"])),
                 ("name", described("Optional name; \"main\" names the storyline's audio track.", ref("id"))),
                 ("segments", described("In ascending target order, never overlapping.", arrayOf(ref("segment")))),
-            ], required: ["id", "type", "segments"])),
+            ])),
             ("segment", object([("oneOf", array([
-                described("An empty edit.", closed([("empty", ref("timeRange"))], required: ["empty"])),
-                described("Media: rate = source.duration / target.duration.", closed([
+                described("An empty edit.", closed(.emptySegment, [("empty", ref("timeRange"))])),
+                described("Media: rate = source.duration / target.duration.", closed(.mediaSegment, [
                     ("asset", ref("id")),
                     ("sourceTrack", ref("streamIndex")),
                     ("source", ref("timeRange")),
                     ("target", ref("timeRange")),
                     ("pitch", ref("pitch")),
-                ], required: ["asset", "source", "target"])),
+                ])),
             ]))])),
-            ("audioMix", described("Volume keys per audio track (SPEC §4.2); a track without input plays at gain 1; several inputs of one track multiply.", closed([
-                ("inputs", arrayOf(closed([
+            ("audioMix", described("Volume keys per audio track (SPEC §4.2); a track without input plays at gain 1; several inputs of one track multiply.", closed(.audioMix, [
+                ("inputs", arrayOf(closed(.audioMixInput, [
                     ("track", ref("trackID")),
                     ("name", described("What the gain is for (\"fades\", \"ducking under commentary\").", nonEmptyString)),
                     ("volume", ref("volumeKeys")),
-                ], required: ["track"]))),
+                ]))),
             ]))),
-            ("videoComposition", described("Instructions over the composition's duration (SPEC §4.4).", closed([
+            ("videoComposition", described("Instructions over the composition's duration (SPEC §4.4).", closed(.videoComposition, [
                 ("frameDuration", described("Seconds per frame, 1/240 to 1.", ref("duration"))),
                 ("renderSize", ref("size")),
                 ("renderScale", ref("renderScale")),
@@ -332,23 +326,23 @@ public enum ProjectSchema {
                 ("instructions", arrayOf(ref("instruction"))),
                 ("titles", arrayOf(ref("title"))),
                 ("overlays", arrayOf(ref("overlay"))),
-            ], required: ["instructions"]))),
-            ("instruction", closed([
+            ]))),
+            ("instruction", closed(.instruction, [
                 ("start", ref("time")),
                 ("duration", ref("duration")),
                 ("end", ref("time")),
                 ("layers", described("Top to bottom: layers[0] is drawn on top.", arrayOf(ref("layerInstruction")))),
                 ("background", ref("color")),
                 ("postProcessing", described("false skips the title and overlay stage.", object([("type", .string("boolean"))]))),
-            ], required: ["start"], extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))])),
-            ("layerInstruction", closed([
+            ], extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))])),
+            ("layerInstruction", closed(.layerInstruction, [
                 ("track", ref("trackID")),
                 ("opacity", ref("opacityKeys")),
                 ("transform", ref("transformKeys")),
                 ("crop", ref("cropKeys")),
                 ("backdrop", ref("backdrop")),
-            ], required: ["track"])),
-            ("backdrop", described("A solid rectangle drawn under the layer's picture with its transform, crop and opacity; rect is [x, y, width, height] in source pixels (it may reach beyond the picture), width and height greater than 0.", closed([
+            ])),
+            ("backdrop", described("A solid rectangle drawn under the layer's picture with its transform, crop and opacity; rect is [x, y, width, height] in source pixels (it may reach beyond the picture), width and height greater than 0.", closed(.backdrop, [
                 ("color", ref("color")),
                 ("rect", object([
                     ("type", .string("array")),
@@ -360,7 +354,7 @@ public enum ProjectSchema {
                     ("items", .bool(false)),
                     ("minItems", .number("4")),
                 ])),
-            ], required: ["color", "rect"]))),
+            ]))),
         ]
     }
 
@@ -436,9 +430,8 @@ public enum ProjectSchema {
     /// `curves` are the ramp shapes allowed (only volume ramps may be equal-power).
     private static func keyList(_ description: String, value: JSONValue, curves: [String]) -> JSONValue {
         described(description + " Keys are ascending and do not overlap.", arrayOf(object([("oneOf", array([
-            described("Sets value from at until the next key.", closed([("at", ref("time")), ("value", value)],
-                                                                       required: ["at", "value"])),
-            described("A ramp from → to over [start, end).", closed([
+            described("Sets value from at until the next key.", closed(.stepKey, [("at", ref("time")), ("value", value)])),
+            described("A ramp from → to over [start, end).", closed(.rampKey, [
                 ("start", ref("time")),
                 ("duration", ref("duration")),
                 ("end", ref("time")),
@@ -448,7 +441,7 @@ public enum ProjectSchema {
                                         ? "linear (default) or equalPower: gains cos(p·π/2) and sin(p·π/2)."
                                         : "linear, the only shape of this list's ramps.",
                                     enumeration(curves))),
-            ], required: ["start", "from", "to"], extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))])),
+            ], extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))])),
         ]))])))
     }
 
@@ -459,13 +452,31 @@ public enum ProjectSchema {
         ])
     }
 
-    /// A closed object: these properties only, `required` among them, plus `extra` schema members.
+    /// A closed object of `shape`: `properties` (the schema of each of `shape.allowed`, in the order the
+    /// schema documents them), `shape.required`, plus `extra` schema members.
+    private static func closed(_ shape: ObjectShape, _ properties: [(String, JSONValue)],
+                               extra: [(String, JSONValue)] = []) -> JSONValue {
+        object(closedMembers(shape, properties) + extra)
+    }
+
+    /// A closed object that only the schema describes (titles and overlays, which no reader reads yet):
+    /// these properties only, `required` among them, plus `extra` schema members.
     private static func closed(_ properties: [(String, JSONValue)], required: [String] = [],
                                extra: [(String, JSONValue)] = []) -> JSONValue {
+        object(closedMembers(properties, required: required) + extra)
+    }
+
+    /// The `type`, `properties`, `required` and `additionalProperties` members of a closed object of `shape`.
+    private static func closedMembers(_ shape: ObjectShape, _ properties: [(String, JSONValue)]) -> [(String, JSONValue)] {
+        closedMembers(properties, required: shape.required)
+    }
+
+    /// The `type`, `properties`, `required` (when any) and `additionalProperties` members of a closed object.
+    private static func closedMembers(_ properties: [(String, JSONValue)], required: [String]) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = [("type", .string("object")), ("properties", object(properties))]
         if !required.isEmpty { members.append(("required", strings(required))) }
         members.append(("additionalProperties", .bool(false)))
-        return object(members + extra)
+        return members
     }
 
     /// `value` with a `description` member first (for objects), else unchanged.

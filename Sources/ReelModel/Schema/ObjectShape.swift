@@ -1,0 +1,164 @@
+/// The keys one kind of JSON object of the project format may have and must have (SPEC §2–§4).
+///
+/// These shapes are the one description of the format's keys: the project readers check every
+/// object against its shape (the unknown-key and missing-key diagnostics come from it), and
+/// `ProjectSchema` builds each closed object from its shape: `required` as it is, and a schema for
+/// each of the `allowed` keys as `properties`, in the order the schema documents them (the
+/// `ObjectShapeTests` check that these are the same keys). Objects whose keys are free
+/// (`output.metadata`) have no shape; neither do titles and overlays, which only the schema describes so far.
+public struct ObjectShape: Sendable, Hashable {
+    /// What the object is, as a reader of the format would say it (`"clip"`, `"output.video"`).
+    public let name: String
+    /// Every key the object may have, in the order diagnostics list them ("allowed keys: …"; the
+    /// first of equally close "did you mean" candidates wins).
+    public let allowed: [String]
+    /// The keys the object must have (a subset of `allowed`), in the order missing ones are reported.
+    public let required: [String]
+
+    /// A shape; `required` defaults to none.
+    public init(name: String, allowed: [String], required: [String] = []) {
+        self.name = name
+        self.allowed = allowed
+        self.required = required
+    }
+}
+
+extension ObjectShape {
+    /// Every shape of the table that stands for one object of the schema; the derived `asset` is not among them.
+    public static let all: [ObjectShape] = [
+        .project, .timeRange,
+        .output, .videoOutput, .audioOutput, .fileAsset, .imageAsset, .colorAsset,
+        .timeline, .gap, .clip, .transition, .audioTrack, .ducking, .volumeAutomation,
+        .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
+        .videoComposition, .instruction, .layerInstruction, .backdrop, .stepKey, .rampKey, .decomposedTransform,
+    ]
+
+    // MARK: Document and values
+
+    /// The project document (SPEC §2).
+    public static let project = ObjectShape(
+        name: "project",
+        allowed: ["reel", "output", "assets", "timeline", "composition", "audioMix", "videoComposition"],
+        required: ["reel"])
+
+    /// A half-open time range `{"start", "duration"|"end"}` (SPEC §1); exactly one of duration and end is checked apart.
+    public static let timeRange = ObjectShape(name: "time range", allowed: ["start", "duration", "end"], required: ["start"])
+
+    // MARK: output and assets
+
+    /// `output` (SPEC §2.1).
+    public static let output = ObjectShape(
+        name: "output",
+        allowed: ["path", "format", "size", "frameRate", "renderScale", "background", "preset", "video",
+                  "audio", "metadata", "range", "end", "faststart"])
+
+    /// `output.video` (SPEC §2.1).
+    public static let videoOutput = ObjectShape(
+        name: "output.video", allowed: ["codec", "crf", "bitrate", "encoderPreset", "pixelFormat", "gop"])
+
+    /// `output.audio` when it is an object, not `false` (SPEC §2.1).
+    public static let audioOutput = ObjectShape(
+        name: "output.audio", allowed: ["codec", "bitrate", "sampleRate", "channels"])
+
+    /// An asset that is a media file (SPEC §2.2).
+    public static let fileAsset = ObjectShape(
+        name: "media file asset", allowed: ["path", "videoTrack", "audioTrack", "language", "rotation"], required: ["path"])
+
+    /// An asset that is a still image (SPEC §2.2).
+    public static let imageAsset = ObjectShape(name: "image asset", allowed: ["image"], required: ["image"])
+
+    /// An asset that is a solid colour (SPEC §2.2).
+    public static let colorAsset = ObjectShape(name: "color asset", allowed: ["color"], required: ["color"])
+
+    /// An asset before its kind is known: the keys of the file, image and colour assets, in that
+    /// order, none required (a missing `"path"` gets its own diagnostic).
+    public static let asset = ObjectShape(
+        name: "asset", allowed: fileAsset.allowed + imageAsset.allowed + colorAsset.allowed)
+
+    // MARK: timeline
+
+    /// `timeline`, the editing form (SPEC §3).
+    public static let timeline = ObjectShape(
+        name: "timeline", allowed: ["clips", "audio", "ducking", "volume", "titles", "overlays"])
+
+    /// A gap in `timeline.clips` (SPEC §3.1).
+    public static let gap = ObjectShape(name: "gap", allowed: ["gap"], required: ["gap"])
+
+    /// A clip in `timeline.clips` (SPEC §3.1).
+    public static let clip = ObjectShape(
+        name: "clip",
+        allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition"],
+        required: ["asset"])
+
+    /// A clip's `transition` (SPEC §3.1).
+    public static let transition = ObjectShape(
+        name: "transition", allowed: ["type", "duration", "direction", "color", "audioCurve"], required: ["type", "duration"])
+
+    /// An entry of `timeline.audio` (SPEC §3.2).
+    public static let audioTrack = ObjectShape(
+        name: "audio track",
+        allowed: ["id", "asset", "at", "in", "out", "duration", "volume", "loop", "fadeIn", "fadeOut"],
+        required: ["id", "asset"])
+
+    /// An entry of `timeline.ducking` (SPEC §3.3).
+    public static let ducking = ObjectShape(
+        name: "ducking", allowed: ["duck", "under", "to", "ramp"], required: ["duck", "under", "to", "ramp"])
+
+    /// An entry of `timeline.volume` (SPEC §3.4).
+    public static let volumeAutomation = ObjectShape(
+        name: "volume automation", allowed: ["track", "volume"], required: ["track", "volume"])
+
+    // MARK: The explicit form
+
+    /// `composition` (SPEC §4.1).
+    public static let composition = ObjectShape(name: "composition", allowed: ["tracks"], required: ["tracks"])
+
+    /// A track of `composition.tracks` (SPEC §4.1).
+    public static let compositionTrack = ObjectShape(
+        name: "composition track", allowed: ["id", "type", "segments", "name"], required: ["id", "type", "segments"])
+
+    /// An empty edit among a track's segments (SPEC §4.1).
+    public static let emptySegment = ObjectShape(name: "empty segment", allowed: ["empty"], required: ["empty"])
+
+    /// A media segment among a track's segments (SPEC §4.1).
+    public static let mediaSegment = ObjectShape(
+        name: "media segment", allowed: ["asset", "source", "target", "sourceTrack", "pitch"],
+        required: ["asset", "source", "target"])
+
+    /// `audioMix` (SPEC §4.2).
+    public static let audioMix = ObjectShape(name: "audioMix", allowed: ["inputs"])
+
+    /// An entry of `audioMix.inputs` (SPEC §4.2).
+    public static let audioMixInput = ObjectShape(
+        name: "audio mix input", allowed: ["track", "name", "volume"], required: ["track"])
+
+    /// `videoComposition` (SPEC §4.4).
+    public static let videoComposition = ObjectShape(
+        name: "videoComposition",
+        allowed: ["frameDuration", "renderSize", "renderScale", "background", "compositor", "instructions", "titles",
+                  "overlays"],
+        required: ["instructions"])
+
+    /// An entry of `videoComposition.instructions` (SPEC §4.4).
+    public static let instruction = ObjectShape(
+        name: "instruction", allowed: ["start", "duration", "end", "layers", "background", "postProcessing"],
+        required: ["start"])
+
+    /// A layer instruction, an entry of an instruction's `layers` (SPEC §4.4).
+    public static let layerInstruction = ObjectShape(
+        name: "layer instruction", allowed: ["track", "opacity", "transform", "crop", "backdrop"], required: ["track"])
+
+    /// A layer instruction's `backdrop`, a reel extension: a colour and a rectangle in source pixels.
+    public static let backdrop = ObjectShape(name: "backdrop", allowed: ["color", "rect"], required: ["color", "rect"])
+
+    /// A key list's step `{"at", "value"}` (SPEC §4.3).
+    public static let stepKey = ObjectShape(name: "step key", allowed: ["at", "value"], required: ["at", "value"])
+
+    /// A key list's ramp `{"start", "duration"|"end", "from", "to", "curve"}` (SPEC §4.3).
+    public static let rampKey = ObjectShape(
+        name: "ramp key", allowed: ["start", "duration", "end", "from", "to", "curve"], required: ["start", "from", "to"])
+
+    /// A transform written as parts `{"translate", "scale", "rotate", "anchor"}` rather than a matrix (SPEC §4.4).
+    public static let decomposedTransform = ObjectShape(
+        name: "decomposed transform", allowed: ["translate", "scale", "rotate", "anchor"])
+}

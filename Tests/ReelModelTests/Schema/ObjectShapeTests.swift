@@ -1,0 +1,224 @@
+import ReelModel
+import Testing
+
+/// `ObjectShape` is the one description of the format's keys: the schema and the readers must both follow it.
+/// Pure Swift, unlike the jsonschema checks of `SchemaTests`.
+@Suite("object shapes: one description of the format's keys")
+struct ObjectShapeTests {
+    @Test func shapesAreWellFormed() {
+        let shapes = ObjectShape.all + [.asset]
+        #expect(Set(shapes.map(\.name)).count == shapes.count, "names are unique")
+        for shape in shapes {
+            #expect(Set(shape.allowed).count == shape.allowed.count, "\(shape.name): a key is listed twice")
+            #expect(shape.required.allSatisfy(shape.allowed.contains), "\(shape.name): a required key is not allowed")
+        }
+        #expect(ObjectShape.asset.allowed
+            == ObjectShape.fileAsset.allowed + ObjectShape.imageAsset.allowed + ObjectShape.colorAsset.allowed)
+        #expect(ObjectShape.asset.required == [])
+        #expect(ProjectReader.topLevelKeys == ObjectShape.project.allowed)
+    }
+
+    @Test(arguments: ObjectShape.all)
+    func theSchemaWritesTheShapesKeys(_ shape: ObjectShape) throws {
+        let pointers = try #require(schemaPointers[shape], "\(shape.name) has no place in the schema")
+        for pointer in pointers {
+            let schema = try #require(schemaObject(at: pointer), "\(pointer) is not in the schema")
+            let properties = try #require(schema["properties"]?.value.objectValue, "\(pointer) has no properties")
+            #expect(schema["type"]?.value == .string("object"), "\(pointer)")
+            #expect(Set(properties.keys) == Set(shape.allowed), "\(pointer): properties are not \(shape.name)'s keys")
+            #expect(properties.keys.count == shape.allowed.count, "\(pointer): a property is written twice")
+            let required = schema["required"]?.value.arrayValue?.compactMap(\.value.stringValue) ?? []
+            #expect(required == shape.required, "\(pointer): required keys are not \(shape.name)'s")
+            #expect(schema["additionalProperties"]?.value == .bool(false), "\(pointer) is not closed")
+        }
+    }
+
+    @Test func everyShapeHasAPlaceInTheSchemaAndEveryClosedObjectOfTheSchemaAShape() {
+        #expect(Set(schemaPointers.keys) == Set(ObjectShape.all))
+        var closed: [String] = []
+        findClosedObjects(ProjectSchema.value, at: "#", into: &closed)
+        let described = Set(schemaPointers.values.joined()).union(schemaOnlyPointers)
+        #expect(Set(closed).subtracting(described).sorted() == [], "closed objects without a shape")
+        #expect(described.subtracting(closed).sorted() == [], "places that are not closed objects")
+    }
+
+    @Test func everyShapeAReaderChecksHasAProbe() {
+        let readShapes = Set(ObjectShape.all).subtracting([.fileAsset]).union([.asset])
+        #expect(Set(readerProbes.map(\.shape)) == readShapes)
+    }
+
+    @Test(arguments: readerProbes)
+    func theReaderChecksTheObjectAgainstItsShape(_ probe: ReaderProbe) throws {
+        let document = try JSONParser.parse(Array(probe.document.utf8))
+        let (path, present) = try #require(findProbe(document.value, at: .root), "no \"zzzz\" key in the probe")
+        let expected = ["\(path.key("zzzz")): unknown key \"zzzz\" (allowed keys: \(probe.shape.allowed.joined(separator: ", ")))"]
+            + probe.shape.required.filter { !present.contains($0) }.map { "\(path): missing required key \"\($0)\"" }
+        let found = ProjectReader.read(probe.document, baseDirectory: "/projects").diagnostics
+            .filter { ($0.path == path || $0.path == path.key("zzzz"))
+                && ($0.message.hasPrefix("unknown key") || $0.message.hasPrefix("missing required key")) }
+            .map { "\($0.path): \($0.message)" + ($0.hint.map { " (\($0))" } ?? "") }
+        #expect(found == expected)
+    }
+}
+
+// MARK: The schema's places of the shapes
+
+/// Where each shape's object is in the schema, as JSON Pointers (RFC 6901) from `#`, the schema's root.
+private let schemaPointers: [ObjectShape: [String]] = [
+    .project: ["#"],
+    .timeRange: ["#/$defs/timeRange"],
+    .output: ["#/$defs/output"],
+    .videoOutput: ["#/$defs/output/properties/video"],
+    .audioOutput: ["#/$defs/output/properties/audio/oneOf/1"],
+    .fileAsset: ["#/$defs/asset/oneOf/0"],
+    .imageAsset: ["#/$defs/asset/oneOf/1"],
+    .colorAsset: ["#/$defs/asset/oneOf/2"],
+    .timeline: ["#/$defs/timeline"],
+    .gap: ["#/$defs/gap"],
+    .clip: ["#/$defs/clip"],
+    .transition: ["#/$defs/transition"],
+    .audioTrack: ["#/$defs/audioTrack"],
+    .ducking: ["#/$defs/ducking"],
+    .volumeAutomation: ["#/$defs/volumeAutomation"],
+    .composition: ["#/$defs/composition"],
+    .compositionTrack: ["#/$defs/compositionTrack"],
+    .emptySegment: ["#/$defs/segment/oneOf/0"],
+    .mediaSegment: ["#/$defs/segment/oneOf/1"],
+    .audioMix: ["#/$defs/audioMix"],
+    .audioMixInput: ["#/$defs/audioMix/properties/inputs/items"],
+    .videoComposition: ["#/$defs/videoComposition"],
+    .instruction: ["#/$defs/instruction"],
+    .layerInstruction: ["#/$defs/layerInstruction"],
+    .backdrop: ["#/$defs/backdrop"],
+    .stepKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys"].map { "#/$defs/\($0)/items/oneOf/0" },
+    .rampKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys"].map { "#/$defs/\($0)/items/oneOf/1" },
+    .decomposedTransform: ["#/$defs/transform/oneOf/1"],
+]
+
+/// Closed objects that only the schema describes: titles, overlays and their parts, which no reader reads yet.
+private let schemaOnlyPointers: Set<String> = [
+    "#/$defs/title", "#/$defs/title/properties/outline", "#/$defs/title/properties/shadow",
+    "#/$defs/title/properties/background/oneOf/1", "#/$defs/overlay", "#/$defs/animation",
+]
+
+/// The object at a JSON Pointer of the schema.
+private func schemaObject(at pointer: String) -> JSONObject? {
+    var value = ProjectSchema.value
+    for token in pointer.split(separator: "/").dropFirst() {
+        switch value {
+        case .object(let object):
+            guard let member = object[String(token)] else { return nil }
+            value = member.value
+        case .array(let elements):
+            guard let index = Int(token), elements.indices.contains(index) else { return nil }
+            value = elements[index].value
+        case .null, .bool, .number, .string:
+            return nil
+        }
+    }
+    return value.objectValue
+}
+
+/// Pointers of the schema's closed objects (`"type": "object"` with `properties`, `additionalProperties: false`).
+private func findClosedObjects(_ value: JSONValue, at pointer: String, into closed: inout [String]) {
+    switch value {
+    case .object(let object):
+        if object["type"]?.value == .string("object"), object["properties"] != nil,
+           object["additionalProperties"]?.value == .bool(false) {
+            closed.append(pointer)
+        }
+        for member in object.members {
+            findClosedObjects(member.value.value, at: pointer + "/" + member.key, into: &closed)
+        }
+    case .array(let elements):
+        for (index, element) in elements.enumerated() {
+            findClosedObjects(element.value, at: pointer + "/\(index)", into: &closed)
+        }
+    case .null, .bool, .number, .string:
+        break
+    }
+}
+
+// MARK: Reader probes
+
+/// A project document with one object of `shape` that holds the unknown key `"zzzz"`: reading it must
+/// report that key with `shape`'s allowed keys, and each of `shape`'s required keys the object lacks.
+struct ReaderProbe: Sendable, CustomTestStringConvertible {
+    let shape: ObjectShape
+    let document: String
+
+    var testDescription: String { shape.name }
+}
+
+/// One probe per shape a reader checks. A media file asset is checked as `.asset` (every asset key),
+/// so that a misspelt "image" or "color" still gets its "did you mean".
+private let readerProbes: [ReaderProbe] = [
+    ReaderProbe(shape: .project, document: #"{"zzzz": 1, "timeline": {"clips": []}}"#),
+    ReaderProbe(shape: .timeRange, document: editing(output: #"{"range": {"zzzz": 1}}"#)),
+    ReaderProbe(shape: .output, document: editing(output: #"{"zzzz": 1}"#)),
+    ReaderProbe(shape: .videoOutput, document: editing(output: #"{"video": {"zzzz": 1}}"#)),
+    ReaderProbe(shape: .audioOutput, document: editing(output: #"{"audio": {"zzzz": 1}}"#)),
+    ReaderProbe(shape: .asset, document: editing(assets: #"{"a": {"path": "a.mp4", "zzzz": 1}}"#)),
+    ReaderProbe(shape: .asset, document: editing(assets: #"{"a": {"path": "a.mp4"}, "b": {"zzzz": 1}}"#)),
+    ReaderProbe(shape: .imageAsset, document: editing(assets: #"{"a": {"path": "a.mp4"}, "b": {"image": "b.png", "zzzz": 1}}"#)),
+    ReaderProbe(shape: .colorAsset, document: editing(assets: ##"{"a": {"path": "a.mp4"}, "b": {"color": "#000000", "zzzz": 1}}"##)),
+    ReaderProbe(shape: .timeline, document: #"{"reel": 1, "timeline": {"clips": [], "zzzz": 1}}"#),
+    ReaderProbe(shape: .gap, document: editing(#""clips": [{"asset": "a"}, {"gap": 1, "zzzz": 1}]"#)),
+    ReaderProbe(shape: .clip, document: editing(#""clips": [{"zzzz": 1}]"#)),
+    ReaderProbe(shape: .transition, document: editing(#""clips": [{"asset": "a"}, {"asset": "a", "transition": {"zzzz": 1}}]"#)),
+    ReaderProbe(shape: .audioTrack, document: editing(#""clips": [{"asset": "a"}], "audio": [{"zzzz": 1}]"#)),
+    ReaderProbe(shape: .ducking, document: editing(#""clips": [{"asset": "a"}], "ducking": [{"zzzz": 1}]"#)),
+    ReaderProbe(shape: .volumeAutomation, document: editing(#""clips": [{"asset": "a"}], "volume": [{"zzzz": 1}]"#)),
+    ReaderProbe(shape: .stepKey, document: editing(#""clips": [{"asset": "a"}], "volume": [{"track": "main", "volume": [{"at": 0, "zzzz": 1}]}]"#)),
+    ReaderProbe(shape: .rampKey, document: editing(#""clips": [{"asset": "a"}], "volume": [{"track": "main", "volume": [{"zzzz": 1}]}]"#)),
+    ReaderProbe(shape: .composition, document: explicit(composition: #"{"zzzz": 1}"#)),
+    ReaderProbe(shape: .compositionTrack, document: explicit(composition: #"{"tracks": [{"zzzz": 1}]}"#)),
+    ReaderProbe(shape: .emptySegment, document: explicit(segments: #"[{"empty": {"start": 0, "duration": 1}, "zzzz": 1}]"#)),
+    ReaderProbe(shape: .mediaSegment, document: explicit(segments: #"[{"zzzz": 1}]"#)),
+    ReaderProbe(shape: .audioMix, document: explicit(audioMix: #"{"zzzz": 1}"#)),
+    ReaderProbe(shape: .audioMixInput, document: explicit(audioMix: #"{"inputs": [{"zzzz": 1}]}"#)),
+    ReaderProbe(shape: .videoComposition, document: explicit(videoComposition: #"{"zzzz": 1}"#)),
+    ReaderProbe(shape: .instruction, document: explicit(instructions: #"[{"zzzz": 1}]"#)),
+    ReaderProbe(shape: .layerInstruction, document: explicit(layers: #"[{"zzzz": 1}]"#)),
+    ReaderProbe(shape: .backdrop, document: explicit(layers: #"[{"track": 1, "backdrop": {"zzzz": 1}}]"#)),
+    ReaderProbe(shape: .decomposedTransform,
+                document: explicit(layers: #"[{"track": 1, "transform": [{"at": 0, "value": {"zzzz": 1}}]}]"#)),
+]
+
+/// An editing-form document with asset `a`.
+private func editing(_ timeline: String = #""clips": [{"asset": "a"}]"#, output: String = "{}",
+                     assets: String = #"{"a": {"path": "a.mp4"}}"#) -> String {
+    #"{"reel": 1, "output": \#(output), "assets": \#(assets), "timeline": {\#(timeline)}}"#
+}
+
+/// An explicit-form document with asset `a` and one video track of `segments`, covered by one instruction of `layers`.
+private func explicit(segments: String = #"[{"asset": "a", "source": {"start": 0, "duration": 1}, "target": {"start": 0, "duration": 1}}]"#,
+                      layers: String = #"[{"track": 1}]"#) -> String {
+    explicit(composition: #"{"tracks": [{"id": 1, "type": "video", "segments": \#(segments)}]}"#,
+             instructions: #"[{"start": 0, "duration": 1, "layers": \#(layers)}]"#)
+}
+
+/// An explicit-form document with asset `a` and the given members.
+private func explicit(composition: String = #"{"tracks": []}"#, audioMix: String = "{}",
+                      videoComposition: String? = nil, instructions: String = "[]") -> String {
+    let video = videoComposition ?? #"{"instructions": \#(instructions)}"#
+    return #"{"reel": 1, "assets": {"a": {"path": "a.mp4"}}, "composition": \#(composition), "audioMix": \#(audioMix), "videoComposition": \#(video)}"#
+}
+
+/// The path and members of the first object holding the key `"zzzz"`, in document order.
+private func findProbe(_ value: JSONValue, at path: JSONPath) -> (JSONPath, [String])? {
+    switch value {
+    case .object(let object):
+        if object["zzzz"] != nil { return (path, object.keys.filter { $0 != "zzzz" }) }
+        for member in object.members {
+            if let found = findProbe(member.value.value, at: path.key(member.key)) { return found }
+        }
+    case .array(let elements):
+        for (index, element) in elements.enumerated() {
+            if let found = findProbe(element.value, at: path.index(index)) { return found }
+        }
+    case .null, .bool, .number, .string:
+        break
+    }
+    return nil
+}
