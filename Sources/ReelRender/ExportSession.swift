@@ -85,6 +85,9 @@ public final class ExportSession {
         case .standardOutput:
             try render(into: .standardOutput, settings: settings)
         case .file(let path):
+            if let clash = InputProtection.clash(output: path, project: project) {
+                throw InputProtection.error(output: path, clash: clash)
+            }
             let file = try OutputFile.prepare(path: path, overwrite: overwrite)
             onTemporaryFile?(file.temporaryPath)
             defer { onTemporaryFile?(nil) }
