@@ -26,8 +26,8 @@ public final class AudioEncoder: Flushable {
         }
         var chosenFormat = AV_SAMPLE_FMT_FLTP
         core = try Encoder(names: settings.codec.encoderNames, codecID: settings.codec.codecID,
-                               label: settings.codec.rawValue, output: output,
-                               fixZeroDurations: false) { (codec, encoder) throws(MediaError) in
+                           label: settings.codec.rawValue, output: output,
+                           fixZeroDurations: false) { (codec, encoder) throws(MediaError) in
             let name = String(cString: encoder.pointee.name)
             guard let format = preferredFormat(encoder) else {
                 throw MediaError(.unsupported, "the \(name) encoder takes no sample format reel can produce",

@@ -260,6 +260,7 @@ public final class AudioReader {
         let format = received.pointee.format
         let rate = received.pointee.sample_rate
         guard rate > 0 else { throw MediaError(.corrupt, "audio frame without a sample rate", path: decoder.path) }
+        // A comparison, not a status: 0 means equal; anything else (an error too) rebuilds the resampler.
         if let resampler, resampler.inputFormat == format, resampler.inputRate == rate,
            av_channel_layout_compare(&resampler.inputLayout.avLayout, &layout.avLayout) == 0 {
             return resampler

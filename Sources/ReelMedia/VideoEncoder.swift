@@ -18,7 +18,7 @@ public final class VideoEncoder: Flushable {
         }
         let label = settings.codec.rawValue
         core = try Encoder(names: settings.codec.encoderNames, codecID: settings.codec.codecID, label: label,
-                               output: output, fixZeroDurations: true) { (codec, encoder) throws(MediaError) in
+                           output: output, fixZeroDurations: true) { (codec, encoder) throws(MediaError) in
             let name = String(cString: encoder.pointee.name)
             if !supports(encoder, pixelFormat: settings.pixelFormat) {
                 throw MediaError(.unsupported, "the \(name) encoder cannot take \(settings.pixelFormat.name) pictures",
