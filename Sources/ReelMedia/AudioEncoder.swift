@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import ReelTime
 
 /// Encodes float planar audio into one audio stream of a `Muxer`.
@@ -7,9 +7,9 @@ import ReelTime
 /// 960 for Opus); pts are running sample counts in 1/sampleRate. The remainder goes out as a short
 /// last frame at `Muxer.finish()`, so the stream is exactly as long as the samples given.
 public final class AudioEncoder: Flushable {
-    private let core: EncoderCore
-    private let fifo: OpaquePointer
-    private let frame: UnsafeMutablePointer<AVFrame>
+    private let core: Encoder
+    private let queue: AudioFifo
+    private let encoderFrame: Frame
     private let channelCount: Int
     private let frameSize: Int
     private let sampleFormat: AVSampleFormat
@@ -25,9 +25,9 @@ public final class AudioEncoder: Flushable {
                              path: output.name)
         }
         var chosenFormat = AV_SAMPLE_FMT_FLTP
-        core = try EncoderCore(names: settings.codec.encoderNames, codecID: settings.codec.codecID,
-                               label: settings.codec.rawValue, output: output,
-                               fixZeroDurations: false) { (codec, encoder) throws(MediaError) in
+        core = try Encoder(names: settings.codec.encoderNames, codecID: settings.codec.codecID,
+                           label: settings.codec.rawValue, output: output,
+                           fixZeroDurations: false) { (codec, encoder) throws(MediaError) in
             let name = String(cString: encoder.pointee.name)
             guard let format = preferredFormat(encoder) else {
                 throw MediaError(.unsupported, "the \(name) encoder takes no sample format reel can produce",
@@ -52,26 +52,28 @@ public final class AudioEncoder: Flushable {
         let variable = capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE != 0 || core.codec.pointee.frame_size <= 0
         frameSize = variable ? 1024 : Int(core.codec.pointee.frame_size)
         allowsShortFrame = variable || capabilities & AV_CODEC_CAP_SMALL_LAST_FRAME != 0
-        fifo = try allocated(av_audio_fifo_alloc(AV_SAMPLE_FMT_FLTP, Int32(settings.channels), Int32(frameSize * 2)),
-                             "an audio FIFO")
-        frame = try allocated(av_frame_alloc(), "a frame")
+        queue = try AudioFifo(format: AV_SAMPLE_FMT_FLTP, channels: settings.channels, capacity: frameSize * 2)
+        encoderFrame = try Frame()
+        let frame = encoderFrame.avFrame
         frame.pointee.format = chosenFormat.rawValue
         frame.pointee.sample_rate = Int32(settings.sampleRate)
         frame.pointee.nb_samples = Int32(frameSize)
         try check(av_channel_layout_copy(&frame.pointee.ch_layout, &core.codec.pointee.ch_layout), .internal,
-                  "cannot copy a channel layout")
-        try check(av_frame_get_buffer(frame, 0), .internal, "cannot allocate an audio frame")
+                  "cannot copy a channel layout", function: "av_channel_layout_copy")
+        try check(av_frame_get_buffer(frame, 0), .internal, "cannot allocate an audio frame", function: "av_frame_get_buffer")
         if chosenFormat != AV_SAMPLE_FMT_FLTP {
             staging = (0..<settings.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frameSize) }
         }
     }
 
     deinit {
-        av_audio_fifo_free(fifo)
-        var owned: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&owned)
         for plane in staging { plane.deallocate() }
     }
+
+    /// The queue of samples not yet sent; valid while this object lives.
+    private var fifo: OpaquePointer { queue.avFifo }
+    /// The frame each encoder frame is assembled in; valid while this object lives.
+    private var frame: UnsafeMutablePointer<AVFrame> { encoderFrame.avFrame }
 
     /// Appends `count` samples per channel from the float planar buffers `channels` (one per channel).
     ///
@@ -89,6 +91,9 @@ public final class AudioEncoder: Flushable {
             for (index, channel) in channels.enumerated() { planes[index] = UnsafeMutableRawPointer(mutating: channel) }
             return av_audio_fifo_write(fifo, planes.baseAddress, Int32(count))
         }
+        try check(written, function: "av_audio_fifo_write") { code in
+            MediaError(.internal, "cannot queue audio samples (\(errorText(code)))", path: core.output.name)
+        }
         guard written == Int32(count) else {
             throw MediaError(.internal, "cannot queue audio samples (\(errorText(written)))", path: core.output.name)
         }
@@ -99,7 +104,8 @@ public final class AudioEncoder: Flushable {
     private func sendFrame(_ count: Int) throws(MediaError) {
         frame.pointee.nb_samples = Int32(frameSize)
         // The encoder may still hold the previous frame's buffer.
-        try check(av_frame_make_writable(frame), .internal, "cannot make an audio frame writable")
+        try check(av_frame_make_writable(frame), .internal, "cannot make an audio frame writable",
+                  function: "av_frame_make_writable")
         let planar = sampleFormat == AV_SAMPLE_FMT_FLTP
         let read = withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: channelCount) { planes in
             for index in 0..<channelCount {
@@ -107,6 +113,9 @@ public final class AudioEncoder: Flushable {
                     : UnsafeMutableRawPointer(staging[index])
             }
             return av_audio_fifo_read(fifo, planes.baseAddress, Int32(count))
+        }
+        try check(read, function: "av_audio_fifo_read") { _ in
+            MediaError(.internal, "cannot dequeue audio samples", path: core.output.name)
         }
         guard read == Int32(count) else {
             throw MediaError(.internal, "cannot dequeue audio samples", path: core.output.name)

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import ReelTime
 
 /// Decodes one audio stream, resampled with libswresample to float planar at a fixed rate and channel count.
@@ -11,10 +11,9 @@ public final class AudioReader {
     private let decoder: StreamDecoder
     private let sampleRate: Int
     private let channelCount: Int
-    private var outputLayout = AVChannelLayout()
-    private let received: UnsafeMutablePointer<AVFrame>
-    private var resampler: OpaquePointer?
-    private var resamplerInput: (format: Int32, rate: Int32, layout: AVChannelLayout)?
+    private var outputLayout: ChannelLayout
+    private let receivedFrame: Frame
+    private var resampler: Resampler?
     /// Converted samples not yet consumed: `buffer[c][bufferOffset ..< bufferOffset + bufferCount]`
     /// are output indices `bufferStart ..< bufferStart + bufferCount`.
     private var buffer: [UnsafeMutablePointer<Float>] = []
@@ -44,18 +43,16 @@ public final class AudioReader {
         stream = MediaProbe.describe(decoder.stream, in: decoder.input)
         self.sampleRate = sampleRate
         self.channelCount = channels
-        received = try allocated(av_frame_alloc(), "a frame")
-        av_channel_layout_default(&outputLayout, Int32(channels))
+        receivedFrame = try Frame()
+        outputLayout = ChannelLayout(defaultFor: channels)
     }
 
     deinit {
-        var frame: UnsafeMutablePointer<AVFrame>? = received
-        av_frame_free(&frame)
-        swr_free(&resampler)
-        if var input = resamplerInput?.layout { av_channel_layout_uninit(&input) }
-        av_channel_layout_uninit(&outputLayout)
         for plane in buffer { plane.deallocate() }
     }
+
+    /// The frame the decoder fills; unreferenced between decodes.
+    private var received: UnsafeMutablePointer<AVFrame> { receivedFrame.avFrame }
 
     /// Writes output samples `start ..< start + count` into `channels` (one buffer of at least
     /// `count` floats per output channel).
@@ -129,12 +126,12 @@ public final class AudioReader {
             let seekTime = (try? target - margin) ?? .zero
             if seekTime.isNegative || margin > Time(seconds: 16) || firstSample.map({ start < $0 }) == true {
                 try decoder.rewind()
-                reset()
+                try reset()
                 opened = true
                 return
             }
             try decoder.seek(to: seekTime)
-            reset()
+            try reset()
             opened = false
             try decodeMore(readingFrom: start)
             if positioned && (bufferStart <= start || atEnd) { return }
@@ -142,15 +139,17 @@ public final class AudioReader {
         }
     }
 
-    private func reset() {
+    private func reset() throws(MediaError) {
         positioned = false
         atEnd = false
         bufferOffset = 0
         bufferCount = 0
         bufferStart = 0
         if let resampler {
-            swr_close(resampler)
-            swr_init(resampler)
+            // Closing and reinitialising drops the samples and delay left from before the seek.
+            swr_close(resampler.avContext)
+            try check(swr_init(resampler.avContext), .internal, "cannot restart the resampler", function: "swr_init",
+                      path: decoder.path)
         }
     }
 
@@ -160,7 +159,7 @@ public final class AudioReader {
         let gotFrame = try decoder.receive(into: received) { Time(value: start, timescale: rate) }
         guard gotFrame else {
             if let resampler, positioned {
-                let tail = Int(max(swr_get_out_samples(resampler, 0), 0))
+                let tail = Int(try outputCapacity(resampler, for: 0))
                 if tail > 0 { try convert(nil, count: 0, capacity: tail) }
             }
             atEnd = true
@@ -175,7 +174,7 @@ public final class AudioReader {
         let frameIndex = decoder.input.relativeTime(pts, decoder.timeBase)
             .flatMap { try? $0.count(atRate: rate, rounding: .nearest) }
             .map { min(max($0, -limit), limit) }
-        let pending = swr_get_delay(resampler, rate)
+        let pending = swr_get_delay(resampler.avContext, rate)
         if !positioned {
             // The first frame fixes where the output begins; later ones follow contiguously.
             bufferStart = (frameIndex ?? 0) - pending
@@ -194,13 +193,19 @@ public final class AudioReader {
             }
         }
         let samples = Int(received.pointee.nb_samples)
-        let capacity = Int(max(swr_get_out_samples(resampler, Int32(samples)), 0)) + 16
+        let capacity = Int(try outputCapacity(resampler, for: Int32(samples))) + 16
         try convert(received.pointee.extended_data, count: samples, capacity: capacity)
+    }
+
+    /// The most samples `swr_convert` may return for `count` more input samples.
+    private func outputCapacity(_ resampler: Resampler, for count: Int32) throws(MediaError) -> Int32 {
+        try check(swr_get_out_samples(resampler.avContext, count), .internal, "cannot convert audio",
+                  function: "swr_get_out_samples", path: decoder.path)
     }
 
     private func convert(_ input: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, count: Int,
                          capacity: Int) throws(MediaError) {
-        guard let resampler else { return }
+        guard let resampler = resampler?.avContext else { return }
         try reserve(capacity)
         let converted = withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt8>?.self,
                                                       capacity: channelCount) { outputs in
@@ -213,7 +218,7 @@ public final class AudioReader {
                 swr_convert(resampler, outputs.baseAddress, Int32(capacity), sources, Int32(count))
             }
         }
-        try check(converted, .internal, "cannot convert audio", path: decoder.path)
+        try check(converted, .internal, "cannot convert audio", function: "swr_convert", path: decoder.path)
         bufferCount += Int(converted)
     }
 
@@ -242,38 +247,59 @@ public final class AudioReader {
     }
 
     /// The resampler for the current frame's format, rebuilt when the source format changes.
-    private func configureResampler() throws(MediaError) -> OpaquePointer {
-        var layout = AVChannelLayout()
+    private func configureResampler() throws(MediaError) -> Resampler {
+        var layout = ChannelLayout()
         if received.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || received.pointee.ch_layout.nb_channels <= 0 {
             let channels = max(received.pointee.ch_layout.nb_channels, decoder.codec.pointee.ch_layout.nb_channels)
             guard channels > 0 else { throw MediaError(.corrupt, "audio frame without channels", path: decoder.path) }
-            av_channel_layout_default(&layout, channels)
+            layout = ChannelLayout(defaultFor: Int(channels))
         } else {
-            try check(av_channel_layout_copy(&layout, &received.pointee.ch_layout), .internal, "cannot copy a channel layout")
+            try check(av_channel_layout_copy(&layout.avLayout, &received.pointee.ch_layout), .internal,
+                      "cannot copy a channel layout", function: "av_channel_layout_copy")
         }
         let format = received.pointee.format
         let rate = received.pointee.sample_rate
-        guard rate > 0 else {
-            av_channel_layout_uninit(&layout)
-            throw MediaError(.corrupt, "audio frame without a sample rate", path: decoder.path)
+        guard rate > 0 else { throw MediaError(.corrupt, "audio frame without a sample rate", path: decoder.path) }
+        // A comparison, not a status: 0 means equal; anything else (an error too) rebuilds the resampler.
+        if let resampler, resampler.inputFormat == format, resampler.inputRate == rate,
+           av_channel_layout_compare(&resampler.inputLayout.avLayout, &layout.avLayout) == 0 {
+            return resampler
         }
-        if let resampler, var current = resamplerInput {
-            if current.format == format, current.rate == rate, av_channel_layout_compare(&current.layout, &layout) == 0 {
-                av_channel_layout_uninit(&layout)
-                return resampler
-            }
-            av_channel_layout_uninit(&current.layout)
-            resamplerInput = nil
+        resampler = nil
+        let failure = { (_: Int32) in
+            MediaError(.unsupported, "cannot resample this audio to \(self.sampleRate) Hz", path: self.decoder.path)
         }
-        swr_free(&resampler)
-        let result = swr_alloc_set_opts2(&resampler, &outputLayout, AV_SAMPLE_FMT_FLTP, Int32(sampleRate),
-                                         &layout, AVSampleFormat(rawValue: format), rate, 0, nil)
-        guard result >= 0, let resampler, swr_init(resampler) >= 0 else {
-            av_channel_layout_uninit(&layout)
-            swr_free(&resampler)
-            throw MediaError(.unsupported, "cannot resample this audio to \(sampleRate) Hz", path: decoder.path)
-        }
-        resamplerInput = (format, rate, layout)
-        return resampler
+        var made: OpaquePointer? = nil
+        try check(swr_alloc_set_opts2(&made, &outputLayout.avLayout, AV_SAMPLE_FMT_FLTP, Int32(sampleRate),
+                                      &layout.avLayout, AVSampleFormat(rawValue: format), rate, 0, nil),
+                  function: "swr_alloc_set_opts2", failure)
+        guard let made else { throw failure(0) }
+        let configured = Resampler(made: made, format: format, rate: rate, layout: layout)
+        try check(swr_init(configured.avContext), function: "swr_init", failure)
+        resampler = configured
+        return configured
+    }
+}
+
+/// A libswresample context converting one source format to a reader's output; freed when released.
+private final class Resampler {
+    /// The context; valid while this object lives.
+    let avContext: OpaquePointer
+    /// The source sample format (`AVSampleFormat` value), rate and layout it was made for.
+    let inputFormat: Int32
+    let inputRate: Int32
+    var inputLayout: ChannelLayout
+
+    /// Takes over a context `swr_alloc_set_opts2` made for the given source format.
+    init(made context: OpaquePointer, format: Int32, rate: Int32, layout: consuming ChannelLayout) {
+        avContext = context
+        inputFormat = format
+        inputRate = rate
+        inputLayout = layout
+    }
+
+    deinit {
+        var owned: OpaquePointer? = avContext
+        swr_free(&owned)
     }
 }

@@ -1,26 +1,12 @@
-import CFFmpeg
+internal import CFFmpeg
 import ReelTime
-
-/// An owned AVPacket, reused for every read; freed in deinit.
-final class Packet {
-    let packet: UnsafeMutablePointer<AVPacket>
-
-    init() throws(MediaError) {
-        packet = try allocated(av_packet_alloc(), "a packet")
-    }
-
-    deinit {
-        var owned: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&owned)
-    }
-}
 
 /// One opened input with a decoder for one of its streams; the demux/decode loop shared by the readers.
 final class StreamDecoder {
     let input: InputFile
     let stream: UnsafeMutablePointer<AVStream>
     let streamIndex: Int32
-    let codec: UnsafeMutablePointer<AVCodecContext>
+    private let context: CodecContext
     let conceal: Bool
     private let packet: Packet
     private var demuxerFinished = false
@@ -44,33 +30,27 @@ final class StreamDecoder {
             throw MediaError(.unsupported, "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id)))",
                              path: path)
         }
-        guard let codec = avcodec_alloc_context3(decoder) else { throw MediaError(.internal, "cannot allocate a decoder") }
-        var owned: UnsafeMutablePointer<AVCodecContext>? = codec
-        do throws(MediaError) {
-            try check(avcodec_parameters_to_context(codec, parameters), .internal, "cannot configure the decoder", path: path)
-            codec.pointee.thread_count = Int32(clamping: policy.decoderThreads)
-            codec.pointee.pkt_timebase = stream.pointee.time_base
-            try check(avcodec_open2(codec, decoder, nil), .unsupported,
-                      "cannot open the \(String(cString: decoder.pointee.name)) decoder", path: path)
-            for index in 0..<input.streamCount where index != streamIndex {
-                input.stream(index)?.pointee.discard = AVDISCARD_ALL
-            }
-        } catch {
-            avcodec_free_context(&owned)
-            throw error
+        let context = try CodecContext(decoder, role: "a decoder")
+        let codec = context.avContext
+        try check(avcodec_parameters_to_context(codec, parameters), .internal, "cannot configure the decoder",
+                  function: "avcodec_parameters_to_context", path: path)
+        codec.pointee.thread_count = Int32(clamping: policy.decoderThreads)
+        codec.pointee.pkt_timebase = stream.pointee.time_base
+        try check(avcodec_open2(codec, decoder, nil), .unsupported,
+                  "cannot open the \(String(cString: decoder.pointee.name)) decoder", function: "avcodec_open2", path: path)
+        for index in 0..<input.streamCount where index != streamIndex {
+            input.stream(index)?.pointee.discard = AVDISCARD_ALL
         }
         self.input = input
         self.stream = stream
         self.streamIndex = Int32(streamIndex)
-        self.codec = codec
+        self.context = context
         self.conceal = policy.concealErrors
         self.packet = try Packet()
     }
 
-    deinit {
-        var owned: UnsafeMutablePointer<AVCodecContext>? = codec
-        avcodec_free_context(&owned)
-    }
+    /// The opened decoder; valid while this object lives.
+    var codec: UnsafeMutablePointer<AVCodecContext> { context.avContext }
 
     var path: String { input.path }
 
@@ -94,24 +74,29 @@ final class StreamDecoder {
     func receive(into frame: UnsafeMutablePointer<AVFrame>, position: () -> Time?) throws(MediaError) -> Bool {
         while true {
             if decoderDrained { return false }
-            let received = avcodec_receive_frame(codec, frame)
-            if received >= 0 {
+            let state: LoopState
+            do throws(MediaError) {
+                state = try checkLoop(avcodec_receive_frame(codec, frame), function: "avcodec_receive_frame") { code in
+                    corrupt("decoding failed (\(errorText(code)))", position())
+                }
+            } catch {
+                if conceal { continue }
+                throw error
+            }
+            switch state {
+            case .ok:
                 let damaged = frame.pointee.decode_error_flags != 0 || frame.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0
                 if damaged && !conceal {
                     av_frame_unref(frame)
                     throw corrupt("damaged frame", position())
                 }
                 return true
-            }
-            if received == errorEndOfFile {
+            case .endOfStream:
                 decoderDrained = true
                 return false
+            case .needsInput:
+                try feed(position: position)
             }
-            if received != errorAgain {
-                if conceal { continue }
-                throw corrupt("decoding failed (\(errorText(received)))", position())
-            }
-            try feed(position: position)
         }
     }
 
@@ -122,36 +107,50 @@ final class StreamDecoder {
             decoderDrained = true
             return
         }
-        let pkt = packet.packet
+        let pkt = packet.avPacket
         while !demuxerFinished {
-            let read = av_read_frame(input.context, pkt)
-            if read == errorEndOfFile {
+            let read: LoopState
+            do throws(MediaError) {
+                read = try checkLoop(av_read_frame(input.context, pkt), function: "av_read_frame") { code in
+                    MediaError(code == cff_averror(EIO) ? .io : .corrupt,
+                               "cannot read\(at(position())) (\(errorText(code)))", path: path)
+                }
+            } catch {
+                if !conceal { throw error }
                 demuxerFinished = true
                 break
             }
-            if read < 0 {
-                if read == cff_averror(EAGAIN) { continue }
-                if conceal {
-                    demuxerFinished = true
-                    break
-                }
-                throw MediaError(read == cff_averror(EIO) ? .io : .corrupt,
-                                 "cannot read\(at(position())) (\(errorText(read)))", path: path)
+            if read == .endOfStream {
+                demuxerFinished = true
+                break
             }
-            defer { av_packet_unref(pkt) }
+            if read == .needsInput { continue }
+            defer { packet.clear() }
             guard pkt.pointee.stream_index == streamIndex else { continue }
             if pkt.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 && !conceal {
                 throw corrupt("damaged packet", packetTime(pkt) ?? position())
             }
-            let sent = avcodec_send_packet(codec, pkt)
-            if sent >= 0 || sent == errorAgain { return }
-            if sent == errorEndOfFile { break }
-            if conceal { return }
-            throw corrupt("decoding failed (\(errorText(sent)))", packetTime(pkt) ?? position())
+            let sent: LoopState
+            do throws(MediaError) {
+                sent = try checkLoop(avcodec_send_packet(codec, pkt), function: "avcodec_send_packet") { code in
+                    corrupt("decoding failed (\(errorText(code)))", packetTime(pkt) ?? position())
+                }
+            } catch {
+                if conceal { return }
+                throw error
+            }
+            if sent == .endOfStream { break }
+            return
         }
         flushSent = true
-        let sent = avcodec_send_packet(codec, nil)
-        if sent < 0 && sent != errorEndOfFile { decoderDrained = true }
+        do throws(MediaError) {
+            let flushed = try checkLoop(avcodec_send_packet(codec, nil), .corrupt, "cannot flush the decoder",
+                                        function: "avcodec_send_packet", path: path)
+            // A decoder that refuses the flush packet (EAGAIN) has nothing more to give either.
+            if flushed == .needsInput { decoderDrained = true }
+        } catch {
+            decoderDrained = true
+        }
     }
 
     private func packetTime(_ pkt: UnsafeMutablePointer<AVPacket>) -> Time? {
@@ -173,32 +172,42 @@ final class StreamDecoder {
         let absolute = (try? time + input.startTime) ?? time
         var target = floorCount(absolute, timeBase)
         if target == Int64.min { target = Int64.min + 1 }
-        var result = av_seek_frame(input.context, streamIndex, target, AVSEEK_FLAG_BACKWARD)
-        if result < 0 {
+        defer { restart() }
+        func what() -> String { "cannot seek to \(formatSeconds(time)) s" }
+        do throws(MediaError) {
+            try check(av_seek_frame(input.context, streamIndex, target, AVSEEK_FLAG_BACKWARD), .io, what(),
+                      function: "av_seek_frame", path: path)
+        } catch {
             // Some demuxers only seek by position or need any-frame mode; fall back to the start.
-            result = avformat_seek_file(input.context, -1, Int64.min, Int64.min, Int64.max, 0)
+            try check(avformat_seek_file(input.context, -1, Int64.min, Int64.min, Int64.max, 0), .io, what(),
+                      function: "avformat_seek_file", path: path)
         }
-        avcodec_flush_buffers(codec)
-        demuxerFinished = false
-        decoderDrained = false
-        flushSent = false
-        try check(result, .io, "cannot seek to \(formatSeconds(time)) s", path: path)
     }
 
     /// Repositions to the very beginning of the media and flushes the decoder.
     func rewind() throws(MediaError) {
-        var result = avformat_seek_file(input.context, -1, Int64.min, Int64.min, Int64.min, 0)
-        if result < 0 {
-            result = av_seek_frame(input.context, -1, Int64.min, AVSEEK_FLAG_BACKWARD)
+        defer { restart() }
+        let what = "cannot seek to the start"
+        do throws(MediaError) {
+            try check(avformat_seek_file(input.context, -1, Int64.min, Int64.min, Int64.min, 0), .io, what,
+                      function: "avformat_seek_file", path: path)
+        } catch {
+            do throws(MediaError) {
+                try check(av_seek_frame(input.context, -1, Int64.min, AVSEEK_FLAG_BACKWARD), .io, what,
+                          function: "av_seek_frame", path: path)
+            } catch {
+                try check(av_seek_frame(input.context, streamIndex, 0, AVSEEK_FLAG_BYTE | AVSEEK_FLAG_BACKWARD), .io, what,
+                          function: "av_seek_frame", path: path)
+            }
         }
-        if result < 0 {
-            result = av_seek_frame(input.context, streamIndex, 0, AVSEEK_FLAG_BYTE | AVSEEK_FLAG_BACKWARD)
-        }
+    }
+
+    /// Flushes the decoder after a seek (whether or not it succeeded) so that decoding starts afresh.
+    private func restart() {
         avcodec_flush_buffers(codec)
         demuxerFinished = false
         decoderDrained = false
         flushSent = false
-        try check(result, .io, "cannot seek to the start", path: path)
     }
 }
 

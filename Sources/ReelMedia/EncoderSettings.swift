@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import ReelTime
 
 /// A video codec reel can encode, with the FFmpeg encoder used for it.

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Foundation
 
 /// Still-image formats `ImageWriter` can write.
@@ -31,9 +31,8 @@ public enum ImageWriter {
         }
         let picture = try scaler.converted(
             frame, width: frame.width, height: frame.height, format: PixelFormat(rawValue: pixelFormat.rawValue))
-        guard let codec = avcodec_alloc_context3(encoder) else { throw MediaError(.internal, "cannot allocate an encoder") }
-        var owned: UnsafeMutablePointer<AVCodecContext>? = codec
-        defer { avcodec_free_context(&owned) }
+        let context = try CodecContext(encoder, role: "an encoder")
+        let codec = context.avContext
         codec.pointee.width = Int32(frame.width)
         codec.pointee.height = Int32(frame.height)
         codec.pointee.pix_fmt = pixelFormat
@@ -43,23 +42,25 @@ public enum ImageWriter {
             // A fixed quantiser gives good quality and the same bytes every time.
             codec.pointee.flags |= AV_CODEC_FLAG_QSCALE
             codec.pointee.global_quality = 2 * FF_QP2LAMBDA
-            picture.frame.pointee.quality = codec.pointee.global_quality
+            picture.avFrame.pointee.quality = codec.pointee.global_quality
         }
-        try check(avcodec_open2(codec, encoder, nil), .unsupported, "cannot open the \(codecName) encoder")
-        picture.frame.pointee.pts = 0
-        try check(avcodec_send_frame(codec, picture.frame), .internal, "cannot encode the image")
-        try check(avcodec_send_frame(codec, nil), .internal, "cannot finish the image")
-        guard let packet = av_packet_alloc() else { throw MediaError(.internal, "cannot allocate a packet") }
-        var ownedPacket: UnsafeMutablePointer<AVPacket>? = packet
-        defer { av_packet_free(&ownedPacket) }
+        try check(avcodec_open2(codec, encoder, nil), .unsupported, "cannot open the \(codecName) encoder",
+                  function: "avcodec_open2")
+        picture.avFrame.pointee.pts = 0
+        try check(avcodec_send_frame(codec, picture.avFrame), .internal, "cannot encode the image",
+                  function: "avcodec_send_frame")
+        try check(avcodec_send_frame(codec, nil), .internal, "cannot finish the image", function: "avcodec_send_frame")
+        let packet = try Packet()
+        let pkt = packet.avPacket
         var bytes: [UInt8] = []
         while true {
-            let state = try checkLoop(avcodec_receive_packet(codec, packet), .internal, "cannot encode the image")
+            let state = try checkLoop(avcodec_receive_packet(codec, pkt), .internal, "cannot encode the image",
+                                      function: "avcodec_receive_packet")
             guard state == .ok else { break }
-            if let data = packet.pointee.data, packet.pointee.size > 0 {
-                bytes += UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))
+            if let data = pkt.pointee.data, pkt.pointee.size > 0 {
+                bytes += UnsafeBufferPointer(start: data, count: Int(pkt.pointee.size))
             }
-            av_packet_unref(packet)
+            packet.clear()
         }
         guard !bytes.isEmpty else { throw MediaError(.internal, "the \(codecName) encoder produced no data") }
         return bytes

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import ReelTime
 #if canImport(Glibc)
 import Glibc
@@ -83,9 +83,9 @@ func vetInput(path: String, policy: MediaPolicy) throws(MediaError) -> (url: Str
     return ("file:" + absolute, protocols.joined(separator: ","))
 }
 
-/// An opened input (AVFormatContext) with stream information read; closes in deinit.
+/// An opened input (AVFormatContext) with stream information read; closes when released.
 final class InputFile {
-    let context: UnsafeMutablePointer<AVFormatContext>
+    private let owner: InputContext
     let path: String
     /// The media's start in seconds: the earliest start of its audio and video streams, exactly.
     let startTime: Time
@@ -93,33 +93,31 @@ final class InputFile {
     init(path: String, policy: MediaPolicy) throws(MediaError) {
         let (url, protocols) = try vetInput(path: path, policy: policy)
         self.path = path
-        var options: OpaquePointer? = nil
-        defer { av_dict_free(&options) }
-        av_dict_set(&options, "protocol_whitelist", protocols, 0)
-        av_dict_set(&options, "format_whitelist", mediaDemuxers, 0)
+        var options = Options()
+        try options.set("protocol_whitelist", protocols)
+        try options.set("format_whitelist", mediaDemuxers)
         // The image2 demuxer would otherwise expand %d patterns and globs into other files.
-        av_dict_set(&options, "pattern_type", "none", 0)
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let opened = avformat_open_input(&context, url, nil, &options)
-        guard opened >= 0, let context else {
-            if opened == cff_averror(ENOENT) { throw MediaError(.missing, "no such file", path: path) }
-            if opened == cff_averror(EACCES) { throw MediaError(.unreadable, "permission denied", path: path) }
-            throw MediaError(.notMedia, "not a recognised media file (\(errorText(opened)))", path: path)
+        try options.set("pattern_type", "none")
+        var opened: UnsafeMutablePointer<AVFormatContext>? = nil
+        let result = try check(avformat_open_input(&opened, url, nil, &options.avDictionary),
+                               function: "avformat_open_input") { code in
+            if code == cff_averror(ENOENT) { return MediaError(.missing, "no such file", path: path) }
+            if code == cff_averror(EACCES) { return MediaError(.unreadable, "permission denied", path: path) }
+            return MediaError(.notMedia, "not a recognised media file (\(errorText(code)))", path: path)
         }
-        self.context = context
-        let found = avformat_find_stream_info(context, nil)
-        if found < 0 {
-            var owned: UnsafeMutablePointer<AVFormatContext>? = context
-            avformat_close_input(&owned)
-            throw MediaError(.notMedia, "cannot read stream information (\(errorText(found)))", path: path)
+        guard let opened else {
+            throw MediaError(.notMedia, "not a recognised media file (\(errorText(result)))", path: path)
         }
-        startTime = InputFile.earliestStart(context)
+        let context = InputContext(opened: opened)
+        try check(avformat_find_stream_info(context.avContext, nil), function: "avformat_find_stream_info") { code in
+            MediaError(.notMedia, "cannot read stream information (\(errorText(code)))", path: path)
+        }
+        startTime = InputFile.earliestStart(context.avContext)
+        owner = context
     }
 
-    deinit {
-        var owned: UnsafeMutablePointer<AVFormatContext>? = context
-        avformat_close_input(&owned)
-    }
+    /// The AVFormatContext; valid while this object lives.
+    var context: UnsafeMutablePointer<AVFormatContext> { owner.avContext }
 
     var streamCount: Int { Int(context.pointee.nb_streams) }
 

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// An error from opening, decoding, encoding or muxing media.
 ///
@@ -34,12 +34,24 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The media file or destination involved, when there is one.
     public let path: String?
+    /// The negative AVERROR code the FFmpeg call returned; nil when the error did not come from FFmpeg.
+    ///
+    /// Extra data for logs and callers that branch on the exact cause; `description` never shows it.
+    public let code: Int32?
+    /// The name of the FFmpeg C function that failed (`avcodec_open2`); nil when the error did not come from FFmpeg.
+    public let function: String?
 
-    /// Makes an error of the given kind.
+    /// Makes an error of the given kind, not tied to an FFmpeg call.
     public init(_ kind: Kind, _ message: String, path: String? = nil) {
+        self.init(kind, message, path: path, code: nil, function: nil)
+    }
+
+    init(_ kind: Kind, _ message: String, path: String?, code: Int32?, function: String?) {
         self.kind = kind
         self.message = message
         self.path = path
+        self.code = code
+        self.function = function
     }
 
     /// `"<path>: <message>"`, or the message alone when there is no path.
@@ -50,7 +62,12 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
 
     /// The same error, naming `path` if it named none yet.
     func naming(_ path: String?) -> MediaError {
-        self.path == nil ? MediaError(kind, message, path: path) : self
+        self.path == nil ? MediaError(kind, message, path: path, code: code, function: function) : self
+    }
+
+    /// The same error, recording that FFmpeg's `function` returned `code`.
+    fileprivate func from(_ function: StaticString, _ code: Int32) -> MediaError {
+        MediaError(kind, message, path: path, code: code, function: "\(function)")
     }
 }
 
@@ -84,21 +101,40 @@ let errorInvalidData: Int32 = {
 
 /// The single gate from C return codes to `MediaError`: negative codes throw, others pass through.
 ///
-/// `kind` classifies the failure unless the code itself says more (ENOMEM, EIO, invalid data).
+/// `function` names the C function whose result `code` is; the error records both. `failure` makes the
+/// error for a negative code, for callers whose message or kind depends on it.
+@discardableResult
+func check(_ code: Int32, function: StaticString,
+           _ failure: (Int32) -> MediaError) throws(MediaError) -> Int32 {
+    if code >= 0 { return code }
+    throw failure(code).from(function, code)
+}
+
+/// `check` with the usual error: `"<what>: <FFmpeg's text>"`, of `kind` unless the code itself says
+/// more (ENOMEM, EIO, invalid data).
 @discardableResult
 func check(_ code: Int32, _ kind: MediaError.Kind, _ what: @autoclosure () -> String,
-           path: String? = nil) throws(MediaError) -> Int32 {
-    if code >= 0 { return code }
-    throw MediaError(kindFor(code, default: kind), "\(what()): \(errorText(code))", path: path)
+           function: StaticString, path: String? = nil) throws(MediaError) -> Int32 {
+    try check(code, function: function) { code in
+        MediaError(kindFor(code, default: kind), "\(what()): \(errorText(code))", path: path)
+    }
 }
 
 /// Like `check`, but EAGAIN and EOF become loop states instead of errors.
-func checkLoop(_ code: Int32, _ kind: MediaError.Kind, _ what: @autoclosure () -> String,
-               path: String? = nil) throws(MediaError) -> LoopState {
+func checkLoop(_ code: Int32, function: StaticString,
+               _ failure: (Int32) -> MediaError) throws(MediaError) -> LoopState {
     if code >= 0 { return .ok }
     if code == errorAgain { return .needsInput }
     if code == errorEndOfFile { return .endOfStream }
-    throw MediaError(kindFor(code, default: kind), "\(what()): \(errorText(code))", path: path)
+    throw failure(code).from(function, code)
+}
+
+/// `checkLoop` with the usual error, as `check` makes it.
+func checkLoop(_ code: Int32, _ kind: MediaError.Kind, _ what: @autoclosure () -> String,
+               function: StaticString, path: String? = nil) throws(MediaError) -> LoopState {
+    try checkLoop(code, function: function) { code in
+        MediaError(kindFor(code, default: kind), "\(what()): \(errorText(code))", path: path)
+    }
 }
 
 private func kindFor(_ code: Int32, default kind: MediaError.Kind) -> MediaError.Kind {

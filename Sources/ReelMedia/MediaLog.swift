@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// How much FFmpeg's own logging prints to standard error (process-wide `av_log_set_level`).
 public enum MediaLogLevel: Sendable {

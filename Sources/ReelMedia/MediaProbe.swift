@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import ReelTime
 
 /// The kind of data a stream carries.
@@ -124,6 +124,7 @@ public enum MediaProbe {
                   stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 else { continue }
             candidates.append(stream)
         }
+        // A negative answer (AVERROR_STREAM_NOT_FOUND) is a result, not a failure: fall back below.
         let chosen = av_find_best_stream(context, type, -1, -1, nil, 0)
         if chosen >= 0, candidates.contains(where: { $0.pointee.index == chosen }) { return Int(chosen) }
         // Same preference order as av_find_best_stream: default disposition first, then the most frames.

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import ReelTime
 
 /// Where a muxer writes.
@@ -29,25 +29,75 @@ final class OutputContext {
     }
 
     deinit {
+        // Only reached without a successful finish(), which closes and reports; nothing can be reported here.
         if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
         avformat_free_context(context)
     }
 
+    /// Adds a stream carrying what the opened encoder `codec` (named `encoderName`) produces.
+    func addStream(encodedBy codec: UnsafeMutablePointer<AVCodecContext>,
+                   encoderName: String) throws(MediaError) -> UnsafeMutablePointer<AVStream> {
+        let stream = try newStream()
+        try check(avcodec_parameters_from_context(stream.pointee.codecpar, codec), .internal,
+                  "cannot describe the \(encoderName) stream", function: "avcodec_parameters_from_context", path: name)
+        stream.pointee.time_base = codec.pointee.time_base
+        return stream
+    }
+
+    /// Adds a stream with the codec parameters and time base of `source`, for packets copied from it.
+    func addStream(copying source: UnsafeMutablePointer<AVStream>) throws(MediaError) -> UnsafeMutablePointer<AVStream> {
+        let stream = try newStream()
+        try check(avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar), .internal,
+                  "cannot copy the parameters of stream \(source.pointee.index)", function: "avcodec_parameters_copy",
+                  path: name)
+        // The source container's codec tag may mean nothing (or something else) in this one: let the muxer pick.
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = source.pointee.time_base
+        stream.pointee.avg_frame_rate = source.pointee.avg_frame_rate
+        stream.pointee.r_frame_rate = source.pointee.r_frame_rate
+        return stream
+    }
+
+    private func newStream() throws(MediaError) -> UnsafeMutablePointer<AVStream> {
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw MediaError(.internal, "cannot add a stream", path: name)
+        }
+        return stream
+    }
+
     /// Rescales `packet` from `timeBase` to its stream's and hands it to the interleaver (which takes it).
     func write(_ packet: UnsafeMutablePointer<AVPacket>, from timeBase: AVRational,
-               stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
+               to stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
         packet.pointee.stream_index = stream.pointee.index
         // The stream's time base is final only after the header: read it now, not at setup.
         av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
-        try check(av_interleaved_write_frame(context, packet), .io, "cannot write a packet", path: name)
+        try check(av_interleaved_write_frame(context, packet), .io, "cannot write a packet",
+                  function: "av_interleaved_write_frame", path: name)
+    }
+}
+
+/// A stream of a `Muxer` that copied packets are written to (see `Muxer.addStream(copying:of:)`).
+public final class MuxerStream {
+    /// Index of the stream in the output container.
+    public let index: Int
+    let stream: UnsafeMutablePointer<AVStream>
+    /// Time base of the packets given to `Muxer.write(_:to:)`: the source stream's.
+    let packetTimeBase: AVRational
+    let output: OutputContext
+
+    init(stream: UnsafeMutablePointer<AVStream>, packetTimeBase: AVRational, output: OutputContext) {
+        index = Int(stream.pointee.index)
+        self.stream = stream
+        self.packetTimeBase = packetTimeBase
+        self.output = output
     }
 }
 
 /// Writes encoded streams into a container with libavformat.
 ///
 /// Output is flagged bitexact, so the same input gives byte-identical files (no dates, no random
-/// UIDs). Call order: `init`, `addVideo`/`addAudio`, `start`, encoders' `encode`, `finish`.
-/// Not thread-safe: confine the muxer and its encoders to one thread.
+/// UIDs). Call order: `init`, `addVideo`/`addAudio`/`addStream(copying:of:)`, `start`, encoders' `encode`
+/// and `write(_:to:)`, `finish`. Not thread-safe: confine the muxer and its encoders to one thread.
 public final class Muxer {
     private let output: OutputContext
     private var encoders: [Flushable] = []
@@ -66,23 +116,28 @@ public final class Muxer {
         case .file(let path): url = "file:" + path
         case .standardOutput: url = "pipe:1"
         }
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        // The URL is kept in the context: the mov muxer reopens it to move the index for faststart.
-        let made = avformat_alloc_output_context2(&context, nil, formatName, url)
-        guard made >= 0, let context, let format = context.pointee.oformat else {
-            throw MediaError(.unsupported, "unknown container format '\(formatName)'", path: destination.name)
+        func unknownFormat(_: Int32 = 0) -> MediaError {
+            MediaError(.unsupported, "unknown container format '\(formatName)'", path: destination.name)
         }
+        var made: UnsafeMutablePointer<AVFormatContext>? = nil
+        // The URL is kept in the context: the mov muxer reopens it to move the index for faststart.
+        try check(avformat_alloc_output_context2(&made, nil, formatName, url), function: "avformat_alloc_output_context2",
+                  unknownFormat)
+        guard let context = made else { throw unknownFormat() }
         output = OutputContext(context: context, name: destination.name)
         self.formatName = formatName
         self.faststart = faststart
+        guard let format = context.pointee.oformat else { throw unknownFormat() }
         context.pointee.flags |= AVFMT_FLAG_BITEXACT
-        for (key, value) in metadata { av_dict_set(&context.pointee.metadata, key, value, 0) }
+        for (key, value) in metadata {
+            try check(av_dict_set(&context.pointee.metadata, key, value, 0), .internal, "cannot set the \(key) tag",
+                      function: "av_dict_set", path: destination.name)
+        }
         if format.pointee.flags & AVFMT_NOFILE == 0 {
             try check(avio_open(&context.pointee.pb, url, AVIO_FLAG_WRITE), .io, "cannot create the output",
-                      path: destination.name)
+                      function: "avio_open", path: destination.name)
         }
     }
-
     /// Whether container `formatName` can hold the given codecs (`avformat_query_codec`); nil means no stream of that kind.
     public static func canHold(formatName: String, video: VideoCodec?, audio: AudioCodec?) -> Bool {
         guard let format = av_guess_format(formatName, nil, nil) else { return false }
@@ -125,6 +180,20 @@ public final class Muxer {
         return encoder
     }
 
+    /// Adds a stream with the codec parameters of stream `streamIndex` of `reader`, for its packets unchanged
+    /// (stream copy); write them with `write(_:to:)`.
+    ///
+    /// Throws `.noSuchStream` when the reader has no such stream. Whether the container can hold the
+    /// codec is known only at `start()`, which throws then.
+    public func addStream(copying streamIndex: Int, of reader: PacketReader) throws(MediaError) -> MuxerStream {
+        try requireSetup()
+        guard let source = reader.input.stream(streamIndex) else {
+            throw MediaError(.noSuchStream, "has no stream \(streamIndex)", path: reader.input.path)
+        }
+        let stream = try output.addStream(copying: source)
+        return MuxerStream(stream: stream, packetTimeBase: source.pointee.time_base, output: output)
+    }
+
     private func requireSetup() throws(MediaError) {
         guard !output.started else { throw MediaError(.internal, "streams must be added before start()", path: output.name) }
     }
@@ -132,15 +201,30 @@ public final class Muxer {
     /// Writes the container header; `faststart` puts the index first for mov/mp4 (`movflags=+faststart`).
     public func start() throws(MediaError) {
         guard !output.started else { throw MediaError(.internal, "start() called twice", path: output.name) }
-        guard !encoders.isEmpty else { throw MediaError(.internal, "no streams to write", path: output.name) }
-        var options: OpaquePointer? = nil
-        defer { av_dict_free(&options) }
+        guard output.context.pointee.nb_streams > 0 else {
+            throw MediaError(.internal, "no streams to write", path: output.name)
+        }
+        var options = Options()
         let isMov = output.context.pointee.oformat.map { String(cString: $0.pointee.name) }
             .map { ["mp4", "mov", "ipod", "ismv", "3gp", "3g2", "psp", "f4v"].contains($0) } ?? false
-        if faststart && isMov { av_dict_set(&options, "movflags", "+faststart", 0) }
-        try check(avformat_write_header(output.context, &options), .io, "cannot write the \(formatName) header",
-                  path: output.name)
+        if faststart && isMov { try options.set("movflags", "+faststart") }
+        try check(avformat_write_header(output.context, &options.avDictionary), .io, "cannot write the \(formatName) header",
+                  function: "avformat_write_header", path: output.name)
         output.started = true
+    }
+
+    /// Writes `packet`, read by a `PacketReader` from the stream that `stream` copies, into `stream`.
+    ///
+    /// Timestamps are rescaled from the source stream's time base to the output stream's. The muxer
+    /// takes the packet's data and leaves the packet blank, ready for the next read.
+    public func write(_ packet: Packet, to stream: MuxerStream) throws(MediaError) {
+        guard stream.output === output else {
+            throw MediaError(.internal, "the stream belongs to another muxer", path: output.name)
+        }
+        guard output.started, !output.finished else {
+            throw MediaError(.internal, "write called outside start() … finish()", path: output.name)
+        }
+        try output.write(packet.avPacket, from: stream.packetTimeBase, to: stream.stream)
     }
 
     /// Flushes every encoder (in the order added), writes the trailer and closes the destination.
@@ -149,90 +233,12 @@ public final class Muxer {
         guard !output.finished else { return }
         for encoder in encoders { try encoder.flush() }
         output.finished = true
-        try check(av_write_trailer(output.context), .io, "cannot write the \(formatName) trailer", path: output.name)
+        try check(av_write_trailer(output.context), .io, "cannot write the \(formatName) trailer",
+                  function: "av_write_trailer", path: output.name)
         if output.context.pointee.pb != nil {
-            try check(avio_closep(&output.context.pointee.pb), .io, "cannot close the output", path: output.name)
-        }
-    }
-}
-
-/// An encoder the muxer drains at the end.
-protocol Flushable: AnyObject {
-    func flush() throws(MediaError)
-}
-
-/// An opened encoder context plus its output stream; frees the context in deinit.
-final class EncoderCore {
-    let codec: UnsafeMutablePointer<AVCodecContext>
-    let stream: UnsafeMutablePointer<AVStream>
-    let output: OutputContext
-    let packet: Packet
-    let encoderName: String
-    let fixZeroDurations: Bool
-
-    /// Finds an encoder among `names`, lets `configure` set it up, opens it and adds its stream.
-    init(names: [String], codecID: AVCodecID, label: String, output: OutputContext, fixZeroDurations: Bool,
-         configure: (UnsafeMutablePointer<AVCodecContext>, UnsafePointer<AVCodec>) throws(MediaError) -> Void)
-        throws(MediaError) {
-        guard let format = output.context.pointee.oformat else { throw MediaError(.internal, "output without a format") }
-        let formatName = String(cString: format.pointee.name)
-        let answer = avformat_query_codec(format, codecID, FF_COMPLIANCE_NORMAL)
-        if answer == 0 {
-            throw MediaError(.unsupported, "the \(formatName) container cannot hold \(label)", path: output.name)
-        }
-        guard let encoder = names.lazy.compactMap({ avcodec_find_encoder_by_name($0) }).first else {
-            throw MediaError(.unsupported, "no \(label) encoder available (\(names.joined(separator: " or ")))",
-                             path: output.name)
-        }
-        let name = String(cString: encoder.pointee.name)
-        guard let codec = avcodec_alloc_context3(encoder) else { throw MediaError(.internal, "cannot allocate an encoder") }
-        var owned: UnsafeMutablePointer<AVCodecContext>? = codec
-        do throws(MediaError) {
-            codec.pointee.thread_count = 0
-            if format.pointee.flags & AVFMT_GLOBALHEADER != 0 {
-                codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
-            }
-            try configure(codec, encoder)
-            try check(avcodec_open2(codec, encoder, nil), .unsupported, "cannot open the \(name) encoder",
+            try check(avio_closep(&output.context.pointee.pb), .io, "cannot close the output", function: "avio_closep",
                       path: output.name)
-            guard let stream = avformat_new_stream(output.context, nil) else {
-                throw MediaError(.internal, "cannot add a stream", path: output.name)
-            }
-            try check(avcodec_parameters_from_context(stream.pointee.codecpar, codec), .internal,
-                      "cannot describe the \(name) stream", path: output.name)
-            stream.pointee.time_base = codec.pointee.time_base
-            self.stream = stream
-            self.packet = try Packet()
-        } catch {
-            avcodec_free_context(&owned)
-            throw error
-        }
-        self.codec = codec
-        self.output = output
-        self.encoderName = name
-        self.fixZeroDurations = fixZeroDurations
-    }
-
-    deinit {
-        var owned: UnsafeMutablePointer<AVCodecContext>? = codec
-        avcodec_free_context(&owned)
-    }
-
-    /// Sends `frame` (nil to flush) and writes every packet the encoder has ready.
-    func send(_ frame: UnsafeMutablePointer<AVFrame>?) throws(MediaError) {
-        guard output.started, !output.finished else {
-            throw MediaError(.internal, "encode called outside start() … finish()", path: output.name)
-        }
-        try check(avcodec_send_frame(codec, frame), .internal, "the \(encoderName) encoder refused a frame",
-                  path: output.name)
-        let pkt = packet.packet
-        while true {
-            let state = try checkLoop(avcodec_receive_packet(codec, pkt), .internal,
-                                      "the \(encoderName) encoder failed", path: output.name)
-            guard state == .ok else { return }
-            // libx264 in FFmpeg 5.1 leaves durations at 0; the mov muxer would then cut the last frame.
-            if fixZeroDurations && pkt.pointee.duration == 0 { pkt.pointee.duration = 1 }
-            try output.write(pkt, from: codec.pointee.time_base, stream: stream)
         }
     }
 }
+

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// Scales and converts pictures with libswscale (bicubic), caching one context per geometry and format.
 ///
@@ -7,15 +7,11 @@ public final class Scaler {
     private struct Key: Hashable {
         let sourceWidth, sourceHeight, sourceFormat, sourceRange, width, height, format: Int32
     }
-    private var contexts: [Key: OpaquePointer] = [:]
+    private var contexts: [Key: ScaleContext] = [:]
     private var scratch: VideoFrame?
 
     /// Makes a scaler with no cached contexts.
     public init() {}
-
-    deinit {
-        for context in contexts.values { sws_freeContext(context) }
-    }
 
     /// Draws `source` scaled to `width`×`height` into `destination` with its top-left at (`x`, `y`).
     ///
@@ -64,7 +60,7 @@ public final class Scaler {
                     targets[i] = destination.plane(i) + rows * step + columns * bytesPerPixel
                     strides[i] = Int32(step)
                 }
-                let frame = scaled.frame
+                let frame = scaled.avFrame
                 withUnsafePointer(to: &frame.pointee.data) { data in
                     withUnsafePointer(to: &frame.pointee.linesize) { lines in
                         data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sources in
@@ -91,8 +87,8 @@ public final class Scaler {
     private func scale(_ source: VideoFrame, into destination: VideoFrame) throws(MediaError) {
         let context = try scaleContext(source, width: destination.width, height: destination.height,
                                        format: destination.format)
-        try withUnsafeMutablePointer(to: &destination.frame.pointee.data) { (data) throws(MediaError) in
-            try withUnsafeMutablePointer(to: &destination.frame.pointee.linesize) { (lines) throws(MediaError) in
+        try withUnsafeMutablePointer(to: &destination.avFrame.pointee.data) { (data) throws(MediaError) in
+            try withUnsafeMutablePointer(to: &destination.avFrame.pointee.linesize) { (lines) throws(MediaError) in
                 try data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) {
                     (targets) throws(MediaError) in
                     try lines.withMemoryRebound(to: Int32.self, capacity: 8) { (strides) throws(MediaError) in
@@ -143,45 +139,47 @@ public final class Scaler {
     }
 
     private func scaleContext(_ source: VideoFrame, width: Int, height: Int,
-                              format: PixelFormat) throws(MediaError) -> OpaquePointer {
+                              format: PixelFormat) throws(MediaError) -> ScaleContext {
         guard width > 0, height > 0, width <= 16384, height <= 16384 else {
             throw MediaError(.internal, "invalid scale size \(width)x\(height)")
         }
-        let key = Key(sourceWidth: source.frame.pointee.width, sourceHeight: source.frame.pointee.height,
-                      sourceFormat: source.frame.pointee.format,
-                      sourceRange: Int32(bitPattern: source.frame.pointee.color_range.rawValue), width: Int32(width), height: Int32(height),
+        let frame = source.avFrame
+        let key = Key(sourceWidth: frame.pointee.width, sourceHeight: frame.pointee.height,
+                      sourceFormat: frame.pointee.format,
+                      sourceRange: Int32(bitPattern: frame.pointee.color_range.rawValue), width: Int32(width), height: Int32(height),
                       format: format.rawValue)
         if let context = contexts[key] { return context }
         if contexts.count >= 32 {
             // Animated sizes would otherwise grow the cache without bound.
-            for context in contexts.values { sws_freeContext(context) }
             contexts.removeAll()
         }
-        guard let context = sws_getContext(key.sourceWidth, key.sourceHeight, AVPixelFormat(rawValue: key.sourceFormat),
-                                           key.width, key.height, format.av, SWS_BICUBIC, nil, nil, nil) else {
+        guard let made = sws_getContext(key.sourceWidth, key.sourceHeight, AVPixelFormat(rawValue: key.sourceFormat),
+                                        key.width, key.height, format.av, SWS_BICUBIC, nil, nil, nil) else {
             throw MediaError(.unsupported, "cannot convert \(source.width)x\(source.height) \(source.format.name) "
                                  + "to \(width)x\(height) \(format.name)")
         }
+        let context = ScaleContext(made: made)
         // Decoded frames say whether they are full range; swscale must know it to convert correctly.
-        applyRange(context, source: source.frame)
+        try applyRange(context.avContext, source: frame)
         contexts[key] = context
         return context
     }
 
-    private func scale(_ context: OpaquePointer, _ source: VideoFrame,
+    private func scale(_ context: ScaleContext, _ source: VideoFrame,
                        _ targets: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
                        _ strides: UnsafeMutablePointer<Int32>) throws(MediaError) {
-        let frame = source.frame
+        let frame = source.avFrame
         let result = withUnsafePointer(to: &frame.pointee.data) { data in
             withUnsafePointer(to: &frame.pointee.linesize) { lines in
                 data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sources in
                     lines.withMemoryRebound(to: Int32.self, capacity: 8) { sourceStrides in
-                        sws_scale(context, sources, sourceStrides, 0, frame.pointee.height, targets, strides)
+                        sws_scale(context.avContext, sources, sourceStrides, 0, frame.pointee.height, targets, strides)
                     }
                 }
             }
         }
-        try check(result, .internal, "cannot scale a \(source.width)x\(source.height) \(source.format.name) frame")
+        try check(result, .internal, "cannot scale a \(source.width)x\(source.height) \(source.format.name) frame",
+                  function: "sws_scale")
     }
 }
 
@@ -196,15 +194,17 @@ private func planeBytesPerPixel(_ descriptor: UnsafePointer<AVPixFmtDescriptor>,
     return step
 }
 
-private func applyRange(_ context: OpaquePointer, source: UnsafeMutablePointer<AVFrame>) {
+private func applyRange(_ context: OpaquePointer, source: UnsafeMutablePointer<AVFrame>) throws(MediaError) {
     var inverseTable: UnsafeMutablePointer<Int32>?
     var table: UnsafeMutablePointer<Int32>?
     var sourceRange: Int32 = 0, destinationRange: Int32 = 0
     var brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
-    guard sws_getColorspaceDetails(context, &inverseTable, &sourceRange, &table, &destinationRange,
-                                   &brightness, &contrast, &saturation) >= 0,
-          let inverseTable, let table else { return }
+    try check(sws_getColorspaceDetails(context, &inverseTable, &sourceRange, &table, &destinationRange,
+                                       &brightness, &contrast, &saturation),
+              .unsupported, "cannot read the colour details of a scaler", function: "sws_getColorspaceDetails")
+    guard let inverseTable, let table else { return }
     let fullRange: Int32 = source.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : sourceRange
-    sws_setColorspaceDetails(context, inverseTable, fullRange, table, destinationRange,
-                             brightness, contrast, saturation)
+    try check(sws_setColorspaceDetails(context, inverseTable, fullRange, table, destinationRange,
+                                       brightness, contrast, saturation),
+              .unsupported, "cannot set the colour range of a scaler", function: "sws_setColorspaceDetails")
 }

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import ReelTime
 
 /// Pitch-preserving tempo change of float planar audio (libavfilter `atempo`, chained in steps
@@ -7,14 +7,14 @@ import ReelTime
 /// Output length ≈ input length / tempo. Push input, pull output as it becomes ready, call
 /// `finishInput()` after the last push and pull until 0 comes back. Not thread-safe.
 public final class TempoStretcher {
-    private var graph: UnsafeMutablePointer<AVFilterGraph>?
+    private let graph: FilterGraph
     private let source: UnsafeMutablePointer<AVFilterContext>
     private let sink: UnsafeMutablePointer<AVFilterContext>
-    private let input: UnsafeMutablePointer<AVFrame>
-    private let output: UnsafeMutablePointer<AVFrame>
+    private let inputFrame: Frame
+    private let outputFrame: Frame
     private let channelCount: Int
     private let sampleRate: Int
-    private var layout: AVChannelLayout
+    private var layout: ChannelLayout
     private var pushed: Int64 = 0
     /// Samples of `output` already handed out.
     private var outputOffset = 0
@@ -30,60 +30,45 @@ public final class TempoStretcher {
         }
         channelCount = channels
         self.sampleRate = sampleRate
-        var channelLayout = AVChannelLayout()
-        av_channel_layout_default(&channelLayout, Int32(channels))
-        let layoutName = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { buffer -> String in
-            guard let base = buffer.baseAddress, av_channel_layout_describe(&channelLayout, base, 128) > 0 else { return "" }
-            return String(cString: base)
-        }
-        // Native-order default layouts own no memory, so copying the struct is safe.
+        let channelLayout = ChannelLayout(defaultFor: channels)
+        let layoutName = channelLayout.describe() ?? ""
         layout = channelLayout
-        var graph = avfilter_graph_alloc()
-        guard let graphContext = graph else { throw MediaError(.internal, "cannot allocate a filter graph") }
+        let graph = try FilterGraph()
+        let graphContext = graph.avGraph
         var made: [UnsafeMutablePointer<AVFilterContext>] = []
         func add(_ filterName: String, _ arguments: String) throws(MediaError) {
             var context: UnsafeMutablePointer<AVFilterContext>? = nil
             guard let filter = avfilter_get_by_name(filterName) else {
                 throw MediaError(.unsupported, "the \(filterName) filter is not available")
             }
-            let result = avfilter_graph_create_filter(&context, filter, "f\(made.count)", arguments, nil, graphContext)
-            guard result >= 0, let context else {
-                throw MediaError(.unsupported, "cannot create \(filterName)=\(arguments): \(errorText(result))")
+            let failure = { (code: Int32) in
+                MediaError(.unsupported, "cannot create \(filterName)=\(arguments): \(errorText(code))")
             }
+            let result = try check(avfilter_graph_create_filter(&context, filter, "f\(made.count)", arguments, nil, graphContext),
+                                   function: "avfilter_graph_create_filter", failure)
+            guard let context else { throw failure(result) }
             if let previous = made.last {
-                try check(avfilter_link(previous, 0, context, 0), .internal, "cannot link \(filterName)")
+                try check(avfilter_link(previous, 0, context, 0), .internal, "cannot link \(filterName)", function: "avfilter_link")
             }
             made.append(context)
         }
-        do throws(MediaError) {
-            try add("abuffer", "time_base=1/\(sampleRate):sample_rate=\(sampleRate):sample_fmt=fltp:channel_layout=\(layoutName)")
-            for factor in tempoSteps(tempo.doubleValue) { try add("atempo", "tempo=\(factor)") }
-            try add("aformat", "sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layoutName)")
-            try add("abuffersink", "")
-            try check(avfilter_graph_config(graphContext, nil), .internal, "cannot configure the tempo filter graph")
-        } catch {
-            avfilter_graph_free(&graph)
-            throw error
-        }
-        guard let inputFrame = av_frame_alloc(), let outputFrame = av_frame_alloc() else {
-            avfilter_graph_free(&graph)
-            throw MediaError(.internal, "cannot allocate a frame")
-        }
+        try add("abuffer", "time_base=1/\(sampleRate):sample_rate=\(sampleRate):sample_fmt=fltp:channel_layout=\(layoutName)")
+        for factor in tempoSteps(tempo.doubleValue) { try add("atempo", "tempo=\(factor)") }
+        try add("aformat", "sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layoutName)")
+        try add("abuffersink", "")
+        try check(avfilter_graph_config(graphContext, nil), .internal, "cannot configure the tempo filter graph",
+                  function: "avfilter_graph_config")
+        inputFrame = try Frame()
+        outputFrame = try Frame()
         self.graph = graph
-        input = inputFrame
-        output = outputFrame
         source = made[0]
         sink = made[made.count - 1]
     }
 
-    deinit {
-        var frame: UnsafeMutablePointer<AVFrame>? = input
-        av_frame_free(&frame)
-        frame = output
-        av_frame_free(&frame)
-        avfilter_graph_free(&graph)
-        av_channel_layout_uninit(&layout)
-    }
+    /// The frame each push is assembled in; blank between pushes.
+    private var input: UnsafeMutablePointer<AVFrame> { inputFrame.avFrame }
+    /// The frame being pulled from; `hasOutput` says whether it holds samples.
+    private var output: UnsafeMutablePointer<AVFrame> { outputFrame.avFrame }
 
     /// Adds `count` input samples per channel from `channels` (one float buffer per channel); copied.
     public func push(_ channels: [UnsafePointer<Float>], count: Int) throws(MediaError) {
@@ -96,8 +81,9 @@ public final class TempoStretcher {
         input.pointee.sample_rate = Int32(sampleRate)
         input.pointee.nb_samples = Int32(count)
         input.pointee.pts = pushed
-        try check(av_channel_layout_copy(&input.pointee.ch_layout, &layout), .internal, "cannot copy a channel layout")
-        try check(av_frame_get_buffer(input, 0), .internal, "cannot allocate an audio frame")
+        try check(av_channel_layout_copy(&input.pointee.ch_layout, &layout.avLayout), .internal,
+                  "cannot copy a channel layout", function: "av_channel_layout_copy")
+        try check(av_frame_get_buffer(input, 0), .internal, "cannot allocate an audio frame", function: "av_frame_get_buffer")
         for (index, channel) in channels.enumerated() {
             guard let plane = input.pointee.extended_data[index] else { continue }
             UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self).update(from: channel, count: count)
@@ -106,14 +92,15 @@ public final class TempoStretcher {
         // The buffer source takes the frame's reference and leaves `input` blank for the next push.
         let result = av_buffersrc_add_frame_flags(source, input, 0)
         av_frame_unref(input)
-        try check(result, .internal, "cannot feed the tempo filter")
+        try check(result, .internal, "cannot feed the tempo filter", function: "av_buffersrc_add_frame_flags")
     }
 
     /// Marks the end of the input, so that the last samples can be pulled.
     public func finishInput() throws(MediaError) {
         guard !inputFinished else { return }
         inputFinished = true
-        try check(av_buffersrc_add_frame_flags(source, nil, 0), .internal, "cannot finish the tempo filter")
+        try check(av_buffersrc_add_frame_flags(source, nil, 0), .internal, "cannot finish the tempo filter",
+                  function: "av_buffersrc_add_frame_flags")
     }
 
     /// Writes up to `maxCount` output samples per channel into `channels`; returns how many (0 when none are ready).
@@ -125,7 +112,8 @@ public final class TempoStretcher {
         while written < maxCount {
             if !hasOutput {
                 if outputFinished { break }
-                let state = try checkLoop(av_buffersink_get_frame(sink, output), .internal, "the tempo filter failed")
+                let state = try checkLoop(av_buffersink_get_frame(sink, output), .internal, "the tempo filter failed",
+                                          function: "av_buffersink_get_frame")
                 if state == .endOfStream { outputFinished = true }
                 guard state == .ok else { break }
                 hasOutput = true

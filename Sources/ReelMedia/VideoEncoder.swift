@@ -1,10 +1,11 @@
-import CFFmpeg
+internal import CFFmpeg
 import ReelTime
 
 /// Encodes pictures into one video stream of a `Muxer`.
 public final class VideoEncoder: Flushable {
-    private let core: EncoderCore
-    private let reference: UnsafeMutablePointer<AVFrame>
+    private let core: Encoder
+    /// A second reference to the caller's frame, so that its pts and picture type can be set without touching it.
+    private let reference: Frame
     private let width: Int32, height: Int32, format: Int32
 
     init(_ settings: VideoEncoderSettings, output: OutputContext) throws(MediaError) {
@@ -16,8 +17,8 @@ public final class VideoEncoder: Flushable {
             throw MediaError(.unsupported, "invalid frame rate \(rate)", path: output.name)
         }
         let label = settings.codec.rawValue
-        core = try EncoderCore(names: settings.codec.encoderNames, codecID: settings.codec.codecID, label: label,
-                               output: output, fixZeroDurations: true) { (codec, encoder) throws(MediaError) in
+        core = try Encoder(names: settings.codec.encoderNames, codecID: settings.codec.codecID, label: label,
+                           output: output, fixZeroDurations: true) { (codec, encoder) throws(MediaError) in
             let name = String(cString: encoder.pointee.name)
             if !supports(encoder, pixelFormat: settings.pixelFormat) {
                 throw MediaError(.unsupported, "the \(name) encoder cannot take \(settings.pixelFormat.name) pictures",
@@ -46,15 +47,10 @@ public final class VideoEncoder: Flushable {
             core.stream.pointee.codecpar.pointee.codec_tag = fourCC("hvc1")
         }
         core.stream.pointee.avg_frame_rate = core.codec.pointee.framerate
-        reference = try allocated(av_frame_alloc(), "a frame")
+        reference = try Frame()
         width = Int32(settings.width)
         height = Int32(settings.height)
         format = settings.pixelFormat.rawValue
-    }
-
-    deinit {
-        var owned: UnsafeMutablePointer<AVFrame>? = reference
-        av_frame_free(&owned)
     }
 
     /// Encodes `frame` as output frame number `index` (pts `index` in the time base 1/frameRate).
@@ -64,12 +60,13 @@ public final class VideoEncoder: Flushable {
     /// do not force keyframes). The frame must have the encoder's size and pixel format. Because
     /// the encoder may keep a reference, call `makeWritable()` before drawing into the frame again.
     public func encode(_ frame: VideoFrame, index: Int64) throws(MediaError) {
-        let source = frame.frame
+        let source = frame.avFrame
         guard source.pointee.width == width, source.pointee.height == height, source.pointee.format == format else {
             throw MediaError(.internal, "frame is \(frame.width)x\(frame.height) \(frame.format.name), the encoder "
                                  + "takes \(width)x\(height) \(PixelFormat(rawValue: format).name)", path: core.output.name)
         }
-        try check(av_frame_ref(reference, source), .internal, "cannot reference a frame")
+        let reference = self.reference.avFrame
+        try check(av_frame_ref(reference, source), .internal, "cannot reference a frame", function: "av_frame_ref")
         defer { av_frame_unref(reference) }
         reference.pointee.pts = index
         reference.pointee.pict_type = AV_PICTURE_TYPE_NONE
@@ -94,10 +91,9 @@ private func supports(_ encoder: UnsafePointer<AVCodec>, pixelFormat: PixelForma
 /// Sets an encoder-private option, or throws `.unsupported` naming the encoder.
 func setOption(_ codec: UnsafeMutablePointer<AVCodecContext>, _ key: String, _ value: String,
                encoder: String, output: OutputContext) throws(MediaError) {
-    let result = av_opt_set(codec.pointee.priv_data, key, value, 0)
-    if result < 0 {
-        throw MediaError(.unsupported, "the \(encoder) encoder does not accept \(key)=\(value) (\(errorText(result)))",
-                         path: output.name)
+    try check(av_opt_set(codec.pointee.priv_data, key, value, 0), function: "av_opt_set") { code in
+        MediaError(.unsupported, "the \(encoder) encoder does not accept \(key)=\(value) (\(errorText(code)))",
+                   path: output.name)
     }
 }
 

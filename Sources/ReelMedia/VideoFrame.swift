@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import ReelTime
 
 /// A pixel format, wrapping FFmpeg's `AVPixelFormat` value.
@@ -32,7 +32,8 @@ public struct PixelFormat: Hashable, Sendable {
 /// Frames handed out by `VideoReader` share their buffers with the decoder's pool: call
 /// `makeWritable()` before drawing into one.
 public final class VideoFrame {
-    let frame: UnsafeMutablePointer<AVFrame>
+    /// The AVFrame this object owns; valid while the object lives.
+    let avFrame: UnsafeMutablePointer<AVFrame>
     /// Presentation time relative to the media's start, for decoded frames.
     var sourceTime: Time = .zero
 
@@ -43,31 +44,32 @@ public final class VideoFrame {
         guard width > 0, height > 0, width <= 16384, height <= 16384 else {
             throw MediaError(.internal, "invalid frame size \(width)x\(height)")
         }
-        frame = try allocated(av_frame_alloc(), "a frame")
-        frame.pointee.width = Int32(width)
-        frame.pointee.height = Int32(height)
-        frame.pointee.format = format.rawValue
-        try check(av_frame_get_buffer(frame, 32), .internal, "cannot allocate a \(width)x\(height) \(format.name) frame")
+        avFrame = try allocated(av_frame_alloc(), "a frame")
+        avFrame.pointee.width = Int32(width)
+        avFrame.pointee.height = Int32(height)
+        avFrame.pointee.format = format.rawValue
+        try check(av_frame_get_buffer(avFrame, 32), .internal, "cannot allocate a \(width)x\(height) \(format.name) frame",
+                  function: "av_frame_get_buffer")
     }
 
     /// Wraps an AVFrame this object now owns.
     init(owning frame: UnsafeMutablePointer<AVFrame>) {
-        self.frame = frame
+        avFrame = frame
     }
 
     deinit {
-        var owned: UnsafeMutablePointer<AVFrame>? = frame
+        var owned: UnsafeMutablePointer<AVFrame>? = avFrame
         av_frame_free(&owned)
     }
 
     /// Width in pixels.
-    public var width: Int { Int(frame.pointee.width) }
+    public var width: Int { Int(avFrame.pointee.width) }
     /// Height in pixels.
-    public var height: Int { Int(frame.pointee.height) }
+    public var height: Int { Int(avFrame.pointee.height) }
     /// The pixel format.
-    public var format: PixelFormat { PixelFormat(rawValue: frame.pointee.format) }
+    public var format: PixelFormat { PixelFormat(rawValue: avFrame.pointee.format) }
     /// Whether the samples use the full 0…255 range (JPEG range) rather than video's limited range.
-    public var isFullRange: Bool { frame.pointee.color_range == AVCOL_RANGE_JPEG }
+    public var isFullRange: Bool { avFrame.pointee.color_range == AVCOL_RANGE_JPEG }
     /// Source presentation time in seconds from the media's start for decoded frames; `.zero` for allocated ones.
     public var time: Time { sourceTime }
     /// Number of planes of the pixel format (3 for yuv420p).
@@ -76,19 +78,20 @@ public final class VideoFrame {
     /// Base pointer of plane `i` (0 ..< planeCount); the memory belongs to this frame.
     public func plane(_ i: Int) -> UnsafeMutablePointer<UInt8> {
         precondition(i >= 0 && i < planeCount, "plane index out of range")
-        guard let base = frame.pointee.extended_data[i] else { preconditionFailure("frame has no plane \(i)") }
+        guard let base = avFrame.pointee.extended_data[i] else { preconditionFailure("frame has no plane \(i)") }
         return base
     }
 
     /// Bytes from one row of plane `i` to the next (the linesize).
     public func stride(_ i: Int) -> Int {
         precondition(i >= 0 && i < planeCount, "plane index out of range")
-        return withUnsafeBytes(of: frame.pointee.linesize) { Int($0.load(fromByteOffset: i * 4, as: Int32.self)) }
+        return withUnsafeBytes(of: avFrame.pointee.linesize) { Int($0.load(fromByteOffset: i * 4, as: Int32.self)) }
     }
 
     /// Ensures the pixels are not shared with any other frame (an encoder or decoder pool), copying if needed.
     public func makeWritable() throws(MediaError) {
-        try check(av_frame_make_writable(frame), .internal, "cannot make a frame writable")
+        try check(av_frame_make_writable(avFrame), .internal, "cannot make a frame writable",
+                  function: "av_frame_make_writable")
     }
 
     /// Sets every pixel of a yuv420p frame to (y, u, v); does nothing for other formats.

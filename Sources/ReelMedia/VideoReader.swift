@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import ReelTime
 
 /// Decodes one video stream and answers sample-and-hold queries: which frame shows at a source time.
@@ -131,13 +131,13 @@ public final class VideoReader {
         } else {
             target = VideoFrame(owning: try allocated(av_frame_alloc(), "a frame"))
         }
-        let received = try decoder.receive(into: target.frame) { sourceTime }
+        let received = try decoder.receive(into: target.avFrame) { sourceTime }
         guard received else {
             atEnd = true
             spare = target
             return nil
         }
-        let pts = target.frame.pointee.best_effort_timestamp
+        let pts = target.avFrame.pointee.best_effort_timestamp
         if let time = decoder.input.relativeTime(pts, decoder.timeBase) {
             target.sourceTime = time
         } else if let last = lastDecodedTime {
@@ -153,7 +153,7 @@ public final class VideoReader {
     private func recycle(_ frame: inout VideoFrame?) {
         guard frame != nil else { return }
         if spare == nil && isKnownUniquelyReferenced(&frame!) {
-            av_frame_unref(frame!.frame)
+            av_frame_unref(frame!.avFrame)
             spare = frame
         }
         frame = nil

@@ -135,6 +135,8 @@ import Testing
         let error = #expect(throws: MediaError.self) { try MediaProbe.probe(path: path, policy: .localFilesOnly) }
         #expect(error?.kind == .missing)
         #expect(error?.description == "\(path): no such file")
+        // Found missing before FFmpeg was asked.
+        #expect(error?.code == nil && error?.function == nil)
     }
 
     @Test(arguments: [
@@ -149,6 +151,10 @@ import Testing
         try contents.write(toFile: path, atomically: true, encoding: .utf8)
         let error = #expect(throws: MediaError.self) { try MediaProbe.probe(path: path, policy: .localFilesOnly) }
         #expect(error?.kind == .notMedia)
+        // The failing FFmpeg call and its AVERROR code come along, outside the message.
+        #expect(error?.function == "avformat_open_input" || error?.function == "avformat_find_stream_info")
+        #expect((error?.code ?? 0) < 0)
+        #expect(error.map { !$0.description.contains("avformat") } == true)
     }
 
     @Test func refusesUnreadableFiles() throws {
