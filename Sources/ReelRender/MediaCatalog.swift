@@ -5,8 +5,8 @@ import ReelTime
 /// Probes the media a project names and turns what it finds into `MediaFacts` for compile and validation.
 ///
 /// Each file and image asset is probed once. Probe failures become diagnostics on `$.assets.<id>.path`
-/// (`$.assets.<id>.image` for images): a missing or unreadable file is `.missingInput` (exit 66); anything
-/// else (not media, not a still image, refused protocol, not a regular file) is `.invalid` (exit 65).
+/// (`$.assets.<id>.image` for images): a missing or unreadable file is `.missingInput`; anything else (not
+/// media, not a still image, refused protocol, not a regular file) is `.invalid`.
 public struct MediaCatalog: Sendable {
     /// Probe results by asset id; colour assets, which have no media, are absent.
     public let facts: [String: MediaFactsResult]

@@ -1,23 +1,24 @@
 import ReelMedia
 import ReelTime
 
-/// Why an export stopped, with the sysexits code the CLI reports for it (SPEC §7).
+/// Why an export or a thumbnail stopped: a class of failure and a message for a person.
 public struct RenderError: Error, Sendable, CustomStringConvertible {
-    /// The class of failure; each maps to one exit code.
+    /// The class of failure. The CLI turns each kind into one exit status (SPEC §7); a library caller can
+    /// switch over it in the same way.
     public enum Kind: Sendable, Equatable {
-        /// The project or a source's data is invalid (65).
+        /// The project or a source's data is invalid.
         case invalid
-        /// A source file is missing or unreadable (66).
+        /// A source file is missing or unreadable.
         case missingInput
-        /// A codec, encoder or feature is unavailable (69).
+        /// A codec, encoder or feature is unavailable.
         case unsupported
-        /// A bug or an impossible state (70).
+        /// A bug or an impossible state.
         case `internal`
-        /// The output exists and `--force` was not given, or its folder is missing or not writable (73).
+        /// The output exists and `--force` was not given, or its folder is missing or not writable.
         case cannotCreateOutput
-        /// Reading or writing failed (74).
+        /// Reading or writing failed.
         case io
-        /// SIGINT, SIGTERM or a cancel request (130).
+        /// SIGINT, SIGTERM or a cancel request.
         case cancelled
     }
 
@@ -44,19 +45,6 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
         case .io: self.init(.io, text)
         case .internal: self.init(.internal, text)
         case .notRegularFile, .refusedProtocol, .notMedia, .noSuchStream, .corrupt: self.init(.invalid, text)
-        }
-    }
-
-    /// The process exit code for this error (sysexits).
-    public var exitCode: Int32 {
-        switch kind {
-        case .invalid: 65
-        case .missingInput: 66
-        case .unsupported: 69
-        case .internal: 70
-        case .cannotCreateOutput: 73
-        case .io: 74
-        case .cancelled: 130
         }
     }
 

@@ -28,17 +28,7 @@ struct Inspect: ParsableCommand {
     }
 
     private func inspectMedia() throws {
-        let info: MediaInfo
-        do {
-            info = try MediaProbe.probe(path: path, policy: media.policy)
-        } catch {
-            printError("error: \(error.description)")
-            switch error.kind {
-            case .missing, .unreadable: throw ExitCode(Exit.missingInput)
-            case .unsupported: throw ExitCode(Exit.unsupported)
-            default: throw ExitCode(Exit.invalid)
-            }
-        }
+        let info = try MediaProbe.probe(path: path, policy: media.policy)
         if json {
             var streams: [JSONValue] = []
             for stream in info.streams {
@@ -87,8 +77,8 @@ struct Inspect: ParsableCommand {
     private func inspectProject() throws {
         let (bytes, baseDirectory) = try readProject(path)
         let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
-        report(loaded.diagnostics)
-        guard let compiled = loaded.compiled else { throw ExitCode(Exit.code(for: loaded.diagnostics)) }
+        Exit.report(loaded.diagnostics)
+        guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         if json {
             printOutput(ProjectWriter.explicitProject(compiled))
             return

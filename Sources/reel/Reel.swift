@@ -8,9 +8,15 @@ struct Reel: ParsableCommand {
         abstract: "Render, validate and inspect JSON video projects.",
         subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Thumbnail.self, Schema.self])
 
-    /// Installs the interrupt handlers before parsing, then runs the chosen subcommand.
+    /// Installs the interrupt handlers before parsing, then validates and runs the chosen subcommand; whatever it
+    /// throws goes through `Exit`, the one place errors become text and exit codes.
     static func main() {
         Interrupts.install()
-        main(nil)
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withError: Exit.settle(error))
+        }
     }
 }

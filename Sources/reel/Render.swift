@@ -56,6 +56,15 @@ struct Render: ParsableCommand {
             throw ValidationError("--range takes START..END")
         }
         if let threads, threads < 0 { throw ValidationError("--threads must be 0 or more") }
+        if let renderScale, Self.scale(renderScale) == nil {
+            throw Exit.report(.usage("--render-scale \(renderScale) is not a number"))
+        }
+    }
+
+    /// A `--render-scale` value as a number: decimal, or an exact form of SPEC §1 such as "1/2".
+    private static func scale(_ text: String) -> Rational? {
+        let parsed = (try? TimeSyntax.parseDecimal(text)) ?? (try? TimeSyntax.parseString(text, frameRate: nil))
+        return parsed?.rational
     }
 
     func run() throws {
@@ -68,28 +77,19 @@ struct Render: ParsableCommand {
             let parts = range.components(separatedBy: "..")
             overrides.range = (parts[0], parts[1])
         }
-        if let renderScale {
-            let parsed = (try? TimeSyntax.parseDecimal(renderScale))
-                ?? (try? TimeSyntax.parseString(renderScale, frameRate: nil))
-            guard let scale = parsed?.rational else {
-                printError("error: --render-scale \(renderScale) is not a number")
-                throw ExitCode(Exit.usage)
-            }
-            overrides.renderScale = scale
-        }
+        overrides.renderScale = renderScale.flatMap(Self.scale)
 
         let (bytes, baseDirectory) = try readProject(project)
         var policy = media.policy
         policy.decoderThreads = threads ?? 0
         let loaded = ProjectLoader.load(
             bytes, baseDirectory: baseDirectory, policy: policy, overrides: overrides)
-        report(loaded.diagnostics)
+        Exit.report(loaded.diagnostics)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
-            throw ExitCode(Exit.code(for: loaded.diagnostics))
+            throw CommandFailure.rejected(loaded.diagnostics)
         }
         guard let path = compiled.output.path else {
-            printError("error: $.output.path: no output file; set output.path or pass -o")
-            throw ExitCode(Exit.invalid)
+            throw CommandFailure(.invalid, "$.output.path: no output file; set output.path or pass -o")
         }
         // -o is relative to the working directory; output.path to the project's folder.
         let finalDestination: ExportDestination
@@ -101,7 +101,7 @@ struct Render: ParsableCommand {
             finalDestination = .file(URL(fileURLWithPath: compiled.baseDirectory + "/" + path).standardizedFileURL.path)
         }
 
-        if cancellation.isCancelled { throw ExitCode(130) }
+        if cancellation.isCancelled { throw CommandFailure.interrupted }
         let session = ExportSession(
             project: compiled, facts: catalog.facts, policy: policy, cancellation: cancellation)
         session.encoderThreads = threads ?? 0
@@ -113,8 +113,7 @@ struct Render: ParsableCommand {
             try session.export(to: finalDestination, overwrite: force)
         } catch {
             meter.finishLine()
-            printError("error: \(error.message)")
-            throw ExitCode(error.exitCode)
+            throw error
         }
         meter.finishLine()
         if !quiet, case .file(let written) = finalDestination {

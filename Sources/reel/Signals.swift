@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import ReelRender
 import Synchronization
@@ -12,10 +13,10 @@ private let interruptPipe = Atomic<Int32>(-1)
 /// SIGINT and SIGTERM handling for the whole process, installed before anything else runs.
 ///
 /// A signal raises `cancellation` (an export stops at its next frame and removes its temporary file). If the
-/// process has not exited 0.8 s later, the interrupt thread removes the temporary file itself and exits 130, so
-/// an interrupt during validation or a blocked call still ends promptly and leaves nothing behind. The handler
-/// itself only writes a byte to a pipe (async-signal-safe); it is installed with `sigaction` before `install`
-/// returns, so no signal that arrives afterwards is lost.
+/// process has not exited 0.8 s later, the interrupt thread removes the temporary file itself and exits with
+/// `ExitCode.interrupted`, so an interrupt during validation or a blocked call still ends promptly and leaves
+/// nothing behind. The handler itself only writes a byte to a pipe (async-signal-safe); it is installed with
+/// `sigaction` before `install` returns, so no signal that arrives afterwards is lost.
 enum Interrupts {
     /// Raised by the first SIGINT or SIGTERM.
     static let cancellation = CancellationFlag()
@@ -28,6 +29,8 @@ enum Interrupts {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return }
         let readEnd = ends[0]
+        // Read now, so the interrupt thread's way to _exit is plain calls (statics initialise lazily, under a lock).
+        let interrupted = ExitCode.interrupted.rawValue
         interruptPipe.store(ends[1], ordering: .relaxed)
         Thread.detachNewThread {
             var byte: UInt8 = 0
@@ -35,7 +38,7 @@ enum Interrupts {
             cancellation.cancel()
             usleep(800_000)
             if let path = temporaryFile.withLock({ $0 }) { unlink(path) }
-            _exit(130)
+            _exit(interrupted)
         }
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in

@@ -41,34 +41,44 @@ struct Thumbnail: ParsableCommand {
         if ImageFormat(pathExtensionOf: output) == nil {
             throw ValidationError("the output pattern must end in .png, .jpg or .jpeg")
         }
+        if let at, let failure = patternFailure(timeCount: at.split(separator: ",").count) {
+            throw Exit.report(failure)
+        }
     }
 
     func run() throws {
         media.applyLogLevel()
         let (bytes, baseDirectory) = try readProject(project)
         let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
-        report(loaded.diagnostics)
+        Exit.report(loaded.diagnostics)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
-            throw ExitCode(Exit.code(for: loaded.diagnostics))
+            throw CommandFailure.rejected(loaded.diagnostics)
         }
+        // Times are read with the project's frame rate, and --every needs its duration: these flag problems can
+        // only be found now.
         let times = try requestedTimes(frameRate: compiled.output.frameRate, duration: compiled.duration)
-        guard times.count == 1 || output.contains("%d") else {
-            printError("error: \(times.count) times need a pattern with %d, not \(output)")
-            throw ExitCode(Exit.usage)
+        if let failure = patternFailure(timeCount: times.count) { throw failure }
+        let generator = try ImageGenerator(project: compiled, facts: catalog.facts, policy: media.policy)
+        for (index, time) in times.enumerated() {
+            if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
+            let image = try generator.image(at: time, size: size.flatMap(parseSize), format: format)
+            let path = output.replacingOccurrences(of: "%d", with: String(index + 1))
+            try write(image, to: path)
         }
-        guard let format = ImageFormat(pathExtensionOf: output) else { throw ExitCode(Exit.usage) }
-        do {
-            let generator = try ImageGenerator(project: compiled, facts: catalog.facts, policy: media.policy)
-            for (index, time) in times.enumerated() {
-                if Interrupts.cancellation.isCancelled { throw ExitCode(130) }
-                let image = try generator.image(at: time, size: size.flatMap(parseSize), format: format)
-                let path = output.replacingOccurrences(of: "%d", with: String(index + 1))
-                try write(image, to: path)
-            }
-        } catch let error as RenderError {
-            printError("error: \(error.message)")
-            throw ExitCode(error.exitCode)
+    }
+
+    /// The picture format the output's extension names; `validate()` refuses any other extension.
+    private var format: ImageFormat {
+        guard let format = ImageFormat(pathExtensionOf: output) else {
+            preconditionFailure("validate() accepts only .png, .jpg and .jpeg outputs")
         }
+        return format
+    }
+
+    /// Refuses more than one time (or none) unless the output is a pattern with %d to number the files.
+    private func patternFailure(timeCount: Int) -> CommandFailure? {
+        guard timeCount != 1, !output.contains("%d") else { return nil }
+        return .usage("\(timeCount) times need a pattern with %d, not \(output)")
     }
 
     private func requestedTimes(frameRate: Rational?, duration: Time) throws -> [Time] {
@@ -80,10 +90,7 @@ struct Thumbnail: ParsableCommand {
             }
             guard let every else { return [] }
             let step = try ProjectLoader.parseCommandLineTime(every, frameRate: frameRate)
-            guard step > .zero else {
-                printError("error: --every must be positive")
-                throw ExitCode(Exit.usage)
-            }
+            guard step > .zero else { throw CommandFailure.usage("--every must be positive") }
             var times: [Time] = []
             var time = Time.zero
             while time < duration, times.count < 100_000 {
@@ -92,11 +99,9 @@ struct Thumbnail: ParsableCommand {
             }
             return times
         } catch let error as TimeParseError {
-            printError("error: \(error.message)")
-            throw ExitCode(Exit.usage)
+            throw CommandFailure.usage(error.message)
         } catch let error as TimeError {
-            printError("error: time out of range: \(error)")
-            throw ExitCode(Exit.usage)
+            throw CommandFailure.usage("time out of range: \(error)")
         }
     }
 
@@ -106,8 +111,7 @@ struct Thumbnail: ParsableCommand {
         var isDirectory: ObjCBool = false
         let folder = url.deletingLastPathComponent()
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            printError("error: output folder \(folder.path) does not exist")
-            throw ExitCode(Exit.cannotCreate)
+            throw CommandFailure(.cannotCreate, "output folder \(folder.path) does not exist")
         }
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).reel-partial")
         do {
@@ -116,8 +120,7 @@ struct Thumbnail: ParsableCommand {
             try FileManager.default.moveItem(at: temporary, to: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            printError("error: cannot write \(path): \(error.localizedDescription)")
-            throw ExitCode(Exit.io)
+            throw CommandFailure(.io, "cannot write \(path): \(error.localizedDescription)")
         }
     }
 }

@@ -21,9 +21,8 @@ struct Validate: ParsableCommand {
         media.applyLogLevel()
         let (bytes, baseDirectory) = try readProject(project)
         let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, probe: !noProbe, policy: media.policy)
-        report(loaded.diagnostics, json: json)
-        let code = Exit.code(for: loaded.diagnostics)
-        if code != Exit.ok { throw ExitCode(code) }
+        Exit.report(loaded.diagnostics, json: json)
+        if loaded.hasErrors { throw CommandFailure.rejected(loaded.diagnostics) }
     }
 }
 
@@ -41,8 +40,8 @@ struct Compile: ParsableCommand {
         media.applyLogLevel()
         let (bytes, baseDirectory) = try readProject(project)
         let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
-        report(loaded.diagnostics)
-        guard let compiled = loaded.compiled else { throw ExitCode(Exit.code(for: loaded.diagnostics)) }
+        Exit.report(loaded.diagnostics)
+        guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         printOutput(ProjectWriter.explicitProject(compiled))
     }
 }

@@ -1,0 +1,126 @@
+import ArgumentParser
+import ReelMedia
+import ReelModel
+import ReelRender
+
+/// The exit codes reel ends with (sysexits, SPEC §7). No other file spells a code.
+extension ExitCode {
+    /// `EX_USAGE`: a flag or argument is wrong.
+    static let usage = ExitCode(64)
+    /// `EX_DATAERR`: the project, or data in a source, is invalid.
+    static let invalid = ExitCode(65)
+    /// `EX_NOINPUT`: the project or a media file is missing or unreadable.
+    static let missingInput = ExitCode(66)
+    /// `EX_UNAVAILABLE`: a codec, encoder, format or feature is unavailable.
+    static let unsupported = ExitCode(69)
+    /// `EX_SOFTWARE`: a bug or an impossible state.
+    static let internalError = ExitCode(70)
+    /// `EX_CANTCREAT`: the output exists without `--force`, or its folder is missing or not writable.
+    static let cannotCreate = ExitCode(73)
+    /// `EX_IOERR`: reading or writing failed, in every command.
+    static let io = ExitCode(74)
+    /// SIGINT or SIGTERM: 128 + SIGINT, as a shell reports an interrupted command.
+    static let interrupted = ExitCode(130)
+}
+
+/// A failure a command detects itself: a message for standard error, if there is anything left to say, and the
+/// exit code. Thrown from `run()`; `Exit` prints it.
+struct CommandFailure: Error {
+    /// The exit code.
+    let code: ExitCode
+    /// One line for a person, printed after "error: "; nil when everything was already printed.
+    let message: String?
+
+    /// A failure with `code`, explained by `message`.
+    init(_ code: ExitCode, _ message: String? = nil) {
+        self.code = code
+        self.message = message
+    }
+
+    /// A flag or argument is wrong.
+    static func usage(_ message: String) -> CommandFailure {
+        CommandFailure(.usage, message)
+    }
+
+    /// The project did not load: its diagnostics, already printed by `Exit.report(_:json:)`, decide the code.
+    static func rejected(_ diagnostics: [Diagnostic]) -> CommandFailure {
+        CommandFailure(Exit.code(for: diagnostics))
+    }
+
+    /// A SIGINT or SIGTERM stopped the command before it finished.
+    static let interrupted = CommandFailure(.interrupted)
+}
+
+/// The one place reel turns errors and diagnostic lists into text and exit codes, as swift-argument-parser's
+/// `MessageInfo` does for its own errors.
+///
+/// `Reel.main()` hands every error thrown by parsing or a command to `settle(_:)`. Reel's errors (`CommandFailure`,
+/// `RenderError`, `MediaError`) are printed on standard error as "error: …" and become their exit code;
+/// swift-argument-parser's own (parse errors, `ValidationError` with its usage text, `CleanExit`, `ExitCode`) pass
+/// through to it unchanged.
+enum Exit {
+    /// What to hand `exit(withError:)` for `error`: reel's errors are printed here and become their `ExitCode`.
+    static func settle(_ error: any Error) -> any Error {
+        switch error {
+        case let failure as CommandFailure:
+            return report(failure)
+        case let error as RenderError:
+            return report(CommandFailure(code(for: error.kind), error.message))
+        case let error as MediaError:
+            return report(CommandFailure(code(for: error.kind), error.description))
+        default:
+            return error
+        }
+    }
+
+    /// Prints `failure`'s message, if any, and returns its exit code.
+    ///
+    /// `validate()` throws the result rather than the failure: swift-argument-parser wraps what `validate()` throws
+    /// before `settle(_:)` sees it, and reports any error but its own as "Error: …" with status 1.
+    static func report(_ failure: CommandFailure) -> ExitCode {
+        if let message = failure.message { printError("error: \(message)") }
+        return failure.code
+    }
+
+    /// Prints diagnostics in the human form on standard error (and as JSON lines on standard output with `json`).
+    static func report(_ diagnostics: [Diagnostic], json: Bool = false) {
+        for diagnostic in diagnostics {
+            if json { printOutput(diagnostic.jsonLine) }
+            printError(diagnostic.humanText)
+        }
+    }
+
+    /// The exit code for a list of problems: success without errors; else missing media wins, then invalid
+    /// content, then unsupported features.
+    static func code(for diagnostics: [Diagnostic]) -> ExitCode {
+        let errors = diagnostics.filter { $0.severity == .error }
+        if errors.isEmpty { return .success }
+        if errors.contains(where: { $0.category == .missingInput }) { return .missingInput }
+        if errors.contains(where: { $0.category == .invalid }) { return .invalid }
+        return .unsupported
+    }
+
+    /// The exit code for a render or thumbnail that stopped.
+    static func code(for kind: RenderError.Kind) -> ExitCode {
+        switch kind {
+        case .invalid: .invalid
+        case .missingInput: .missingInput
+        case .unsupported: .unsupported
+        case .internal: .internalError
+        case .cannotCreateOutput: .cannotCreate
+        case .io: .io
+        case .cancelled: .interrupted
+        }
+    }
+
+    /// The exit code for a media file that could not be probed (`reel inspect`); the same classes as a render's.
+    static func code(for kind: MediaError.Kind) -> ExitCode {
+        switch kind {
+        case .missing, .unreadable: .missingInput
+        case .unsupported: .unsupported
+        case .io: .io
+        case .internal: .internalError
+        case .notRegularFile, .refusedProtocol, .notMedia, .noSuchStream, .corrupt: .invalid
+        }
+    }
+}
