@@ -61,7 +61,7 @@ struct EncodingSettings {
             throw RenderError(.internal, "the compiled project has no frame rate")
         }
         video = VideoEncoderSettings(
-            codec: videoCodec, width: project.renderSize.width, height: project.renderSize.height,
+            codec: videoCodec, width: project.encodedSize.width, height: project.encodedSize.height,
             frameRate: frameRate, pixelFormat: pixelFormat,
             crf: output.video.bitrate == nil ? (output.video.crf ?? crf) : output.video.crf,
             bitrate: output.video.bitrate, encoderPreset: output.video.encoderPreset ?? speed,

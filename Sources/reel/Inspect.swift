@@ -83,7 +83,7 @@ struct Inspect: ParsableCommand {
             printOutput(ProjectWriter.explicitProject(compiled))
             return
         }
-        let size = compiled.renderSize
+        let size = compiled.encodedSize
         printOutput("duration \(compiled.duration) s, \(compiled.frameCount) frames of \(compiled.frameDuration) s, \(size.width)×\(size.height)")
         for track in compiled.composition.tracks {
             printOutput("track \(track.id) (\(track.kind.rawValue)\(track.name.map { ", " + $0 } ?? ""))")

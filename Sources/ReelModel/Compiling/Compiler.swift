@@ -175,7 +175,7 @@ final class CompileSession {
 
     /// size × renderScale, rounded down to whole pixels; a side that comes out odd where the pixel format
     /// subsamples chroma is an error (SPEC §5.1), never silently changed.
-    func scaledRenderSize(_ size: PixelSize, scale: Rational, video: VideoOutputSettings, path: JSONPath) -> PixelSize? {
+    func encodedSize(for size: PixelSize, scale: Rational, video: VideoOutputSettings, path: JSONPath) -> PixelSize? {
         func side(_ pixels: Int) -> Int? {
             guard let scaled = try? Rational(Int64(pixels)).multiplied(by: scale), let whole = try? scaled.rounded(.down)
             else { return nil }

@@ -57,7 +57,7 @@ extension CompileSession {
         }
         output.frameRate = frameRate
         output.size = size
-        guard let renderSize = scaledRenderSize(size, scale: output.renderScale, video: output.video,
+        guard let encodedSize = self.encodedSize(for: size, scale: output.renderScale, video: output.video,
                                                 path: outputPath.key("renderScale")) else { return nil }
         let contentEnd = composition.tracks.map(\.end).max() ?? .zero
         guard let finished = finish(output: &output, contentEnd: contentEnd, frameDuration: frameDuration,
@@ -83,7 +83,7 @@ extension CompileSession {
                                                 compositor: written?.compositor ?? .builtIn)
         var resolvedComposition = composition
         resolvedComposition.duration = finished.duration
-        return CompiledProject(output: output, renderSize: renderSize, frameDuration: frameDuration, assets: project.assets,
+        return CompiledProject(output: output, encodedSize: encodedSize, frameDuration: frameDuration, assets: project.assets,
                                composition: resolvedComposition, audioMix: project.audioMix ?? AudioMix(),
                                videoComposition: videoComposition, duration: finished.duration,
                                exportRange: finished.exportRange, frameCount: finished.frameCount,

@@ -73,7 +73,7 @@ extension CompileSession {
         }
         output.frameRate = frameRate
         output.size = size
-        guard let renderSize = scaledRenderSize(size, scale: output.renderScale, video: output.video,
+        guard let encodedSize = self.encodedSize(for: size, scale: output.renderScale, video: output.video,
                                                 path: outputPath.key("renderScale")) else { return nil }
         guard let (placed, storylineEnd) = layOut(timeline, resolved, canvas: size, frameDuration: frameDuration)
         else { return nil }
@@ -106,7 +106,7 @@ extension CompileSession {
                                       frameDuration: frameDuration) else { return nil }
         let videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions)
-        return CompiledProject(output: output, renderSize: renderSize, frameDuration: frameDuration, assets: project.assets,
+        return CompiledProject(output: output, encodedSize: encodedSize, frameDuration: frameDuration, assets: project.assets,
                                composition: composition, audioMix: audioMix, videoComposition: videoComposition,
                                duration: finished.duration, exportRange: finished.exportRange,
                                frameCount: finished.frameCount, baseDirectory: project.baseDirectory)

@@ -60,7 +60,7 @@ public struct CompiledProject: Sendable, Equatable {
     public var output: OutputSettings
     /// The encoded picture size: output size × renderScale, rounded down to even sides where the
     /// pixel format subsamples chroma.
-    public var renderSize: PixelSize
+    public var encodedSize: PixelSize
     /// Duration of one output frame in seconds (1 / output.frameRate).
     public var frameDuration: Time
     /// Assets in document order.
@@ -69,7 +69,7 @@ public struct CompiledProject: Sendable, Equatable {
     public var composition: Composition
     /// The audio mix (possibly without inputs).
     public var audioMix: AudioMix
-    /// The video composition; its `renderSize` is the unscaled canvas (= output size).
+    /// The video composition; its `renderSize` is the unscaled canvas (= output size), which `encodedSize` scales.
     public var videoComposition: VideoComposition
     /// The composition's duration in seconds (end of the last segment, or output.end).
     public var duration: Time
@@ -81,11 +81,11 @@ public struct CompiledProject: Sendable, Equatable {
     public var baseDirectory: String
 
     /// Creates a compiled project (normally made by `Compiler.compile`).
-    public init(output: OutputSettings, renderSize: PixelSize, frameDuration: Time, assets: [Asset],
+    public init(output: OutputSettings, encodedSize: PixelSize, frameDuration: Time, assets: [Asset],
                 composition: Composition, audioMix: AudioMix, videoComposition: VideoComposition, duration: Time,
                 exportRange: TimeRange, frameCount: Int64, baseDirectory: String) {
         self.output = output
-        self.renderSize = renderSize
+        self.encodedSize = encodedSize
         self.frameDuration = frameDuration
         self.assets = assets
         self.composition = composition

@@ -55,7 +55,7 @@ private final class ValidationRun {
             }
         }
         for (size, path) in [(compiled.videoComposition.renderSize, vcPath.key("renderSize")),
-                             (compiled.renderSize, JSONPath.root.key("output").key("renderScale"))] {
+                             (compiled.encodedSize, JSONPath.root.key("output").key("renderScale"))] {
             if !(2...8192).contains(size.width) || !(2...8192).contains(size.height) {
                 error(path, "render size \(size.width)×\(size.height) is outside 2…8192 per side", hint: "use sizes from 2 to 8192")
             }

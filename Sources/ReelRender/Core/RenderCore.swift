@@ -28,7 +28,7 @@ final class RenderCore {
     /// up to `depth` frames in the compositor at once.
     init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener, compositor: VideoCompositor,
          depth: Int = 3) throws(RenderError) {
-        let canvas = project.renderSize
+        let canvas = project.encodedSize
         do {
             queue = try CompositionQueue(
                 compositor: compositor,

@@ -59,7 +59,7 @@ import ReelTime
         #expect(project.output.size == PixelSize(width: 1920, height: 800))
         #expect(project.output.frameRate == Rational(30))
         #expect(project.frameDuration == t(1, 30))
-        #expect(project.renderSize == PixelSize(width: 1920, height: 800))
+        #expect(project.encodedSize == PixelSize(width: 1920, height: 800))
         #expect(project.videoComposition.renderSize == PixelSize(width: 1920, height: 800))
         #expect(project.videoComposition.frameDuration == t(1, 30))
     }
@@ -80,13 +80,13 @@ import ReelTime
         let facts: [String: MediaFactsResult] = ["a": videoFacts(duration: t(10), width: 853, height: 481)]
         let full = try #require(compile(#"{"asset": "a"}"#, facts: facts).compiled)
         #expect(full.output.size == PixelSize(width: 852, height: 480))
-        #expect(full.renderSize == PixelSize(width: 852, height: 480))
+        #expect(full.encodedSize == PixelSize(width: 852, height: 480))
         let half = try #require(compile(#"{"asset": "a"}"#, output: #""path": "o.mp4", "renderScale": 0.5"#, facts: facts).compiled)
-        #expect(half.renderSize == PixelSize(width: 426, height: 240))
+        #expect(half.encodedSize == PixelSize(width: 426, height: 240))
         #expect(half.videoComposition.renderSize == PixelSize(width: 852, height: 480))
         #expect(half.videoComposition.renderScale == Rational(1, 2))
         let third = try #require(compile(#"{"asset": "a"}"#, output: #""path": "o.mov", "renderScale": "1/3", "video": {"pixelFormat": "yuv444p"}"#, facts: facts).compiled)
-        #expect(third.renderSize == PixelSize(width: 284, height: 160))
+        #expect(third.encodedSize == PixelSize(width: 284, height: 160))
         #expect(compile(#"{"asset": "a"}"#, output: #""path": "o.mp4", "size": [100, 50], "renderScale": 0.5"#, facts: facts).diagnostics.map(\.humanText) == [
             "error: $.output.renderScale: the render size 100×50 × renderScale 0.5 is 50×25, but yuv420p needs even sides\n       hint: pick a renderScale or output.size that gives even sides",
         ])

@@ -1,0 +1,81 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// One layer of a composition request: a source picture and how the instruction places it at the request's time.
+public struct LayerSource: Sendable {
+    /// The composition track the picture comes from.
+    public let track: Int
+    /// The decoded source picture in its stored orientation.
+    public let picture: SharedFrame
+    /// Display rotation of the source in degrees counter-clockwise (ffprobe's convention), applied before
+    /// `transform`; multiples of 90 only (others are rounded to the nearest quarter turn).
+    public let rotation: Int
+    /// Opacity in [0, 1].
+    public let opacity: Double
+    /// Maps display-oriented source pixels to canvas pixels (x′ = a·x + c·y + tx, y′ = b·x + d·y + ty).
+    public let transform: AffineTransform
+    /// The visible part of the display-oriented source, in its pixels (clamped to the frame), or nil for all of it.
+    public let crop: CropRect?
+
+    /// Describes a layer showing `picture` from `track`.
+    public init(track: Int, picture: SharedFrame, rotation: Int = 0, opacity: Double = 1,
+                transform: AffineTransform = .identity, crop: CropRect? = nil) {
+        self.track = track
+        self.picture = picture
+        self.rotation = rotation
+        self.opacity = opacity
+        self.transform = transform
+        self.crop = crop
+    }
+
+    /// Describes a layer showing a decoded `frame`, which nobody may modify from now on (see `SharedFrame`).
+    public init(track: Int, frame: VideoFrame, rotation: Int = 0, opacity: Double = 1,
+                transform: AffineTransform = .identity, crop: CropRect? = nil) {
+        self.init(track: track, picture: SharedFrame(frame), rotation: rotation, opacity: opacity,
+                  transform: transform, crop: crop)
+    }
+
+    /// Quarter turns counter-clockwise, 0…3.
+    var quarterTurns: Int {
+        let turns = Int((Double(rotation % 360) / 90).rounded())
+        return ((turns % 4) + 4) % 4
+    }
+}
+
+/// What to draw for one output frame.
+public struct CompositionRequest: Sendable {
+    /// Output frame index within the export, from 0.
+    public let frameIndex: Int64
+    /// Composition time of the frame, in seconds on the composition's timeline.
+    public let compositionTime: Time
+    /// Canvas colour where no layer covers it (the instruction's background, else the composition's).
+    public let background: RGBAColor
+    /// Layers in top-to-bottom order: `layers[0]` is drawn last, on top.
+    public let layers: [LayerSource]
+
+    /// Describes one output frame.
+    public init(frameIndex: Int64, compositionTime: Time, background: RGBAColor, layers: [LayerSource]) {
+        self.frameIndex = frameIndex
+        self.compositionTime = compositionTime
+        self.background = background
+        self.layers = layers
+    }
+}
+
+/// The canvas a compositor renders into; it changes only between requests, and the compositor is told first.
+public struct RenderContext: Sendable, Equatable {
+    /// Canvas size in pixels (the render size already multiplied by `renderScale`).
+    public let size: PixelSize
+    /// The video composition's render scale; request transforms are already in canvas pixels.
+    public let renderScale: Rational
+    /// Pixel format of the pictures the compositor returns.
+    public let pixelFormat: PixelFormat
+
+    /// Describes a canvas of `size` pixels in `pixelFormat`.
+    public init(size: PixelSize, renderScale: Rational = Rational(1), pixelFormat: PixelFormat) {
+        self.size = size
+        self.renderScale = renderScale
+        self.pixelFormat = pixelFormat
+    }
+}
