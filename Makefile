@@ -66,8 +66,9 @@ demo: deps build
 	@echo "demo: wrote $(DEMO_OUT)"
 
 # Tests run optimised (pixel loops and long timelines stay fast) with @testable imports enabled, so the
-# manifest needs no unsafeFlags and ReelKit stays usable as a versioned dependency.
-TEST_FLAGS := -c release -Xswiftc -enable-testing
+# manifest needs no unsafeFlags and ReelKit stays usable as a versioned dependency. They build in a
+# folder of their own, so `make build` and `make test` do not rebuild each other's products.
+TEST_FLAGS := -c release -Xswiftc -enable-testing --scratch-path .build/testing
 
 test: deps
 	$(SWIFT) build $(TEST_FLAGS) --build-tests

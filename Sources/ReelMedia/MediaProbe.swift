@@ -40,8 +40,11 @@ public struct StreamInfo: Sendable {
     public let height: Int
     /// Stored pixel format name (`yuv420p`), nil when unknown or not video.
     public let pixelFormat: String?
-    /// Display rotation in degrees counter-clockwise (as ffprobe reports it), one of 0, 90, 180, 270.
+    /// Display rotation in degrees counter-clockwise, in quarter turns: one of 0, 90, 180, 270.
     public let rotation: Int
+    /// The display matrix's rotation as ffprobe reports it: degrees counter-clockwise in [−180, 180], whole
+    /// degrees towards zero (ffprobe's -90 is `rotation` 270); 0 without a display matrix.
+    public let reportedRotation: Int
     /// Width after rotation, in pixels.
     public let displayWidth: Int
     /// Height after rotation, in pixels.
@@ -144,7 +147,8 @@ public enum MediaProbe {
         let timeBase = stream.pointee.time_base
         let isVideo = type == .video
         let isAudio = type == .audio
-        let rotation = isVideo ? displayRotation(stream) : 0
+        let matrixDegrees = isVideo ? displayMatrixDegrees(stream) : nil
+        let rotation = matrixDegrees.map(quarterTurns) ?? 0
         let width = isVideo ? Int(max(parameters.width, 0)) : 0
         let height = isVideo ? Int(max(parameters.height, 0)) : 0
         var layout: String?
@@ -179,6 +183,7 @@ public enum MediaProbe {
             height: height,
             pixelFormat: pixelFormat,
             rotation: rotation,
+            reportedRotation: matrixDegrees.map { Int($0) } ?? 0,
             displayWidth: rotation % 180 == 0 ? width : height,
             displayHeight: rotation % 180 == 0 ? height : width,
             frameRate: rational(stream.pointee.r_frame_rate),
@@ -197,13 +202,18 @@ public enum MediaProbe {
     }
 
     /// Counter-clockwise rotation from the display matrix, rounded to a multiple of 90 in 0..<360.
-    private static func displayRotation(_ stream: UnsafeMutablePointer<AVStream>) -> Int {
+    /// The display matrix's counter-clockwise rotation in degrees, [−180, 180]; nil without a usable matrix.
+    private static func displayMatrixDegrees(_ stream: UnsafeMutablePointer<AVStream>) -> Double? {
         var size = 0
         guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size),
-              size >= 9 * MemoryLayout<Int32>.size else { return 0 }
+              size >= 9 * MemoryLayout<Int32>.size else { return nil }
         let degrees = av_display_rotation_get(UnsafeRawPointer(data).assumingMemoryBound(to: Int32.self))
-        guard degrees.isFinite else { return 0 }
-        let quarterTurns = Int((degrees / 90).rounded())
-        return ((quarterTurns % 4) + 4) % 4 * 90
+        return degrees.isFinite ? degrees : nil
+    }
+
+    /// `degrees` rounded to the nearest quarter turn, as 0, 90, 180 or 270.
+    private static func quarterTurns(_ degrees: Double) -> Int {
+        let turns = Int((degrees / 90).rounded())
+        return ((turns % 4) + 4) % 4 * 90
     }
 }

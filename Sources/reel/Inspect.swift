@@ -40,7 +40,7 @@ struct Inspect: ParsableCommand {
                     members += [
                         ("width", .number(String(stream.width))), ("height", .number(String(stream.height))),
                         ("frameRate", stream.frameRate.map { .string("\($0.numerator)/\($0.denominator)") } ?? .null),
-                        ("rotation", .number(String(stream.rotation))),
+                        ("rotation", .number(String(stream.reportedRotation))),
                     ]
                 }
                 if stream.type == .audio {
@@ -65,7 +65,7 @@ struct Inspect: ParsableCommand {
                 if stream.type == .video {
                     line += " \(stream.width)×\(stream.height)"
                     if let rate = stream.frameRate { line += " \(rate.numerator)/\(rate.denominator) fps" }
-                    if stream.rotation != 0 { line += " rotation \(stream.rotation)°" }
+                    if stream.reportedRotation != 0 { line += " rotation \(stream.reportedRotation)°" }
                 }
                 if stream.type == .audio { line += " \(stream.sampleRate) Hz, \(stream.channels) ch" }
                 if let duration = stream.duration { line += ", \(Self.seconds(duration)) s" }

@@ -58,11 +58,17 @@ struct Thumbnail: ParsableCommand {
         // only be found now.
         let times = try requestedTimes(frameRate: compiled.output.frameRate, duration: compiled.duration)
         if let failure = patternFailure(timeCount: times.count) { throw failure }
+        let paths = times.indices.map { output.replacingOccurrences(of: "%d", with: String($0 + 1)) }
+        // Checked for every file before the first is written: a picture never replaces a source.
+        for path in paths {
+            if let clash = InputProtection.clash(output: path, project: compiled) {
+                throw InputProtection.error(output: path, clash: clash)
+            }
+        }
         let generator = try ImageGenerator(project: compiled, facts: catalog.facts, policy: media.policy)
-        for (index, time) in times.enumerated() {
+        for (time, path) in zip(times, paths) {
             if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
             let image = try generator.image(at: time, size: size.flatMap(parseSize), format: format)
-            let path = output.replacingOccurrences(of: "%d", with: String(index + 1))
             try write(image, to: path)
         }
     }

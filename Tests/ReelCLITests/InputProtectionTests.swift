@@ -68,6 +68,28 @@ import Testing
         #expect(leftovers.isEmpty)
     }
 
+    @Test(arguments: ["media/still.png", "shot%d.png"])
+    func aThumbnailThatIsAnInputIsRefusedBeforeAnyPictureIsWritten(pattern: String) throws {
+        let still = folder.file("media/still.png")
+        _ = try run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=red:s=64x36", "-frames:v", "1", still.path])
+        let stillBytes = try Data(contentsOf: still)
+        // shot2.png, the second picture of the pattern, is the still under another name.
+        try FileManager.default.createSymbolicLink(atPath: folder.file("shot2.png").path, withDestinationPath: still.path)
+        let projectURL = folder.file("t.json")
+        try """
+            { "reel": 1, "output": { "path": "out.mp4", "size": [64, 36], "frameRate": 30 },
+              "assets": { "clip": { "path": "media/clip.mp4" }, "still": { "image": "media/still.png" } },
+              "timeline": { "clips": [ { "asset": "clip" }, { "asset": "still", "duration": 1 } ] } }
+            """.write(to: projectURL, atomically: true, encoding: .utf8)
+
+        let times = pattern.contains("%d") ? "0,0.1" : "0.1"
+        let result = try run(reel.path, ["thumbnail", projectURL.path, "--at", times, "-o", folder.file(pattern).path])
+        #expect(result.status == 73, "\(result.stderrText)")
+        #expect(result.stderrText.contains("asset \"still\""), "\(result.stderrText)")
+        #expect(try Data(contentsOf: still) == stillBytes)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("shot1.png").path))
+    }
+
     @Test func anotherOutputBesideTheInputIsWritten() throws {
         let result = try run(reel.path, ["render", try project(output: "media/render.mp4").path])
         #expect(result.status == 0, "\(result.stderrText)")
