@@ -13,6 +13,14 @@ final class StreamDecoder {
     private var decoderDrained = false
     /// Whether the decoder has been sent the end-of-stream flush packet.
     private var flushSent = false
+    /// No frame has come out since the input was opened or repositioned. Until one does, damaged data is
+    /// skipped rather than fatal: a stream cut mid-way (an MPEG-TS starting on a headerless MP3 packet) or a
+    /// decoder restarting after a seek may fail on what precedes the first decodable frame, which nothing
+    /// shown depends on.
+    private var beforeFirstFrame = true
+    /// After a seek, packets are dropped until the first keyframe: a demuxer whose index points at a
+    /// non-keyframe (WebM cues) would otherwise feed the decoder pictures it cannot reconstruct.
+    private var awaitingKeyframe = false
 
     init(path: String, streamIndex: Int, type: AVMediaType, policy: MediaPolicy) throws(MediaError) {
         let input = try InputFile(path: path, policy: policy)
@@ -80,16 +88,21 @@ final class StreamDecoder {
                     corrupt("decoding failed (\(errorText(code)))", position())
                 }
             } catch {
-                if conceal { continue }
+                if conceal || beforeFirstFrame { continue }
                 throw error
             }
             switch state {
             case .ok:
                 let damaged = frame.pointee.decode_error_flags != 0 || frame.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0
+                if damaged && beforeFirstFrame && !conceal {
+                    av_frame_unref(frame)
+                    continue
+                }
                 if damaged && !conceal {
                     av_frame_unref(frame)
                     throw corrupt("damaged frame", position())
                 }
+                beforeFirstFrame = false
                 return true
             case .endOfStream:
                 decoderDrained = true
@@ -127,7 +140,11 @@ final class StreamDecoder {
             if read == .needsInput { continue }
             defer { packet.clear() }
             guard pkt.pointee.stream_index == streamIndex else { continue }
-            if pkt.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 && !conceal {
+            if awaitingKeyframe {
+                guard pkt.pointee.flags & AV_PKT_FLAG_KEY != 0 else { continue }
+                awaitingKeyframe = false
+            }
+            if pkt.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 && !conceal && !beforeFirstFrame {
                 throw corrupt("damaged packet", packetTime(pkt) ?? position())
             }
             let sent: LoopState
@@ -136,7 +153,7 @@ final class StreamDecoder {
                     corrupt("decoding failed (\(errorText(code)))", packetTime(pkt) ?? position())
                 }
             } catch {
-                if conceal { return }
+                if conceal || beforeFirstFrame { return }
                 throw error
             }
             if sent == .endOfStream { break }
@@ -158,7 +175,8 @@ final class StreamDecoder {
     }
 
     private func at(_ time: Time?) -> String {
-        guard let time else { return "" }
+        // Packet times may lie before the media's start (priming, a stream cut mid-way); the user wrote none.
+        guard let time = time.map({ max($0, .zero) }) else { return "" }
         return " at source time \(formatSeconds(time)) s"
     }
 
@@ -172,7 +190,11 @@ final class StreamDecoder {
         let absolute = (try? time + input.startTime) ?? time
         var target = floorCount(absolute, timeBase)
         if target == Int64.min { target = Int64.min + 1 }
-        defer { restart() }
+        defer {
+            restart()
+            // Audio packets are all decodable on their own, and some demuxers leave them unflagged.
+            awaitingKeyframe = stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+        }
         func what() -> String { "cannot seek to \(formatSeconds(time)) s" }
         do throws(MediaError) {
             try check(av_seek_frame(input.context, streamIndex, target, AVSEEK_FLAG_BACKWARD), .io, what(),
@@ -208,6 +230,8 @@ final class StreamDecoder {
         demuxerFinished = false
         decoderDrained = false
         flushSent = false
+        beforeFirstFrame = true
+        awaitingKeyframe = false
     }
 }
 

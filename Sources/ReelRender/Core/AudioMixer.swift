@@ -13,13 +13,18 @@ final class AudioMixer {
     /// The most samples one `mix` call may ask for.
     static let maximumChunk = 8192
 
+    /// Readers belong to a track as well as a stream: two tracks playing cuts of one file at once (the clips of
+    /// a transition) each read from their own position instead of seeking one reader back and forth.
     private struct ReaderKey: Hashable {
+        let track: Int
         let asset: String
         let stream: Int
     }
 
     /// One media segment of a track, on the sample grid.
     private final class SegmentPlan {
+        /// The composition track's id.
+        let track: Int
         let asset: String
         let stream: Int
         let mapping: TimeMapping
@@ -31,7 +36,9 @@ final class AudioMixer {
         /// State of a stretched segment, made when it first plays.
         var stretch: StretchedSegment?
 
-        init(asset: String, stream: Int, mapping: TimeMapping, rate: Rational, varispeed: Bool, first: Int64, end: Int64) {
+        init(track: Int, asset: String, stream: Int, mapping: TimeMapping, rate: Rational, varispeed: Bool,
+             first: Int64, end: Int64) {
+            self.track = track
             self.asset = asset
             self.stream = stream
             self.mapping = mapping
@@ -79,7 +86,7 @@ final class AudioMixer {
                     let end = try segment.target.end.count(atRate: rate, rounding: .up)
                     guard end > first else { continue }
                     segments.append(SegmentPlan(
-                        asset: asset, stream: stream, mapping: mapping, rate: try mapping.rate,
+                        track: track.id, asset: asset, stream: stream, mapping: mapping, rate: try mapping.rate,
                         varispeed: segment.pitch == .varispeed, first: first, end: end))
                 } catch {
                     throw RenderError(.invalid, "audio segment at \(segment.target.start) s cannot be placed on the sample grid")
@@ -104,7 +111,7 @@ final class AudioMixer {
             var i = index
             while i < tracks[t].segments.count, tracks[t].segments[i].first < end {
                 let segment = tracks[t].segments[i]
-                needed.insert(ReaderKey(asset: segment.asset, stream: segment.stream))
+                needed.insert(ReaderKey(track: segment.track, asset: segment.asset, stream: segment.stream))
                 let from = max(start, segment.first), to = min(end, segment.end)
                 try render(segment, from: from, count: Int(to - from))
                 for gain in tracks[t].gains {
@@ -119,7 +126,7 @@ final class AudioMixer {
             }
             if i < tracks[t].segments.count {
                 let next = tracks[t].segments[i]
-                needed.insert(ReaderKey(asset: next.asset, stream: next.stream))
+                needed.insert(ReaderKey(track: next.track, asset: next.asset, stream: next.stream))
             }
         }
         for c in 0..<channels {
@@ -159,7 +166,7 @@ final class AudioMixer {
     }
 
     private func reader(for segment: SegmentPlan) throws(RenderError) -> any AudioSourceReader {
-        let key = ReaderKey(asset: segment.asset, stream: segment.stream)
+        let key = ReaderKey(track: segment.track, asset: segment.asset, stream: segment.stream)
         if let open = readers[key] { return open }
         guard let entry = catalog[segment.asset], entry.kind == .media, let path = entry.path else {
             throw RenderError(.internal, "asset \"\(segment.asset)\" has no file")

@@ -21,7 +21,10 @@ struct TrackFrame {
 /// covers the canvas whatever its size; an image is its first decoded picture, converted to yuv420p once when
 /// stored in another format (an alpha channel is dropped, not blended).
 final class VideoSources {
+    /// Readers belong to a track as well as a stream: the two clips of a transition between cuts of one file
+    /// each decode forwards from their own position instead of seeking one decoder back and forth every frame.
     private struct ReaderKey: Hashable {
+        let track: Int
         let asset: String
         let stream: Int
     }
@@ -66,7 +69,7 @@ final class VideoSources {
         guard let stream = segment.sourceTrack ?? entry?.videoStream, let path = entry?.path else {
             throw RenderError(.internal, "asset \"\(asset)\" has no probed video stream")
         }
-        let key = ReaderKey(asset: asset, stream: stream)
+        let key = ReaderKey(track: trackID, asset: asset, stream: stream)
         let reader: any VideoSourceReader
         if let open = readers[key] {
             reader = open
@@ -99,7 +102,7 @@ final class VideoSources {
                 let asset = segments[index].asset
             else { continue }
             if let stream = segments[index].sourceTrack ?? catalog[asset]?.videoStream {
-                needed.insert(ReaderKey(asset: asset, stream: stream))
+                needed.insert(ReaderKey(track: id, asset: asset, stream: stream))
             }
         }
         readers = readers.filter { needed.contains($0.key) }

@@ -1,0 +1,102 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Media other projects' encoders made, from the workplace's shared folder (../shared/media beside the
+/// repository); each test skips, saying why, when the folder is absent.
+enum SharedMedia {
+    static let folder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("shared/media")
+
+    /// The file `name`, or nil (with the reason printed) when it is not there.
+    static func file(_ name: String) -> URL? {
+        let url = folder.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            print("skipped: \(url.path) is absent (the shared media folder is only in this workplace)")
+            return nil
+        }
+        return url
+    }
+}
+
+/// Real files whose quirks once broke renders.
+@Suite struct RealMediaTests {
+    /// Two cuts of one file across a dissolve cross-fade their audio exactly as cuts of two different assets do:
+    /// each clip reads from its own position (a shared reader seeking back and forth garbled the outgoing clip).
+    @Test(arguments: [
+        ("bbb_vp8_720p24_vorbis.webm", "2", "5", "11", "14"),
+        ("emulator_h264_rot270.mp4", "0.5", "2.5", "2", "4.5"),
+    ])
+    func twoCutsOfOneFileCrossFadeLikeTwoFiles(media: (String, String, String, String, String)) throws {
+        guard let source = SharedMedia.file(media.0) else { return }
+        let folder = try TemporaryDirectory(prefix: "reel-real")
+        func project(secondAsset: String, output: String) -> String {
+            """
+            { "reel": 1,
+              "output": { "path": "\(output)", "size": [320, 180], "frameRate": 24,
+                          "video": { "encoderPreset": "ultrafast" }, "audio": { "codec": "pcm" } },
+              "assets": { "a": { "path": "\(source.path)" }, "b": { "path": "\(source.path)" } },
+              "timeline": { "clips": [
+                { "asset": "a", "in": \(media.1), "out": \(media.2) },
+                { "asset": "\(secondAsset)", "in": \(media.3), "out": \(media.4),
+                  "transition": { "type": "dissolve", "duration": 1 } } ] } }
+            """
+        }
+        let same = try Spine.render(project(secondAsset: "a", output: "same.mkv"), in: folder, name: "same.json")
+        #expect(same.status == 0, "\(same.stderrText)")
+        let two = try Spine.render(project(secondAsset: "b", output: "two.mkv"), in: folder, name: "two.json")
+        #expect(two.status == 0, "\(two.stderrText)")
+
+        let sameSamples = try readAudioSamplesS16(of: folder.file("same.mkv"), sampleRate: 48000, channels: 2)
+        let twoSamples = try readAudioSamplesS16(of: folder.file("two.mkv"), sampleRate: 48000, channels: 2)
+        #expect(sameSamples[0].count == twoSamples[0].count)
+        let differing = zip(sameSamples[0], twoSamples[0]).enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(differing == nil, "first differing sample: \(String(describing: differing?.offset)) of \(sameSamples[0].count)")
+        #expect(sameSamples[0].contains { $0 != 0 }, "the render is silent")
+    }
+
+    /// A seek that lands on a non-keyframe (WebM cues of a file with one keyframe) falls back to an earlier
+    /// keyframe and decodes up to the cut: the frames equal those of a render that decodes from the start.
+    @Test func aSeekOntoANonKeyframeFallsBackAndDecodesToTheCut() throws {
+        guard let source = SharedMedia.file("vp8_alpha_320x213.webm") else { return }
+        let folder = try TemporaryDirectory(prefix: "reel-real")
+        func project(in start: String, duration: String, output: String) -> String {
+            """
+            { "reel": 1,
+              "output": { "path": "\(output)", "size": [320, 212], "frameRate": 30, "video": { "crf": 0 }, "audio": false },
+              "assets": { "a": { "path": "\(source.path)" } },
+              "timeline": { "clips": [ { "asset": "a", "in": \(start), "duration": \(duration) } ] } }
+            """
+        }
+        let cut = try Spine.render(project(in: "2.5", duration: "0.5", output: "cut.mkv"), in: folder, name: "cut.json")
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let whole = try Spine.render(project(in: "0", duration: "3", output: "whole.mkv"), in: folder, name: "whole.json")
+        #expect(whole.status == 0, "\(whole.stderrText)")
+
+        let cutFrames = try Spine.grayFrames(folder.file("cut.mkv"), width: 320, height: 212)
+        let wholeFrames = try Spine.grayFrames(folder.file("whole.mkv"), width: 320, height: 212)
+        try #require(cutFrames.count == 15 && wholeFrames.count == 90, "\(cutFrames.count), \(wholeFrames.count) frames")
+        let differing = (0..<15).filter { cutFrames[$0] != wholeFrames[75 + $0] }
+        #expect(differing.isEmpty, "frames of the cut that differ from the uncut decode: \(differing)")
+    }
+
+    /// A decode error before the first sample the timeline needs (an MPEG-TS whose first MP3 packet has no
+    /// header) is skipped: every in-point renders, with its sound.
+    @Test(arguments: ["0.5", "1.2", "2.9"])
+    func damageBeforeTheFirstNeededSampleIsSkipped(inPoint: String) throws {
+        guard let source = SharedMedia.file("mpeg2_352x288_bff_mp3.ts") else { return }
+        let folder = try TemporaryDirectory(prefix: "reel-real")
+        let result = try Spine.render("""
+            { "reel": 1, "output": { "path": "out.mkv", "size": [352, 288], "frameRate": 25,
+                                     "video": { "encoderPreset": "ultrafast" }, "audio": { "codec": "pcm" } },
+              "assets": { "a": { "path": "\(source.path)" } },
+              "timeline": { "clips": [ { "asset": "a", "in": \(inPoint), "duration": 1 } ] } }
+            """, in: folder)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(!result.stderrText.contains("source time -"), "\(result.stderrText)")
+        let samples = try readAudioSamplesS16(of: folder.file("out.mkv"), sampleRate: 48000, channels: 2)
+        #expect(samples[0].count == 48000)
+        #expect(samples[0].contains { $0 != 0 }, "the render is silent")
+    }
+}
