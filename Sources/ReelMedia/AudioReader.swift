@@ -29,6 +29,9 @@ public final class AudioReader {
     private var firstSample: Int64?
     /// Output index just past the stream's last sample, once decoded to the end.
     private var knownEnd: Int64?
+    /// Whether the stream's timestamps count its decoded samples, so that a seek lands on the right sample; nil
+    /// until the first seek asks. When they do not, every seek decodes from the start instead.
+    private var timestampsCountSamples: Bool?
 
     /// Opens audio stream `streamIndex` of the file at `path`, to be read at `sampleRate` Hz with `channels` channels.
     ///
@@ -118,6 +121,14 @@ public final class AudioReader {
 
     /// Repositions so that decoding resumes a little before output index `start`.
     private func seek(to start: Int64) throws(MediaError) {
+        if timestampsCountSamples == nil { timestampsCountSamples = decoder.timestampsCountDecodedSamples }
+        if timestampsCountSamples == false {
+            // Positions then come only from counting decoded samples from the start.
+            try decoder.rewind()
+            try reset()
+            opened = true
+            return
+        }
         let rate = Int64(sampleRate)
         var target = Time(value: start, timescale: rate)
         if let duration = decoder.duration, duration < target { target = duration }

@@ -206,6 +206,30 @@ final class StreamDecoder {
         }
     }
 
+    /// Whether the container's timestamps count the samples the codec decodes, so that a seek can be placed on
+    /// the right sample.
+    ///
+    /// Judged from the demuxer's index for codecs whose every frame decodes to the same number of samples (AAC,
+    /// MP3, MP2, AC-3, E-AC-3): false when the steps between indexed packets are not all one length (the last
+    /// excepted), as in an MP4 whose AAC packets claim 1018–1020 samples here and there but each decode to 1024,
+    /// so that every later timestamp lags the samples before it. True for other codecs and without an index.
+    var timestampsCountDecodedSamples: Bool {
+        let fixedFrameCodecs = [AV_CODEC_ID_AAC, AV_CODEC_ID_MP3, AV_CODEC_ID_MP2, AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3]
+        guard fixedFrameCodecs.contains(stream.pointee.codecpar.pointee.codec_id) else { return true }
+        let count = avformat_index_get_entries_count(stream)
+        guard count > 2, let first = avformat_index_get_entry(stream, 0), let second = avformat_index_get_entry(stream, 1)
+        else { return true }
+        let step = second.pointee.timestamp - first.pointee.timestamp
+        var previous = second.pointee.timestamp
+        // The last step may be a short final frame.
+        for index in 2..<(count - 1) {
+            guard let entry = avformat_index_get_entry(stream, index) else { return true }
+            if entry.pointee.timestamp - previous != step { return false }
+            previous = entry.pointee.timestamp
+        }
+        return true
+    }
+
     /// Repositions to the very beginning of the media and flushes the decoder.
     func rewind() throws(MediaError) {
         defer { restart() }

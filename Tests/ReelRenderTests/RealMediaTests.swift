@@ -99,4 +99,37 @@ enum SharedMedia {
         #expect(samples[0].count == 48000)
         #expect(samples[0].contains { $0 != 0 }, "the render is silent")
     }
+
+    /// Audio positions come from decoded sample counts: a cut after 2.5 s (where reel seeks) lands on the same
+    /// sample as the same instant of a render that decodes from the start, though the file's AAC packets claim
+    /// 1018–1020 samples each and decode to 1024.
+    @Test(arguments: ["2.6", "3.5", "4.2"])
+    func audioCutsLandOnTheSameSampleWhetherReelSeeksOrNot(inPoint: String) throws {
+        guard let source = SharedMedia.file("emulator_h264_rot270.mp4") else { return }
+        let folder = try TemporaryDirectory(prefix: "reel-real")
+        func project(in start: String, duration: String, output: String) -> String {
+            """
+            { "reel": 1, "output": { "path": "\(output)", "size": [180, 320], "frameRate": 30,
+                                     "video": { "encoderPreset": "ultrafast" }, "audio": { "codec": "pcm" } },
+              "assets": { "a": { "path": "\(source.path)" } },
+              "timeline": { "clips": [ { "asset": "a", "in": \(start), "duration": \(duration) } ] } }
+            """
+        }
+        let cut = try Spine.render(project(in: inPoint, duration: "0.5", output: "cut.mkv"), in: folder, name: "cut.json")
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let whole = try Spine.render(project(in: "0", duration: "4.9", output: "whole.mkv"), in: folder, name: "whole.json")
+        #expect(whole.status == 0, "\(whole.stderrText)")
+
+        let cutSamples = try readAudioSamplesS16(of: folder.file("cut.mkv"), sampleRate: 48000, channels: 2)[0]
+        let wholeSamples = try readAudioSamplesS16(of: folder.file("whole.mkv"), sampleRate: 48000, channels: 2)[0]
+        let offset = Int(try #require(Double(inPoint)) * 48000)
+        try #require(cutSamples.count == 24000 && wholeSamples.count >= offset + 24000)
+        #expect(cutSamples.contains { $0 != 0 }, "the cut is silent")
+        let firstDifference = (0..<24000).first { cutSamples[$0] != wholeSamples[offset + $0] }
+        let lag = (-16...16).first { shift in
+            (0..<2000).allSatisfy { cutSamples[1000 + $0] == wholeSamples[offset + 1000 + $0 + shift] }
+        }
+        #expect(firstDifference == nil,
+                "sample \(firstDifference ?? 0) differs; the cut matches the uncut render shifted by \(String(describing: lag))")
+    }
 }
