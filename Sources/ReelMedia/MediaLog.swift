@@ -21,3 +21,13 @@ public enum MediaLogLevel: Sendable {
         }
     }
 }
+
+/// x265's own log level for the process's FFmpeg log level: libx265 prints its banner and statistics itself,
+/// past `av_log`, unless told otherwise through `x265-params`.
+func x265LogLevel() -> String {
+    let level = av_log_get_level()
+    if level <= AV_LOG_QUIET { return "none" }
+    if level <= AV_LOG_ERROR { return "error" }
+    if level <= AV_LOG_WARNING { return "warning" }
+    return "info"
+}

@@ -36,6 +36,9 @@ public final class VideoEncoder: Flushable {
             if let crf = settings.crf, settings.codec != .prores {
                 try setOption(codec, "crf", String(crf), encoder: name, output: output)
             }
+            if name == "libx265" {
+                try setOption(codec, "x265-params", "log-level=\(x265LogLevel())", encoder: name, output: output)
+            }
             if let preset = settings.encoderPreset {
                 let useCPU = (name == "libvpx-vp9" || name == "libaom-av1") && Int(preset) != nil
                 try setOption(codec, useCPU ? "cpu-used" : "preset", preset, encoder: name, output: output)

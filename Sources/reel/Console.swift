@@ -36,6 +36,10 @@ struct MediaOptions: ParsableArguments {
 
     @Flag(help: "Let FFmpeg conceal corrupt source data (with warnings) instead of failing.")
     var conceal = false
+
+    @Option(name: .customLong("log-level"),
+            help: "FFmpeg's own messages on stderr: quiet, error, warning or info (default: quiet; warning with --conceal).")
+    var logLevel: MediaLogLevel?
 }
 
 import ReelMedia
@@ -48,8 +52,23 @@ extension MediaOptions {
         return MediaPolicy(allowedProtocols: protocols, concealErrors: conceal)
     }
 
-    /// FFmpeg logs errors only, or warnings too when concealment may produce them.
+    /// FFmpeg's own log lines stay off stderr unless `--log-level` asks for them; with `--conceal` its
+    /// warnings about what it concealed are shown, since they are the only report of it.
     func applyLogLevel() {
-        (conceal ? MediaLogLevel.warning : MediaLogLevel.error).apply()
+        (logLevel ?? (conceal ? .warning : .quiet)).apply()
     }
+}
+
+extension MediaLogLevel: ExpressibleByArgument {
+    public init?(argument: String) {
+        switch argument.lowercased() {
+        case "quiet": self = .quiet
+        case "error": self = .error
+        case "warning": self = .warning
+        case "info": self = .info
+        default: return nil
+        }
+    }
+
+    public static var allValueStrings: [String] { ["quiet", "error", "warning", "info"] }
 }
