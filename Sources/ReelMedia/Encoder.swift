@@ -28,8 +28,7 @@ final class Encoder {
             throw MediaError(.unsupported, "the \(formatName) container cannot hold \(label)", path: output.name)
         }
         guard let encoder = names.lazy.compactMap({ avcodec_find_encoder_by_name($0) }).first else {
-            throw MediaError(.unsupported, "no \(label) encoder available (\(names.joined(separator: " or ")))",
-                             path: output.name)
+            throw MediaError(.unsupported, missingEncoderMessage(label: label, names: names), path: output.name)
         }
         let name = String(cString: encoder.pointee.name)
         let context = try CodecContext(encoder, role: "an encoder")
@@ -69,4 +68,24 @@ final class Encoder {
             try output.write(pkt, from: codec.pointee.time_base, to: stream)
         }
     }
+}
+
+/// What to say when none of `names` (the encoders of codec `label`) is in this FFmpeg: which codecs of the
+/// same kind it can encode instead.
+func missingEncoderMessage(label: String, names: [String]) -> String {
+    let video = VideoCodec.allCases.filter { $0.isEncodable }.map(\.rawValue)
+    let audio = AudioCodec.allCases.filter { $0.isEncodable }.map(\.rawValue)
+    let alternatives = (VideoCodec(rawValue: label) != nil ? video : audio).filter { $0 != label }
+    return "no \(label) encoder available (\(names.joined(separator: " or ")) is not in this FFmpeg build); "
+        + (alternatives.isEmpty ? "no alternative is available" : "available: " + alternatives.joined(separator: ", "))
+}
+
+extension VideoCodec {
+    /// Whether this FFmpeg has one of the codec's encoders.
+    var isEncodable: Bool { encoderNames.contains { avcodec_find_encoder_by_name($0) != nil } }
+}
+
+extension AudioCodec {
+    /// Whether this FFmpeg has one of the codec's encoders.
+    var isEncodable: Bool { encoderNames.contains { avcodec_find_encoder_by_name($0) != nil } }
 }

@@ -2,7 +2,7 @@ internal import CFFmpeg
 import ReelTime
 
 /// A video codec reel can encode, with the FFmpeg encoder used for it.
-public enum VideoCodec: String, Sendable {
+public enum VideoCodec: String, Sendable, CaseIterable {
     /// H.264 through libx264.
     case h264
     /// H.265 through libx265.
@@ -37,7 +37,7 @@ public enum VideoCodec: String, Sendable {
 }
 
 /// An audio codec reel can encode, with the FFmpeg encoder used for it.
-public enum AudioCodec: String, Sendable {
+public enum AudioCodec: String, Sendable, CaseIterable {
     /// AAC-LC through FFmpeg's native encoder.
     case aac
     /// Opus through libopus (48, 24, 16, 12 or 8 kHz).
@@ -78,9 +78,13 @@ public struct VideoEncoderSettings: Sendable {
     public var crf: Int?
     /// Target bit rate in bits per second.
     public var bitrate: Int?
-    /// The encoder's `preset` option (`medium`, `veryfast`, … for x264/x265; a number for SVT-AV1),
-    /// or `cpu-used` for libvpx and libaom when given as a number.
+    /// The encoder's speed: its `preset` option for x264/x265 (`medium`, `veryfast`, …) and SVT-AV1 (a number),
+    /// `cpu-used` for libvpx and libaom (a number), `profile` for ProRes; with a `quality`, an x264 name given to
+    /// another encoder stands for the speed of the matching quality row (`EncoderTuning`).
     public var encoderPreset: String?
+    /// The output preset: with it, each encoder gets the rate factor and speed `EncoderTuning` lists, which
+    /// `crf` and `encoderPreset` override; without it, only what `crf` and `encoderPreset` say.
+    public var quality: EncodingQuality?
     /// Maximum distance between keyframes, in frames.
     public var gop: Int?
     /// Encoder threads; 0 lets FFmpeg choose (one per core, as the ffmpeg CLI does).
@@ -88,8 +92,8 @@ public struct VideoEncoderSettings: Sendable {
 
     /// Makes settings; unset options keep the encoder's defaults.
     public init(codec: VideoCodec, width: Int, height: Int, frameRate: Rational, pixelFormat: PixelFormat = .yuv420p,
-                crf: Int? = nil, bitrate: Int? = nil, encoderPreset: String? = nil, gop: Int? = nil,
-                threads: Int = 0) {
+                crf: Int? = nil, bitrate: Int? = nil, encoderPreset: String? = nil, quality: EncodingQuality? = nil,
+                gop: Int? = nil, threads: Int = 0) {
         self.codec = codec
         self.width = width
         self.height = height
@@ -98,6 +102,7 @@ public struct VideoEncoderSettings: Sendable {
         self.crf = crf
         self.bitrate = bitrate
         self.encoderPreset = encoderPreset
+        self.quality = quality
         self.gop = gop
         self.threads = max(0, threads)
     }

@@ -33,13 +33,19 @@ public final class VideoEncoder: Flushable {
             if let gop = settings.gop, gop > 0 { codec.pointee.gop_size = Int32(clamping: gop) }
             codec.pointee.thread_count = Int32(clamping: settings.threads)
             if let bitrate = settings.bitrate, bitrate > 0 { codec.pointee.bit_rate = Int64(bitrate) }
-            if let crf = settings.crf, settings.codec != .prores {
+            let tuning = settings.quality.map { EncoderTuning(encoder: name, quality: $0, speed: settings.encoderPreset) }
+            let crf = settings.crf ?? (settings.bitrate == nil ? tuning?.crf : nil)
+            if let crf, settings.codec != .prores {
                 try setOption(codec, "crf", String(crf), encoder: name, output: output)
             }
             if name == "libx265" {
                 try setOption(codec, "x265-params", "log-level=\(x265LogLevel())", encoder: name, output: output)
             }
-            if let preset = settings.encoderPreset {
+            if let tuning {
+                for option in tuning.options {
+                    try setOption(codec, option.key, option.value, encoder: name, output: output)
+                }
+            } else if let preset = settings.encoderPreset {
                 let useCPU = (name == "libvpx-vp9" || name == "libaom-av1") && Int(preset) != nil
                 try setOption(codec, useCPU ? "cpu-used" : "preset", preset, encoder: name, output: output)
             }

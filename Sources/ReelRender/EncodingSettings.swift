@@ -4,15 +4,10 @@ import ReelTime
 
 /// The container and encoder settings an export uses, resolved from `output` and its `preset`.
 ///
-/// Presets bundle libx264's rate factor and speed preset; explicit `video.crf`, `video.encoderPreset`,
-/// `video.bitrate`, `video.gop` and `audio.bitrate` override them.
-///
-/// | preset | crf | encoder preset | audio bitrate |
-/// |---|---|---|---|
-/// | high | 18 | slow | 256 kb/s |
-/// | medium | 23 | medium | 192 kb/s |
-/// | low | 28 | veryfast | 128 kb/s |
-/// | draft | 32 | ultrafast | 96 kb/s |
+/// The preset picks an `EncodingQuality`; ReelMedia's `EncoderTuning` turns it into each encoder's own rate factor
+/// and speed settings (docs/encoders.md has the table). Explicit `video.crf`, `video.encoderPreset`,
+/// `video.bitrate`, `video.gop` and `audio.bitrate` override them. Audio bitrates by preset: high 256 kb/s,
+/// medium 192 kb/s, low 128 kb/s, draft 96 kb/s.
 struct EncodingSettings {
     /// libavformat muxer name.
     let container: String
@@ -41,21 +36,18 @@ struct EncodingSettings {
         }
         container = Self.muxerName(for: format)
 
-        let (crf, speed, audioBitrate): (Int, String, Int) = switch output.preset {
-        case .high: (18, "slow", 256_000)
-        case .medium: (23, "medium", 192_000)
-        case .low: (28, "veryfast", 128_000)
-        case .draft: (32, "ultrafast", 96_000)
+        let (quality, audioBitrate): (EncodingQuality, Int) = switch output.preset {
+        case .high: (.high, 256_000)
+        case .medium: (.medium, 192_000)
+        case .low: (.low, 128_000)
+        case .draft: (.draft, 96_000)
         }
         guard let videoCodec = VideoCodec(rawValue: output.video.codec.rawValue) else {
             throw RenderError(.unsupported, "video codec \(output.video.codec.rawValue) is not supported")
         }
-        var pixelFormat = PixelFormat.yuv420p
-        if let name = output.video.pixelFormat {
-            guard let format = PixelFormat(name: name), format == .yuv420p else {
-                throw RenderError(.unsupported, "output pixel format \(name) is not supported yet (yuv420p is)")
-            }
-            pixelFormat = format
+        let pixelFormatName = output.video.effectivePixelFormat
+        guard let pixelFormat = PixelFormat(name: pixelFormatName) else {
+            throw RenderError(.unsupported, "output pixel format \(pixelFormatName) is not known to FFmpeg")
         }
         guard let frameRate = output.frameRate else {
             throw RenderError(.internal, "the compiled project has no frame rate")
@@ -63,8 +55,8 @@ struct EncodingSettings {
         video = VideoEncoderSettings(
             codec: videoCodec, width: project.encodedSize.width, height: project.encodedSize.height,
             frameRate: frameRate, pixelFormat: pixelFormat,
-            crf: output.video.bitrate == nil ? (output.video.crf ?? crf) : output.video.crf,
-            bitrate: output.video.bitrate, encoderPreset: output.video.encoderPreset ?? speed,
+            crf: output.video.crf, bitrate: output.video.bitrate, encoderPreset: output.video.encoderPreset,
+            quality: quality,
             gop: output.video.gop, threads: threads)
 
         if let settings = output.audio {

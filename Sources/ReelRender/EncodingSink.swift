@@ -9,6 +9,9 @@ final class EncodingSink: MediaSink {
     private let videoEncoder: VideoEncoder
     private let audioEncoder: AudioEncoder?
     private let audio: AudioStage?
+    /// Converts the yuv420p canvas when the encoder takes another pixel format (ProRes: yuv422p10le); nil when
+    /// frames go to the encoder as they are.
+    private let conversion: (scaler: Scaler, format: PixelFormat, width: Int, height: Int)?
     /// Called after each frame and its audio are encoded, with the frame's index.
     var onFrameEncoded: ((Int64) -> Void)?
 
@@ -29,11 +32,18 @@ final class EncodingSink: MediaSink {
             throw RenderError(media: error)
         }
         self.audio = audio
+        let video = settings.video
+        conversion = video.pixelFormat == .yuv420p ? nil : (Scaler(), video.pixelFormat, video.width, video.height)
     }
 
     func consume(_ frame: ComposedFrame) throws(RenderError) {
         do {
-            try videoEncoder.encode(frame.frame, index: frame.frameIndex)
+            var picture = frame.frame
+            if let conversion {
+                picture = try conversion.scaler.converted(
+                    picture, width: conversion.width, height: conversion.height, format: conversion.format)
+            }
+            try videoEncoder.encode(picture, index: frame.frameIndex)
         } catch {
             throw RenderError(media: error)
         }

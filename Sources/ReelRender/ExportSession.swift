@@ -95,7 +95,8 @@ public final class ExportSession {
                 try render(into: .file(file.temporaryPath), settings: settings)
             } catch {
                 file.discard()
-                throw error
+                // Messages name the file the user asked for, not the hidden one being written.
+                throw RenderError(error.kind, error.message.replacingOccurrences(of: file.temporaryPath, with: path))
             }
             try file.commit(overwrite: overwrite)
         }
