@@ -5,7 +5,7 @@ internal import CFFmpeg
 /// Not thread-safe: use one scaler per thread.
 public final class Scaler {
     private struct Key: Hashable {
-        let sourceWidth, sourceHeight, sourceFormat, sourceRange, width, height, format: Int32
+        let sourceWidth, sourceHeight, sourceFormat, sourceRange, sourceMatrix, width, height, format: Int32
     }
     private var contexts: [Key: ScaleContext] = [:]
     private var scratch: VideoFrame?
@@ -102,16 +102,45 @@ public final class Scaler {
     /// Returns a new frame holding `source` scaled to `width`×`height` in `format`, in video (limited) range.
     public func converted(_ source: VideoFrame, width: Int, height: Int,
                           format: PixelFormat) throws(MediaError) -> VideoFrame {
+        if source.isPaletted, Self.matrix(forFormat: format) != nil, let rgba = PixelFormat(name: "rgba") {
+            // libswscale turns a palette into Y′CbCr with BT.601 weights whatever it is told: go through R′G′B′A.
+            let expanded = try converted(source, width: source.width, height: source.height, format: rgba)
+            return try converted(expanded, width: width, height: height, format: format)
+        }
         let result = try VideoFrame(width: width, height: height, format: format)
         if source.isFullRange, format == .yuv420p, source.format == .yuv420p,
             source.width == width, source.height == height {
-            // libswscale copies same-size, same-format pictures verbatim, ignoring the range change.
+            // libswscale copies same-size, same-format pictures verbatim, ignoring the range change (and so the
+            // matrix change, which it otherwise makes from the tables `applyColorDetails` gives it).
             Self.compressRange(source, into: result)
+            if let from = source.colorMatrix, from != .bt709 {
+                recodeMatrix(result, from: from, to: .bt709, fullRange: false)
+            }
         } else {
             try scale(source, into: result)
         }
+        if let destination = Self.matrix(for: result) {
+            result.tag(destination, fullRange: format.name.hasPrefix("yuvj"))
+        }
         result.sourceTime = source.sourceTime
         return result
+    }
+
+    /// The matrix a converted picture is coded with: BT.601 for JPEG's full-range formats, BT.709 (reel's working
+    /// space) for other Y′CbCr formats, nil for R′G′B′ and grey.
+    static func matrix(for frame: VideoFrame) -> ColorMatrix? {
+        guard frame.colorMatrix != nil else { return nil }
+        return matrix(forFormat: frame.format)
+    }
+
+    /// The matrix of pictures converted to `format`: BT.601 for JPEG's formats, BT.709 for other Y′CbCr formats,
+    /// nil for formats that are not Y′CbCr.
+    static func matrix(forFormat format: PixelFormat) -> ColorMatrix? {
+        guard let descriptor = av_pix_fmt_desc_get(format.av),
+              descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL) == 0,
+              descriptor.pointee.nb_components >= 3
+        else { return nil }
+        return format.name.hasPrefix("yuvj") ? .bt601 : .bt709
     }
 
     /// Maps full-range yuv420p samples to limited range: Y′ 0…255 → 16…235, Cb/Cr 0…255 → 16…240 around 128.
@@ -146,7 +175,8 @@ public final class Scaler {
         let frame = source.avFrame
         let key = Key(sourceWidth: frame.pointee.width, sourceHeight: frame.pointee.height,
                       sourceFormat: frame.pointee.format,
-                      sourceRange: Int32(bitPattern: frame.pointee.color_range.rawValue), width: Int32(width), height: Int32(height),
+                      sourceRange: Int32(bitPattern: frame.pointee.color_range.rawValue),
+                      sourceMatrix: source.colorMatrix == .bt601 ? 1 : 0, width: Int32(width), height: Int32(height),
                       format: format.rawValue)
         if let context = contexts[key] { return context }
         if contexts.count >= 32 {
@@ -160,7 +190,9 @@ public final class Scaler {
         }
         let context = ScaleContext(made: made)
         // Decoded frames say whether they are full range; swscale must know it to convert correctly.
-        try applyRange(context.avContext, source: frame)
+        let destinationMatrix: ColorMatrix = format.name.hasPrefix("yuvj") ? .bt601 : .bt709
+        try applyColorDetails(context.avContext, source: frame, sourceMatrix: source.colorMatrix ?? .bt709,
+                              destinationMatrix: destinationMatrix)
         contexts[key] = context
         return context
     }
@@ -194,7 +226,8 @@ private func planeBytesPerPixel(_ descriptor: UnsafePointer<AVPixFmtDescriptor>,
     return step
 }
 
-private func applyRange(_ context: OpaquePointer, source: UnsafeMutablePointer<AVFrame>) throws(MediaError) {
+private func applyColorDetails(_ context: OpaquePointer, source: UnsafeMutablePointer<AVFrame>,
+                               sourceMatrix: ColorMatrix, destinationMatrix: ColorMatrix) throws(MediaError) {
     var inverseTable: UnsafeMutablePointer<Int32>?
     var table: UnsafeMutablePointer<Int32>?
     var sourceRange: Int32 = 0, destinationRange: Int32 = 0
@@ -202,9 +235,11 @@ private func applyRange(_ context: OpaquePointer, source: UnsafeMutablePointer<A
     try check(sws_getColorspaceDetails(context, &inverseTable, &sourceRange, &table, &destinationRange,
                                        &brightness, &contrast, &saturation),
               .unsupported, "cannot read the colour details of a scaler", function: "sws_getColorspaceDetails")
-    guard let inverseTable, let table else { return }
+    guard inverseTable != nil, table != nil else { return }
     let fullRange: Int32 = source.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : sourceRange
-    try check(sws_setColorspaceDetails(context, inverseTable, fullRange, table, destinationRange,
+    // The matrices matter where libswscale goes between Y′CbCr and R′G′B′ (image assets, thumbnails).
+    try check(sws_setColorspaceDetails(context, sws_getCoefficients(sourceMatrix.swscaleCoefficients), fullRange,
+                                       sws_getCoefficients(destinationMatrix.swscaleCoefficients), destinationRange,
                                        brightness, contrast, saturation),
-              .unsupported, "cannot set the colour range of a scaler", function: "sws_setColorspaceDetails")
+              .unsupported, "cannot set the colour details of a scaler", function: "sws_setColorspaceDetails")
 }

@@ -28,6 +28,12 @@ public final class VideoEncoder: Flushable {
             codec.pointee.height = Int32(settings.height)
             codec.pointee.pix_fmt = settings.pixelFormat.av
             codec.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+            // Every output is BT.709 video range, tagged so that players need not guess (as the ffmpeg CLI tags
+            // what it knows).
+            codec.pointee.color_range = AVCOL_RANGE_MPEG
+            codec.pointee.colorspace = AVCOL_SPC_BT709
+            codec.pointee.color_primaries = AVCOL_PRI_BT709
+            codec.pointee.color_trc = AVCOL_TRC_BT709
             codec.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
             codec.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
             if let gop = settings.gop, gop > 0 { codec.pointee.gop_size = Int32(clamping: gop) }

@@ -37,7 +37,8 @@ public final class VideoFrame {
     /// Presentation time relative to the media's start, for decoded frames.
     var sourceTime: Time = .zero
 
-    /// Allocates a writable picture of `width`×`height` pixels in `format`, rows aligned to 32 bytes.
+    /// Allocates a writable picture of `width`×`height` pixels in `format`, rows aligned to 32 bytes, tagged
+    /// BT.709 video range (reel's working space).
     ///
     /// The pixel contents are undefined until written (see `fill`).
     public init(width: Int, height: Int, format: PixelFormat) throws(MediaError) {
@@ -50,6 +51,8 @@ public final class VideoFrame {
         avFrame.pointee.format = format.rawValue
         try check(av_frame_get_buffer(avFrame, 32), .internal, "cannot allocate a \(width)x\(height) \(format.name) frame",
                   function: "av_frame_get_buffer")
+        // Pictures reel makes are in its working space: BT.709, video range (full range for JPEG's formats).
+        tag(.bt709, fullRange: false)
     }
 
     /// Wraps an AVFrame this object now owns.

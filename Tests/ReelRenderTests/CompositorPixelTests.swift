@@ -196,16 +196,16 @@ import Testing
         for transform in [AffineTransform.translation(4, 4), AffineTransform(translate: (12, 4), rotateDegrees: 30)] {
             let picture = try TestPicture.render([LayerSource(track: 1, frame: layer, transform: transform)],
                                                  width: 32, height: 24, background: red)
-            // BT.601 limited range: red is Y′ 81, Cb 90, Cr 240.
-            #expect(TestPicture.sample(picture, 0, 0) == 81)
-            #expect(TestPicture.sample(picture, 30, 22) == 81)
-            #expect(TestPicture.sample(picture, plane: 1, 15, 11) == 90)
+            // BT.709 limited range (reel's working space): red is Y′ 63, Cb 102, Cr 240.
+            #expect(TestPicture.sample(picture, 0, 0) == 63)
+            #expect(TestPicture.sample(picture, 30, 22) == 63)
+            #expect(TestPicture.sample(picture, plane: 1, 15, 11) == 102)
             #expect(TestPicture.sample(picture, plane: 2, 0, 0) == 240)
             #expect(TestPicture.sample(picture, 10, 8) == 180)
         }
         // No layers at all.
         let empty = try TestPicture.render([], width: 8, height: 8, background: red)
-        #expect(TestPicture.samples(empty)[0] == Array(repeating: 81, count: 64))
+        #expect(TestPicture.samples(empty)[0] == Array(repeating: 63, count: 64))
     }
 
     @Test func opaqueIdentityLayerPassesThroughTheSourceItself() throws {

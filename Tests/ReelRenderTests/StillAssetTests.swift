@@ -3,19 +3,20 @@ import ReelTestSupport
 import Testing
 
 /// Image and colour assets end to end through `reel`: 64×36, 30 fps storylines rendered to lossless H.264,
-/// read back plane by plane with the ffmpeg CLI and compared with the BT.601 limited-range values of the
+/// read back plane by plane with the ffmpeg CLI and compared with the BT.709 limited-range values of the
 /// colours written (the images are made here with the ffmpeg CLI from known RGB bytes).
 @Suite struct StillAssetTests {
-    /// BT.601 limited-range Y′CbCr of an 8-bit RGB colour, as swscale converts RGB by default.
+    /// BT.709 limited-range Y′CbCr of an 8-bit RGB colour (reel's working space and its outputs' tag).
     struct Expected: Sendable, CustomStringConvertible {
         let hex: String
         let y: Double, u: Double, v: Double
 
         init(_ hex: String, _ r: Double, _ g: Double, _ b: Double) {
             self.hex = hex
-            y = 16 + (65.481 * r + 128.553 * g + 24.966 * b) / 255
-            u = 128 + (-37.797 * r - 74.203 * g + 112.0 * b) / 255
-            v = 128 + (112.0 * r - 93.786 * g - 18.214 * b) / 255
+            let luma = (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+            y = 16 + 219 * luma
+            u = 128 + 224 * (b / 255 - luma) / 1.8556
+            v = 128 + 224 * (r / 255 - luma) / 1.5748
         }
 
         var description: String { hex }

@@ -457,7 +457,8 @@ enum EndToEnd {
             args += ["-f", "lavfi", "-i", "aevalsrc=exprs=\(audio):s=48000:d=\(seconds)",
                      "-map", "0:v", "-map", "1:a", "-c:a", "pcm_s16le"]
         }
-        try ffmpeg(args + ["-c:v", "ffv1", url.path], stdin: frames)
+        // Tagged BT.709 (reel's working space), so that reel takes the samples as they are.
+        try ffmpeg(args + ["-c:v", "ffv1", "-colorspace", "bt709", "-color_range", "tv", url.path], stdin: frames)
     }
 
     /// Writes `project` as project.json in `folder` and runs `reel render` on it quietly.

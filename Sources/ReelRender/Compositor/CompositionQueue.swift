@@ -99,9 +99,10 @@ public final class CompositionQueue {
     }
 
     /// Whether `layer`'s picture must be converted before the compositor may read it: a format it does not
-    /// take, or full-range samples (the compositor and the encoder work in video's limited range).
+    /// take, full-range samples, or BT.601 coding (the compositor and the encoder work in BT.709 video range).
     private func needsConversion(_ layer: LayerSource, accepted: [PixelFormat]) -> Bool {
-        !accepted.contains(layer.picture.format) || layer.picture.frame.isFullRange
+        let picture = layer.picture.frame
+        return !accepted.contains(layer.picture.format) || picture.isFullRange || picture.colorMatrix == .bt601
     }
 
     /// `request` with every layer picture in a format the compositor reads.

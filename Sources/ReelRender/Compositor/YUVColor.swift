@@ -1,6 +1,6 @@
 import ReelModel
 
-/// Video Y′CbCr values for an RGB colour (BT.601 limited range, as libswscale assumes by default); alpha is ignored.
+/// Video Y′CbCr values for an RGB colour: BT.709 limited range, reel's working space; alpha is ignored.
 struct YUVColor: Equatable {
     let y: UInt8
     let u: UInt8
@@ -13,11 +13,13 @@ struct YUVColor: Equatable {
     }
 
     init(_ color: RGBAColor) {
-        let r = Double(color.red), g = Double(color.green), b = Double(color.blue)
+        let r = Double(color.red) / 255, g = Double(color.green) / 255, b = Double(color.blue) / 255
+        let kr = 0.2126, kb = 0.0722
+        let luma = kr * r + (1 - kr - kb) * g + kb * b
         func clamp(_ value: Double) -> UInt8 { UInt8(max(0, min(255, value.rounded()))) }
-        y = clamp(16 + (65.481 * r + 128.553 * g + 24.966 * b) / 255)
-        u = clamp(128 + (-37.797 * r - 74.203 * g + 112.0 * b) / 255)
-        v = clamp(128 + (112.0 * r - 93.786 * g - 18.214 * b) / 255)
+        y = clamp(16 + 219 * luma)
+        u = clamp(128 + 224 * (b - luma) / (2 * (1 - kb)))
+        v = clamp(128 + 224 * (r - luma) / (2 * (1 - kr)))
     }
 
     /// The value of plane `index` (0: Y′, 1: Cb, 2: Cr).

@@ -1,0 +1,101 @@
+internal import CFFmpeg
+
+/// The Y′CbCr matrices reel tells apart. Pictures reel makes (canvases, colour cards, converted sources) and every
+/// output are BT.709; decoded pictures say which they use, or are judged by their size.
+public enum ColorMatrix: Sendable, Equatable {
+    /// ITU-R BT.601 (SD video, JPEG).
+    case bt601
+    /// ITU-R BT.709 (HD video; reel's working space).
+    case bt709
+
+    /// Luma weights of red and blue.
+    var weights: (red: Double, blue: Double) {
+        switch self {
+        case .bt601: (0.299, 0.114)
+        case .bt709: (0.2126, 0.0722)
+        }
+    }
+
+    var swscaleCoefficients: Int32 {
+        switch self {
+        case .bt601: SWS_CS_ITU601
+        case .bt709: SWS_CS_ITU709
+        }
+    }
+}
+
+extension VideoFrame {
+    /// The matrix the frame's samples are coded with, nil for RGB and grey pictures: the frame's tag (BT.470BG,
+    /// SMPTE 170M and FCC are BT.601; BT.709 and the wide-gamut tags count as BT.709), or for an untagged
+    /// picture the rule players use: BT.601 below 1280 pixels wide and up to 576 lines, BT.709 above.
+    public var colorMatrix: ColorMatrix? {
+        guard let descriptor = av_pix_fmt_desc_get(AVPixelFormat(rawValue: avFrame.pointee.format)),
+              descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL) == 0,
+              descriptor.pointee.nb_components >= 3
+        else { return nil }
+        switch avFrame.pointee.colorspace {
+        case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M, AVCOL_SPC_FCC: return .bt601
+        case AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_RESERVED:
+            if format.name.hasPrefix("yuvj") { return .bt601 }
+            return width < 1280 && height <= 576 ? .bt601 : .bt709
+        default: return .bt709
+        }
+    }
+
+    /// Whether the picture's samples index a palette (PAL8).
+    var isPaletted: Bool {
+        guard let descriptor = av_pix_fmt_desc_get(AVPixelFormat(rawValue: avFrame.pointee.format)) else { return false }
+        return descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0
+    }
+
+    /// Tags the frame as coded with `matrix` in video (limited) or full range.
+    func tag(_ matrix: ColorMatrix, fullRange: Bool) {
+        avFrame.pointee.colorspace = matrix == .bt601 ? AVCOL_SPC_SMPTE170M : AVCOL_SPC_BT709
+        avFrame.pointee.color_range = fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+    }
+}
+
+/// Re-codes an 8-bit 4:2:0 Y′CbCr picture from one matrix to another in place, in the picture's own range:
+/// each pixel's Y′CbCr is taken to R′G′B′ with `source`'s matrix and back with `destination`'s (one 3×3 map).
+/// Luma uses the chroma sample of its 2×2 block; chroma uses the block's mean luma.
+func recodeMatrix(_ frame: VideoFrame, from source: ColorMatrix, to destination: ColorMatrix, fullRange: Bool) {
+    guard source != destination, frame.format == .yuv420p || frame.format.name == "yuvj420p" else { return }
+    // Normalised y in 0…1 and u, v in −½…½ for both ranges.
+    let lumaOffset = fullRange ? 0.0 : 16, lumaScale = fullRange ? 255.0 : 219
+    let chromaScale = fullRange ? 255.0 : 224
+    func toRGB(_ m: ColorMatrix) -> [[Double]] {
+        let (kr, kb) = m.weights, kg = 1 - kr - kb
+        return [[1, 0, 2 * (1 - kr)], [1, -2 * (1 - kb) * kb / kg, -2 * (1 - kr) * kr / kg], [1, 2 * (1 - kb), 0]]
+    }
+    func fromRGB(_ m: ColorMatrix) -> [[Double]] {
+        let (kr, kb) = m.weights, kg = 1 - kr - kb
+        return [[kr, kg, kb], [-kr / (2 * (1 - kb)), -kg / (2 * (1 - kb)), 0.5], [0.5, -kg / (2 * (1 - kr)), -kb / (2 * (1 - kr))]]
+    }
+    let a = fromRGB(destination), b = toRGB(source)
+    var t = [[Double]](repeating: [0, 0, 0], count: 3)
+    for i in 0..<3 { for j in 0..<3 { t[i][j] = (0..<3).reduce(0) { $0 + a[i][$1] * b[$1][j] } } }
+
+    let width = frame.width, height = frame.height
+    let yPlane = frame.plane(0), uPlane = frame.plane(1), vPlane = frame.plane(2)
+    let yStride = frame.stride(0), uStride = frame.stride(1), vStride = frame.stride(2)
+    func clamp(_ value: Double) -> UInt8 { UInt8(max(0, min(255, value.rounded()))) }
+    for cy in 0..<(height + 1) / 2 {
+        for cx in 0..<(width + 1) / 2 {
+            let u = (Double(uPlane[cy * uStride + cx]) - 128) / chromaScale
+            let v = (Double(vPlane[cy * vStride + cx]) - 128) / chromaScale
+            var lumaSum = 0.0, lumaCount = 0.0
+            for y in (2 * cy)..<min(height, 2 * cy + 2) {
+                for x in (2 * cx)..<min(width, 2 * cx + 2) {
+                    let index = y * yStride + x
+                    let luma = (Double(yPlane[index]) - lumaOffset) / lumaScale
+                    lumaSum += luma
+                    lumaCount += 1
+                    yPlane[index] = clamp(lumaOffset + lumaScale * (t[0][0] * luma + t[0][1] * u + t[0][2] * v))
+                }
+            }
+            let luma = lumaSum / lumaCount
+            uPlane[cy * uStride + cx] = clamp(128 + chromaScale * (t[1][0] * luma + t[1][1] * u + t[1][2] * v))
+            vPlane[cy * vStride + cx] = clamp(128 + chromaScale * (t[2][0] * luma + t[2][1] * u + t[2][2] * v))
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Colour that is right in every player: outputs are tagged BT.709 video range, and sources are read by their own
+/// tags (BT.601 SD, BT.709, full range) or, untagged, by the size rule players use. Colour bars in the output,
+/// turned into R′G′B′ by the ffmpeg CLI from the output's tags, match the bars of the source turned into R′G′B′
+/// from the source's tags, within a few levels.
+@Suite struct ColorTagTests {
+    struct Source: Sendable, CustomStringConvertible {
+        let name: String
+        let width: Int, height: Int
+        /// ffmpeg options after the filter graph that codes and tags the source.
+        let filter: String
+        let tags: [String]
+        var description: String { name }
+    }
+
+    static let sources = [
+        Source(name: "SD tagged BT.601", width: 320, height: 240, filter: "format=yuv420p",
+               tags: ["-colorspace", "smpte170m", "-color_primaries", "smpte170m", "-color_trc", "smpte170m"]),
+        Source(name: "SD untagged", width: 320, height: 240, filter: "format=yuv420p", tags: []),
+        Source(name: "SD full range", width: 320, height: 240, filter: "scale=out_range=full,format=yuvj420p",
+               tags: ["-colorspace", "smpte170m", "-color_range", "pc"]),
+        Source(name: "SD full range yuv420p", width: 320, height: 240, filter: "scale=out_range=full,format=yuv420p",
+               tags: ["-color_range", "pc"]),
+        Source(name: "HD tagged BT.709", width: 1280, height: 720,
+               filter: "scale=out_color_matrix=bt709,format=yuv420p",
+               tags: ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709"]),
+    ]
+
+    /// The R′G′B′ of the centres of the seven top bars of `url`'s first frame.
+    static func bars(_ url: URL, width: Int, height: Int) throws -> [[Int]] {
+        let data = try Spine.checked("ffmpeg", ["-v", "error", "-i", url.path, "-frames:v", "1",
+                                                "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        let bytes = [UInt8](data)
+        return (0..<7).map { bar in
+            let x = (2 * bar + 1) * width / 14, y = height / 3
+            let index = (y * width + x) * 3
+            return (0..<3).map { Int(bytes[index + $0]) }
+        }
+    }
+
+    @Test(arguments: sources)
+    func barsKeepTheirColour(source: Source) throws {
+        let folder = try TemporaryDirectory(prefix: "reel-colour")
+        let input = folder.file("bars.mkv")
+        _ = try Spine.checked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i",
+                                         "smptebars=s=\(source.width)x\(source.height):d=1:r=30",
+                                         "-vf", source.filter, "-c:v", "libx264", "-qp", "0"] + source.tags + [input.path])
+        let result = try Spine.render("""
+            { "reel": 1, "output": { "path": "out.mkv", "size": [\(source.width), \(source.height)], "frameRate": 30,
+                                     "video": { "crf": 0, "encoderPreset": "ultrafast" }, "audio": false },
+              "assets": { "bars": { "path": "bars.mkv" } },
+              "timeline": { "clips": [ { "asset": "bars", "duration": 0.5 } ] } }
+            """, in: folder)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let output = folder.file("out.mkv")
+
+        let tags = try Spine.checked("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                 "stream=color_range,color_space,color_primaries,color_transfer",
+                                                 "-of", "csv=p=0", output.path])
+        #expect(String(decoding: tags, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                == "tv,bt709,bt709,bt709")
+        let expected = try Self.bars(input, width: source.width, height: source.height)
+        let actual = try Self.bars(output, width: source.width, height: source.height)
+        let worst = zip(expected, actual).map { pair in zip(pair.0, pair.1).map { abs($0 - $1) }.max() ?? 0 }.max() ?? 0
+        #expect(worst <= 4, "bars \(actual), expected \(expected)")
+
+        // Thumbnails are R′G′B′ (PNG) or BT.601 full range (JPEG), each read as players read them.
+        for (name, tolerance) in [("t.png", 4), ("t.jpg", 8)] {
+            let picture = folder.file(name)
+            let made = try run(Spine.reel().path, ["thumbnail", folder.file("project.json").path, "--at", "0.1",
+                                                   "-o", picture.path])
+            #expect(made.status == 0, "\(made.stderrText)")
+            let bars = try Self.bars(picture, width: source.width, height: source.height)
+            let off = zip(expected, bars).map { pair in zip(pair.0, pair.1).map { abs($0 - $1) }.max() ?? 0 }.max() ?? 0
+            #expect(off <= tolerance, "\(name): bars \(bars), expected \(expected)")
+        }
+    }
+}
