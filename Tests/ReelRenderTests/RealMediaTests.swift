@@ -133,4 +133,28 @@ enum SharedMedia {
         #expect(firstDifference == nil,
                 "sample \(firstDifference ?? 0) differs; the cut matches the uncut render shifted by \(String(describing: lag))")
     }
+
+    /// Frames whose size changes mid-stream (160×90 … 1920×1080, 16:9 and 4:3) are each fitted as the clip's fit
+    /// says, like the ffmpeg CLI's scale and pad of each frame (with the BT.601 → BT.709 conversion reel makes of
+    /// an untagged SD stream), not drawn at their own size in the corner.
+    @Test func framesThatChangeSizeAreEachFitted() throws {
+        guard let source = SharedMedia.file("vp8_size_change.webm") else { return }
+        let folder = try TemporaryDirectory(prefix: "reel-real")
+        let result = try Spine.render("""
+            { "reel": 1, "output": { "path": "out.mkv", "size": [640, 360], "frameRate": 30,
+                                     "video": { "crf": 0, "encoderPreset": "ultrafast" }, "audio": false },
+              "assets": { "a": { "path": "\(source.path)" } },
+              "timeline": { "clips": [ { "asset": "a", "duration": 1 } ] } }
+            """, in: folder)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let frames = try Spine.grayFrames(folder.file("out.mkv"), width: 640, height: 360)
+        let reference = try Spine.grayFrames(source, filter: "scale=640:360:force_original_aspect_ratio=decrease:"
+            + "flags=bicubic:in_color_matrix=bt601:out_color_matrix=bt709,pad=640:360:(ow-iw)/2:(oh-ih)/2",
+            width: 640, height: 360)
+        try #require(frames.count == 30 && reference.count >= 30, "\(frames.count), \(reference.count) frames")
+        let differences = (0..<30).map { n in
+            Double(zip(frames[n], reference[n]).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(640 * 360)
+        }
+        #expect(differences.allSatisfy { $0 < 2 }, "mean luma differences per frame: \(differences)")
+    }
 }

@@ -35,9 +35,10 @@ final class LayerEvaluator {
         }
         let crop: CropRect? = layer.crop.isEmpty ? nil : layer.crop.value(
             at: time, default: CropRect(x: 0, y: 0, width: .infinity, height: .infinity), interpolate: CropRect.interpolate)
+        let (fitted, fittedCrop) = Self.fitting(frame, transform: transform, crop: crop)
         let picture = LayerSource(
             track: layer.track, frame: frame.picture, rotation: frame.rotation, opacity: opacity,
-            transform: transform, crop: crop)
+            transform: fitted, crop: fittedCrop)
         guard let backdrop = layer.backdrop else { return [picture] }
 
         let rect = backdrop.rect
@@ -59,6 +60,30 @@ final class LayerEvaluator {
         let under = LayerSource(
             track: layer.track, picture: card, rotation: 0, opacity: opacity, transform: placed, crop: cardCrop)
         return [picture, under]
+    }
+
+    /// The transform and crop for `frame`'s own picture. A stream whose pictures change size (VP8 and VP9 allow
+    /// it mid-stream) has its geometry computed for the probed size: a picture of another size is first fitted
+    /// into that box (uniformly scaled and centred, as `contain` does), so that the clip's fit, transform and
+    /// crop act on it as on the probed picture. Same size: unchanged.
+    static func fitting(_ frame: TrackFrame, transform: AffineTransform, crop: CropRect?) -> (AffineTransform, CropRect?) {
+        guard let box = frame.displaySize, box.width > 0, box.height > 0 else { return (transform, crop) }
+        let quarter = frame.rotation % 180 != 0
+        let width = Double(quarter ? frame.picture.height : frame.picture.width)
+        let height = Double(quarter ? frame.picture.width : frame.picture.height)
+        guard width > 0, height > 0, width != Double(box.width) || height != Double(box.height) else {
+            return (transform, crop)
+        }
+        let scale = min(Double(box.width) / width, Double(box.height) / height)
+        let x = (Double(box.width) - width * scale) / 2, y = (Double(box.height) - height * scale) / 2
+        let t = transform
+        let fitted = AffineTransform(
+            a: t.a * scale, b: t.b * scale, c: t.c * scale, d: t.d * scale,
+            tx: t.a * x + t.c * y + t.tx, ty: t.b * x + t.d * y + t.ty)
+        let fittedCrop = crop.map {
+            CropRect(x: ($0.x - x) / scale, y: ($0.y - y) / scale, width: $0.width / scale, height: $0.height / scale)
+        }
+        return (fitted, fittedCrop)
     }
 
     private func card(color: RGBAColor, width: Int, height: Int) throws(MediaError) -> SharedFrame {

@@ -26,6 +26,8 @@ struct SourceCatalog {
         let videoStream: Int?
         /// The video stream's display rotation, degrees counter-clockwise (0 when unknown).
         let rotation: Int
+        /// The video stream's picture size after rotation, as probed (the size clip geometry is computed for).
+        let displaySize: PixelSize?
         /// The probed audio stream's index, when the probe found one (never for images).
         let audioStream: Int?
     }
@@ -46,6 +48,7 @@ struct SourceCatalog {
             }
             entries[asset.id] = Entry(
                 kind: kind, path: path, videoStream: media?.video?.streamIndex, rotation: media?.video?.rotation ?? 0,
+                displaySize: media?.video?.displaySize,
                 audioStream: kind == .media ? media?.audio?.streamIndex : nil)
         }
         self.entries = entries

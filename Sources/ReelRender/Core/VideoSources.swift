@@ -8,6 +8,8 @@ struct TrackFrame {
     let picture: VideoFrame
     /// Display rotation, degrees counter-clockwise.
     let rotation: Int
+    /// The stream's probed size after rotation, which the layer's geometry was computed for; nil for stills.
+    var displaySize: PixelSize? = nil
 }
 
 /// The sources stage: which source picture track T shows at composition time t, for every video track.
@@ -88,7 +90,8 @@ final class VideoSources {
             throw RenderError(.internal, "cannot map \(time) s into asset \"\(asset)\": \(error)")
         }
         do {
-            return TrackFrame(picture: try reader.frame(at: sourceTime), rotation: entry?.rotation ?? 0)
+            return TrackFrame(picture: try reader.frame(at: sourceTime), rotation: entry?.rotation ?? 0,
+                              displaySize: entry?.displaySize)
         } catch {
             throw RenderError(media: error, asset: asset, sourceTime: sourceTime)
         }
