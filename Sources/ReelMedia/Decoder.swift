@@ -78,8 +78,10 @@ final class StreamDecoder {
     /// needed. Returns false at the end of the stream.
     ///
     /// Damaged packets or frames throw `.corrupt` (naming `position`, the last known source time)
-    /// unless errors are concealed, in which case they are skipped.
+    /// unless errors are concealed or come before the first frame since the input was opened or
+    /// repositioned; those are skipped.
     func receive(into frame: UnsafeMutablePointer<AVFrame>, position: () -> Time?) throws(MediaError) -> Bool {
+        var consecutiveFailures = 0
         while true {
             if decoderDrained { return false }
             let state: LoopState
@@ -88,9 +90,12 @@ final class StreamDecoder {
                     corrupt("decoding failed (\(errorText(code)))", position())
                 }
             } catch {
-                if conceal || beforeFirstFrame { continue }
+                // A decoder that keeps failing without taking input would spin here: give up after a while.
+                consecutiveFailures += 1
+                if (conceal || beforeFirstFrame) && consecutiveFailures < 1000 { continue }
                 throw error
             }
+            consecutiveFailures = 0
             switch state {
             case .ok:
                 let damaged = frame.pointee.decode_error_flags != 0 || frame.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0
