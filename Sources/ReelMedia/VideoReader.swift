@@ -20,6 +20,8 @@ public final class VideoReader {
     private var firstFrameTime: Time?
     /// Time of the frame decoded last, for frames without a timestamp.
     private var lastDecodedTime: Time?
+    /// Tone-maps PQ and HLG pictures to SDR, made when the first such picture arrives.
+    private var toneMapper: ToneMapper?
     private let frameStep: Time
     /// Half of one tick of the stream's time base: containers round timestamps to their ticks (Matroska to whole
     /// milliseconds), so a frame stored up to half a tick after a query time is taken as being at that time.
@@ -146,6 +148,11 @@ public final class VideoReader {
             target.sourceTime = .zero
         }
         lastDecodedTime = target.sourceTime
+        if ToneMapper.needsMapping(target.avFrame) {
+            // HDR pictures become SDR BT.709 here, before anything composes them.
+            if toneMapper == nil { toneMapper = try ToneMapper() }
+            try toneMapper?.map(target.avFrame)
+        }
         return target
     }
 

@@ -3,7 +3,7 @@ import ReelTestSupport
 import Testing
 
 /// Colour that is right in every player: outputs are tagged BT.709 video range, and sources are read by their own
-/// tags (BT.601 SD, BT.709, full range) or, untagged, by the size rule players use. Colour bars in the output,
+/// tags (BT.601 SD, BT.709, full range, HDR tone-mapped) or, untagged, by the size rule players use. Colour bars in the output,
 /// turned into R′G′B′ by the ffmpeg CLI from the output's tags, match the bars of the source turned into R′G′B′
 /// from the source's tags, within a few levels.
 @Suite struct ColorTagTests {
@@ -13,6 +13,9 @@ import Testing
         /// ffmpeg options after the filter graph that codes and tags the source.
         let filter: String
         let tags: [String]
+        /// How the ffmpeg CLI reads the source for reference (HDR: the usual tone-mapping chain).
+        var reference: String? = nil
+        var codec = ["-c:v", "libx264", "-qp", "0"]
         var description: String { name }
     }
 
@@ -27,12 +30,19 @@ import Testing
         Source(name: "HD tagged BT.709", width: 1280, height: 720,
                filter: "scale=out_color_matrix=bt709,format=yuv420p",
                tags: ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709"]),
+        Source(name: "HDR PQ 10-bit", width: 320, height: 240,
+               filter: "zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=smpte2084:m=bt2020nc:p=bt2020:r=tv:npl=100,"
+                   + "format=yuv420p10le",
+               tags: ["-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-color_primaries", "bt2020"],
+               reference: "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
+                   + "zscale=t=bt709:m=bt709:r=tv,format=yuv420p",
+               codec: ["-c:v", "libx265", "-x265-params", "log-level=none:lossless=1"]),
     ]
 
     /// The R′G′B′ of the centres of the seven top bars of `url`'s first frame.
-    static func bars(_ url: URL, width: Int, height: Int) throws -> [[Int]] {
-        let data = try Spine.checked("ffmpeg", ["-v", "error", "-i", url.path, "-frames:v", "1",
-                                                "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+    static func bars(_ url: URL, width: Int, height: Int, filter: String? = nil) throws -> [[Int]] {
+        let data = try Spine.checked("ffmpeg", ["-v", "error", "-i", url.path, "-frames:v", "1"]
+                                        + (filter.map { ["-vf", $0] } ?? []) + ["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         let bytes = [UInt8](data)
         return (0..<7).map { bar in
             let x = (2 * bar + 1) * width / 14, y = height / 3
@@ -47,7 +57,7 @@ import Testing
         let input = folder.file("bars.mkv")
         _ = try Spine.checked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i",
                                          "smptebars=s=\(source.width)x\(source.height):d=1:r=30",
-                                         "-vf", source.filter, "-c:v", "libx264", "-qp", "0"] + source.tags + [input.path])
+                                         "-vf", source.filter] + source.codec + source.tags + [input.path])
         let result = try Spine.render("""
             { "reel": 1, "output": { "path": "out.mkv", "size": [\(source.width), \(source.height)], "frameRate": 30,
                                      "video": { "crf": 0, "encoderPreset": "ultrafast" }, "audio": false },
@@ -62,7 +72,7 @@ import Testing
                                                  "-of", "csv=p=0", output.path])
         #expect(String(decoding: tags, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 == "tv,bt709,bt709,bt709")
-        let expected = try Self.bars(input, width: source.width, height: source.height)
+        let expected = try Self.bars(input, width: source.width, height: source.height, filter: source.reference)
         let actual = try Self.bars(output, width: source.width, height: source.height)
         let worst = zip(expected, actual).map { pair in zip(pair.0, pair.1).map { abs($0 - $1) }.max() ?? 0 }.max() ?? 0
         #expect(worst <= 4, "bars \(actual), expected \(expected)")
