@@ -27,7 +27,7 @@ public enum ColorMatrix: Sendable, Equatable {
 extension VideoFrame {
     /// The matrix the frame's samples are coded with, nil for RGB and grey pictures: the frame's tag (BT.470BG,
     /// SMPTE 170M and FCC are BT.601; BT.709 and the wide-gamut tags count as BT.709), or for an untagged
-    /// picture the rule players use: BT.601 below 1280 pixels wide and up to 576 lines, BT.709 above.
+    /// picture SPEC §6's rule: BT.601 below 720 lines, BT.709 from 720 up.
     public var colorMatrix: ColorMatrix? {
         guard let descriptor = av_pix_fmt_desc_get(AVPixelFormat(rawValue: avFrame.pointee.format)),
               descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL) == 0,
@@ -37,7 +37,7 @@ extension VideoFrame {
         case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M, AVCOL_SPC_FCC: return .bt601
         case AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_RESERVED:
             if format.name.hasPrefix("yuvj") { return .bt601 }
-            return width < 1280 && height <= 576 ? .bt601 : .bt709
+            return height < 720 ? .bt601 : .bt709
         default: return .bt709
         }
     }

@@ -8,6 +8,7 @@ final class StreamDecoder {
     let streamIndex: Int32
     private let context: CodecContext
     let conceal: Bool
+    private let concealments: ConcealmentReport?
     private let packet: Packet
     private var demuxerFinished = false
     private var decoderDrained = false
@@ -54,6 +55,7 @@ final class StreamDecoder {
         self.streamIndex = Int32(streamIndex)
         self.context = context
         self.conceal = policy.concealErrors
+        self.concealments = policy.concealments
         self.packet = try Packet()
     }
 
@@ -92,7 +94,10 @@ final class StreamDecoder {
             } catch {
                 // A decoder that keeps failing without taking input would spin here: give up after a while.
                 consecutiveFailures += 1
-                if (conceal || beforeFirstFrame) && consecutiveFailures < 1000 { continue }
+                if (conceal || beforeFirstFrame) && consecutiveFailures < 1000 {
+                    if !beforeFirstFrame { concealments?.record(path) }
+                    continue
+                }
                 throw error
             }
             consecutiveFailures = 0
@@ -107,6 +112,7 @@ final class StreamDecoder {
                     av_frame_unref(frame)
                     throw corrupt("damaged frame", position())
                 }
+                if damaged { concealments?.record(path) }
                 beforeFirstFrame = false
                 return true
             case .endOfStream:
@@ -135,6 +141,7 @@ final class StreamDecoder {
                 }
             } catch {
                 if !conceal { throw error }
+                concealments?.record(path)
                 demuxerFinished = true
                 break
             }
@@ -158,7 +165,10 @@ final class StreamDecoder {
                     corrupt("decoding failed (\(errorText(code)))", packetTime(pkt) ?? position())
                 }
             } catch {
-                if conceal || beforeFirstFrame { return }
+                if conceal || beforeFirstFrame {
+                    if !beforeFirstFrame { concealments?.record(path) }
+                    return
+                }
                 throw error
             }
             if sent == .endOfStream { break }

@@ -38,7 +38,7 @@ struct MediaOptions: ParsableArguments {
     var conceal = false
 
     @Option(name: .customLong("log-level"),
-            help: "FFmpeg's own messages on stderr: quiet, error, warning or info (default: quiet; warning with --conceal).")
+            help: "FFmpeg's own messages on stderr: quiet, error, warning or info (default: quiet).")
     var logLevel: MediaLogLevel?
 }
 
@@ -49,13 +49,23 @@ extension MediaOptions {
         let protocols = Set((allowProtocols ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }.filter { !$0.isEmpty })
-        return MediaPolicy(allowedProtocols: protocols, concealErrors: conceal)
+        var policy = MediaPolicy(allowedProtocols: protocols, concealErrors: conceal)
+        if conceal { policy.concealments = ConcealmentReport() }
+        return policy
     }
 
-    /// FFmpeg's own log lines stay off stderr unless `--log-level` asks for them; with `--conceal` its
-    /// warnings about what it concealed are shown, since they are the only report of it.
+    /// FFmpeg's own log lines stay off stderr unless `--log-level` asks for them; what `--conceal` hid is
+    /// reported in reel's words by `reportConcealments`.
     func applyLogLevel() {
-        (logLevel ?? (conceal ? .warning : .quiet)).apply()
+        (logLevel ?? .quiet).apply()
+    }
+
+    /// One warning per file whose damage decoders concealed under `--conceal` (counted in `policy`).
+    static func reportConcealments(in policy: MediaPolicy) {
+        for entry in policy.concealments?.entries ?? [] {
+            let what = entry.count == 1 ? "1 damaged frame or packet was" : "\(entry.count) damaged frames or packets were"
+            printError("warning: \(entry.path): \(what) concealed (--conceal); the output may show artefacts there")
+        }
     }
 }
 

@@ -116,6 +116,7 @@ struct Render: ParsableCommand {
             throw error
         }
         meter.finishLine()
+        MediaOptions.reportConcealments(in: policy)
         if !quiet, case .file(let written) = finalDestination {
             printError("wrote \(written)")
         }

@@ -49,7 +49,8 @@ struct Thumbnail: ParsableCommand {
     func run() throws {
         media.applyLogLevel()
         let (bytes, baseDirectory) = try readProject(project)
-        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
+        let policy = media.policy
+        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: policy)
         Exit.report(loaded.diagnostics)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
@@ -65,12 +66,13 @@ struct Thumbnail: ParsableCommand {
                 throw InputProtection.error(output: path, clash: clash)
             }
         }
-        let generator = try ImageGenerator(project: compiled, facts: catalog.facts, policy: media.policy)
+        let generator = try ImageGenerator(project: compiled, facts: catalog.facts, policy: policy)
         for (time, path) in zip(times, paths) {
             if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
             let image = try generator.image(at: time, size: size.flatMap(parseSize), format: format)
             try write(image, to: path)
         }
+        MediaOptions.reportConcealments(in: policy)
     }
 
     /// The picture format the output's extension names; `validate()` refuses any other extension.

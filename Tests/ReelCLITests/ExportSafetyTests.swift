@@ -183,6 +183,11 @@ import Glibc
         if concealed.status == 0 {
             #expect(try countFrames(folder.file("out.mp4")) == 90)
         }
+        // What was concealed is said once, in reel's words; FFmpeg's own lines stay off stderr.
+        #expect(concealed.stderrText.hasPrefix("warning: "), "stderr: \(concealed.stderrText)")
+        #expect(concealed.stderrText.contains("damaged.mp4") && concealed.stderrText.contains("concealed (--conceal)"),
+                "stderr: \(concealed.stderrText)")
+        #expect(!concealed.stderrText.contains(" @ 0x"), "stderr: \(concealed.stderrText)")
     }
 
     /// A faststart mp4 cut in the middle of its media data: the header promises 3 s, the file holds less.
