@@ -137,19 +137,24 @@ enum SharedMedia {
     /// Frames whose size changes mid-stream (160×90 … 1920×1080, 16:9 and 4:3) are each fitted as the clip's fit
     /// says, like the ffmpeg CLI's scale and pad of each frame (with the BT.601 → BT.709 conversion reel makes of
     /// an untagged SD stream), not drawn at their own size in the corner.
-    @Test func framesThatChangeSizeAreEachFitted() throws {
+    @Test(arguments: [
+        ("contain", "force_original_aspect_ratio=decrease", "pad=640:360:(ow-iw)/2:(oh-ih)/2"),
+        ("cover", "force_original_aspect_ratio=increase", "crop=640:360"),
+        ("stretch", "force_original_aspect_ratio=disable", "null"),
+    ])
+    func framesThatChangeSizeAreEachFitted(fit: (name: String, scale: String, place: String)) throws {
         guard let source = SharedMedia.file("vp8_size_change.webm") else { return }
         let folder = try TemporaryDirectory(prefix: "reel-real")
         let result = try Spine.render("""
             { "reel": 1, "output": { "path": "out.mkv", "size": [640, 360], "frameRate": 30,
                                      "video": { "crf": 0, "encoderPreset": "ultrafast" }, "audio": false },
               "assets": { "a": { "path": "\(source.path)" } },
-              "timeline": { "clips": [ { "asset": "a", "duration": 1 } ] } }
+              "timeline": { "clips": [ { "asset": "a", "duration": 1, "fit": "\(fit.name)" } ] } }
             """, in: folder)
         #expect(result.status == 0, "\(result.stderrText)")
         let frames = try Spine.grayFrames(folder.file("out.mkv"), width: 640, height: 360)
-        let reference = try Spine.grayFrames(source, filter: "scale=640:360:force_original_aspect_ratio=decrease:"
-            + "flags=bicubic:in_color_matrix=bt601:out_color_matrix=bt709,pad=640:360:(ow-iw)/2:(oh-ih)/2",
+        let reference = try Spine.grayFrames(source, filter: "scale=640:360:\(fit.scale):"
+            + "flags=bicubic:in_color_matrix=bt601:out_color_matrix=bt709,\(fit.place)",
             width: 640, height: 360)
         try #require(frames.count == 30 && reference.count >= 30, "\(frames.count), \(reference.count) frames")
         let differences = (0..<30).map { n in

@@ -219,7 +219,8 @@ extension CompileSession {
                 let clip = placedClip.clip, resolved = placedClip.resolved
                 let (videoStream, audioStream) = streams(of: resolved.asset)
                 segments[placedClip.videoTrack, default: []].append(
-                    Segment(asset: clip.asset, sourceTrack: videoStream, source: resolved.source, target: placedClip.target))
+                    Segment(asset: clip.asset, sourceTrack: videoStream, source: resolved.source, target: placedClip.target,
+                            fit: clip.fit))
                 let audio = resolved.sounds
                     ? Segment(asset: clip.asset, sourceTrack: audioStream, source: resolved.source, target: placedClip.target,
                               pitch: clip.speed == Rational(1) ? .keep : clip.pitch)

@@ -24,15 +24,22 @@ public struct Segment: Sendable, Hashable {
     /// How audio of a scaled (rate ≠ 1) segment sounds: time-stretched keeping pitch, or resampled.
     /// Written as `"pitch": "varispeed"` in the explicit form (a reel addition; AVFoundation sets it per item).
     public var pitch: Pitch
+    /// How the clip this segment came from fits the canvas. Layer transforms already include the fit for the
+    /// source's probed size; the renderer uses this only to fit a picture of another size (a stream whose size
+    /// changes mid-stream) the same way. Written as `"fit"` in the explicit form when not `contain` (a reel
+    /// addition).
+    public var fit: Fit
 
     /// A media segment showing `source` of `asset` over `target` (rate = source.duration / target.duration).
-    public init(asset: String, sourceTrack: Int? = nil, source: TimeRange, target: TimeRange, pitch: Pitch = .keep) {
+    public init(asset: String, sourceTrack: Int? = nil, source: TimeRange, target: TimeRange, pitch: Pitch = .keep,
+                fit: Fit = .contain) {
         self.asset = asset
         self.sourceTrack = sourceTrack
         self.source = source
         self.target = target
         self.mapping = TimeMapping(source: source, target: target)
         self.pitch = pitch
+        self.fit = fit
     }
 
     /// An empty edit over `target`.
@@ -43,6 +50,7 @@ public struct Segment: Sendable, Hashable {
         self.target = target
         self.mapping = nil
         self.pitch = .keep
+        self.fit = .contain
     }
 
     /// Whether this is an empty edit.

@@ -83,7 +83,12 @@ extension DocumentDecoder {
             pitch = value
         }
         guard let asset, let source, let target else { return nil }
-        return Segment(asset: asset, sourceTrack: sourceTrack, source: source, target: target, pitch: pitch)
+        var fit = Fit.contain
+        if let json = fields["fit"] {
+            guard let value: Fit = enumeration(json, path.key("fit"), "fit") else { return nil }
+            fit = value
+        }
+        return Segment(asset: asset, sourceTrack: sourceTrack, source: source, target: target, pitch: pitch, fit: fit)
     }
 
     // MARK: audioMix

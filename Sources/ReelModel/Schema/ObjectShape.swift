@@ -122,7 +122,7 @@ extension ObjectShape {
 
     /// A media segment among a track's segments (SPEC §4.1).
     public static let mediaSegment = ObjectShape(
-        name: "media segment", allowed: ["asset", "source", "target", "sourceTrack", "pitch"],
+        name: "media segment", allowed: ["asset", "source", "target", "sourceTrack", "pitch", "fit"],
         required: ["asset", "source", "target"])
 
     /// `audioMix` (SPEC §4.2).

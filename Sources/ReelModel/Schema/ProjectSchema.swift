@@ -307,6 +307,8 @@ public enum ProjectSchema {
                     ("source", ref("timeRange")),
                     ("target", ref("timeRange")),
                     ("pitch", ref("pitch")),
+                    ("fit", described("How the clip fits the canvas, for pictures whose size differs from the probed one.",
+                                      enumeration(["contain", "cover", "stretch", "none"]))),
                 ])),
             ]))])),
             ("audioMix", described("Volume keys per audio track (SPEC §4.2); a track without input plays at gain 1; several inputs of one track multiply.", closed(.audioMix, [

@@ -91,6 +91,7 @@ public enum ProjectWriter {
         members.append(("source", rangeValue(source)))
         members.append(("target", rangeValue(segment.target)))
         if segment.pitch != .keep { members.append(("pitch", .string(segment.pitch.rawValue))) }
+        if segment.fit != .contain { members.append(("fit", .string(segment.fit.rawValue))) }
         return object(members)
     }
 

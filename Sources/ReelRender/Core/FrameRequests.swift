@@ -29,7 +29,8 @@ final class FrameRequests {
         background = composition.background
         self.sources = sources
         evaluator = LayerEvaluator(
-            geometryScale: Double(canvas.width) / Double(max(1, composition.renderSize.width)))
+            geometryScale: Double(canvas.width) / Double(max(1, composition.renderSize.width)),
+            compositionSize: composition.renderSize)
     }
 
     /// The request for output frame `frameIndex` at composition time `time` (seconds).

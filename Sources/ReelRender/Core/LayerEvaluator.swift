@@ -19,8 +19,12 @@ final class LayerEvaluator {
     let geometryScale: Double
     private var cards: [CardKey: SharedFrame] = [:]
 
-    init(geometryScale: Double) {
+    /// The canvas that layer geometry refers to (the video composition's render size, before render scale).
+    let compositionSize: PixelSize
+
+    init(geometryScale: Double, compositionSize: PixelSize) {
         self.geometryScale = geometryScale
+        self.compositionSize = compositionSize
     }
 
     /// The layers `layer` draws over `frame` at `time`, top first.
@@ -35,7 +39,7 @@ final class LayerEvaluator {
         }
         let crop: CropRect? = layer.crop.isEmpty ? nil : layer.crop.value(
             at: time, default: CropRect(x: 0, y: 0, width: .infinity, height: .infinity), interpolate: CropRect.interpolate)
-        let (fitted, fittedCrop) = Self.fitting(frame, transform: transform, crop: crop)
+        let (fitted, fittedCrop) = Self.fitting(frame, canvas: compositionSize, transform: transform, crop: crop)
         let picture = LayerSource(
             track: layer.track, frame: frame.picture, rotation: frame.rotation, opacity: opacity,
             transform: fitted, crop: fittedCrop)
@@ -63,10 +67,13 @@ final class LayerEvaluator {
     }
 
     /// The transform and crop for `frame`'s own picture. A stream whose pictures change size (VP8 and VP9 allow
-    /// it mid-stream) has its geometry computed for the probed size: a picture of another size is first fitted
-    /// into that box (uniformly scaled and centred, as `contain` does), so that the clip's fit, transform and
-    /// crop act on it as on the probed picture. Same size: unchanged.
-    static func fitting(_ frame: TrackFrame, transform: AffineTransform, crop: CropRect?) -> (AffineTransform, CropRect?) {
+    /// it mid-stream) has its geometry computed for the probed size S, the clip's fit F(S) included. A picture
+    /// of another size P is mapped into S's pixels by F(S)⁻¹ ∘ F(P), so the layer shows F(P) — the picture
+    /// fitted as the clip says — moved by whatever the layer's transform adds to the fit (a push, a slide).
+    /// Crop keys, in S's pixels, are mapped back into P's. Same size: unchanged.
+    static func fitting(_ frame: TrackFrame, canvas: PixelSize, transform: AffineTransform, crop: CropRect?)
+        -> (AffineTransform, CropRect?)
+    {
         guard let box = frame.displaySize, box.width > 0, box.height > 0 else { return (transform, crop) }
         let quarter = frame.rotation % 180 != 0
         let width = Double(quarter ? frame.picture.height : frame.picture.width)
@@ -74,14 +81,19 @@ final class LayerEvaluator {
         guard width > 0, height > 0, width != Double(box.width) || height != Double(box.height) else {
             return (transform, crop)
         }
-        let scale = min(Double(box.width) / width, Double(box.height) / height)
-        let x = (Double(box.width) - width * scale) / 2, y = (Double(box.height) - height * scale) / 2
+        // Fit transforms are axis-aligned scales and translations, so F(S)⁻¹ ∘ F(P) is one too.
+        let probedFit = Compiler.fitTransform(frame.fit, source: box, canvas: canvas)
+        let pictureFit = Compiler.fitTransform(
+            frame.fit, source: PixelSize(width: Int(width), height: Int(height)), canvas: canvas)
+        guard probedFit.a != 0, probedFit.d != 0 else { return (transform, crop) }
+        let scaleX = pictureFit.a / probedFit.a, scaleY = pictureFit.d / probedFit.d
+        let x = (pictureFit.tx - probedFit.tx) / probedFit.a, y = (pictureFit.ty - probedFit.ty) / probedFit.d
         let t = transform
         let fitted = AffineTransform(
-            a: t.a * scale, b: t.b * scale, c: t.c * scale, d: t.d * scale,
+            a: t.a * scaleX, b: t.b * scaleX, c: t.c * scaleY, d: t.d * scaleY,
             tx: t.a * x + t.c * y + t.tx, ty: t.b * x + t.d * y + t.ty)
         let fittedCrop = crop.map {
-            CropRect(x: ($0.x - x) / scale, y: ($0.y - y) / scale, width: $0.width / scale, height: $0.height / scale)
+            CropRect(x: ($0.x - x) / scaleX, y: ($0.y - y) / scaleY, width: $0.width / scaleX, height: $0.height / scaleY)
         }
         return (fitted, fittedCrop)
     }

@@ -10,6 +10,8 @@ struct TrackFrame {
     let rotation: Int
     /// The stream's probed size after rotation, which the layer's geometry was computed for; nil for stills.
     var displaySize: PixelSize? = nil
+    /// The fit of the clip the segment came from.
+    var fit: Fit = .contain
 }
 
 /// The sources stage: which source picture track T shows at composition time t, for every video track.
@@ -91,7 +93,7 @@ final class VideoSources {
         }
         do {
             return TrackFrame(picture: try reader.frame(at: sourceTime), rotation: entry?.rotation ?? 0,
-                              displaySize: entry?.displaySize)
+                              displaySize: entry?.displaySize, fit: segment.fit)
         } catch {
             throw RenderError(media: error, asset: asset, sourceTime: sourceTime)
         }
