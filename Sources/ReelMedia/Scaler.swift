@@ -99,7 +99,8 @@ public final class Scaler {
         }
     }
 
-    /// Returns a new frame holding `source` scaled to `width`×`height` in `format`, in video (limited) range.
+    /// Returns a new frame holding `source` scaled to `width`×`height` in `format`: Y′CbCr formats come out
+    /// BT.709 video range, JPEG's `yuvj` formats BT.601 full range (both tagged), whatever the source's coding.
     public func converted(_ source: VideoFrame, width: Int, height: Int,
                           format: PixelFormat) throws(MediaError) -> VideoFrame {
         if source.isPaletted, Self.matrix(forFormat: format) != nil, let rgba = PixelFormat(name: "rgba") {
@@ -189,7 +190,7 @@ public final class Scaler {
                                  + "to \(width)x\(height) \(format.name)")
         }
         let context = ScaleContext(made: made)
-        // Decoded frames say whether they are full range; swscale must know it to convert correctly.
+        // Decoded frames say their range and matrix; swscale must know both to convert correctly.
         let destinationMatrix: ColorMatrix = format.name.hasPrefix("yuvj") ? .bt601 : .bt709
         try applyColorDetails(context.avContext, source: frame, sourceMatrix: source.colorMatrix ?? .bt709,
                               destinationMatrix: destinationMatrix)
@@ -237,7 +238,7 @@ private func applyColorDetails(_ context: OpaquePointer, source: UnsafeMutablePo
               .unsupported, "cannot read the colour details of a scaler", function: "sws_getColorspaceDetails")
     guard inverseTable != nil, table != nil else { return }
     let fullRange: Int32 = source.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : sourceRange
-    // The matrices matter where libswscale goes between Y′CbCr and R′G′B′ (image assets, thumbnails).
+    // libswscale converts between the two Y′CbCr matrices, and to and from R′G′B′, with these tables.
     try check(sws_setColorspaceDetails(context, sws_getCoefficients(sourceMatrix.swscaleCoefficients), fullRange,
                                        sws_getCoefficients(destinationMatrix.swscaleCoefficients), destinationRange,
                                        brightness, contrast, saturation),
