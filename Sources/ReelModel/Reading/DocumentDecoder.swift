@@ -94,6 +94,18 @@ final class DocumentDecoder {
         return text
     }
 
+    /// A file name or path: a non-empty string without a NUL character, which no file system allows and which
+    /// C would take as the end of the name (so `a.mov\u0000.txt` would silently open `a.mov`).
+    func filePath(_ json: JSON, _ path: JSONPath) -> String? {
+        guard let text = string(json, path) else { return nil }
+        if text.unicodeScalars.contains("\u{0}") {
+            error(path, "\(JSONWriter.quoted(text)) contains a NUL character (\\u0000), which no file name can hold",
+                  hint: "remove it")
+            return nil
+        }
+        return text
+    }
+
     func bool(_ json: JSON, _ path: JSONPath) -> Bool? {
         guard case .bool(let value) = json.value else {
             typeError(json, path, expected: "true or false")
@@ -397,6 +409,9 @@ func isFrameBased(_ text: String) -> Bool {
 }
 
 func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
+    // Joiners and tag characters are invisible format characters that emoji sequences need (👩‍💻, subdivision
+    // flags); other format characters (bidi overrides and the like) stay refused.
+    if scalar.value == 0x200C || scalar.value == 0x200D || (0xE0020...0xE007F).contains(scalar.value) { return true }
     switch scalar.properties.generalCategory {
     case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator: return false
     default: return true

@@ -14,7 +14,7 @@ extension DocumentDecoder {
             frameRateIsBroken = frameRate == nil
         }
         var outputPath: String?
-        if let json = fields["path"] { outputPath = string(json, path.key("path")) }
+        if let json = fields["path"] { outputPath = filePath(json, path.key("path")) }
         var output = OutputSettings(path: outputPath)
         output.frameRate = frameRate
 
@@ -198,7 +198,7 @@ extension DocumentDecoder {
         }
         guard let fields = object(json, path, present.first?.shape ?? .asset, expected: "an asset object") else { return nil }
         if let imageJSON = fields["image"] {
-            guard let file = string(imageJSON, path.key("image")) else { return nil }
+            guard let file = filePath(imageJSON, path.key("image")) else { return nil }
             return Asset(id: id, source: .image(path: file), path: path)
         }
         if let colorJSON = fields["color"] {
@@ -215,7 +215,7 @@ extension DocumentDecoder {
             error(path, "missing \"path\"", hint: "give the asset a \"path\" (or \"image\" or \"color\")")
             return nil
         }
-        guard let file = string(pathJSON, path.key("path")) else { return nil }
+        guard let file = filePath(pathJSON, path.key("path")) else { return nil }
         let videoTrack = fields["videoTrack"].flatMap { integer($0, path.key("videoTrack"), in: 0...1023, what: "a stream index") }
         let audioTrack = fields["audioTrack"].flatMap { integer($0, path.key("audioTrack"), in: 0...1023, what: "a stream index") }
         let language = fields["language"].flatMap { string($0, path.key("language")) }

@@ -43,6 +43,8 @@ public enum ProjectReader {
                 decoder.typeError(versionJSON, versionPath, expected: "the format version 1")
             }
         }
+        // Editors read "$schema" for completion; reel only checks that it is a string.
+        if let schemaJSON = fields["$schema"] { _ = decoder.string(schemaJSON, root.key("$schema")) }
         let output = decoder.readOutput(fields["output"], root.key("output"))
         let assets = decoder.readAssets(fields["assets"], root.key("assets"))
         // Ids of assets that were declared but unusable still count as declared for references.

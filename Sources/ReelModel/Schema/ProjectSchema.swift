@@ -38,6 +38,8 @@ public enum ProjectSchema {
             ("composition", ref("composition")),
             ("audioMix", ref("audioMix")),
             ("videoComposition", ref("videoComposition")),
+            ("$schema", described("The schema an editor should use for completion (e.g. the output of `reel schema`); "
+                                      + "reel ignores it.", object([("type", .string("string"))]))),
         ]) + [
             ("oneOf", array([
                 described("The editing form (SPEC §3).", object([
