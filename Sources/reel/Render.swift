@@ -107,7 +107,9 @@ struct Render: ParsableCommand {
         session.encoderThreads = threads ?? 0
         session.onTemporaryFile = { path in Interrupts.temporaryFile.withLock { $0 = path } }
         let style: ProgressStyle = quiet ? .none : progress == .auto ? (isatty(2) != 0 ? .bar : .none) : progress
-        let meter = ProgressMeter(style: style)
+        var writtenPath: String?
+        if case .file(let path) = finalDestination { writtenPath = path }
+        let meter = ProgressMeter(style: style, outputPath: writtenPath)
         session.onProgress = { meter.report($0) }
         do {
             try session.export(to: finalDestination, overwrite: force)
@@ -117,28 +119,37 @@ struct Render: ParsableCommand {
         }
         meter.finishLine()
         MediaOptions.reportConcealments(in: policy)
-        if !quiet, case .file(let written) = finalDestination {
+        // With JSON progress the last object already names the file.
+        if !quiet, style != .json, case .file(let written) = finalDestination {
             printError("wrote \(written)")
         }
     }
 }
 
-/// Prints progress: one rewritten line on a terminal, or JSON lines.
+/// Prints progress: one rewritten line on a terminal, a fresh line every few seconds elsewhere (CI logs), or JSON
+/// lines whose last object (`"done": true`) names the file written.
 final class ProgressMeter {
     private let style: Render.ProgressStyle
     private let start = DispatchTime.now()
     private var lastPrinted: UInt64 = 0
     private var printedLine = false
+    /// Whether stderr is a terminal, where the bar rewrites one line.
+    private let onTerminal = isatty(2) != 0
+    /// The file being written, named by the last JSON object.
+    private let outputPath: String?
 
-    init(style: Render.ProgressStyle) {
+    init(style: Render.ProgressStyle, outputPath: String?) {
         self.style = style
+        self.outputPath = outputPath
     }
 
     func report(_ progress: ExportProgress) {
         guard style == .bar || style == .json else { return }
         let now = DispatchTime.now().uptimeNanoseconds
-        // Throttle to ten updates a second, but never drop the final report.
-        if !progress.done, now - lastPrinted < 100_000_000, progress.frame != 1 { return }
+        // Throttle to ten updates a second (a line every 5 s when the bar goes to a log), but never drop the
+        // final report.
+        let interval: UInt64 = style == .bar && !onTerminal ? 5_000_000_000 : 100_000_000
+        if !progress.done, now - lastPrinted < interval, progress.frame != 1 { return }
         lastPrinted = now
         let elapsed = max(1e-9, Double(now - start.uptimeNanoseconds) / 1e9)
         let fps = Double(progress.frame) / elapsed
@@ -150,13 +161,18 @@ final class ProgressMeter {
             let line = "{\"frame\":\(progress.frame),\"frames\":\(progress.frames),"
                 + "\"time\":\(format(mediaSeconds, 3)),\"percent\":\(format(percent, 1)),"
                 + "\"fps\":\(format(fps, 1)),\"speed\":\(format(speed, 2)),\"eta\":\(format(eta, 1)),"
-                + "\"done\":\(progress.done)}"
+                + "\"done\":\(progress.done)"
+                + (progress.done ? outputPath.map { ",\"path\":" + JSONWriter.quoted($0) } ?? "" : "") + "}"
             printError(line)
         } else {
-            let line = "\r\(format(percent, 1))%  frame \(progress.frame)/\(progress.frames)  "
-                + "\(format(fps, 1)) fps  \(format(speed, 2))×  ETA \(format(eta, 0)) s   "
-            FileHandle.standardError.write(Data(line.utf8))
-            printedLine = true
+            let text = "\(format(percent, 1))%  frame \(progress.frame)/\(progress.frames)  "
+                + "\(format(fps, 1)) fps  \(format(speed, 2))×  ETA \(format(eta, 0)) s"
+            if onTerminal {
+                FileHandle.standardError.write(Data(("\r" + text + "   ").utf8))
+                printedLine = true
+            } else {
+                printError(text)
+            }
         }
     }
 

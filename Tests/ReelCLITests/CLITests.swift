@@ -195,12 +195,22 @@ import Testing
         let path = try write("p.json", project())
         let result = try reel(["render", path, "--progress", "json"])
         #expect(result.status == 0)
-        let lines = result.stderrText.split(separator: "\n").filter { $0.hasPrefix("{") }
+        // Every line is a JSON object with the total; the last one says done and names the file.
+        let lines = result.stderrText.split(separator: "\n")
         let objects = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.allSatisfy { $0?["frames"] as? Int == 18 }, "\(result.stderrText)")
         let frames = objects.compactMap { $0?["frame"] as? Int }
         #expect(frames == frames.sorted())
         #expect(objects.last??["done"] as? Bool == true)
-        #expect(objects.last??["frames"] as? Int == 18)
+        #expect(objects.last??["path"] as? String == folder.file("out.mp4").path)
+    }
+
+    @Test func progressBarInALogIsPlainLines() throws {
+        let path = try write("p.json", project())
+        let result = try reel(["render", path, "--progress", "bar"])
+        #expect(result.status == 0)
+        #expect(!result.stderrText.contains("\r"), "\(result.stderrText)")
+        #expect(result.stderrText.hasSuffix("wrote \(folder.file("out.mp4").path)\n"), "\(result.stderrText)")
     }
 
     @Test func usageErrorsExit64() throws {
