@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReelModel
 
 /// Writes to standard error, unbuffered.
 func printError(_ text: String) {
@@ -60,11 +61,17 @@ extension MediaOptions {
         (logLevel ?? .quiet).apply()
     }
 
-    /// One warning per file whose damage decoders concealed under `--conceal` (counted in `policy`).
-    static func reportConcealments(in policy: MediaPolicy) {
+    /// One warning per file whose damage decoders concealed under `--conceal` (counted in `policy`); as JSON
+    /// objects (`{"warning": …, "file": …}`) when stderr carries JSON progress.
+    static func reportConcealments(in policy: MediaPolicy, asJSON: Bool = false) {
         for entry in policy.concealments?.entries ?? [] {
             let what = entry.count == 1 ? "1 damaged frame or packet was" : "\(entry.count) damaged frames or packets were"
-            printError("warning: \(entry.path): \(what) concealed (--conceal); the output may show artefacts there")
+            let message = "\(what) concealed (--conceal); the output may show artefacts there"
+            if asJSON {
+                printError("{\"warning\":\(JSONWriter.quoted(message)),\"file\":\(JSONWriter.quoted(entry.path))}")
+            } else {
+                printError("warning: \(entry.path): \(message)")
+            }
         }
     }
 }

@@ -118,7 +118,7 @@ struct Render: ParsableCommand {
             throw error
         }
         meter.finishLine()
-        MediaOptions.reportConcealments(in: policy)
+        MediaOptions.reportConcealments(in: policy, asJSON: style == .json)
         // With JSON progress the last object already names the file.
         if !quiet, style != .json, case .file(let written) = finalDestination {
             printError("wrote \(written)")
