@@ -229,11 +229,18 @@ final class StreamDecoder {
     /// excepted), as in an MP4 whose AAC packets claim 1018–1020 samples here and there but each decode to 1024,
     /// so that every later timestamp lags the samples before it. True for other codecs and without an index.
     var timestampsCountDecodedSamples: Bool {
-        let fixedFrameCodecs = [AV_CODEC_ID_AAC, AV_CODEC_ID_MP3, AV_CODEC_ID_MP2, AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3]
-        guard fixedFrameCodecs.contains(stream.pointee.codecpar.pointee.codec_id) else { return true }
+        let parameters = stream.pointee.codecpar.pointee
+        let frameSizes: [AVCodecID: Double] = [AV_CODEC_ID_AAC: 1024, AV_CODEC_ID_MP3: 1152, AV_CODEC_ID_MP2: 1152,
+                                               AV_CODEC_ID_AC3: 1536, AV_CODEC_ID_EAC3: 1536]
+        guard let frameSize = frameSizes[parameters.codec_id], parameters.sample_rate > 0 else { return true }
         let count = avformat_index_get_entries_count(stream)
         guard count > 2, let first = avformat_index_get_entry(stream, 0), let second = avformat_index_get_entry(stream, 1)
         else { return true }
+        // Only an index of (nearly) every packet, as MP4's, can be judged; Matroska cues and MPEG-TS's seek
+        // points are sparse by design.
+        if let length = duration?.seconds, length > 0, Double(count) < length * Double(parameters.sample_rate) / frameSize / 2 {
+            return true
+        }
         let step = second.pointee.timestamp - first.pointee.timestamp
         var previous = second.pointee.timestamp
         // The last step may be a short final frame.
