@@ -24,6 +24,14 @@ public enum ColorMatrix: Sendable, Equatable {
     }
 }
 
+extension PixelFormat {
+    /// JPEG's full-range Y′CbCr formats (`yuvj420p` and kin), which are BT.601 by definition.
+    var isJPEGRange: Bool {
+        [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P]
+            .contains { $0.rawValue == rawValue }
+    }
+}
+
 extension VideoFrame {
     /// The matrix the frame's samples are coded with, nil for RGB and grey pictures: the frame's tag (BT.470BG,
     /// SMPTE 170M and FCC are BT.601; BT.709 and the wide-gamut tags count as BT.709), or for an untagged
@@ -36,7 +44,7 @@ extension VideoFrame {
         switch avFrame.pointee.colorspace {
         case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M, AVCOL_SPC_FCC: return .bt601
         case AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_RESERVED:
-            if format.name.hasPrefix("yuvj") { return .bt601 }
+            if format.isJPEGRange { return .bt601 }
             return height < 720 ? .bt601 : .bt709
         default: return .bt709
         }
@@ -55,14 +63,13 @@ extension VideoFrame {
     }
 }
 
-/// Re-codes an 8-bit 4:2:0 Y′CbCr picture from one matrix to another in place, in the picture's own range:
+/// Re-codes an 8-bit 4:2:0 video-range Y′CbCr picture (yuv420p) from one matrix to another in place:
 /// each pixel's Y′CbCr is taken to R′G′B′ with `source`'s matrix and back with `destination`'s (one 3×3 map).
 /// Luma uses the chroma sample of its 2×2 block; chroma uses the block's mean luma.
-func recodeMatrix(_ frame: VideoFrame, from source: ColorMatrix, to destination: ColorMatrix, fullRange: Bool) {
-    guard source != destination, frame.format == .yuv420p || frame.format.name == "yuvj420p" else { return }
-    // Normalised y in 0…1 and u, v in −½…½ for both ranges.
-    let lumaOffset = fullRange ? 0.0 : 16, lumaScale = fullRange ? 255.0 : 219
-    let chromaScale = fullRange ? 255.0 : 224
+func recodeMatrix(_ frame: VideoFrame, from source: ColorMatrix, to destination: ColorMatrix) {
+    guard source != destination, frame.format == .yuv420p else { return }
+    // Normalised y in 0…1 and u, v in −½…½.
+    let lumaOffset = 16.0, lumaScale = 219.0, chromaScale = 224.0
     func toRGB(_ m: ColorMatrix) -> [[Double]] {
         let (kr, kb) = m.weights, kg = 1 - kr - kb
         return [[1, 0, 2 * (1 - kr)], [1, -2 * (1 - kb) * kb / kg, -2 * (1 - kr) * kr / kg], [1, 2 * (1 - kb), 0]]

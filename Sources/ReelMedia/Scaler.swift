@@ -115,13 +115,13 @@ public final class Scaler {
             // matrix change, which it otherwise makes from the tables `applyColorDetails` gives it).
             Self.compressRange(source, into: result)
             if let from = source.colorMatrix, from != .bt709 {
-                recodeMatrix(result, from: from, to: .bt709, fullRange: false)
+                recodeMatrix(result, from: from, to: .bt709)
             }
         } else {
             try scale(source, into: result)
         }
         if let destination = Self.matrix(for: result) {
-            result.tag(destination, fullRange: format.name.hasPrefix("yuvj"))
+            result.tag(destination, fullRange: format.isJPEGRange)
         }
         result.sourceTime = source.sourceTime
         return result
@@ -141,7 +141,7 @@ public final class Scaler {
               descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL) == 0,
               descriptor.pointee.nb_components >= 3
         else { return nil }
-        return format.name.hasPrefix("yuvj") ? .bt601 : .bt709
+        return format.isJPEGRange ? .bt601 : .bt709
     }
 
     /// Maps full-range yuv420p samples to limited range: Y′ 0…255 → 16…235, Cb/Cr 0…255 → 16…240 around 128.
@@ -191,7 +191,7 @@ public final class Scaler {
         }
         let context = ScaleContext(made: made)
         // Decoded frames say their range and matrix; swscale must know both to convert correctly.
-        let destinationMatrix: ColorMatrix = format.name.hasPrefix("yuvj") ? .bt601 : .bt709
+        let destinationMatrix: ColorMatrix = format.isJPEGRange ? .bt601 : .bt709
         try applyColorDetails(context.avContext, source: frame, sourceMatrix: source.colorMatrix ?? .bt709,
                               destinationMatrix: destinationMatrix)
         contexts[key] = context

@@ -36,12 +36,12 @@ final class ToneMapper {
         }
         guard let source, let sink else { throw MediaError(.internal, "the tone-mapping graph is missing") }
         let pts = frame.pointee.pts, bestEffort = frame.pointee.best_effort_timestamp
-        try check(av_buffersrc_add_frame_flags(source, frame, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)), .internal,
+        // The buffer source takes `frame`'s reference and leaves it blank for the mapped picture.
+        try check(av_buffersrc_add_frame_flags(source, frame, 0), .internal,
                   "cannot feed the tone-mapping filter", function: "av_buffersrc_add_frame_flags")
         let mapped = output.avFrame
         try check(av_buffersink_get_frame(sink, mapped), .internal, "tone mapping failed",
                   function: "av_buffersink_get_frame")
-        av_frame_unref(frame)
         av_frame_move_ref(frame, mapped)
         frame.pointee.pts = pts
         frame.pointee.best_effort_timestamp = bestEffort
