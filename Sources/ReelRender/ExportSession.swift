@@ -51,6 +51,8 @@ public final class ExportSession {
     public var encoderThreads = 0
     /// The temporary file being written, while there is one (for a last-resort cleanup on signals).
     public var onTemporaryFile: ((String?) -> Void)?
+    /// Called once before a smart render (`output.video.smart`) writes, with what it will copy and re-encode.
+    public var onSmartReport: ((SmartRenderReport) -> Void)?
 
     /// Prepares an export of `project`, reading sources described by `facts` through `policy`.
     public init(project: CompiledProject, facts: [String: MediaFactsResult], policy: MediaPolicy,
@@ -108,6 +110,21 @@ public final class ExportSession {
     private func render(into destination: MuxerDestination, settings: EncodingSettings) throws(RenderError) {
         let catalog = SourceCatalog(project: project, facts: facts)
         let opener = MediaFileOpener(policy: policy)
+        if project.output.video.smart {
+            let plan = try SmartPlanner(project: project, catalog: catalog, policy: policy).plan()
+            onSmartReport?(SmartRenderReport(plan: plan, frameCount: project.frameCount))
+            if plan.headerAsset != nil {
+                let renderer = SmartRenderer(
+                    project: project, plan: plan, catalog: catalog, opener: opener, policy: policy,
+                    compositor: compositor, settings: settings, cancellation: cancellation)
+                renderer.onFrameWritten = { [onProgress, project] frameIndex in
+                    let offset = (try? Time.frames(frameIndex, frameDuration: project.frameDuration)) ?? .zero
+                    onProgress?(ExportProgress(frame: frameIndex + 1, frames: project.frameCount, time: offset, done: false))
+                }
+                try renderer.render(into: destination)
+                return
+            }
+        }
         let audio = try settings.audio.map { audio throws(RenderError) in
             try AudioStage(project: project, catalog: catalog, opener: opener,
                            sampleRate: audio.sampleRate, channels: audio.channels)

@@ -27,6 +27,8 @@ public struct ProjectOverrides: Sendable {
     public var range: (start: String, end: String)?
     /// Replaces `output.renderScale`.
     public var renderScale: Rational?
+    /// Turns smart render on (`--smart`); false leaves `output.video.smart` as written.
+    public var smart = false
 
     /// No overrides.
     public init(outputPath: String? = nil, preset: Preset? = nil, range: (start: String, end: String)? = nil,
@@ -81,6 +83,7 @@ public enum ProjectLoader {
         }
         if let preset = overrides.preset { project.output.preset = preset }
         if let scale = overrides.renderScale { project.output.renderScale = scale }
+        if overrides.smart { project.output.video.smart = true }
         if let (startText, endText) = overrides.range {
             let path = JSONPath.root.key("output").key("range")
             do {

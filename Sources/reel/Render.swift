@@ -46,6 +46,9 @@ struct Render: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Write nothing but errors.")
     var quiet = false
 
+    @Flag(help: "Smart render: copy untouched H.264 stretches of the sources, re-encode only the rest.")
+    var smart = false
+
     @OptionGroup var media: MediaOptions
 
     func validate() throws {
@@ -78,6 +81,7 @@ struct Render: ParsableCommand {
             overrides.range = (parts[0], parts[1])
         }
         overrides.renderScale = renderScale.flatMap(Self.scale)
+        overrides.smart = smart
 
         let (bytes, baseDirectory) = try readProject(project)
         var policy = media.policy
@@ -111,6 +115,12 @@ struct Render: ParsableCommand {
         if case .file(let path) = finalDestination { writtenPath = path }
         let meter = ProgressMeter(style: style, outputPath: writtenPath)
         session.onProgress = { meter.report($0) }
+        if !quiet {
+            session.onSmartReport = { report in
+                meter.finishLine()
+                printError(style == .json ? Self.json(report) : Self.text(report))
+            }
+        }
         do {
             try session.export(to: finalDestination, overwrite: force)
         } catch {
@@ -123,6 +133,32 @@ struct Render: ParsableCommand {
         if !quiet, style != .json, case .file(let written) = finalDestination {
             printError("wrote \(written)")
         }
+    }
+}
+
+extension Render {
+    /// The smart-render report as lines for a person: what was copied, and each re-encoded stretch with its reason.
+    static func text(_ report: SmartRenderReport) -> String {
+        if let fallback = report.fallback {
+            return "smart render: nothing copied, every frame re-encoded (\(fallback))"
+        }
+        var lines = ["smart render: copied \(report.copiedFrameCount) of \(report.frameCount) frames"]
+        for span in report.spans where !span.copied {
+            lines.append("  re-encoded frames \(span.frames.lowerBound)–\(span.frames.upperBound - 1): "
+                         + (span.reason ?? "not copyable"))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The smart-render report as one JSON object, for `--progress json`.
+    static func json(_ report: SmartRenderReport) -> String {
+        func quoted(_ text: String?) -> String { text.map(JSONWriter.quoted) ?? "null" }
+        let spans = report.spans.map { span in
+            "{\"start\":\(span.frames.lowerBound),\"end\":\(span.frames.upperBound),\"copied\":\(span.copied),"
+                + "\"asset\":\(quoted(span.asset)),\"reason\":\(quoted(span.reason))}"
+        }
+        return "{\"smart\":{\"frames\":\(report.frameCount),\"copied\":\(report.copiedFrameCount),"
+            + "\"fallback\":\(quoted(report.fallback)),\"spans\":[\(spans.joined(separator: ","))]}}"
     }
 }
 

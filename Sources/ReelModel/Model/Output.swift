@@ -169,6 +169,9 @@ public struct VideoOutputSettings: Sendable, Hashable {
     public var pixelFormat: String?
     /// Maximum keyframe interval in frames.
     public var gop: Int?
+    /// Smart render: copy untouched stretches of H.264 sources as they are and re-encode only the rest
+    /// (docs/smart-render.md). A reel addition to SPEC §2.1.
+    public var smart: Bool = false
 
     /// Creates video settings; everything but the codec defaults to nil.
     public init(codec: VideoCodecName, crf: Int? = nil, bitrate: Int? = nil, encoderPreset: String? = nil,

@@ -117,6 +117,7 @@ extension DocumentDecoder {
             }
         }
         if let json = fields["gop"] { output.video.gop = integer(json, path.key("gop"), in: 1...100_000, what: "a keyframe interval") }
+        if let json = fields["smart"], let value = bool(json, path.key("smart")) { output.video.smart = value }
     }
 
     private func readAudioSettings(_ json: JSON, _ path: JSONPath, into output: inout OutputSettings) {

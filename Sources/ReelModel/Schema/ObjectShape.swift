@@ -54,7 +54,7 @@ extension ObjectShape {
 
     /// `output.video` (SPEC §2.1).
     public static let videoOutput = ObjectShape(
-        name: "output.video", allowed: ["codec", "crf", "bitrate", "encoderPreset", "pixelFormat", "gop"])
+        name: "output.video", allowed: ["codec", "crf", "bitrate", "encoderPreset", "pixelFormat", "gop", "smart"])
 
     /// `output.audio` when it is an object, not `false` (SPEC §2.1).
     public static let audioOutput = ObjectShape(

@@ -169,6 +169,8 @@ public enum ProjectSchema {
                     ("encoderPreset", nonEmptyString),
                     ("pixelFormat", enumeration(["yuv420p", "yuv420p10le", "yuv422p", "yuv422p10le", "yuv444p", "yuv444p10le"])),
                     ("gop", described("Keyframe interval in frames.", integer(1, 100_000))),
+                    ("smart", described("Smart render: copy untouched H.264 stretches, re-encode the rest.",
+                                        object([("type", .string("boolean"))]))),
                 ])),
                 ("audio", described("Audio stream settings, or false for no audio stream.", object([
                     ("oneOf", array([

@@ -40,6 +40,7 @@ public enum ProjectWriter {
         if let preset = output.video.encoderPreset { video.append(("encoderPreset", .string(preset))) }
         if let format = output.video.pixelFormat { video.append(("pixelFormat", .string(format))) }
         if let gop = output.video.gop { video.append(("gop", .number(String(gop)))) }
+        if output.video.smart { video.append(("smart", .bool(true))) }
         members.append(("video", object(video)))
         if let audio = output.audio {
             var fields: [(String, JSONValue)] = [("codec", .string(audio.codec.rawValue))]

@@ -17,6 +17,14 @@ struct FrameGrid: Sendable {
         frameCount = project.frameCount
     }
 
+    /// The part of `project`'s grid holding output frames `frames`: its frame 0 is output frame `frames.lowerBound`.
+    init(_ project: CompiledProject, frames: Range<Int64>) throws(RenderError) {
+        let whole = FrameGrid(project)
+        start = try whole.time(ofFrame: frames.lowerBound)
+        frameDuration = whole.frameDuration
+        frameCount = Int64(frames.count)
+    }
+
     /// Seconds from the export's start to output frame `frameIndex`.
     func offset(ofFrame frameIndex: Int64) throws(RenderError) -> Time {
         do {

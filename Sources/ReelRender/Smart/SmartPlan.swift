@@ -1,0 +1,308 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// A smart render's plan: which output frames are copied from a source's compressed pictures and which are
+/// re-encoded, and why.
+///
+/// The output's frames are walked on the export's frame grid. A frame may be copied when it is an untouched picture
+/// of one source: a single layer with opacity 1, the identity transform, no crop and no backdrop, from a segment at
+/// speed 1 whose source stream matches the output (H.264 with an avcC header, the output's size, yuv420p,
+/// progressive, square pixels, the output's frame rate, BT.709 video range or untagged, no rotation), with the
+/// picture's own timestamp on the frame's source time, and nothing drawn over it (titles and overlays). Consecutive
+/// such frames of one source form a stretch; inside it, every whole closed GOP (an IDR picture up to the next) is
+/// copied, and the rest — from a cut to the next IDR, from the last IDR to a cut, transitions, titles — is
+/// re-encoded.
+struct SmartPlan {
+    /// A stretch of whole GOPs of one source, copied.
+    struct CopyRun {
+        /// The asset copied from.
+        let asset: String
+        /// First output frame.
+        let firstFrame: Int64
+        /// GOPs of the source's index, in order.
+        let gops: Range<Int>
+        /// Output frames the run covers.
+        let frameCount: Int64
+    }
+
+    /// One stretch of the output, in order.
+    enum Span {
+        case copy(CopyRun)
+        /// Output frames re-encoded, with the reason.
+        case encode(Range<Int64>, reason: String)
+
+        var frames: Range<Int64> {
+            switch self {
+            case .copy(let run): run.firstFrame..<run.firstFrame + run.frameCount
+            case .encode(let frames, _): frames
+            }
+        }
+    }
+
+    /// The stretches, tiling the output's frames in order.
+    let spans: [Span]
+    /// Indexes of the sources copied from, by asset id (all share one avcC record).
+    let indexes: [String: SourcePacketIndex]
+    /// The asset whose avcC record the output carries (nil when nothing is copied).
+    let headerAsset: String?
+    /// Why nothing at all can be copied, when that is decided before looking at frames.
+    let refusal: String?
+
+    /// Frames copied.
+    var copiedFrameCount: Int64 {
+        spans.reduce(0) { if case .copy(let run) = $1 { $0 + run.frameCount } else { $0 } }
+    }
+
+    /// The most pictures any copied GOP decodes ahead of presentation: the output's DTS lag behind its frame count.
+    var reorderDepth: Int {
+        spans.reduce(0) { depth, span in
+            guard case .copy(let run) = span, let index = indexes[run.asset] else { return depth }
+            return max(depth, index.gops[run.gops].map(\.reorderDepth).max() ?? 0)
+        }
+    }
+}
+
+/// Builds a `SmartPlan` for a compiled project.
+struct SmartPlanner {
+    let project: CompiledProject
+    let catalog: SourceCatalog
+    let policy: MediaPolicy
+
+    /// A picture that may be copied: source `asset`'s picture of presentation rank `position`.
+    private struct Candidate {
+        let asset: String
+        let position: Int
+    }
+
+    func plan() throws(RenderError) -> SmartPlan {
+        let frames = project.frameCount
+        let whole: (String) -> SmartPlan = { reason in
+            SmartPlan(spans: frames > 0 ? [.encode(0..<frames, reason: reason)] : [], indexes: [:], headerAsset: nil,
+                      refusal: reason)
+        }
+        let output = project.output
+        guard output.video.codec == .h264 else { return whole("the output codec is \(output.video.codec.rawValue), not h264") }
+        guard let format = output.format, [.mp4, .mov, .mkv].contains(format) else {
+            return whole("smart render writes mp4, mov and mkv only")
+        }
+        guard output.video.effectivePixelFormat == "yuv420p" else {
+            return whole("the output pixel format is \(output.video.effectivePixelFormat), not yuv420p")
+        }
+        guard project.videoComposition.renderScale == Rational(1) else { return whole("renderScale is not 1") }
+        guard output.video.bitrate == nil else { return whole("a target bitrate cannot hold across copied pictures") }
+
+        var indexes: [String: SourcePacketIndex] = [:]
+        var refusals: [String: String] = [:]
+        var headerAsset: String?
+        var classified: [(Candidate?, String)] = []
+        classified.reserveCapacity(Int(frames))
+        var cursor = InstructionCursor(project.videoComposition)
+        let grid = FrameGrid(project)
+        for n in 0..<frames {
+            let time = try grid.time(ofFrame: n)
+            let result = candidate(at: time, cursor: &cursor)
+            switch result {
+            case .failure(let refusal):
+                classified.append((nil, refusal.text))
+            case .success(let (asset, segment)):
+                if let refusal = refusals[asset] {
+                    classified.append((nil, refusal))
+                    continue
+                }
+                let index: SourcePacketIndex
+                if let known = indexes[asset] {
+                    index = known
+                } else {
+                    switch try eligibleIndex(asset: asset, header: headerAsset.flatMap { indexes[$0] }) {
+                    case .failure(let refusal):
+                        refusals[asset] = refusal.text
+                        classified.append((nil, refusal.text))
+                        continue
+                    case .success(let built):
+                        indexes[asset] = built
+                        if headerAsset == nil { headerAsset = asset }
+                        index = built
+                    }
+                }
+                guard let sourceTime = try? segment.mapping?.sourceTime(atTarget: time),
+                      let position = index.position(at: sourceTime) else {
+                    classified.append((nil, "the pictures of '\(asset)' are not on the output's frame grid"))
+                    continue
+                }
+                classified.append((Candidate(asset: asset, position: position), ""))
+            }
+        }
+        return SmartPlan(spans: spans(classified, indexes: indexes), indexes: indexes, headerAsset: headerAsset,
+                         refusal: headerAsset == nil ? (classified.first?.1 ?? "nothing to copy") : nil)
+    }
+
+    /// Groups classified frames into copied GOP runs and re-encoded stretches.
+    private func spans(_ classified: [(Candidate?, String)], indexes: [String: SourcePacketIndex]) -> [SmartPlan.Span] {
+        var spans: [SmartPlan.Span] = []
+        func encode(_ frames: Range<Int64>, _ reason: String) {
+            guard !frames.isEmpty else { return }
+            if case .encode(let previous, let previousReason) = spans.last, previous.upperBound == frames.lowerBound {
+                spans[spans.count - 1] = .encode(previous.lowerBound..<frames.upperBound, reason: previousReason)
+            } else {
+                spans.append(.encode(frames, reason: reason))
+            }
+        }
+        var n = 0
+        while n < classified.count {
+            guard let first = classified[n].0, let index = indexes[first.asset] else {
+                encode(Int64(n)..<Int64(n + 1), classified[n].1)
+                n += 1
+                continue
+            }
+            // The stretch of consecutive pictures of one source.
+            var end = n + 1
+            while end < classified.count, let next = classified[end].0, next.asset == first.asset,
+                  next.position == first.position + (end - n) {
+                end += 1
+            }
+            let positions = first.position..<first.position + (end - n)
+            let whole = index.gops.indices.filter { g in
+                let gop = index.gops[g]
+                return gop.isClosed && gop.positions.lowerBound >= positions.lowerBound
+                    && gop.positions.upperBound <= positions.upperBound
+            }
+            guard let firstGOP = whole.first, let lastGOP = whole.last else {
+                encode(Int64(n)..<Int64(end), "no whole GOP of '\(first.asset)' lies between the cuts")
+                n = end
+                continue
+            }
+            let copyStart = n + index.gops[firstGOP].positions.lowerBound - positions.lowerBound
+            let copyEnd = n + index.gops[lastGOP].positions.upperBound - positions.lowerBound
+            encode(Int64(n)..<Int64(copyStart), "the cut into '\(first.asset)' is not on an IDR picture")
+            // Whole GOPs in a row are one run; a GOP that is not closed breaks it.
+            var runStart = firstGOP
+            var previous = firstGOP
+            for g in whole.dropFirst() {
+                if g != previous + 1 {
+                    appendRun(&spans, index, asset: first.asset, gops: runStart..<previous + 1, frameOrigin: n - positions.lowerBound)
+                    let gapStart = n + index.gops[previous].positions.upperBound - positions.lowerBound
+                    let gapEnd = n + index.gops[g].positions.lowerBound - positions.lowerBound
+                    encode(Int64(gapStart)..<Int64(gapEnd), "a GOP of '\(first.asset)' is not closed")
+                    runStart = g
+                }
+                previous = g
+            }
+            appendRun(&spans, index, asset: first.asset, gops: runStart..<previous + 1, frameOrigin: n - positions.lowerBound)
+            encode(Int64(copyEnd)..<Int64(end), "the cut out of '\(first.asset)' is not before an IDR picture")
+            n = end
+        }
+        return spans
+    }
+
+    private func appendRun(_ spans: inout [SmartPlan.Span], _ index: SourcePacketIndex, asset: String,
+                           gops: Range<Int>, frameOrigin: Int) {
+        let first = index.gops[gops.lowerBound].positions.lowerBound
+        let last = index.gops[gops.upperBound - 1].positions.upperBound
+        spans.append(.copy(SmartPlan.CopyRun(
+            asset: asset, firstFrame: Int64(frameOrigin + first), gops: gops, frameCount: Int64(last - first))))
+    }
+
+    /// The asset and segment output time `time` shows untouched, or why it is not an untouched picture.
+    private func candidate(at time: Time, cursor: inout InstructionCursor) -> Result<(String, Segment), Refusal> {
+        guard let instruction = cursor.instruction(at: time) else { return .failure(Refusal("no instruction covers it")) }
+        if let layer = PostProcessingLayers.covering(time, in: project) {
+            return .failure(Refusal("\(layer) is drawn over it"))
+        }
+        guard instruction.layers.count == 1, let layer = instruction.layers.first else {
+            return .failure(Refusal(instruction.layers.isEmpty ? "it shows the background" : "a transition"))
+        }
+        if layer.backdrop != nil { return .failure(Refusal("its layer has a backdrop")) }
+        if !layer.crop.isEmpty { return .failure(Refusal("its layer is cropped")) }
+        if layer.opacity.value(at: time, default: 1) != 1 { return .failure(Refusal("its layer is not opaque")) }
+        let transform = layer.transform.value(at: time, default: .identity, interpolate: AffineTransform.interpolate)
+        if transform != .identity { return .failure(Refusal("its layer is moved or scaled")) }
+        guard let track = project.composition.track(layer.track),
+              let segment = track.segments.first(where: { $0.target.contains(time) }), let asset = segment.asset,
+              let source = segment.source else {
+            return .failure(Refusal("it shows the background"))
+        }
+        if source.duration != segment.target.duration { return .failure(Refusal("'\(asset)' plays at another speed")) }
+        guard catalog[asset]?.kind == .media else { return .failure(Refusal("'\(asset)' is a still or a colour")) }
+        return .success((asset, segment))
+    }
+
+    /// The index of `asset`'s video stream when its coding matches the output and the `header` source's avcC record,
+    /// or why not.
+    private func eligibleIndex(asset: String, header: SourcePacketIndex?) throws(RenderError) -> Result<SourcePacketIndex, Refusal> {
+        guard let entry = catalog[asset], let path = entry.path, let stream = entry.videoStream else {
+            return .failure(Refusal("'\(asset)' has no video stream"))
+        }
+        if entry.rotation != 0 { return .failure(Refusal("'\(asset)' is rotated")) }
+        let reader: PacketReader
+        do {
+            reader = try PacketReader(path: path, policy: policy)
+        } catch {
+            throw RenderError(media: error)
+        }
+        guard let parameters = reader.codedParameters(ofStream: stream) else {
+            return .failure(Refusal("'\(asset)' has no video stream"))
+        }
+        if let mismatch = mismatch(parameters) { return .failure(Refusal("'\(asset)' \(mismatch)")) }
+        let built: SourcePacketIndex?
+        do {
+            built = try SourcePacketIndex.build(reader: reader, streamIndex: stream)
+        } catch {
+            throw RenderError(media: error)
+        }
+        guard let index = built, let configuration = index.configuration else {
+            return .failure(Refusal("the packets of '\(asset)' cannot be indexed (no avcC header or no timestamps)"))
+        }
+        if !index.inBandParameterSetIDs.isSubset(of: configuration.spsIDs.union(configuration.ppsIDs)) {
+            return .failure(Refusal("'\(asset)' changes its parameter sets inside the stream"))
+        }
+        if let header, header.configuration != configuration {
+            return .failure(Refusal("'\(asset)' has other parameter sets than the first copied source"))
+        }
+        return .success(index)
+    }
+
+    /// How a source stream's coding differs from the output's, or nil when it matches.
+    private func mismatch(_ p: CodedVideoParameters) -> String? {
+        guard p.codec == "h264" else { return "is \(p.codec), not h264" }
+        guard SpliceEncoderSettings.x264Profile(p.profile) != nil else {
+            return "uses an H.264 profile libx264 cannot match (\(p.profile))"
+        }
+        let size = project.encodedSize
+        guard p.width == size.width, p.height == size.height else {
+            return "is \(p.width)×\(p.height), the output \(size.width)×\(size.height)"
+        }
+        guard p.pixelFormat == "yuv420p" else { return "is \(p.pixelFormat ?? "of unknown pixel format"), not yuv420p" }
+        guard p.isProgressive else { return "is interlaced" }
+        if let sar = p.sampleAspectRatio, sar != Rational(1) { return "has non-square pixels" }
+        guard let rate = p.averageFrameRate, rate == project.output.frameRate else {
+            return "does not run at the output's frame rate"
+        }
+        guard ["tv", "unknown"].contains(p.colorRange) else { return "is full range" }
+        // Untagged pictures count as BT.709 from 720 lines up (SPEC §6); below that reel reads them as BT.601.
+        if p.colorMatrix == "unknown" && p.height < 720 { return "is untagged below 720 lines (read as BT.601)" }
+        let bt709 = ["bt709", "unknown"]
+        guard bt709.contains(p.colorMatrix), bt709.contains(p.colorPrimaries), bt709.contains(p.colorTransfer) else {
+            return "is not BT.709"
+        }
+        return nil
+    }
+}
+
+/// Why a frame or a source cannot be copied (a sentence fragment: "a transition", "'a' is rotated").
+struct Refusal: Error {
+    let text: String
+    init(_ text: String) { self.text = text }
+}
+
+/// The hook where smart render asks whether a title or overlay layer is drawn at an instant.
+///
+/// Titles and overlays are not in the compiled project on this branch yet (PostProcessor draws nothing, and the
+/// readers refuse `timeline.titles`); when they land as layers with time ranges, this must return the first one
+/// whose range contains `time`, so that no copied picture hides a title.
+enum PostProcessingLayers {
+    /// A name for the title or overlay layer drawn at `time` (composition time), or nil when none is.
+    static func covering(_ time: Time, in project: CompiledProject) -> String? {
+        nil
+    }
+}

@@ -1,0 +1,244 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// Writes a smart render: the copied GOPs of a `SmartPlan` as they are, the re-encoded stretches through a
+/// `SpliceEncoder` matched to the copied stream, and the whole timeline's audio encoded once.
+///
+/// Headers: one avcC record holds the copied stream's parameter sets and the encoder's, whose id the copied stream
+/// does not use ("union headers"), so every packet of the one track refers to a parameter set its sample entry
+/// holds. MP4's `avc1` requires that (in-band parameter sets belong to `avc3`), Matroska's CodecPrivate reads the
+/// same way, and FFmpeg's decoder loads every set of the record.
+///
+/// Timestamps: output packet k (in decode order, one picture each) has DTS k − D, where D is the deepest reorder of
+/// any copied GOP, and PTS its output frame number, both in 1/frameRate; so DTS strictly increases and never
+/// passes PTS. Re-encoded stretches use no B-frames, so their reorder (0) is never deeper than the copied one.
+final class SmartRenderer {
+    private let project: CompiledProject
+    private let plan: SmartPlan
+    private let catalog: SourceCatalog
+    private let opener: any SourceOpener
+    private let policy: MediaPolicy
+    private let compositor: VideoCompositor
+    private let settings: EncodingSettings
+    private let cancellation: CancellationFlag
+    /// Called after each output frame is written (copied or encoded), with its index.
+    var onFrameWritten: ((Int64) -> Void)?
+
+    init(project: CompiledProject, plan: SmartPlan, catalog: SourceCatalog, opener: any SourceOpener,
+         policy: MediaPolicy, compositor: VideoCompositor, settings: EncodingSettings, cancellation: CancellationFlag) {
+        self.project = project
+        self.plan = plan
+        self.catalog = catalog
+        self.opener = opener
+        self.policy = policy
+        self.compositor = compositor
+        self.settings = settings
+        self.cancellation = cancellation
+    }
+
+    /// The parameter-set id the encoder uses: the smallest one no copied source uses.
+    static func freeParameterSetID(_ indexes: [SourcePacketIndex]) -> Int? {
+        var used = Set<Int>()
+        for index in indexes {
+            used.formUnion(index.inBandParameterSetIDs)
+            if let configuration = index.configuration { used.formUnion(configuration.spsIDs.union(configuration.ppsIDs)) }
+        }
+        return (0...31).first { !used.contains($0) }
+    }
+
+    func render(into destination: MuxerDestination) throws(RenderError) {
+        do {
+            try renderThrowingMedia(into: destination)
+        } catch let error as RenderError {
+            throw error
+        } catch let error as MediaError {
+            throw RenderError(media: error)
+        } catch {
+            throw RenderError(.internal, "\(error)")
+        }
+    }
+
+    private func renderThrowingMedia(into destination: MuxerDestination) throws {
+        guard let headerAsset = plan.headerAsset, let header = plan.indexes[headerAsset],
+              let configuration = header.configuration, let frameRate = project.output.frameRate,
+              let path = catalog[headerAsset]?.path else {
+            throw RenderError(.internal, "smart render without a copied source")
+        }
+        guard let parameterSetID = Self.freeParameterSetID(Array(plan.indexes.values)) else {
+            throw RenderError(.unsupported, "every H.264 parameter-set id is taken by the copied sources")
+        }
+        let video = settings.video
+        let encoderSettings = SpliceEncoderSettings(
+            width: video.width, height: video.height, frameRate: frameRate, profile: header.parameters.profile,
+            level: header.parameters.level, parameterSetID: parameterSetID, crf: video.crf,
+            encoderPreset: video.encoderPreset, quality: video.quality, threads: video.threads)
+        // Every encoder opened with these settings writes the same parameter sets; this one only reports them.
+        let probe = try SpliceEncoder(encoderSettings)
+        let union = AVCConfiguration(
+            profile: configuration.profile, compatibility: configuration.compatibility, level: configuration.level,
+            lengthSize: configuration.lengthSize,
+            sequenceParameterSets: configuration.sequenceParameterSets + probe.sequenceParameterSets,
+            pictureParameterSets: configuration.pictureParameterSets + probe.pictureParameterSets,
+            trailer: configuration.trailer)
+
+        let muxer = try Muxer(destination: destination, formatName: settings.container,
+                              metadata: project.output.metadata.map { ($0.key, $0.value) },
+                              faststart: project.output.faststart)
+        var readers: [String: PacketReader] = [headerAsset: try PacketReader(path: path, policy: policy)]
+        let stream = try muxer.addSplicedVideo(copying: header.streamIndex, of: readers[headerAsset]!,
+                                               extradata: union.bytes, frameRate: frameRate)
+        let audioEncoder = try settings.audio.map { try muxer.addAudio($0) }
+        let audio = try settings.audio.map { audio throws(RenderError) in
+            try AudioStage(project: project, catalog: catalog, opener: opener,
+                           sampleRate: audio.sampleRate, channels: audio.channels)
+        }
+        try muxer.start()
+
+        let writer = SplicedVideoWriter(muxer: muxer, stream: stream, reorderDepth: Int64(plan.reorderDepth),
+                                        lengthSize: configuration.lengthSize)
+        let frameWritten: (Int64) throws -> Void = { [onFrameWritten] frame in
+            if let audio, let audioEncoder {
+                try audio.pull(throughFrame: frame) { planes, count throws(RenderError) in
+                    do throws(MediaError) { try audioEncoder.encode(planes, count: count) } catch { throw RenderError(media: error) }
+                }
+            }
+            onFrameWritten?(frame)
+        }
+        for span in plan.spans {
+            if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+            switch span {
+            case .encode(let frames, _):
+                let sink = SpliceSink(encoder: try SpliceEncoder(encoderSettings), firstFrame: frames.lowerBound,
+                                      writer: writer, frameWritten: frameWritten)
+                let grid = try FrameGrid(project, frames: frames)
+                let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
+                try core.run(grid, into: sink, cancellation: cancellation)
+            case .copy(let run):
+                guard let index = plan.indexes[run.asset], let file = catalog[run.asset]?.path else {
+                    throw RenderError(.internal, "no index for '\(run.asset)'")
+                }
+                if readers[run.asset] == nil { readers[run.asset] = try PacketReader(path: file, policy: policy) }
+                try copy(run, index: index, reader: readers[run.asset]!, writer: writer, frameWritten: frameWritten)
+            }
+        }
+        if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+        try muxer.finish()
+    }
+
+    /// Copies the packets of `run`'s GOPs, renumbered onto the output's frames.
+    private func copy(_ run: SmartPlan.CopyRun, index: SourcePacketIndex, reader: PacketReader,
+                      writer: SplicedVideoWriter, frameWritten: (Int64) throws -> Void) throws {
+        let gops = index.gops[run.gops]
+        guard let firstGOP = gops.first, let lastGOP = gops.last else { return }
+        let first = firstGOP.entries.lowerBound, end = lastGOP.entries.upperBound
+        let firstPosition = firstGOP.positions.lowerBound
+        let start = index.entries[first]
+        try reader.seek(stream: index.streamIndex, toTimestamp: start.dts ?? start.pts)
+        let packet = try Packet()
+        var next = first
+        var skipped = 0
+        while next < end {
+            guard try reader.read(into: packet) else {
+                throw RenderError(.invalid, "'\(run.asset)' ended before its indexed packets")
+            }
+            guard packet.streamIndex == index.streamIndex else { continue }
+            let expected = index.entries[next]
+            if next == first, packet.presentationTimestamp != expected.pts {
+                // Packets before the IDR picture the seek landed ahead of.
+                skipped += 1
+                if skipped > index.entries.count { throw RenderError(.invalid, "cannot find a GOP of '\(run.asset)'") }
+                continue
+            }
+            guard packet.presentationTimestamp == expected.pts else {
+                throw RenderError(.invalid, "'\(run.asset)' reads differently from its index")
+            }
+            try writer.write(packet, frame: run.firstFrame + Int64(expected.position - firstPosition))
+            next += 1
+            if let gop = gops.first(where: { $0.entries.upperBound == next }) {
+                for position in gop.positions {
+                    try frameWritten(run.firstFrame + Int64(position - firstPosition))
+                }
+                if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+            }
+        }
+    }
+}
+
+/// Numbers the packets of a spliced video stream and writes them: PTS the output frame, DTS the packet's decode
+/// rank minus the reorder depth, payloads length-prefixed as the avcC record says.
+final class SplicedVideoWriter {
+    private let muxer: Muxer
+    private let stream: MuxerStream
+    private let reorderDepth: Int64
+    private let lengthSize: Int
+    private var written: Int64 = 0
+
+    init(muxer: Muxer, stream: MuxerStream, reorderDepth: Int64, lengthSize: Int) {
+        self.muxer = muxer
+        self.stream = stream
+        self.reorderDepth = reorderDepth
+        self.lengthSize = lengthSize
+    }
+
+    /// Writes a copied packet (already length-prefixed) as output frame `frame`.
+    func write(_ packet: Packet, frame: Int64) throws(MediaError) {
+        packet.setTimestamps(presentation: frame, decoding: written - reorderDepth, duration: 1)
+        written += 1
+        try muxer.write(packet, to: stream)
+    }
+
+    /// Writes an encoder's Annex B packet as output frame `frame`, its parameter sets left to the avcC record.
+    func writeEncoded(_ packet: Packet, frame: Int64) throws(MediaError) {
+        let units = H264Bitstream.units(ofAnnexB: packet.data).filter {
+            let type = H264Bitstream.type(of: $0)
+            return type != H264Bitstream.NALType.sps && type != H264Bitstream.NALType.pps
+        }
+        try packet.replaceData(with: H264Bitstream.lengthPrefixed(units, lengthSize: lengthSize))
+        try write(packet, frame: frame)
+    }
+}
+
+/// The sink of one re-encoded stretch: each frame into a fresh `SpliceEncoder`, its packets to the spliced stream,
+/// the audio pulled up to the frame.
+final class SpliceSink: MediaSink {
+    private let encoder: SpliceEncoder
+    private let firstFrame: Int64
+    private let writer: SplicedVideoWriter
+    private let frameWritten: (Int64) throws -> Void
+
+    init(encoder: SpliceEncoder, firstFrame: Int64, writer: SplicedVideoWriter, frameWritten: @escaping (Int64) throws -> Void) {
+        self.encoder = encoder
+        self.firstFrame = firstFrame
+        self.writer = writer
+        self.frameWritten = frameWritten
+    }
+
+    func consume(_ frame: ComposedFrame) throws(RenderError) {
+        do {
+            try encoder.encode(frame.frame, index: frame.frameIndex, deliver: deliver)
+            try frameWritten(firstFrame + frame.frameIndex)
+        } catch let error as RenderError {
+            throw error
+        } catch let error as MediaError {
+            throw RenderError(media: error)
+        } catch {
+            throw RenderError(.internal, "\(error)")
+        }
+    }
+
+    func finish() throws(RenderError) {
+        do {
+            try encoder.flush(deliver: deliver)
+        } catch {
+            throw RenderError(media: error)
+        }
+    }
+
+    private func deliver(_ packet: Packet) throws(MediaError) {
+        guard let pts = packet.presentationTimestamp else {
+            throw MediaError(.internal, "libx264 gave a packet without a timestamp")
+        }
+        try writer.writeEncoded(packet, frame: firstFrame + pts)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import ReelTestSupport
+import ReelTime
+import Testing
+
+/// `reel render --smart`, checked from outside: every frame, copied packet bytes, decodability, timestamps, audio.
+@Suite struct SmartRenderTests {
+    /// BT.709 tags, so that the 64×36 sources are read as the output is written (untagged SD counts as BT.601).
+    static let tags = ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"]
+
+    /// One packet of a video stream as ffprobe reports it.
+    struct ProbedPacket {
+        let pts: Int64
+        let dts: Int64?
+        let timeBase: Rational
+        let hash: String
+        let isKey: Bool
+
+        /// The frame number at `rate` frames per second.
+        func frame(rate: Int64) -> Int64 {
+            (pts * timeBase.numerator * rate * 2 + timeBase.denominator) / (2 * timeBase.denominator)
+        }
+    }
+
+    static func packets(of url: URL) throws -> [ProbedPacket] {
+        let data = try runChecked("ffprobe", [
+            "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base", "-show_packets",
+            "-show_data_hash", "md5", "-of", "json", url.path,
+        ])
+        guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let streams = root["streams"] as? [[String: Any]], let base = streams.first?["time_base"] as? String,
+              let list = root["packets"] as? [[String: Any]] else { throw SupportError("unexpected ffprobe output") }
+        let parts = base.split(separator: "/").compactMap { Int64($0) }
+        let timeBase = Rational(parts[0], parts[1])
+        return list.map { packet in
+            ProbedPacket(
+                pts: Int64(packet["pts"] as? Int ?? -1), dts: (packet["dts"] as? Int).map(Int64.init), timeBase: timeBase,
+                hash: packet["data_hash"] as? String ?? "", isKey: (packet["flags"] as? String ?? "").hasPrefix("K"))
+        }
+    }
+
+    /// A timeline with cuts mid-GOP, one frame after a keyframe, on a keyframe, and a dissolve; sources with
+    /// B-frames (reorder depth 2) in QuickTime and Matroska.
+    @Test(arguments: ["mp4", "mkv"])
+    func smartRenderIsExact(container: String) throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let pcm = AudioSpec.counter(sampleRate: 48000, channels: 2, codec: "pcm_s16le")
+        try IndexedMedia.makeVideo(
+            at: folder.file("a.mov"), frameCount: 150, gop: 12, bFrames: 2, extraArgs: Self.tags, audio: pcm)
+        _ = try IndexedMedia.makeVideo(
+            at: folder.file("b.mkv"), frameCount: 120, gop: 12, bFrames: 2, extraArgs: Self.tags, audio: pcm)
+        let audio = container == "mkv" ? "{ \"codec\": \"pcm\" }" : "{ \"codec\": \"aac\" }"
+        let project = """
+        {
+          "reel": 1,
+          "output": { "path": "out.\(container)", "size": [64, 36], "frameRate": 30, "audio": \(audio) },
+          "assets": { "a": { "path": "a.mov" }, "b": { "path": "b.mkv" } },
+          "timeline": { "clips": [
+            { "asset": "a", "in": 0.5, "out": 2.5 },
+            { "asset": "b", "in": "13f", "duration": "40f" },
+            { "asset": "a", "in": "96f", "duration": "36f" },
+            { "asset": "b", "in": "60f", "duration": "30f", "transition": { "type": "dissolve", "duration": "10f" } }
+          ] }
+        }
+        """
+        try project.write(to: folder.file("project.json"), atomically: true, encoding: .utf8)
+        let reel = try builtExecutable(named: "reel")
+        let result = try run(reel.path, ["render", folder.file("project.json").path, "--smart", "--progress", "json"])
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        let report = result.stderrText.split(separator: "\n").first { $0.hasPrefix("{\"smart\"") }
+        #expect(report?.contains("\"frames\":156,\"copied\":108,\"fallback\":null") == true, "\(result.stderrText)")
+        #expect(report?.contains("\"reason\":\"a transition\"") == true)
+
+        let output = folder.file("out.\(container)")
+        // Every frame outside the dissolve (output 126…135) shows exactly the source frame the timeline says.
+        var expected: [Int] = []
+        expected += (15..<75)                 // a 0.5 s … 2.5 s
+        expected += (13..<53)                 // b, one frame after its keyframe at 12
+        expected += (96..<132)                // a, from its keyframe at 96
+        expected += (70..<90)                 // b after the dissolve
+        let shown = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        #expect(shown.count == 156)
+        let outside = Array(shown[0..<126]) + Array(shown[136...])
+        #expect(outside == expected.prefix(126) + expected.suffix(20))
+
+        // Copied packets are the sources' bytes: a 24…71 and 96…119, b 24…47 and 72…83, at their output frames.
+        let sourceA = Dictionary(uniqueKeysWithValues: try Self.packets(of: folder.file("a.mov")).map { ($0.frame(rate: 30), $0.hash) })
+        let sourceB = Dictionary(uniqueKeysWithValues: try Self.packets(of: folder.file("b.mkv")).map { ($0.frame(rate: 30), $0.hash) })
+        let outputPackets = try Self.packets(of: output)
+        #expect(outputPackets.count == 156)
+        let byFrame = Dictionary(uniqueKeysWithValues: outputPackets.map { ($0.frame(rate: 30), $0.hash) })
+        var copied: [(output: Int64, hash: String?)] = []
+        copied += (24..<72).map { (Int64($0 - 15), sourceA[Int64($0)]) }
+        copied += (24..<48).map { (Int64($0 - 13 + 60), sourceB[Int64($0)]) }
+        copied += (96..<120).map { (Int64($0 - 96 + 100), sourceA[Int64($0)]) }
+        copied += (72..<84).map { (Int64($0 - 70 + 136), sourceB[Int64($0)]) }
+        for (frame, hash) in copied {
+            #expect(hash != nil && byFrame[frame] == hash, "output frame \(frame) is not the copied source packet")
+        }
+        let allSource = Set(sourceA.values).union(sourceB.values)
+        #expect(outputPackets.filter { allSource.contains($0.hash) }.count == copied.count)
+
+        // Decoding timestamps strictly increase and never pass presentation.
+        let dts = outputPackets.compactMap(\.dts)
+        if container == "mp4" { #expect(dts.count == outputPackets.count) }
+        #expect(zip(dts, dts.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(outputPackets.allSatisfy { packet in packet.dts.map { $0 <= packet.pts } ?? true })
+
+        // FFmpeg decodes it without a word.
+        let decode = try run("ffmpeg", ["-v", "error", "-xerror", "-i", output.path, "-f", "null", "-"])
+        #expect(decode.status == 0)
+        #expect(decode.stderrText.isEmpty, "\(decode.stderrText)")
+
+        // The audio is the timeline's, sample for sample in count (PCM: exactly; AAC: up to its last frame's padding).
+        let samples = try readAudioSamplesS16(of: output, sampleRate: 48000, channels: 2)
+        let timelineSamples = 156 * 1600
+        if container == "mkv" {
+            #expect(samples[0].count == timelineSamples)
+            // The first clip's sound is a's, from 0.5 s, exactly.
+            let offset = 24000
+            let mismatches = (0..<60 * 1600).filter { samples[0][$0] != AudioSignal.counter.expectedS16($0 + offset) }
+            #expect(mismatches.isEmpty, "first mismatch at sample \(mismatches.first ?? -1)")
+        } else {
+            #expect(samples[0].count >= timelineSamples && samples[0].count < timelineSamples + 1024)
+        }
+    }
+
+    /// Sources that cannot be copied fall back to a full render and say why.
+    @Test func untaggedSDSourceFallsBack() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try IndexedMedia.makeVideo(at: folder.file("a.mp4"), frameCount: 60, gop: 12, bFrames: 2)
+        let project = """
+        { "reel": 1, "output": { "path": "out.mp4", "video": { "smart": true }, "audio": false },
+          "assets": { "a": { "path": "a.mp4" } }, "timeline": { "clips": [ { "asset": "a", "in": "5f" } ] } }
+        """
+        try project.write(to: folder.file("project.json"), atomically: true, encoding: .utf8)
+        let reel = try builtExecutable(named: "reel")
+        let result = try run(reel.path, ["render", folder.file("project.json").path, "--progress", "none"])
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        #expect(result.stderrText.contains(
+            "smart render: nothing copied, every frame re-encoded ('a' is untagged below 720 lines (read as BT.601))"),
+            "\(result.stderrText)")
+        let shown = try IndexedMedia.readFrameIndices(of: folder.file("out.mp4"), width: 64, height: 36)
+        #expect(shown == Array(5..<60))
+    }
+}
