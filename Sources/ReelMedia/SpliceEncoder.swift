@@ -13,6 +13,9 @@ public struct SpliceEncoderSettings: Sendable {
     public var level: Int
     /// The id given to the encoder's sequence and picture parameter sets, one the copied stream does not use.
     public var parameterSetID: Int
+    /// The copied stream's reorder depth (pictures decoded ahead of presentation); the encoder's is 0 when this
+    /// is 0, 1 (one B-frame, no pyramid) when 1, and 2 (B-pyramid) from 2 up, never deeper.
+    public var reorderDepth: Int
     /// Rate factor and speed, as for a full render.
     public var crf: Int?
     public var encoderPreset: String?
@@ -22,13 +25,14 @@ public struct SpliceEncoderSettings: Sendable {
 
     /// Makes settings.
     public init(width: Int, height: Int, frameRate: Rational, profile: Int, level: Int, parameterSetID: Int,
-                crf: Int?, encoderPreset: String?, quality: EncodingQuality?, threads: Int) {
+                reorderDepth: Int, crf: Int?, encoderPreset: String?, quality: EncodingQuality?, threads: Int) {
         self.width = width
         self.height = height
         self.frameRate = frameRate
         self.profile = profile
         self.level = level
         self.parameterSetID = parameterSetID
+        self.reorderDepth = reorderDepth
         self.crf = crf
         self.encoderPreset = encoderPreset
         self.quality = quality
@@ -48,8 +52,9 @@ public struct SpliceEncoderSettings: Sendable {
 
 /// A libx264 encoder matched to a copied H.264 stream, for one re-encoded stretch of a smart render.
 ///
-/// It starts with an IDR picture (a fresh encoder always does), uses no B-frames (so its reorder depth, 0, is never
-/// deeper than the copied stream's), keeps its GOPs closed, and names its parameter sets with an id the copied
+/// It starts with an IDR picture (a fresh encoder always does), uses B-frames only as deep as the copied stream
+/// reorders (the same depth up to 2, so a decoder sizes its reorder buffer once, from whichever parameter set it
+/// meets first, and Matroska readers guess the same decoding times throughout), keeps its GOPs closed, and names its parameter sets with an id the copied
 /// stream does not use. Its headers are out of band (`parameterSets`), to be joined with the copied stream's in
 /// one avcC record; packets come out as Annex B byte streams with pts in frames. Not thread-safe.
 public final class SpliceEncoder {
@@ -83,7 +88,9 @@ public final class SpliceEncoder {
         codec.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
         codec.pointee.thread_count = Int32(clamping: settings.threads)
         codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER | Int32(bitPattern: AV_CODEC_FLAG_CLOSED_GOP)
-        codec.pointee.max_b_frames = 0
+        let bFrames = settings.profile == 66 || settings.profile == 578 ? "bframes=0"
+            : [0: "bframes=0", 1: "bframes=1:b-pyramid=none"][settings.reorderDepth] ?? "bframes=3:b-pyramid=normal"
+        codec.pointee.max_b_frames = settings.reorderDepth == 0 ? 0 : (settings.reorderDepth == 1 ? 1 : 3)
         if settings.level > 0 { codec.pointee.level = Int32(settings.level) }
         func set(_ key: String, _ value: String) throws(MediaError) {
             try check(av_opt_set(codec.pointee.priv_data, key, value, 0), function: "av_opt_set") { code in
@@ -98,7 +105,7 @@ public final class SpliceEncoder {
             try set("preset", preset)
         }
         try set("profile", profile)
-        try set("x264-params", "sps-id=\(settings.parameterSetID):open-gop=0:bframes=0")
+        try set("x264-params", "sps-id=\(settings.parameterSetID):open-gop=0:\(bFrames)")
         try check(avcodec_open2(codec, encoder, nil), .unsupported, "cannot open the libx264 encoder",
                   function: "avcodec_open2")
         var header: [UInt8] = []

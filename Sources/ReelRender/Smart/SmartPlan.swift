@@ -44,7 +44,7 @@ struct SmartPlan {
     let spans: [Span]
     /// Indexes of the sources copied from, by asset id (all share one avcC record).
     let indexes: [String: SourcePacketIndex]
-    /// The asset whose avcC record the output carries (nil when nothing is copied).
+    /// A copied asset, whose avcC record (shared by every copied source) the output carries; nil when nothing is copied.
     let headerAsset: String?
     /// Why nothing at all can be copied, when that is decided before looking at frames.
     let refusal: String?
@@ -54,11 +54,13 @@ struct SmartPlan {
         spans.reduce(0) { if case .copy(let run) = $1 { $0 + run.frameCount } else { $0 } }
     }
 
-    /// The most pictures any copied GOP decodes ahead of presentation: the output's DTS lag behind its frame count.
+    /// The output's DTS lag behind its frame count: the most pictures any copied GOP decodes ahead of presentation,
+    /// or the reorder depth the copied streams declare (`video_delay`, from their SPS) when that is deeper, so that
+    /// a re-encoded stretch may reorder as deep as the copied parameter sets say.
     var reorderDepth: Int {
         spans.reduce(0) { depth, span in
             guard case .copy(let run) = span, let index = indexes[run.asset] else { return depth }
-            return max(depth, index.gops[run.gops].map(\.reorderDepth).max() ?? 0)
+            return max(depth, index.gops[run.gops].map(\.reorderDepth).max() ?? 0, index.parameters.reorderDelay)
         }
     }
 }
@@ -94,7 +96,7 @@ struct SmartPlanner {
 
         var indexes: [String: SourcePacketIndex] = [:]
         var refusals: [String: String] = [:]
-        var headerAsset: String?
+        var firstIndexed: String?
         var classified: [(Candidate?, String)] = []
         classified.reserveCapacity(Int(frames))
         var cursor = InstructionCursor(project.videoComposition)
@@ -114,14 +116,14 @@ struct SmartPlanner {
                 if let known = indexes[asset] {
                     index = known
                 } else {
-                    switch try eligibleIndex(asset: asset, header: headerAsset.flatMap { indexes[$0] }) {
+                    switch try eligibleIndex(asset: asset, header: firstIndexed.flatMap { indexes[$0] }) {
                     case .failure(let refusal):
                         refusals[asset] = refusal.text
                         classified.append((nil, refusal.text))
                         continue
                     case .success(let built):
                         indexes[asset] = built
-                        if headerAsset == nil { headerAsset = asset }
+                        if firstIndexed == nil { firstIndexed = asset }
                         index = built
                     }
                 }
@@ -133,8 +135,16 @@ struct SmartPlanner {
                 classified.append((Candidate(asset: asset, position: position), ""))
             }
         }
-        return SmartPlan(spans: spans(classified, indexes: indexes), indexes: indexes, headerAsset: headerAsset,
-                         refusal: headerAsset == nil ? (classified.first?.1 ?? "nothing to copy") : nil)
+        let planned = spans(classified, indexes: indexes)
+        // Every index kept shares the first one's avcC record, so any copied source can stand for the header.
+        let copiedAsset = planned.lazy.compactMap { span -> String? in
+            if case .copy(let run) = span { run.asset } else { nil }
+        }.first
+        let firstReason = planned.lazy.compactMap { span -> String? in
+            if case .encode(_, let reason) = span { reason } else { nil }
+        }.first
+        return SmartPlan(spans: planned, indexes: indexes, headerAsset: copiedAsset,
+                         refusal: copiedAsset == nil ? (firstReason ?? "nothing to copy") : nil)
     }
 
     /// Groups classified frames into copied GOP runs and re-encoded stretches.
@@ -143,7 +153,9 @@ struct SmartPlanner {
         func encode(_ frames: Range<Int64>, _ reason: String) {
             guard !frames.isEmpty else { return }
             if case .encode(let previous, let previousReason) = spans.last, previous.upperBound == frames.lowerBound {
-                spans[spans.count - 1] = .encode(previous.lowerBound..<frames.upperBound, reason: previousReason)
+                let reasons = previousReason.components(separatedBy: "; ")
+                let merged = reasons.contains(reason) ? previousReason : previousReason + "; " + reason
+                spans[spans.count - 1] = .encode(previous.lowerBound..<frames.upperBound, reason: merged)
             } else {
                 spans.append(.encode(frames, reason: reason))
             }

@@ -12,7 +12,7 @@ import ReelTime
 ///
 /// Timestamps: output packet k (in decode order, one picture each) has DTS k − D, where D is the deepest reorder of
 /// any copied GOP, and PTS its output frame number, both in 1/frameRate; so DTS strictly increases and never
-/// passes PTS. Re-encoded stretches use no B-frames, so their reorder (0) is never deeper than the copied one.
+/// passes PTS. Re-encoded stretches reorder at most D pictures (see `SpliceEncoder`), so the rule holds for them too.
 final class SmartRenderer {
     private let project: CompiledProject
     private let plan: SmartPlan
@@ -71,7 +71,8 @@ final class SmartRenderer {
         let video = settings.video
         let encoderSettings = SpliceEncoderSettings(
             width: video.width, height: video.height, frameRate: frameRate, profile: header.parameters.profile,
-            level: header.parameters.level, parameterSetID: parameterSetID, crf: video.crf,
+            level: header.parameters.level, parameterSetID: parameterSetID,
+            reorderDepth: plan.reorderDepth, crf: video.crf,
             encoderPreset: video.encoderPreset, quality: video.quality, threads: video.threads)
         // Every encoder opened with these settings writes the same parameter sets; this one only reports them.
         let probe = try SpliceEncoder(encoderSettings)
