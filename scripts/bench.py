@@ -215,6 +215,97 @@ def ensure_media():
         partial.rename(target)
 
 
+# The smart-render part: ten 3 s cuts of a 1080p H.264 source at non-keyframe points, rendered by
+# `reel render --smart` and by reel's own full re-encode of the same project, in the same rounds. The source has
+# a keyframe every SMART_GOP frames (1 s), BT.709 tags (so reel may copy it) and AAC audio.
+SMART_WIDTH, SMART_HEIGHT = 1920, 1080
+SMART_SOURCE_SECONDS = 40
+SMART_GOP = 30
+# (in, out) seconds: starts at 1.1 + 3.7 k s, all off the 1 s keyframe grid and on the 1/30 s frame grid.
+SMART_CUTS = [(round(1.1 + 3.7 * k, 1), round(4.1 + 3.7 * k, 1)) for k in range(10)]
+SMART_TARGET = 0.05
+
+
+def smart_source_path():
+    return MEDIA / "smart-1080p.mp4"
+
+
+def ensure_smart_media():
+    """Generates the cached 1080p source of the smart-render part when it is missing."""
+    MEDIA.mkdir(parents=True, exist_ok=True)
+    target = smart_source_path()
+    if target.exists():
+        return
+    print(f"bench: generating {target.relative_to(REPO)}", flush=True)
+    partial = target.with_name(".smart-1080p.partial.mp4")
+    run_quietly([
+        "ffmpeg", "-v", "error", "-nostdin", "-y",
+        "-f", "lavfi", "-i", f"testsrc2=size={SMART_WIDTH}x{SMART_HEIGHT}:rate={FPS},format=yuv420p",
+        "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate={SAMPLE_RATE},aformat=channel_layouts=stereo",
+        "-t", str(SMART_SOURCE_SECONDS),
+        "-c:v", "libx264", "-preset", "fast", "-crf", "20", "-g", str(SMART_GOP), "-sc_threshold", "0",
+        "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
+        "-color_range", "tv",
+        "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", str(partial),
+    ], "generating the smart-render source")
+    partial.rename(target)
+
+
+def smart_project(output, smart):
+    return {
+        "reel": 1,
+        "output": {
+            "path": str(output), "size": [SMART_WIDTH, SMART_HEIGHT], "frameRate": FPS,
+            "video": {"codec": "h264", "crf": CRF, "encoderPreset": ENCODER_PRESET, "smart": smart},
+            "audio": {"codec": "aac", "bitrate": AUDIO_BITRATE, "sampleRate": SAMPLE_RATE, "channels": CHANNELS},
+        },
+        "assets": {"src": {"path": str(smart_source_path())}},
+        "timeline": {"clips": [{"asset": "src", "in": start, "out": end} for start, end in SMART_CUTS]},
+    }
+
+
+def run_smart(reel, rounds, warmup):
+    """Smart render against reel's full re-encode of the same ten cuts; prints medians and the CPU ratio."""
+    ensure_smart_media()
+    commands = {
+        "full": reel_render_args(reel, write_project(smart_project(WORK / "smart-full.mp4", False), "smart-full")),
+        "smart": reel_render_args(reel, write_project(smart_project(WORK / "smart-smart.mp4", True), "smart-smart")),
+    }
+    print(f"\n== smart: {len(SMART_CUTS)} cuts of 3 s from a {SMART_WIDTH}x{SMART_HEIGHT} H.264 source "
+          f"(keyframe every {SMART_GOP} frames), cut between keyframes; reel --smart vs reel's full re-encode",
+          flush=True)
+    results = {"full": [], "smart": []}
+    for _ in range(warmup):
+        for tool in commands:
+            measure(commands[tool], f"smart warm-up ({tool})")
+    for round_index in range(rounds):
+        order = list(commands) if round_index % 2 == 0 else list(reversed(commands))
+        for tool in order:
+            result = measure(commands[tool], f"smart round {round_index + 1} ({tool})")
+            results[tool].append(result)
+            print(f"   round {round_index + 1} {tool:6} wall {result.wall:7.2f} s  cpu {result.cpu:7.2f} s", flush=True)
+    smart, full = medians(results["smart"]), medians(results["full"])
+    wall_ratio, cpu_ratio = smart[0] / full[0], smart[1] / full[1]
+    # What the ratio cannot go below: the share of frames that must be re-encoded (ffprobe-free arithmetic on the
+    # cut list: from each cut to the next keyframe, and from the last keyframe to the cut's end).
+    reencoded = 0
+    for start, end in SMART_CUTS:
+        first, last = round(start * FPS), round(end * FPS)
+        head = -first % SMART_GOP
+        tail = (last - first - head) % SMART_GOP
+        reencoded += head + tail if last - first > head else last - first
+    total = sum(round(end * FPS) - round(start * FPS) for start, end in SMART_CUTS)
+    print(f"\n{'':12} {'smart':>9} {'full':>9} {'ratio':>7}   target")
+    print(f"{'wall s':12} {smart[0]:9.2f} {full[0]:9.2f} {wall_ratio:7.3f}")
+    verdict_text = "met" if cpu_ratio <= SMART_TARGET else "missed"
+    print(f"{'cpu s':12} {smart[1]:9.2f} {full[1]:9.2f} {cpu_ratio:7.3f}   <= {SMART_TARGET:.2f}  {verdict_text}")
+    print(f"re-encoded frames: {reencoded} of {total} ({reencoded / total:.1%}); the CPU ratio cannot go far below "
+          f"that share with {len(SMART_CUTS)} cuts of 3 s and a {SMART_GOP}-frame GOP")
+    for name in ("smart-full.mp4", "smart-smart.mp4"):
+        print(f"   {name} duration: {probe_duration(WORK / name):.3f} s", flush=True)
+    return results
+
+
 # ---------------------------------------------------------------- projects
 
 
@@ -558,6 +649,8 @@ def parse_arguments():
     parser.add_argument("--ffmpeg-input-seek", action="store_true",
                         help="ffmpeg seeks each input with -ss/-t instead of trim filters from the start")
     parser.add_argument("--json", metavar="PATH", help="also write every measurement to PATH as JSON")
+    parser.add_argument("--smart-rounds", type=int, default=3,
+                        help="timed rounds of the smart-render part; 0 to skip (default: %(default)s)")
     args = parser.parse_args()
     if args.rounds < 1 or args.warmup < 0:
         parser.error("--rounds must be at least 1 and --warmup at least 0")
@@ -595,6 +688,7 @@ def main():
             run_comparison(case, reel, args.rounds, args.warmup, args.ffmpeg_only)
         print_table(cases)
         memory = [] if args.ffmpeg_only or not args.memory_minutes else run_memory(reel, args.memory_minutes)
+        smart = {} if args.ffmpeg_only or args.smart_rounds < 1 else run_smart(reel, args.smart_rounds, args.warmup)
     except BenchError as error:
         print(f"bench: {error}", file=sys.stderr)
         return 1
@@ -606,6 +700,7 @@ def main():
             "cases": {case.name: {tool: [vars(m) for m in runs] for tool, runs in case.results.items()}
                       for case in cases},
             "memory": [{"minutes": minutes, "clips": clips, **vars(m)} for minutes, clips, m in memory],
+            "smart": {tool: [vars(m) for m in runs] for tool, runs in smart.items()},
         }
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     return 0
