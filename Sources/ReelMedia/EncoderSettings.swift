@@ -89,6 +89,9 @@ public struct VideoEncoderSettings: Sendable {
     public var gop: Int?
     /// Encoder threads; 0 lets FFmpeg choose (one per core, as the ffmpeg CLI does).
     public var threads: Int
+    /// Extra libx264 parameters (`x264-params`, `key=value:key=value`), set after the preset; ignored by other
+    /// encoders. Chunked renders use it for `stitchable` and `cpu-independent`.
+    public var x264Parameters: String?
 
     /// Makes settings; unset options keep the encoder's defaults.
     public init(codec: VideoCodec, width: Int, height: Int, frameRate: Rational, pixelFormat: PixelFormat = .yuv420p,

@@ -148,3 +148,16 @@ extension Muxer {
         return MuxerStream(stream: stream.stream, packetTimeBase: av_inv_q(rate), output: stream.output)
     }
 }
+
+extension PacketReader {
+    /// The container's metadata tags, in the container's order.
+    public var metadata: [(key: String, value: String)] {
+        var tags: [(key: String, value: String)] = []
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let next = av_dict_get(input.context.pointee.metadata, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            tags.append((String(cString: next.pointee.key), String(cString: next.pointee.value)))
+            entry = next
+        }
+        return tags
+    }
+}

@@ -44,6 +44,9 @@ public final class VideoEncoder: Flushable {
             if let crf, settings.codec != .prores {
                 try setOption(codec, "crf", String(crf), encoder: name, output: output)
             }
+            if name == "libx264", let parameters = settings.x264Parameters {
+                try setOption(codec, "x264-params", parameters, encoder: name, output: output)
+            }
             if name == "libx265" {
                 try setOption(codec, "x265-params", "log-level=\(x265LogLevel())", encoder: name, output: output)
             }

@@ -11,8 +11,8 @@ import ReelTime
 struct EncodingSettings {
     /// libavformat muxer name.
     let container: String
-    let video: VideoEncoderSettings
-    let audio: AudioEncoderSettings?
+    var video: VideoEncoderSettings
+    var audio: AudioEncoderSettings?
 
     /// libavformat's muxer name for each container of SPEC §2.1.
     static func muxerName(for container: ContainerFormat) -> String {

@@ -51,6 +51,12 @@ public final class ExportSession {
     public var encoderThreads = 0
     /// The temporary file being written, while there is one (for a last-resort cleanup on signals).
     public var onTemporaryFile: ((String?) -> Void)?
+    /// With a plan, only chunk `chunkIndex` of it is rendered: its video alone, as a self-contained Matroska part
+    /// that `ChunkJoiner` joins with the others (one encoder thread unless `encoderThreads` says otherwise, so the
+    /// part is the same bytes on any machine).
+    public var chunkPlan: ChunkPlan?
+    /// The chunk rendered when `chunkPlan` is set, from 0.
+    public var chunkIndex = 0
     /// Called once before a smart render (`output.video.smart`) writes, with what it will copy and re-encode.
     public var onSmartReport: ((SmartRenderReport) -> Void)?
 
@@ -82,10 +88,28 @@ public final class ExportSession {
     }
 
     private func exportOnce(to destination: ExportDestination, overwrite: Bool) throws(RenderError) {
-        let settings = try EncodingSettings(project: project, destination: destination, threads: encoderThreads)
+        var settings = try EncodingSettings(project: project, destination: destination, threads: encoderThreads)
+        var grid = FrameGrid(project)
+        var output = project.output
+        if let plan = chunkPlan {
+            guard plan.chunks.indices.contains(chunkIndex) else {
+                throw RenderError(.invalid, "chunk \(chunkIndex) is not one of 0…\(plan.chunks.count - 1)")
+            }
+            guard settings.container == "matroska" else {
+                throw RenderError(.invalid, "a chunk is written as Matroska: name the part .mkv")
+            }
+            guard settings.video.codec == .h264 else {
+                throw RenderError(.unsupported, "chunked rendering encodes h264 only")
+            }
+            settings.audio = nil
+            settings.video.x264Parameters = ChunkPlan.x264Parameters
+            if settings.video.threads == 0 { settings.video.threads = 1 }
+            grid = try FrameGrid(project, frames: plan.chunks[chunkIndex])
+            output.metadata += plan.tags(chunk: chunkIndex)
+        }
         switch destination {
         case .standardOutput:
-            try render(into: .standardOutput, settings: settings)
+            try render(into: .standardOutput, settings: settings, grid: grid, output: output)
         case .file(let path):
             if let clash = InputProtection.clash(output: path, project: project) {
                 throw InputProtection.error(output: path, clash: clash)
@@ -94,7 +118,7 @@ public final class ExportSession {
             onTemporaryFile?(file.temporaryPath)
             defer { onTemporaryFile?(nil) }
             do {
-                try render(into: .file(file.temporaryPath), settings: settings)
+                try render(into: .file(file.temporaryPath), settings: settings, grid: grid, output: output)
             } catch {
                 file.discard()
                 // Messages name the file the user asked for, not the hidden one being written.
@@ -103,14 +127,17 @@ public final class ExportSession {
             try file.commit(overwrite: overwrite)
         }
         onProgress?(ExportProgress(
-            frame: project.frameCount, frames: project.frameCount, time: project.exportRange.duration, done: true))
+            frame: grid.frameCount, frames: grid.frameCount,
+            time: chunkPlan == nil ? project.exportRange.duration : (try? grid.offset(ofFrame: grid.frameCount)) ?? .zero,
+            done: true))
     }
 
     /// The render itself: the core's frames into an encoding sink, which pulls the audio stage as it goes.
-    private func render(into destination: MuxerDestination, settings: EncodingSettings) throws(RenderError) {
+    private func render(into destination: MuxerDestination, settings: EncodingSettings, grid: FrameGrid,
+                        output: OutputSettings) throws(RenderError) {
         let catalog = SourceCatalog(project: project, facts: facts)
         let opener = MediaFileOpener(policy: policy)
-        if project.output.video.smart {
+        if project.output.video.smart && chunkPlan == nil {
             let plan = try SmartPlanner(project: project, catalog: catalog, policy: policy).plan()
             onSmartReport?(SmartRenderReport(plan: plan, frameCount: project.frameCount))
             if plan.headerAsset != nil {
@@ -129,11 +156,10 @@ public final class ExportSession {
             try AudioStage(project: project, catalog: catalog, opener: opener,
                            sampleRate: audio.sampleRate, channels: audio.channels)
         }
-        let sink = try EncodingSink(destination: destination, settings: settings, output: project.output, audio: audio)
-        let grid = FrameGrid(project)
-        sink.onFrameEncoded = { [onProgress, project] frameIndex in
+        let sink = try EncodingSink(destination: destination, settings: settings, output: output, audio: audio)
+        sink.onFrameEncoded = { [onProgress] frameIndex in
             let offset = (try? grid.offset(ofFrame: frameIndex)) ?? .zero
-            onProgress?(ExportProgress(frame: frameIndex + 1, frames: project.frameCount, time: offset, done: false))
+            onProgress?(ExportProgress(frame: frameIndex + 1, frames: grid.frameCount, time: offset, done: false))
         }
         let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
         try core.run(grid, into: sink, cancellation: cancellation)

@@ -6,7 +6,8 @@ struct Reel: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reel",
         abstract: "Render, validate and inspect JSON video projects.",
-        subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Thumbnail.self, Schema.self])
+        subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Thumbnail.self, Schema.self,
+                      Plan.self, Join.self])
 
     /// Installs the interrupt handlers before parsing, then validates and runs the chosen subcommand; whatever it
     /// throws goes through `Exit`, the one place errors become text and exit codes.

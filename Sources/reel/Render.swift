@@ -49,6 +49,18 @@ struct Render: ParsableCommand {
     @Flag(help: "Smart render: copy untouched H.264 stretches of the sources, re-encode only the rest.")
     var smart = false
 
+    @Option(help: "Render only chunk K (from 0) of N: its video, as a Matroska part for reel join (docs/chunks.md).")
+    var chunk: String?
+
+    /// `--chunk K/N` as numbers, when well formed.
+    private var chunkNumbers: (index: Int, count: Int)? {
+        guard let chunk else { return nil }
+        let parts = chunk.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (0..<count).contains(index)
+        else { return nil }
+        return (index, count)
+    }
+
     @OptionGroup var media: MediaOptions
 
     func validate() throws {
@@ -59,6 +71,10 @@ struct Render: ParsableCommand {
             throw ValidationError("--range takes START..END")
         }
         if let threads, threads < 0 { throw ValidationError("--threads must be 0 or more") }
+        if let chunk, chunkNumbers == nil {
+            throw Exit.report(.usage("--chunk \(chunk) is not K/N with 0 ≤ K < N (chunks count from 0)"))
+        }
+        if chunk != nil && smart { throw Exit.report(.usage("--chunk and --smart cannot be combined")) }
         if let renderScale, Self.scale(renderScale) == nil {
             throw Exit.report(.usage("--render-scale \(renderScale) is not a number"))
         }
@@ -109,6 +125,10 @@ struct Render: ParsableCommand {
         let session = ExportSession(
             project: compiled, facts: catalog.facts, policy: policy, cancellation: cancellation)
         session.encoderThreads = threads ?? 0
+        if let (index, count) = chunkNumbers {
+            session.chunkPlan = try ChunkPlan(project: compiled, document: bytes, count: count)
+            session.chunkIndex = index
+        }
         session.onTemporaryFile = { path in Interrupts.temporaryFile.withLock { $0 = path } }
         let style: ProgressStyle = quiet ? .none : progress == .auto ? (isatty(2) != 0 ? .bar : .none) : progress
         var writtenPath: String?

@@ -1,0 +1,63 @@
+import ReelModel
+import ReelTime
+
+/// How a long render is split into chunks that separate processes (or machines) render, and `ChunkJoiner` joins.
+///
+/// Chunk k of n covers output frames [⌊k·F/n⌋, ⌊(k+1)·F/n⌋) of the F frames of the export, numbered from 0: the
+/// lengths differ by at most one frame. Each chunk is its own video encode, so it starts with an IDR picture and
+/// its GOPs are closed. The fingerprint ties parts to one project and plan: it hashes the project document as read,
+/// the chunk count and everything of the compiled output that changes the encoded pictures.
+public struct ChunkPlan: Sendable, Equatable {
+    /// Output frames in all.
+    public let frameCount: Int64
+    /// Output frames per second.
+    public let frameRate: Rational
+    /// Frames of each chunk, half-open, in order; `count` of them.
+    public let chunks: [Range<Int64>]
+    /// 16 hex digits (FNV-1a, 64 bits): a check against joining parts of another project or plan, not a
+    /// cryptographic hash.
+    public let fingerprint: String
+
+    /// Plans `count` chunks of `project`, read from `document` (the project file's bytes).
+    ///
+    /// Throws `.invalid` when there are fewer frames than chunks.
+    public init(project: CompiledProject, document: [UInt8], count: Int) throws(RenderError) {
+        guard count >= 1 else { throw RenderError(.invalid, "a render is split into at least 1 chunk") }
+        guard let rate = project.output.frameRate else { throw RenderError(.internal, "the compiled project has no frame rate") }
+        let frames = project.frameCount
+        guard frames >= Int64(count) else {
+            throw RenderError(.invalid, "the export has \(frames) frames, fewer than \(count) chunks")
+        }
+        frameCount = frames
+        frameRate = rate
+        let n = Int64(count)
+        chunks = (0..<n).map { k in
+            let start = Int64((Int128(k) * Int128(frames)) / Int128(n))
+            let end = Int64((Int128(k + 1) * Int128(frames)) / Int128(n))
+            return start..<end
+        }
+        let output = project.output
+        let video = output.video
+        var described = "reel chunk plan 1\nchunks \(count)\nframes \(frames)\nrate \(rate)\n"
+        described += "size \(project.encodedSize)\nrange \(project.exportRange)\npreset \(output.preset.rawValue)\n"
+        described += "video \(video.codec.rawValue) \(video.crf.map(String.init) ?? "-") \(video.bitrate.map(String.init) ?? "-") "
+        described += "\(video.encoderPreset ?? "-") \(video.effectivePixelFormat) \(video.gop.map(String.init) ?? "-")\n"
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in document + Array(described.utf8) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        fingerprint = String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Metadata tags a part of chunk `index` carries, checked by `ChunkJoiner`.
+    func tags(chunk index: Int) -> [(key: String, value: String)] {
+        [("reel_fingerprint", fingerprint), ("reel_chunk", "\(index)/\(chunks.count)"),
+         ("reel_frames", "\(chunks[index].lowerBound)-\(chunks[index].upperBound)")]
+    }
+
+    /// libx264 parameters every chunk is encoded with: identical parameter sets in every part (`stitchable`), and
+    /// the same decisions on any CPU (`cpu-independent`), so a part is the same bytes wherever it is rendered.
+    static let x264Parameters = "stitchable=1:cpu-independent=1"
+}

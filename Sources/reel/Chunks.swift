@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import ReelModel
+import ReelRender
+
+/// `reel plan PROJECT --chunks N`: the frame ranges of a chunked render, for a scheduler to hand out.
+struct Plan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Split a render into chunks that separate processes or machines render (see docs/chunks.md).")
+
+    @Argument(help: "The project file, or - for standard input.")
+    var project: String
+
+    @Option(help: "How many chunks.")
+    var chunks: Int
+
+    @Flag(help: "Print the plan as one JSON object on standard output.")
+    var json = false
+
+    @OptionGroup var media: MediaOptions
+
+    func validate() throws {
+        if chunks < 1 { throw ValidationError("--chunks must be 1 or more") }
+    }
+
+    func run() throws {
+        media.applyLogLevel()
+        let (bytes, baseDirectory) = try readProject(project)
+        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
+        Exit.report(loaded.diagnostics)
+        guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
+        let plan = try ChunkPlan(project: compiled, document: bytes, count: chunks)
+        let seconds = { (frame: Int64) -> String in
+            let value = Double(frame) * Double(plan.frameRate.denominator) / Double(plan.frameRate.numerator)
+            return String(format: "%.3f", value)
+        }
+        if json {
+            let list = plan.chunks.enumerated().map { index, range in
+                "{\"index\":\(index),\"start\":\(range.lowerBound),\"end\":\(range.upperBound),"
+                    + "\"startTime\":\(seconds(range.lowerBound)),\"endTime\":\(seconds(range.upperBound))}"
+            }
+            printOutput("{\"frames\":\(plan.frameCount),\"frameRate\":\"\(plan.frameRate.numerator)/\(plan.frameRate.denominator)\","
+                        + "\"fingerprint\":\"\(plan.fingerprint)\",\"chunks\":[\(list.joined(separator: ","))]}")
+        } else {
+            printOutput("\(plan.frameCount) frames in \(plan.chunks.count) chunks (fingerprint \(plan.fingerprint))")
+            for (index, range) in plan.chunks.enumerated() {
+                printOutput("chunk \(index)/\(plan.chunks.count): frames \(range.lowerBound)–\(range.upperBound - 1) "
+                            + "(\(seconds(range.lowerBound)) s – \(seconds(range.upperBound)) s)")
+            }
+        }
+    }
+}
+
+/// `reel join PROJECT PART… -o OUT`: the parts of a chunked render joined, with the whole timeline's audio.
+struct Join: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join the parts of a chunked render and encode the timeline's audio once.")
+
+    @Argument(help: "The project file the parts were rendered from.")
+    var project: String
+
+    @Argument(help: "The parts (reel render --chunk K/N), in any order.")
+    var parts: [String]
+
+    @Option(name: .shortAndLong, help: "Output file (overrides output.path).")
+    var output: String?
+
+    @Flag(help: "Replace the output file if it exists.")
+    var force = false
+
+    @Flag(name: .shortAndLong, help: "Write nothing but errors.")
+    var quiet = false
+
+    @OptionGroup var media: MediaOptions
+
+    func validate() throws {
+        if parts.isEmpty { throw ValidationError("name the parts to join") }
+    }
+
+    func run() throws {
+        media.applyLogLevel()
+        let (bytes, baseDirectory) = try readProject(project)
+        var overrides = ProjectOverrides()
+        overrides.outputPath = output
+        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy, overrides: overrides)
+        Exit.report(loaded.diagnostics)
+        guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
+            throw CommandFailure.rejected(loaded.diagnostics)
+        }
+        guard let path = compiled.output.path, path != "-" else {
+            throw CommandFailure(.invalid, "$.output.path: no output file; set output.path or pass -o")
+        }
+        let destination = output != nil || path.hasPrefix("/")
+            ? URL(fileURLWithPath: path).standardizedFileURL.path
+            : URL(fileURLWithPath: compiled.baseDirectory + "/" + path).standardizedFileURL.path
+        // The plan's chunk count comes from the parts themselves; the fingerprint then checks it.
+        var count: Int?
+        for part in parts {
+            guard let found = try ChunkJoiner.chunkCount(ofPart: part, policy: media.policy) else {
+                throw CommandFailure(.invalid, "\(part) is not a part of a chunked reel render (no reel_chunk tag)")
+            }
+            if let count, count != found {
+                throw CommandFailure(.invalid, "the parts come from plans of \(count) and \(found) chunks")
+            }
+            count = found
+        }
+        let plan = try ChunkPlan(project: compiled, document: bytes, count: count ?? parts.count)
+        let joiner = ChunkJoiner(project: compiled, plan: plan, facts: catalog.facts, policy: media.policy)
+        try joiner.join(parts: parts, to: destination, overwrite: force)
+        if !quiet { printError("wrote \(destination)") }
+    }
+}

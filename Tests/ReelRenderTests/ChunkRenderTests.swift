@@ -1,0 +1,100 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// `reel plan --chunks`, `reel render --chunk K/N` and `reel join`, checked from outside.
+@Suite struct ChunkRenderTests {
+    static func project(output: String, inPoint: String = "0.5") -> String {
+        """
+        {
+          "reel": 1,
+          "output": { "path": "\(output)", "size": [64, 36], "frameRate": 30, "audio": { "codec": "pcm" } },
+          "assets": { "a": { "path": "a.mov" }, "b": { "path": "b.mov" } },
+          "timeline": { "clips": [
+            { "asset": "a", "in": \(inPoint), "out": 2.5 },
+            { "asset": "b", "in": "13f", "duration": "40f", "transition": { "type": "dissolve", "duration": "10f" } },
+            { "asset": "a", "in": "96f", "duration": "36f" }
+          ] }
+        }
+        """
+    }
+
+    @Test func chunksJoinIntoWhatOneProcessRenders() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let pcm = AudioSpec.counter(sampleRate: 48000, channels: 2, codec: "pcm_s16le")
+        try IndexedMedia.makeVideo(at: folder.file("a.mov"), frameCount: 150, gop: 12, bFrames: 2, audio: pcm)
+        try IndexedMedia.makeVideo(at: folder.file("b.mov"), frameCount: 120, gop: 12, bFrames: 3, audio: pcm)
+        try Self.project(output: "final.mkv").write(to: folder.file("project.json"), atomically: true, encoding: .utf8)
+        let reel = try builtExecutable(named: "reel").path
+        let project = folder.file("project.json").path
+
+        // 60 + 40 − 10 + 36 = 126 frames in 4 balanced chunks.
+        let plan = try run(reel, ["plan", project, "--chunks", "4", "--json"])
+        #expect(plan.status == 0, "\(plan.stderrText)")
+        let planned = try JSONSerialization.jsonObject(with: plan.stdout) as? [String: Any]
+        let chunks = (planned?["chunks"] as? [[String: Any]])?.map { ($0["start"] as? Int ?? -1, $0["end"] as? Int ?? -1) }
+        #expect(planned?["frames"] as? Int == 126)
+        #expect(chunks.map { $0.map(\.0) } == [0, 31, 63, 94])
+        #expect(chunks.map { $0.map(\.1) } == [31, 63, 94, 126])
+
+        for k in 0..<4 {
+            let part = try run(reel, ["render", project, "--chunk", "\(k)/4", "-o", folder.file("part-\(k).mkv").path, "-q"])
+            #expect(part.status == 0, "\(part.stderrText)")
+        }
+        // A chunk rendered again is the same bytes.
+        let again = try run(reel, ["render", project, "--chunk", "2/4", "-o", folder.file("again.mkv").path, "-q"])
+        #expect(again.status == 0)
+        #expect(try Data(contentsOf: folder.file("again.mkv")) == Data(contentsOf: folder.file("part-2.mkv")))
+        // Each part starts with a keyframe and holds its chunk's frames only.
+        let part1 = try IndexedMedia.readFrameIndices(of: folder.file("part-1.mkv"), width: 64, height: 36)
+        #expect(part1.count == 32)
+
+        let parts = [3, 1, 0, 2].map { folder.file("part-\($0).mkv").path }
+        let joined = try run(reel, ["join", project] + parts + ["-q"])
+        #expect(joined.status == 0, "\(joined.stderrText)")
+        let single = try run(reel, ["render", project, "-o", folder.file("single.mkv").path, "-q"])
+        #expect(single.status == 0)
+
+        let output = folder.file("final.mkv")
+        let shown = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        let reference = try IndexedMedia.readFrameIndices(of: folder.file("single.mkv"), width: 64, height: 36)
+        #expect(shown.count == 126)
+        // Outside the dissolve (frames 50…59) every frame is the exact source frame the one-process render shows.
+        #expect(Array(shown[0..<50]) + Array(shown[60...]) == Array(reference[0..<50]) + Array(reference[60...]))
+        #expect(Array(shown[0..<50]) == Array(15..<65))
+
+        let decode = try run("ffmpeg", ["-v", "error", "-xerror", "-i", output.path, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderrText.isEmpty, "\(decode.stderrText)")
+        let samples = try readAudioSamplesS16(of: output, sampleRate: 48000, channels: 2)
+        #expect(samples[0].count == 126 * 1600)
+        let mismatches = (0..<50 * 1600).filter { samples[0][$0] != AudioSignal.counter.expectedS16($0 + 24000) }
+        #expect(mismatches.isEmpty, "first mismatch at \(mismatches.first ?? -1)")
+    }
+
+    @Test func partsOfAnotherPlanOrProjectAreRefused() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try IndexedMedia.makeVideo(at: folder.file("a.mov"), frameCount: 150, gop: 12, bFrames: 2)
+        try IndexedMedia.makeVideo(at: folder.file("b.mov"), frameCount: 120, gop: 12, bFrames: 2)
+        try Self.project(output: "final.mkv").write(to: folder.file("p.json"), atomically: true, encoding: .utf8)
+        try Self.project(output: "final.mkv", inPoint: "0.6").write(to: folder.file("q.json"), atomically: true, encoding: .utf8)
+        let reel = try builtExecutable(named: "reel").path
+        for k in 0..<2 {
+            _ = try run(reel, ["render", folder.file("p.json").path, "--chunk", "\(k)/2", "-o", folder.file("p\(k).mkv").path, "-q"])
+            _ = try run(reel, ["render", folder.file("q.json").path, "--chunk", "\(k)/2", "-o", folder.file("q\(k).mkv").path, "-q"])
+        }
+        let mixed = try run(reel, ["join", folder.file("p.json").path, folder.file("p0.mkv").path, folder.file("q1.mkv").path])
+        #expect(mixed.status == 65)
+        #expect(mixed.stderrText.contains("q1.mkv belongs to another project or plan"), "\(mixed.stderrText)")
+        let missing = try run(reel, ["join", folder.file("p.json").path, folder.file("p1.mkv").path])
+        #expect(missing.status == 65)
+        #expect(missing.stderrText.contains("missing chunk 0"), "\(missing.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("final.mkv").path))
+        let badChunk = try run(reel, ["render", folder.file("p.json").path, "--chunk", "2/2", "-o", folder.file("x.mkv").path])
+        #expect(badChunk.status == 64)
+        let notMKV = try run(reel, ["render", folder.file("p.json").path, "--chunk", "0/2", "-o", folder.file("x.mov").path])
+        #expect(notMKV.status == 65)
+        #expect(notMKV.stderrText.contains("a chunk is written as Matroska"), "\(notMKV.stderrText)")
+    }
+}
