@@ -221,8 +221,9 @@ def ensure_media():
 SMART_WIDTH, SMART_HEIGHT = 1920, 1080
 SMART_SOURCE_SECONDS = 40
 SMART_GOP = 30
-# (in, out) seconds: starts at 1.1 + 3.7 k s, all off the 1 s keyframe grid and on the 1/30 s frame grid.
-SMART_CUTS = [(round(1.1 + 3.7 * k, 1), round(4.1 + 3.7 * k, 1)) for k in range(10)]
+# (in, out) seconds: starts at 1.1 + 3.6 k s (frames 33 + 108 k), all off the 1 s keyframe grid and on the 1/30 s
+# frame grid.
+SMART_CUTS = [(round(1.1 + 3.6 * k, 1), round(4.1 + 3.6 * k, 1)) for k in range(10)]
 SMART_TARGET = 0.05
 
 
