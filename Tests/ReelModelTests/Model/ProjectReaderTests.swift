@@ -9,7 +9,7 @@ import ReelTime
          "output": {"path": "out/demo.mkv", "format": "mkv", "size": [1280, 720], "frameRate": "30000/1001",
                     "renderScale": 0.5, "background": "#102030", "preset": "draft",
                     "video": {"codec": "hevc", "crf": 28, "bitrate": "5M", "encoderPreset": "fast",
-                              "pixelFormat": "yuv420p10le", "gop": 48},
+                              "pixelFormat": "yuv420p10le", "gop": 48, "smart": true},
                     "audio": {"codec": "opus", "bitrate": 128000, "sampleRate": 48000, "channels": 1},
                     "metadata": {"title": "Demo", "artist": "Me"},
                     "range": {"start": 1, "end": "00:00:03.5"}, "end": "300f", "faststart": false},
@@ -25,8 +25,10 @@ import ReelTime
         #expect(output.renderScale == Rational(1, 2))
         #expect(output.background == RGBAColor(red: 0x10, green: 0x20, blue: 0x30))
         #expect(output.preset == .draft)
-        #expect(output.video == VideoOutputSettings(codec: .hevc, crf: 28, bitrate: 5_000_000, encoderPreset: "fast",
-                                                     pixelFormat: "yuv420p10le", gop: 48))
+        var video = VideoOutputSettings(codec: .hevc, crf: 28, bitrate: 5_000_000, encoderPreset: "fast",
+                                        pixelFormat: "yuv420p10le", gop: 48)
+        video.smart = true
+        #expect(output.video == video)
         #expect(output.audio == AudioOutputSettings(codec: .opus, bitrate: 128_000, sampleRate: 48000, channels: 1))
         #expect(output.metadata.map(\.key) == ["title", "artist"])
         #expect(output.metadata.map(\.value) == ["Demo", "Me"])
@@ -37,6 +39,14 @@ import ReelTime
                                                                   language: "eng", rotation: .degrees(90)))])
         #expect(project?.resolvedPath("media/cat.mov") == "/projects/media/cat.mov")
         #expect(project?.resolvedPath("/abs/cat.mov") == "/abs/cat.mov")
+    }
+
+    @Test func smartIsABooleanAndOffByDefault() throws {
+        #expect(readErrors(#"{"reel": 1, "output": {"path": "a.mp4", "video": {"smart": "yes"}, "end": 1}, "timeline": {}}"#) == [
+            "error: $.output.video.smart: expected true or false, found a string",
+        ])
+        let plain = try #require(readProject(#"{"reel": 1, "output": {"path": "a.mp4", "end": 1}, "timeline": {}}"#).project)
+        #expect(plain.output.video.smart == false)
     }
 
     @Test func outputDefaultsFollowTheContainer() throws {

@@ -29,7 +29,7 @@ import ReelTime
         {"reel": 1,
          "output": {"path": "out/demo.mkv", "size": [1280, 720], "frameRate": 29.97, "renderScale": "1/3", "background": "#10203040",
                     "preset": "high", "video": {"codec": "vp9", "crf": 40, "bitrate": "2M", "encoderPreset": "good",
-                    "pixelFormat": "yuv444p", "gop": 60}, "audio": {"codec": "opus", "bitrate": 96000, "channels": 1},
+                    "pixelFormat": "yuv444p", "gop": 60, "smart": true}, "audio": {"codec": "opus", "bitrate": 96000, "channels": 1},
                     "metadata": {"title": "Round \\"trip\\"", "comment": "é"}, "range": {"start": "30f", "end": 5}, "end": 60, "faststart": false},
          "assets": {"a": {"path": "media/a.mp4", "videoTrack": 0, "audioTrack": 1, "language": "eng"},
                     "wide": {"path": "media/wide.mov", "rotation": 0}, "small": {"path": "small.mp4"}},
