@@ -12,7 +12,7 @@ DEMO_OUT   := out/demo.mp4
 # Debian packages reel needs to build, test and run its demo and benchmark.
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
                 libswscale-dev libavfilter-dev pkg-config ffmpeg libfreetype-dev \
-                fonts-dejavu-core python3
+                fonts-dejavu-core python3 parallel
 
 # apt-get needs root; go through sudo otherwise.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)

@@ -72,6 +72,55 @@ import Testing
         #expect(mismatches.isEmpty, "first mismatch at \(mismatches.first ?? -1)")
     }
 
+    /// examples/render-chunks.sh: GNU parallel renders the chunks with a job log; a failed chunk is re-run alone
+    /// (`--resume-failed`) and gives the same bytes; the join shows what a one-process render shows.
+    @Test func gnuParallelRecipeResumesAFailedChunk() throws {
+        guard (try? run("parallel", ["--version"]))?.status == 0 else {
+            print("skipping: GNU parallel is not installed (make deps installs it)")
+            return
+        }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try IndexedMedia.makeVideo(at: folder.file("a.mov"), frameCount: 150, gop: 12, bFrames: 2)
+        try IndexedMedia.makeVideo(at: folder.file("b.mov"), frameCount: 120, gop: 12, bFrames: 2)
+        try Self.project(output: "final.mp4").replacingOccurrences(of: "\"pcm\"", with: "\"aac\"")
+            .write(to: folder.file("p.json"), atomically: true, encoding: .utf8)
+        let reel = try builtExecutable(named: "reel").path
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("examples/render-chunks.sh").path
+        let environment = ["REEL": reel]
+        let arguments = [script, folder.file("p.json").path, "4", folder.file("final.mp4").path]
+
+        // Chunk 2 cannot be written the first time: its part's name is taken by a folder.
+        try FileManager.default.createDirectory(at: folder.file("part-2.mkv"), withIntermediateDirectories: false)
+        let failed = try run("bash", arguments, environment: environment)
+        #expect(failed.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("final.mp4").path))
+        let firstParts = try [0, 1, 3].map { try Data(contentsOf: folder.file("part-\($0).mkv")) }
+
+        try FileManager.default.removeItem(at: folder.file("part-2.mkv"))
+        let resumed = try run("bash", arguments, environment: environment)
+        #expect(resumed.status == 0, "\(resumed.stderrText)")
+        let log = try String(contentsOf: folder.file("chunks.log"), encoding: .utf8)
+        let reruns = log.split(separator: "\n").dropFirst().filter { $0.contains("--chunk 2/4") }
+        #expect(log.split(separator: "\n").count == 6, "\(log)")   // header, 4 jobs, chunk 2 again
+        #expect(reruns.count == 2)
+        #expect(try [0, 1, 3].map { try Data(contentsOf: folder.file("part-\($0).mkv")) } == firstParts)
+        let fresh = try run(reel, ["render", folder.file("p.json").path, "--chunk", "2/4", "-o",
+                                   folder.file("fresh-2.mkv").path, "-q"])
+        #expect(fresh.status == 0)
+        #expect(try Data(contentsOf: folder.file("fresh-2.mkv")) == Data(contentsOf: folder.file("part-2.mkv")))
+
+        let single = try run(reel, ["render", folder.file("p.json").path, "-o", folder.file("single.mp4").path, "-q"])
+        #expect(single.status == 0)
+        let shown = try IndexedMedia.readFrameIndices(of: folder.file("final.mp4"), width: 64, height: 36)
+        let reference = try IndexedMedia.readFrameIndices(of: folder.file("single.mp4"), width: 64, height: 36)
+        #expect(shown.count == 126)
+        #expect(Array(shown[0..<50]) + Array(shown[60...]) == Array(reference[0..<50]) + Array(reference[60...]))
+        let decode = try run("ffmpeg", ["-v", "error", "-xerror", "-i", folder.file("final.mp4").path, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderrText.isEmpty, "\(decode.stderrText)")
+    }
+
     @Test func partsOfAnotherPlanOrProjectAreRefused() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
