@@ -636,6 +636,38 @@ def run_memory(reel, minutes_list):
     return rows
 
 
+def run_chunks(reel, minutes, chunks=4, jobs=2):
+    """A `minutes`-long 720p timeline rendered in one process, and as `chunks` parts through GNU parallel -j`jobs`
+    (one encoder thread per part) plus `reel join`; prints the times, the speed-up and the join's share."""
+    if shutil.which("parallel") is None:
+        print("\nchunks: skipped, GNU parallel is not installed (make deps installs it)")
+        return {}
+    cuts = repeated_cuts(minutes)
+    project = write_project(reel_project(cuts, WORK / f"chunks-{minutes}min.mp4"), f"chunks-{minutes}min")
+    parts = [WORK / f"chunks-{minutes}min-part-{k}.mkv" for k in range(chunks)]
+    single = [str(reel), "render", str(project), "-o", str(WORK / f"chunks-{minutes}min-single.mp4"), "--force", "-q"]
+    spread = ["parallel", "--will-cite", "-j", str(jobs), "--halt", "now,fail=1", str(reel), "render", str(project),
+              "--chunk", f"{{}}/{chunks}", "-o", str(WORK / f"chunks-{minutes}min-part-{{}}.mkv"), "--force", "-q",
+              ":::"] + [str(k) for k in range(chunks)]
+    join = [str(reel), "join", str(project)] + [str(p) for p in parts] + [
+        "-o", str(WORK / f"chunks-{minutes}min-joined.mp4"), "--force", "-q"]
+    print(f"\n== chunks: a {minutes}-minute {WIDTH}x{HEIGHT} timeline ({len(cuts)} clips) in one process, and as "
+          f"{chunks} chunks through parallel -j{jobs} (one encoder thread each) + reel join", flush=True)
+    results = {}
+    for name, argv in (("single", single), ("chunks", spread), ("join", join)):
+        print(f"   {name}: {' '.join(argv)}", flush=True)
+        results[name] = measure(argv, f"chunks ({name})")
+        print(f"   {name:7} wall {results[name].wall:8.2f} s  cpu {results[name].cpu:8.2f} s", flush=True)
+    total = results["chunks"].wall + results["join"].wall
+    share = results["join"].wall / results["single"].wall
+    print(f"speed-up (one process wall / (chunks + join) wall): {results['single'].wall / total:.2f} on "
+          f"{os.cpu_count()} CPUs; join / one-process render: {share:.2%} (target < 2 %: "
+          f"{'met' if share < 0.02 else 'missed'})")
+    print(f"   joined duration {probe_duration(WORK / f'chunks-{minutes}min-joined.mp4'):.3f} s, one process "
+          f"{probe_duration(WORK / f'chunks-{minutes}min-single.mp4'):.3f} s", flush=True)
+    return {name: [m] for name, m in results.items()}
+
+
 def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reel", default=str(REPO / ".build/release/reel"), help="reel binary (default: %(default)s)")
@@ -650,6 +682,8 @@ def parse_arguments():
     parser.add_argument("--ffmpeg-input-seek", action="store_true",
                         help="ffmpeg seeks each input with -ss/-t instead of trim filters from the start")
     parser.add_argument("--json", metavar="PATH", help="also write every measurement to PATH as JSON")
+    parser.add_argument("--chunk-minutes", type=int, default=10,
+                        help="timeline length of the chunked-rendering part; 0 to skip (default: %(default)s)")
     parser.add_argument("--smart-rounds", type=int, default=3,
                         help="timed rounds of the smart-render part; 0 to skip (default: %(default)s)")
     args = parser.parse_args()
@@ -690,6 +724,7 @@ def main():
         print_table(cases)
         memory = [] if args.ffmpeg_only or not args.memory_minutes else run_memory(reel, args.memory_minutes)
         smart = {} if args.ffmpeg_only or args.smart_rounds < 1 else run_smart(reel, args.smart_rounds, args.warmup)
+        chunked = {} if args.ffmpeg_only or args.chunk_minutes < 1 else run_chunks(reel, args.chunk_minutes)
     except BenchError as error:
         print(f"bench: {error}", file=sys.stderr)
         return 1
@@ -702,6 +737,7 @@ def main():
                       for case in cases},
             "memory": [{"minutes": minutes, "clips": clips, **vars(m)} for minutes, clips, m in memory],
             "smart": {tool: [vars(m) for m in runs] for tool, runs in smart.items()},
+            "chunks": {step: [vars(m) for m in runs] for step, runs in chunked.items()},
         }
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     return 0

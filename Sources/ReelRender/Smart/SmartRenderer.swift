@@ -139,6 +139,7 @@ final class SmartRenderer {
         let packet = try Packet()
         var next = first
         var skipped = 0
+        var gop = gops.startIndex
         while next < end {
             guard try reader.read(into: packet) else {
                 throw RenderError(.invalid, "'\(run.asset)' ended before its indexed packets")
@@ -156,10 +157,12 @@ final class SmartRenderer {
             }
             try writer.write(packet, frame: run.firstFrame + Int64(expected.position - firstPosition))
             next += 1
-            if let gop = gops.first(where: { $0.entries.upperBound == next }) {
-                for position in gop.positions {
+            if gops[gop].entries.upperBound == next {
+                // A GOP is complete: its pictures are all written, so their audio can follow.
+                for position in gops[gop].positions {
                     try frameWritten(run.firstFrame + Int64(position - firstPosition))
                 }
+                gop += 1
                 if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
             }
         }
