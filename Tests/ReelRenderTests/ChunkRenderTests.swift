@@ -49,6 +49,9 @@ import Testing
         // Each part starts with a keyframe and holds its chunk's frames only.
         let part1 = try IndexedMedia.readFrameIndices(of: folder.file("part-1.mkv"), width: 64, height: 36)
         #expect(part1.count == 32)
+        for k in 0..<4 {
+            #expect(try SmartRenderTests.packets(of: folder.file("part-\(k).mkv")).first?.isKey == true)
+        }
 
         let parts = [3, 1, 0, 2].map { folder.file("part-\($0).mkv").path }
         let joined = try run(reel, ["join", project] + parts + ["-q"])
@@ -66,6 +69,10 @@ import Testing
 
         let decode = try run("ffmpeg", ["-v", "error", "-xerror", "-i", output.path, "-f", "null", "-"])
         #expect(decode.status == 0 && decode.stderrText.isEmpty, "\(decode.stderrText)")
+        let packets = try SmartRenderTests.packets(of: output)
+        #expect(Set(packets.map { $0.frame(rate: 30) }) == Set(0..<126))
+        let dts = packets.compactMap(\.dts)
+        #expect(zip(dts, dts.dropFirst()).allSatisfy { $0 < $1 })
         let samples = try readAudioSamplesS16(of: output, sampleRate: 48000, channels: 2)
         #expect(samples[0].count == 126 * 1600)
         let mismatches = (0..<50 * 1600).filter { samples[0][$0] != AudioSignal.counter.expectedS16($0 + 24000) }
@@ -119,6 +126,10 @@ import Testing
         #expect(Array(shown[0..<50]) + Array(shown[60...]) == Array(reference[0..<50]) + Array(reference[60...]))
         let decode = try run("ffmpeg", ["-v", "error", "-xerror", "-i", folder.file("final.mp4").path, "-f", "null", "-"])
         #expect(decode.status == 0 && decode.stderrText.isEmpty, "\(decode.stderrText)")
+        let packets = try SmartRenderTests.packets(of: folder.file("final.mp4"))
+        let dts = packets.compactMap(\.dts)
+        #expect(dts.count == 126 && zip(dts, dts.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(packets.allSatisfy { packet in packet.dts.map { $0 <= packet.pts } ?? false })
     }
 
     @Test func partsOfAnotherPlanOrProjectAreRefused() throws {
