@@ -95,8 +95,9 @@ extension DocumentDecoder {
                 valid = false
             }
         }
+        // Animations are checked against the layer's time even when something else is wrong, so one run says all.
+        if let range, !animationsFit(animations, layerDuration: range.duration, what: what) { valid = false }
         guard valid, let range else { return nil }
-        guard animationsFit(animations, layerDuration: range.duration, what: what) else { return nil }
         return (range, position, animations)
     }
 
