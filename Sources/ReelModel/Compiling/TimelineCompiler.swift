@@ -105,7 +105,10 @@ extension CompileSession {
         guard let audioMix = audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
                                       frameDuration: frameDuration) else { return nil }
         let layers = timeline.overlays + timeline.titles
-        for index in instructions.indices { instructions[index].postProcessing = instructions[index].isCovered(by: layers) }
+        // With layers, instructions under none of them skip the layer stage (and the compiled form says so).
+        if !layers.isEmpty {
+            for index in instructions.indices { instructions[index].postProcessing = instructions[index].isCovered(by: layers) }
+        }
         let videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions,
                                                 titles: timeline.titles, overlays: timeline.overlays)
