@@ -31,7 +31,8 @@ enum LayerCheck {
                     style.font = file
                 } else {
                     if families == nil { families = (try? TextRasterizer.families()) ?? [] }
-                    if let known = families, !known.contains(where: { $0.caseInsensitiveCompare(font) == .orderedSame }) {
+                    if let known = families, !genericFamilies.contains(font.lowercased()),
+                       !known.contains(where: { $0.caseInsensitiveCompare(font) == .orderedSame }) {
                         diagnostics.append(Diagnostic(path: fontPath, message: "no installed font family is called \"\(font)\"",
                                                       hint: hint(for: font, among: known)))
                         continue
@@ -52,6 +53,10 @@ enum LayerCheck {
         }
         return diagnostics
     }
+
+    /// The generic names fontconfig resolves to a configured family (CSS's and fontconfig's own).
+    private static let genericFamilies: Set<String> = ["sans-serif", "sans", "serif", "monospace", "mono", "cursive",
+                                                       "fantasy", "system-ui", "emoji"]
 
     /// "did you mean" the closest families, else a few installed ones.
     private static func hint(for font: String, among families: [String]) -> String {
