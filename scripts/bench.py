@@ -547,11 +547,11 @@ def print_table(cases):
         print(text)
         print("-" * len(text))
 
-    print("\nMedians (seconds) and ratios reel / ffmpeg; lower is better; a target holds for both ratios")
-    header("ffmpeg")
-    for case in cases:
-        if not case.ffmpeg_args:
-            continue
+    against_ffmpeg = [case for case in cases if case.ffmpeg_args]
+    if against_ffmpeg:
+        print("\nMedians (seconds) and ratios reel / ffmpeg; lower is better; a target holds for both ratios")
+        header("ffmpeg")
+    for case in against_ffmpeg:
         target = next((t for t in case.targets if t.against == "ffmpeg"), None)
         name = case.name + ("*" if case.ffmpeg_indicative else "")
         print(ratio_row(name, medians(case.results["reel"]), medians(case.results["ffmpeg"]), target))
