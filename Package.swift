@@ -20,8 +20,13 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
                               "libswresample-dev", "libswscale-dev", "libavfilter-dev"])]
         ),
+        .systemLibrary(
+            name: "CPangoCairo",
+            pkgConfig: "pangocairo fontconfig",
+            providers: [.apt(["libpango1.0-dev", "libcairo2-dev", "libfontconfig-dev"])]
+        ),
         .target(name: "ReelMedia", dependencies: ["CFFmpeg", "ReelTime"]),
-        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime"]),
+        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime", "CPangoCairo"]),
         .executableTarget(name: "reel", dependencies: [
             "ReelRender", "ReelModel", "ReelTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

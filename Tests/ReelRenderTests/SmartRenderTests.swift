@@ -72,7 +72,7 @@ import Testing
         #expect(report?.contains("\"frames\":156,\"copied\":108,\"fallback\":null") == true, "\(result.stderrText)")
         #expect(report?.contains("a transition") == true)
         #expect(report?.contains("{\"start\":0,\"end\":9,\"copied\":false,\"asset\":null,"
-            + "\"reason\":\"the cut into 'a' is not on an IDR picture\"}") == true)
+            + "\"reason\":\"'a' is entered mid-GOP, not on an IDR picture\"}") == true)
 
         let output = folder.file("out.\(container)")
         // Every frame outside the dissolve (output 126…135) shows exactly the source frame the timeline says.
@@ -164,6 +164,36 @@ import Testing
             + "(no whole GOP of 'a' lies between the cuts)"), "\(result.stderrText)")
         let shown = try IndexedMedia.readFrameIndices(of: folder.file("out.mp4"), width: 64, height: 36)
         #expect(shown == Array(13..<80))
+    }
+
+    /// No copied picture hides a title: the frames a title's time range holds are re-encoded with it drawn.
+    @Test func titlesAreNeverCopiedOver() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try IndexedMedia.makeVideo(at: folder.file("a.mov"), frameCount: 150, gop: 12, bFrames: 2, extraArgs: Self.tags)
+        let project = """
+        { "reel": 1, "output": { "path": "out.mp4", "size": [64, 36], "frameRate": 30, "audio": false },
+          "assets": { "a": { "path": "a.mov" } },
+          "timeline": { "clips": [ { "asset": "a", "in": 0, "out": 3 } ],
+                        "titles": [ { "text": "Hi", "start": 1, "duration": 1, "size": 20 } ] } }
+        """
+        try project.write(to: folder.file("project.json"), atomically: true, encoding: .utf8)
+        let reel = try builtExecutable(named: "reel")
+        let result = try run(reel.path, ["render", folder.file("project.json").path, "--smart", "--progress", "none"])
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        // GOPs 0–23 and 60–83 are copied; 24–59 hold the title (30–59), 84–89 end mid-GOP.
+        #expect(result.stderrText.contains("smart render: copied 48 of 90 frames"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("re-encoded frames 24–59: 'a' is left mid-GOP, not just before an IDR picture; "
+            + "a title ($.timeline.titles[0]) is drawn over it"), "\(result.stderrText)")
+        let shown = try IndexedMedia.readFrameIndices(of: folder.file("out.mp4"), width: 64, height: 36)
+        #expect(shown.count == 90)
+        #expect(Array(shown[0..<30]) + Array(shown[60...]) == Array(0..<30) + Array(60..<90))
+        let packets = try Self.packets(of: folder.file("out.mp4"))
+        let source = try Self.packets(of: folder.file("a.mov"))
+        let copied = Set(source.filter { (0..<24).contains($0.frame(rate: 30)) || (60..<84).contains($0.frame(rate: 30)) }.map(\.hash))
+        #expect(packets.filter { copied.contains($0.hash) }.count == 48)
+        let decode = try run("ffmpeg", ["-v", "error", "-xerror", "-i", folder.file("out.mp4").path, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderrText.isEmpty, "\(decode.stderrText)")
     }
 
     /// Sources that cannot be copied fall back to a full render and say why.

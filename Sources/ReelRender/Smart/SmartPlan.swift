@@ -186,7 +186,7 @@ struct SmartPlanner {
             }
             let copyStart = n + index.gops[firstGOP].positions.lowerBound - positions.lowerBound
             let copyEnd = n + index.gops[lastGOP].positions.upperBound - positions.lowerBound
-            encode(Int64(n)..<Int64(copyStart), "the cut into '\(first.asset)' is not on an IDR picture")
+            encode(Int64(n)..<Int64(copyStart), "'\(first.asset)' is entered mid-GOP, not on an IDR picture")
             // Whole GOPs in a row are one run; a GOP that is not closed breaks it.
             var runStart = firstGOP
             var previous = firstGOP
@@ -201,7 +201,7 @@ struct SmartPlanner {
                 previous = g
             }
             appendRun(&spans, index, asset: first.asset, gops: runStart..<previous + 1, frameOrigin: n - positions.lowerBound)
-            encode(Int64(copyEnd)..<Int64(end), "the cut out of '\(first.asset)' is not before an IDR picture")
+            encode(Int64(copyEnd)..<Int64(end), "'\(first.asset)' is left mid-GOP, not just before an IDR picture")
             n = end
         }
         return spans
@@ -218,7 +218,7 @@ struct SmartPlanner {
     /// The asset and segment output time `time` shows untouched, or why it is not an untouched picture.
     private func candidate(at time: Time, cursor: inout InstructionCursor) -> Result<(String, Segment), Refusal> {
         guard let instruction = cursor.instruction(at: time) else { return .failure(Refusal("no instruction covers it")) }
-        if let layer = PostProcessingLayers.covering(time, in: project) {
+        if let layer = PostProcessingLayers.covering(time, in: project, instruction: instruction) {
             return .failure(Refusal("\(layer) is drawn over it"))
         }
         guard instruction.layers.count == 1, let layer = instruction.layers.first else {
@@ -307,14 +307,20 @@ struct Refusal: Error {
     init(_ text: String) { self.text = text }
 }
 
-/// The hook where smart render asks whether a title or overlay layer is drawn at an instant.
-///
-/// Titles and overlays are not in the compiled project on this branch yet (PostProcessor draws nothing, and the
-/// readers refuse `timeline.titles`); when they land as layers with time ranges, this must return the first one
-/// whose range contains `time`, so that no copied picture hides a title.
+/// Where smart render asks whether a title or overlay is drawn at an instant: a copied picture must never hide one.
 enum PostProcessingLayers {
-    /// A name for the title or overlay layer drawn at `time` (composition time), or nil when none is.
-    static func covering(_ time: Time, in project: CompiledProject) -> String? {
-        nil
+    /// A name for the title or overlay drawn at `time` (composition time) — its JSON path — or nil when none is.
+    ///
+    /// Every layer whose time range contains `time` counts, even one faded to opacity 0 there, unless the
+    /// instruction covering `time` turns post-processing off (SPEC §4.4), as the post-processing stage decides.
+    static func covering(_ time: Time, in project: CompiledProject, instruction: VideoInstruction) -> String? {
+        guard instruction.postProcessing else { return nil }
+        guard let layer = project.videoComposition.movieLayers.last(where: { $0.timeRange.contains(time) }) else {
+            return nil
+        }
+        switch layer.content {
+        case .text: return "a title (\(layer.path))"
+        case .image: return "an overlay (\(layer.path))"
+        }
     }
 }
