@@ -6,7 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "reel", targets: ["reel"]),
-        .library(name: "ReelKit", targets: ["ReelRender", "ReelMedia", "ReelModel", "ReelTime"]),
+        .library(name: "ReelKit", targets: ["ReelRender", "ReelMedia", "ReelModel", "ReelTime", "ReelInterchange"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -22,8 +22,9 @@ let package = Package(
         ),
         .target(name: "ReelMedia", dependencies: ["CFFmpeg", "ReelTime"]),
         .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime"]),
+        .target(name: "ReelInterchange", dependencies: ["ReelModel", "ReelTime"]),
         .executableTarget(name: "reel", dependencies: [
-            "ReelRender", "ReelModel", "ReelTime",
+            "ReelRender", "ReelModel", "ReelTime", "ReelInterchange",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "ReelTestSupport", path: "Tests/ReelTestSupport"),
@@ -33,5 +34,7 @@ let package = Package(
         .testTarget(name: "ReelRenderTests",
                     dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelTime", "ReelTestSupport"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelTestSupport"]),
+        .testTarget(name: "ReelInterchangeTests",
+                    dependencies: ["ReelInterchange", "ReelModel", "ReelTime", "ReelTestSupport"]),
     ]
 )
