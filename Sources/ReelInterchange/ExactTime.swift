@@ -27,6 +27,24 @@ enum ExactTime {
         return time.rational
     }
 
+    /// The closest fraction with a denominator up to 100 000 (continued fractions), for speeds written with more
+    /// digits than an exact time can carry.
+    static func approximation(_ value: Double) -> Rational? {
+        guard value.isFinite, abs(value) < 1e9 else { return nil }
+        var (h0, h1, k0, k1): (Int64, Int64, Int64, Int64) = (0, 1, 1, 0)
+        var x = value
+        for _ in 0..<40 {
+            let a = Int64(x.rounded(.down))
+            let h2 = a * h1 + h0, k2 = a * k1 + k0
+            if k2 > 100_000 { break }
+            (h0, h1, k0, k1) = (h1, h2, k1, k2)
+            let fraction = x - Double(a)
+            if fraction < 1e-12 { break }
+            x = 1 / fraction
+        }
+        return k1 > 0 ? Rational(h1, k1) : nil
+    }
+
     /// The shortest decimal text of a finite double, as JSON writes it ("2.5", "1e-05").
     static func decimalText(_ value: Double) -> String {
         var text = "\(value)"

@@ -133,6 +133,16 @@ public struct ImportedTrack: Sendable, Hashable {
     public var name: String
     /// Pieces in ascending record order.
     public var pieces: [ImportedPiece]
+    /// The track's length when it ends with a gap (OTIO counts trailing gaps); nil: the end of its last piece.
+    public var duration: Time?
+
+    /// A track of pieces.
+    public init(kind: TrackKind, name: String, pieces: [ImportedPiece], duration: Time? = nil) {
+        self.kind = kind
+        self.name = name
+        self.pieces = pieces
+        self.duration = duration
+    }
 
     /// An item of the track as OpenTimelineIO lists it: clips, gaps between them, transitions at cuts.
     public enum Item: Sendable, Hashable {
@@ -157,11 +167,12 @@ public struct ImportedTrack: Sendable, Hashable {
             items.append(.piece(piece))
             position = piece.recordEnd
         }
+        if end > position, let gap = try? end - position { items.append(.gap(gap)) }
         return items
     }
 
-    /// The end of the last piece, or 0.
-    public var end: Time { pieces.map(\.recordEnd).max() ?? .zero }
+    /// The end of the track: its duration, or the end of its last piece, or 0.
+    public var end: Time { max(pieces.map(\.recordEnd).max() ?? .zero, duration ?? .zero) }
 }
 
 /// An edit read from an OTIO file or an EDL, in reel's terms but before relinking and before it becomes a project.
@@ -170,6 +181,9 @@ public struct ImportedEdit: Sendable {
     public var name: String
     /// The frame rate the edit is cut at (EDL list rate, OTIO timeline rate), exact.
     public var frameRate: Rational
+    /// Whether the file states the frame rate; when it does not (an OTIO file whose times are all in ticks, such as
+    /// rate 24000), the project leaves `output.frameRate` to the first clip's stream.
+    public var frameRateIsStated = true
     /// Video tracks, bottom first (OTIO stack order).
     public var videoTracks: [ImportedTrack]
     /// Audio tracks.

@@ -76,7 +76,6 @@ struct OTIOReader {
             if snapped {
                 report(.warning, path.key("value"), "value \(value) snapped to the frame grid (\(time.value)/\(time.timescale) s at \(rate.doubleRateText) fps)")
             }
-            if firstRate == nil { firstRate = rate }
             return time
         case .invalid(let message):
             report(.error, path, message)
@@ -129,7 +128,8 @@ struct OTIOReader {
                 let kindText = track["kind"]?.value.stringValue ?? "Video"
                 guard let laid = layoutTrack(track, childPath) else { continue }
                 let imported = ImportedTrack(kind: kindText == "Audio" ? .audio : .video,
-                                             name: track["name"]?.value.stringValue ?? "", pieces: laid.pieces)
+                                             name: track["name"]?.value.stringValue ?? "", pieces: laid.pieces,
+                                             duration: laid.duration)
                 switch kindText {
                 case "Video": video.append(imported)
                 case "Audio": audio.append(imported)
@@ -139,15 +139,18 @@ struct OTIOReader {
             if let stackRange = stack["source_range"], !isNull(stackRange) {
                 if let trim = range(stackRange, stackPath.key("source_range")) {
                     let end = (try? trim.start + trim.duration) ?? trim.start
-                    video = video.map { track in var t = track; t.pieces = track.pieces(in: trim.start, end, movedTo: .zero); return t }
-                    audio = audio.map { track in var t = track; t.pieces = track.pieces(in: trim.start, end, movedTo: .zero); return t }
+                    video = video.map { track in var t = track; t.pieces = track.pieces(in: trim.start, end, movedTo: .zero); t.duration = trim.duration; return t }
+                    audio = audio.map { track in var t = track; t.pieces = track.pieces(in: trim.start, end, movedTo: .zero); t.duration = trim.duration; return t }
                 }
             }
         } else {
             report(.error, stackPath, "the timeline has no tracks stack")
         }
-        return ImportedEdit(name: title, frameRate: firstRate ?? Rational(24), videoTracks: video, audioTracks: audio,
-                            startTime: startTime, diagnostics: diagnostics, markers: markers)
+        var edit = ImportedEdit(name: title, frameRate: firstRate ?? Rational(24), videoTracks: video, audioTracks: audio,
+                                startTime: startTime, diagnostics: diagnostics, markers: markers)
+        // Rates above 240 are timescales (rate 24000 counts 1/24000 s), not frame rates.
+        edit.frameRateIsStated = firstRate != nil
+        return edit
     }
 
     mutating func markersOf(_ object: JSONObject, _ path: JSONPath) {
@@ -255,12 +258,30 @@ struct OTIOReader {
             pieces.append(black)
         }
         var laid = Laid(pieces: pieces, duration: position)
-        if let trackRange = track["source_range"], !isNull(trackRange), let trim = range(trackRange, path.key("source_range")) {
+        if let trackRange = track["source_range"], !isNull(trackRange), let trim = range(trackRange, path.key("source_range")),
+           usableTrim(trim, content: position, path.key("source_range")) {
             let end = (try? trim.start + trim.duration) ?? trim.start
             laid = Laid(pieces: ImportedTrack(kind: .video, name: "", pieces: pieces).pieces(in: trim.start, end, movedTo: .zero),
                         duration: trim.duration)
         }
         return laid
+    }
+
+    /// Whether a track's source_range selects part of its content. OTIO's CMX adapter writes minus the record
+    /// start timecode there (a range before the content's start, which would hide every clip): ignored, with a warning.
+    mutating func usableTrim(_ trim: (start: Time, duration: Time), content: Time, _ path: JSONPath) -> Bool {
+        guard trim.start.isNegative else { return true }
+        report(.warning, path, "source_range starts before the track's content (at \(trim.start) s); ignored, the track is read from its start")
+        return false
+    }
+
+    /// Records the timeline's frame rate from the first clip or gap duration (`json` is a TimeRange).
+    mutating func noteRate(_ json: JSON?) {
+        guard firstRate == nil, let object = json?.value.objectValue?["duration"]?.value.objectValue,
+              let rate = object["rate"].flatMap({ OTIOJSON.number($0.value) }).flatMap(ExactTime.rate),
+              rate <= Rational(240)
+        else { return }
+        firstRate = rate
     }
 
     func blackPiece(_ start: Time, _ duration: Time, _ path: JSONPath) -> ImportedPiece {
@@ -270,6 +291,7 @@ struct OTIOReader {
 
     mutating func gapDuration(_ object: JSONObject, _ path: JSONPath) -> Time? {
         if let sourceRange = object["source_range"], !isNull(sourceRange) {
+            noteRate(sourceRange)
             return range(sourceRange, path.key("source_range"))?.duration
         }
         if let duration = object["duration"], !isNull(duration) {
@@ -398,10 +420,13 @@ struct OTIOReader {
 
     mutating func timeScalar(_ effect: JSONObject, _ path: JSONPath) -> Rational? {
         guard let value = effect["time_scalar"].flatMap({ OTIOJSON.number($0.value) }), value.isFinite,
-              let scalar = ExactTime.decimal(value)
+              let scalar = ExactTime.decimal(value) ?? ExactTime.approximation(value)
         else {
             report(.error, path.key("time_scalar"), "LinearTimeWarp needs a finite time_scalar")
             return nil
+        }
+        if ExactTime.decimal(value) == nil {
+            report(.warning, path.key("time_scalar"), "time_scalar \(ExactTime.decimalText(value)) has no exact form with a denominator up to 2^31; read as \(scalar)")
         }
         if scalar.isNegative {
             report(.error, path.key("time_scalar"), "reverse playback (time_scalar \(ExactTime.decimalText(value))) is not supported: a composition plays its sources forwards only",
@@ -435,9 +460,11 @@ struct OTIOReader {
         }
         var sourceRange: (start: Time, duration: Time)
         if let sourceJSON = object["source_range"], !isNull(sourceJSON) {
+            noteRate(sourceJSON)
             guard let parsed = range(sourceJSON, path.key("source_range")) else { return nil }
             sourceRange = parsed
         } else if let available {
+            noteRate(referenceJSON?.value.objectValue?["available_range"])
             sourceRange = available
         } else {
             report(.error, path, "clip \"\(name)\" has neither a source_range nor a media available_range: its length is unknown")

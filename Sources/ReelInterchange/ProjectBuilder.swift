@@ -209,7 +209,7 @@ struct ProjectBuilder {
             clips.append(object([("gap", json(tail))]))
         }
         let audio = audioEntries()
-        var output: [(String, JSONValue)] = [("frameRate", json(edit.frameRate))]
+        var output: [(String, JSONValue)] = edit.frameRateIsStated ? [("frameRate", json(edit.frameRate))] : []
         let hasFileClip = assets.contains { $0.value.objectValue?["color"] == nil }
         if !hasFileClip {
             // Nothing to take a size from: a colour-only (or audio-only) edit renders at 1920×1080.

@@ -23,7 +23,7 @@ extension ImportedPiece {
 extension ImportedTrack {
     /// Puts `piece` on the track over whatever lies in its record range (a record edit): earlier pieces are cut
     /// back, split, or removed. A transition whose incoming piece loses its head is dropped with a warning.
-    mutating func overwrite(with piece: ImportedPiece, frameDuration: Time, diagnostics: inout [Diagnostic]) {
+    public mutating func overwrite(with piece: ImportedPiece, frameDuration: Time, diagnostics: inout [Diagnostic]) {
         var result: [ImportedPiece] = []
         for existing in pieces {
             if existing.recordEnd <= piece.recordStart || existing.recordStart >= piece.recordEnd {
@@ -62,7 +62,7 @@ extension ImportedTrack {
 /// Flattens video tracks, bottom first, into one: at every instant the topmost piece shows (OpenTimelineIO's
 /// `flatten_stack`). Exact for opaque pictures that fill the frame; a transition on an upper track keeps its cut
 /// only when nothing above covers it.
-func flattened(_ tracks: [ImportedTrack], frameDuration: Time, diagnostics: inout [Diagnostic]) -> ImportedTrack {
+public func flattened(_ tracks: [ImportedTrack], frameDuration: Time, diagnostics: inout [Diagnostic]) -> ImportedTrack {
     var result = ImportedTrack(kind: .video, name: tracks.map(\.name).joined(separator: "+"), pieces: [])
     for track in tracks {
         for piece in track.pieces {
