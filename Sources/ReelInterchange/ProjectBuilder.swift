@@ -45,7 +45,7 @@ struct ProjectBuilder {
     /// A time as the project writes it: whole frames as "Nf", else exact "N/D" seconds.
     func json(_ time: Time) -> JSONValue {
         if time.isZero { return .number("0") }
-        if let frames = try? time.quotient(dividingBy: frameDuration, rounding: .down),
+        if edit.frameRateIsStated, let frames = try? time.quotient(dividingBy: frameDuration, rounding: .down),
            (try? Time.frames(frames, frameDuration: frameDuration)) == time {
             return .string("\(frames)f")
         }
