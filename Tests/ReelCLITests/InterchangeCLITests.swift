@@ -140,6 +140,22 @@ import Testing
         #expect(lines.contains { $0.contains(#""path":"bad.edl:5""#) && $0.contains("frame field 25") })
     }
 
+    /// A problem only probing finds (a trim past the medium's end) keeps its project path and names the EDL line.
+    @Test func projectDiagnosticsNameTheImportedClip() throws {
+        let edl = try write("long.edl", """
+            TITLE: long
+            001  SHOTA    V     C        00:00:20:00 00:00:21:00 01:00:00:00 01:00:01:00
+            * FROM CLIP NAME: shotA.mov
+
+            """)
+        let result = try reel(["validate", edl, "--media-dir", media.url.path, "--frame-rate", "24"])
+        #expect(result.status == 65)
+        #expect(result.stderrText.contains("error: $.timeline.clips[0]"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("(imported from long.edl:2 (event 001))"), "\(result.stderrText)")
+        let inspected = try reel(["inspect", edl, "--media-dir", media.url.path, "--frame-rate", "24"])
+        #expect(inspected.status == 65)
+    }
+
     /// The same edit as OTIO JSON with the same media: the two readers agree frame for frame.
     @Test func exportedOTIORendersTheSameFrames() throws {
         let edl = try write("cut.edl", Self.edl)
