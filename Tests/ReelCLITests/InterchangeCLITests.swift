@@ -229,6 +229,45 @@ import Testing
         #expect(one.stdoutText == two.stdoutText)
     }
 
+    /// Real lists from ../shared/interchange, imported (media rendered black: the corpus has none), exported, and read
+    /// by OpenTimelineIO: its reader sees the clip, gap and transition lengths their source projects' tests state.
+    @Test(arguments: [
+        ("otio-cmx3600-adapter/dissolve_test_4.edl", "C30 C51 T0/35 C81 T0/64 C84 C96 C135", "24"),
+        ("otio-cmx3600-adapter/gap_test.edl", "C24 G16 C24 G38 C24", "24"),
+        ("otio-cmx3600-adapter/screening_example.edl", "C31 C50 C28 C115 C101 C161 C170 C136 C257", "24"),
+        ("otio-cmx3600-adapter/25fps.edl", "C161 C200 C86 C49", "25"),
+        ("edl-genius/cmx3600.edl", "C197 C39 C415 C30 C109 C153 C211 C71 C200", "29.97"),
+        // Offsets 12/4 and 4/12 come back as CMX-style dissolves (cut at the overlap's start): same pictures.
+        ("kdenlive/test-transitions.otio", "C12 T0/16 C32 T0/16 C28", "24"),
+    ])
+    func corpusRoundTripThroughOpenTimelineIO(name: String, expected: String, rate: String) throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/interchange/" + name)
+        guard FileManager.default.fileExists(atPath: corpus.path) else {
+            print("skipped: \(corpus.path) is absent (the shared interchange corpus is only in this workplace)")
+            return
+        }
+        guard let python = Self.otioPython() else { return }
+        let otio = folder.file("corpus.otio")
+        let exported = try reel(["export-otio", corpus.path, "--missing-media", "black", "--frame-rate", rate, "-o", otio.path])
+        #expect(exported.status == 0, "\(exported.stderrText)")
+        let script = try write("items.py", """
+            import sys, opentimelineio as otio
+            timeline = otio.adapters.read_from_file(sys.argv[1])  # kept alive: a temporary timeline frees its tracks
+            track = [tr for tr in timeline.tracks if tr.kind == "Video"][0]
+            codes = []
+            for item in track:
+                if isinstance(item, otio.schema.Transition):
+                    codes.append("T%d/%d" % (round(item.in_offset.to_frames()), round(item.out_offset.to_frames())))
+                else:
+                    codes.append(("G" if isinstance(item, otio.schema.Gap) else "C") + str(round(item.duration().to_frames())))
+            print(" ".join(codes))
+            """)
+        let judged = try run(python, [script, otio.path])
+        #expect(judged.status == 0, "\(judged.stderrText)")
+        #expect(judged.stdoutText == expected + "\n", "\(name)")
+    }
+
     /// The Python interpreter with OpenTimelineIO, or nil with the reason printed.
     static func otioPython() -> String? {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
