@@ -108,6 +108,11 @@ import Testing
         #expect(result.stderrText.contains(#"error: cut.edl:4: event 001: clip "shotA.mov": its medium "shotA.mov" or "SHOTA" was not found"#),
                 "\(result.stderrText)")
         #expect(result.stderrText.contains("cut.edl:15: event 005"))
+        // reel import writes nothing when the edit does not import.
+        let project = folder.file("not-written.json")
+        let imported = try reel(["import", edl, "--frame-rate", "24", "-o", project.path])
+        #expect(imported.status == 66)
+        #expect(!FileManager.default.fileExists(atPath: project.path))
         // With --missing-media black the edit's timing validates without media.
         let black = try reel(["validate", edl, "--frame-rate", "24", "--missing-media", "black"])
         #expect(black.status == 0, "\(black.stderrText)")
@@ -154,6 +159,12 @@ import Testing
         #expect(result.stderrText.contains("(imported from long.edl:2 (event 001))"), "\(result.stderrText)")
         let inspected = try reel(["inspect", edl, "--media-dir", media.url.path, "--frame-rate", "24"])
         #expect(inspected.status == 65)
+        // Thumbnails of an imported edit: the frame at 1 s of the e2e list is shotB's frame 120.
+        let cut = try write("cut.edl", Self.edl)
+        let picture = folder.file("thumb.png")
+        let thumbnail = try reel(["thumbnail", cut, "--media-dir", media.url.path, "--frame-rate", "24", "--at", "1", "-o", picture.path])
+        #expect(thumbnail.status == 0, "\(thumbnail.stderrText)")
+        #expect(try IndexedMedia.readFrameIndices(of: picture, width: 64, height: 36) == [120])
     }
 
     /// The same edit as OTIO JSON with the same media: the two readers agree frame for frame.

@@ -176,6 +176,30 @@ import ReelTime
             "$.tracks.children[0].children[0]", "$.tracks.children[0].children[1].effects[0]"])
     }
 
+    /// Synopsis' file names its media relative to the .otio file, with spaces; file:// URLs are percent-decoded.
+    @Test func relativeAndFileURLLocators() throws {
+        guard let bytes = Corpus.bytes("OpenTimelineIO-AVFoundation/Timeline_23.98.otio") else { return }
+        let folder = try TemporaryDirectory(prefix: "reel-interchange-relative")
+        let projectFolder = folder.file("project")
+        try FileManager.default.createDirectory(at: projectFolder, withIntermediateDirectories: true)
+        for name in ["OTIO Test Media 1 - 23.98.mp4", "OTIO Test Media 2 - 23.98.mp4"] {
+            FileManager.default.createFile(atPath: projectFolder.appendingPathComponent(name).path, contents: Data())
+        }
+        let imported = Interchange.importProject(bytes, format: .otio, fileName: "Timeline_23.98.otio",
+                                                 baseDirectory: projectFolder.path, projectDirectory: projectFolder.path)
+        #expect(!imported.hasErrors, "\(imported.diagnostics.map(\.humanText))")
+        let assets = try #require(imported.document.objectValue?["assets"]?.value.objectValue)
+        #expect(assets.members.compactMap { $0.value.value.objectValue?["path"]?.value.stringValue }
+                == ["OTIO Test Media 1 - 23.98.mp4", "OTIO Test Media 2 - 23.98.mp4"])
+        // Times in ticks of 1/24000 s state no frame rate: the project leaves it to the media.
+        let output = try #require(imported.document.objectValue?["output"]?.value.objectValue)
+        #expect(output["frameRate"] == nil)
+
+        let resolver = MediaResolver(baseDirectory: "/nowhere")
+        let url = "file://" + projectFolder.path.replacingOccurrences(of: " ", with: "%20") + "/OTIO%20Test%20Media%201%20-%2023.98.mp4"
+        #expect(resolver.resolve(MediaLink(locator: url, names: [])).path == projectFolder.appendingPathComponent("OTIO Test Media 1 - 23.98.mp4").path)
+    }
+
     @Test func syntaxErrorsNameLineAndColumn() {
         let edit = otio("{\"OTIO_SCHEMA\": \"Timeline.1\",\n  \"tracks\": [1, }")
         #expect(edit.diagnostics.count == 1)
