@@ -29,8 +29,9 @@ public struct InterchangeOptions: Sendable {
     public var frameRate: Rational?
     /// Folders searched for media by name.
     public var mediaDirectories: [String]
-    /// Name/URL → path map (already read), and the folder its relative paths are relative to.
+    /// Name/URL → path map (already read from `--relink`).
     public var relinkMap: [String: String]
+    /// The folder the relink map's relative paths are relative to (the map file's folder).
     public var relinkBase: String
     /// What a missing medium is.
     public var missingMedia: MissingMediaPolicy
