@@ -14,6 +14,7 @@ let package = Package(
     targets: [
         .target(name: "ReelTime"),
         .target(name: "ReelModel", dependencies: ["ReelTime"]),
+        .target(name: "ReelInterchange", dependencies: ["ReelModel", "ReelTime"]),
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat libavcodec libavutil libswresample libswscale libavfilter",
@@ -22,7 +23,6 @@ let package = Package(
         ),
         .target(name: "ReelMedia", dependencies: ["CFFmpeg", "ReelTime"]),
         .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime"]),
-        .target(name: "ReelInterchange", dependencies: ["ReelModel", "ReelTime"]),
         .executableTarget(name: "reel", dependencies: [
             "ReelRender", "ReelModel", "ReelTime", "ReelInterchange",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
