@@ -201,6 +201,7 @@ enum CMXImporter {
                         diagnostics.append(origin.diagnostic(.warning, "transition of \(length) frames is longer than its \(recordFrames)-frame event; shortened to the event"))
                     }
                     transition = ImportedTransition(kind: kind, inOffset: .zero, outOffset: out, origin: outgoingOrigin)
+                    transition?.fromBlack = ["BL", "BLK"].contains(outgoing.reel.uppercased())
                 }
             } else if edit.transition != "C" {
                 diagnostics.append(origin.diagnostic(

@@ -91,6 +91,9 @@ public struct ImportedTransition: Sendable, Hashable {
     public var outOffset: Time
     /// Where it was written.
     public var origin: ImportOrigin
+    /// Whether the outgoing side is black whatever precedes the cut (an EDL pair whose zero-length line is reel
+    /// `BL`): a fade in from black, not a blend with the previous clip.
+    public var fromBlack = false
 
     /// The whole window's length, in + out.
     public var duration: Time { (try? inOffset + outOffset) ?? inOffset }

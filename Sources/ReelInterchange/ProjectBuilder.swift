@@ -146,8 +146,9 @@ struct ProjectBuilder {
         for var piece in track.pieces {
             if var transition = piece.transitionIn {
                 let previousEnd = pieces.last?.recordEnd ?? .zero
-                if pieces.last?.recordEnd != piece.recordStart || pieces.isEmpty {
-                    // Nothing ends at the cut: fade through black over the gap before it.
+                if pieces.last?.recordEnd != piece.recordStart || pieces.isEmpty || transition.fromBlack {
+                    // Nothing ends at the cut, or the list says the outgoing side is black: fade from black (over
+                    // the gap before the cut, if any).
                     var black = ImportedPiece(name: "black", origin: transition.origin, recordStart: previousEnd,
                                               recordDuration: (try? piece.recordStart - previousEnd) ?? .zero,
                                               content: .black, sourceStart: .zero)
@@ -292,7 +293,8 @@ struct ProjectBuilder {
                     continue
                 }
                 let next = index + 1 < track.pieces.count ? track.pieces[index + 1] : nil
-                let fadeOut = (next?.recordStart == piece.recordEnd ? next?.transitionIn : nil)
+                let fadeOut = (next?.recordStart == piece.recordEnd && next?.transitionIn?.fromBlack == false
+                    ? next?.transitionIn : nil)
                 let fadeIn = piece.transitionIn
                 let inOffset = fadeIn?.inOffset ?? .zero
                 let outOffset = fadeOut?.outOffset ?? .zero

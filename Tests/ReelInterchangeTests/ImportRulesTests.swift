@@ -133,6 +133,27 @@ import ReelTime
         #expect(music["fadeOut"]?.value == .string("12f"))
     }
 
+    /// A dissolve whose outgoing line is reel BL fades in from black, even right after another clip.
+    @Test func dissolveFromBlack() throws {
+        let media = try TemporaryDirectory(prefix: "reel-interchange-bl")
+        FileManager.default.createFile(atPath: media.file("A.mov").path, contents: Data())
+        let text = """
+            001  A   V  C        00:00:01:00 00:00:02:00 00:00:00:00 00:00:01:00
+            002  BL  V  C        00:00:00:00 00:00:00:00 00:00:01:00 00:00:01:00
+            002  A   V  D    006 00:00:05:00 00:00:06:00 00:00:01:00 00:00:02:00
+            """
+        let imported = Interchange.importProject(
+            Array(text.utf8), format: .edl, fileName: "bl.edl", baseDirectory: media.url.path,
+            projectDirectory: media.url.path, options: InterchangeOptions(frameRate: Rational(24), mediaDirectories: [media.url.path]))
+        #expect(!imported.hasErrors, "\(imported.diagnostics.map(\.humanText))")
+        let clips = try #require(imported.document.objectValue?["timeline"]?.value.objectValue?["clips"]?.value.arrayValue)
+        let assets = clips.map { $0.value.objectValue?["asset"]?.value.stringValue }
+        let durations = clips.map { $0.value.objectValue?["duration"]?.value.stringValue }
+        // A (24 frames, not run on), a black clip carrying the fade, then the incoming clip with the 6-frame dissolve.
+        #expect(assets == ["A", "black", "A"])
+        #expect(durations == ["24f", "6f", "24f"])
+    }
+
     // MARK: OpenTimelineIO
 
     static func track(_ children: String) -> String {
