@@ -240,6 +240,41 @@ import Testing
         #expect(one.stdoutText == two.stdoutText)
     }
 
+    /// The Python interpreter with OpenTimelineIO, or nil with the reason printed.
+    static func otioPython() -> String? {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let candidates = [ProcessInfo.processInfo.environment["REEL_OTIO_PYTHON"],
+                          root.appendingPathComponent(".build/otio-venv/bin/python").path].compactMap { $0 }
+        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
+            if let result = try? run(candidate, ["-c", "import opentimelineio"]), result.status == 0 { return candidate }
+        }
+        print("skipped: OpenTimelineIO's Python reader is not installed (run `make otio-judge`, which needs PyPI)")
+        return nil
+    }
+}
+
+/// Real files from ../shared/interchange through `reel export-otio` and OpenTimelineIO's reader (no media needed:
+/// clips render black).
+@Suite struct InterchangeCorpusCLITests {
+    let folder: TemporaryDirectory
+    let reel: URL
+
+    init() throws {
+        folder = try TemporaryDirectory(prefix: "reel-interchange-corpus")
+        reel = try builtExecutable(named: "reel")
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let url = folder.file(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    func reel(_ args: [String]) throws -> ProcessResult {
+        try run(reel.path, args)
+    }
+
     /// Real lists from ../shared/interchange, imported (media rendered black: the corpus has none), exported, and read
     /// by OpenTimelineIO: its reader sees the clip, gap and transition lengths their source projects' tests state.
     @Test(arguments: [
@@ -258,7 +293,7 @@ import Testing
             print("skipped: \(corpus.path) is absent (the shared interchange corpus is only in this workplace)")
             return
         }
-        guard let python = Self.otioPython() else { return }
+        guard let python = InterchangeCLITests.otioPython() else { return }
         let otio = folder.file("corpus.otio")
         let exported = try reel(["export-otio", corpus.path, "--missing-media", "black", "--frame-rate", rate, "-o", otio.path])
         #expect(exported.status == 0, "\(exported.stderrText)")
@@ -279,16 +314,4 @@ import Testing
         #expect(judged.stdoutText == expected + "\n", "\(name)")
     }
 
-    /// The Python interpreter with OpenTimelineIO, or nil with the reason printed.
-    static func otioPython() -> String? {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let candidates = [ProcessInfo.processInfo.environment["REEL_OTIO_PYTHON"],
-                          root.appendingPathComponent(".build/otio-venv/bin/python").path].compactMap { $0 }
-        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
-            if let result = try? run(candidate, ["-c", "import opentimelineio"]), result.status == 0 { return candidate }
-        }
-        print("skipped: OpenTimelineIO's Python reader is not installed (run `make otio-judge`, which needs PyPI)")
-        return nil
-    }
 }

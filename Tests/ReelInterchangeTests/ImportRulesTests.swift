@@ -173,6 +173,41 @@ import ReelTime
         """
     }
 
+    /// Audio tracks become timeline.audio entries, a dissolve between two audio clips a cross-fade; two video tracks
+    /// are flattened with a warning.
+    @Test func audioTracksAndFlattening() throws {
+        let media = try TemporaryDirectory(prefix: "reel-interchange-otio-audio")
+        try FileManager.default.createDirectory(at: media.file("media"), withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: media.file("media/c.mov").path, contents: Data())
+        let dissolve = """
+            {"OTIO_SCHEMA": "Transition.1", "transition_type": "SMPTE_Dissolve",
+             "in_offset": {"OTIO_SCHEMA": "RationalTime.1", "value": 4, "rate": 24},
+             "out_offset": {"OTIO_SCHEMA": "RationalTime.1", "value": 4, "rate": 24}}
+            """
+        let document = """
+            {"OTIO_SCHEMA": "Timeline.1", "name": "t", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+              {"OTIO_SCHEMA": "Track.1", "kind": "Video", "name": "V1", "children": [\(Self.clip("10", "48"))]},
+              {"OTIO_SCHEMA": "Track.1", "kind": "Video", "name": "V2", "children": [\(Self.clip("100", "12"))]},
+              {"OTIO_SCHEMA": "Track.1", "kind": "Audio", "name": "A1",
+               "children": [\(Self.clip("0", "24")), \(dissolve), \(Self.clip("200", "24"))]}]}}
+            """
+        let imported = Interchange.importProject(Array(document.utf8), format: .otio, fileName: "a.otio",
+                                                 baseDirectory: media.url.path, projectDirectory: media.url.path)
+        #expect(!imported.hasErrors, "\(imported.diagnostics.map(\.humanText))")
+        #expect(imported.diagnostics.contains { $0.message.contains("2 video tracks") })
+        let timeline = try #require(imported.document.objectValue?["timeline"]?.value.objectValue)
+        let clips = try #require(timeline["clips"]?.value.arrayValue).map { $0.value.objectValue }
+        // V2's 12 frames from 100 cover the start of V1's clip, which resumes 12 frames into its range.
+        #expect(clips.map { $0?["in"]?.value } == [.string("100f"), .string("22f")])
+        #expect(clips.map { $0?["duration"]?.value } == [.string("12f"), .string("36f")])
+        let audio = try #require(timeline["audio"]?.value.arrayValue).map { $0.value.objectValue }
+        #expect(audio.map { $0?["at"]?.value } == [.number("0"), .string("20f")])
+        #expect(audio.map { $0?["in"]?.value } == [.number("0"), .string("196f")])
+        #expect(audio.map { $0?["duration"]?.value } == [.string("28f"), .string("28f")])
+        #expect(audio[0]?["fadeOut"]?.value == .string("8f"))
+        #expect(audio[1]?["fadeIn"]?.value == .string("8f"))
+    }
+
     @Test func badTimesAreLocatedByJSONPath() {
         let edit = otio(Self.track(Self.clip("0", "NaN") + "," + Self.clip("0", "10", rate: "0")))
         #expect(edit.diagnostics.map(\.path.description) == [
