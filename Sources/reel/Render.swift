@@ -19,7 +19,7 @@ struct Render: ParsableCommand {
         case auto, bar, json, none
     }
 
-    @Argument(help: "The project file, or - for standard input.")
+    @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
 
     @Option(name: .shortAndLong, help: "Output file (overrides output.path); - streams to standard output.")
@@ -47,6 +47,8 @@ struct Render: ParsableCommand {
     var quiet = false
 
     @OptionGroup var media: MediaOptions
+
+    @OptionGroup var interchange: InterchangeArguments
 
     func validate() throws {
         if let preset, Preset(rawValue: preset) == nil {
@@ -79,11 +81,9 @@ struct Render: ParsableCommand {
         }
         overrides.renderScale = renderScale.flatMap(Self.scale)
 
-        let (bytes, baseDirectory) = try readProject(project)
         var policy = media.policy
         policy.decoderThreads = threads ?? 0
-        let loaded = ProjectLoader.load(
-            bytes, baseDirectory: baseDirectory, policy: policy, overrides: overrides)
+        let loaded = try loadProject(project, interchange, policy: policy, overrides: overrides)
         Exit.report(loaded.diagnostics)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
