@@ -18,7 +18,7 @@ APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
 # apt-get needs root; go through sudo otherwise.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: help deps build demo test bench clean
+.PHONY: help deps build demo test bench clean otio-judge
 # Prerequisites such as `demo: deps build` must run in order, even under -j.
 .NOTPARALLEL:
 
@@ -28,6 +28,7 @@ help:
 	@echo "make demo    generate the demo media and render $(DEMO) to $(DEMO_OUT)"
 	@echo "make test    build and run every test suite"
 	@echo "make bench   compare reel with the ffmpeg CLI (scripts/bench.py)"
+	@echo "make otio-judge  install OpenTimelineIO 0.18 (PyPI) in $(OTIO_VENV) for the export tests"
 	@echo "make clean   remove build products, demo output and benchmark media"
 
 # A package counts as present only when dpkg reports it fully installed
@@ -72,8 +73,21 @@ demo: deps build
 TEST_FLAGS := -c release -Xswiftc -enable-testing --scratch-path .build/testing
 
 test: deps
+	-@$(MAKE) --no-print-directory otio-judge
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
+
+# OpenTimelineIO's own Python reader judges `reel export-otio` in the tests (Tests/ReelCLITests/InterchangeCLITests.swift).
+# It lives in a virtual environment of its own; without network the tests that need it skip with a reason.
+OTIO_VENV := .build/otio-venv
+otio-judge:
+	@if $(OTIO_VENV)/bin/python -c 'import opentimelineio' 2>/dev/null; then \
+	  echo "otio-judge: OpenTimelineIO present in $(OTIO_VENV)"; \
+	else \
+	  $(PYTHON) -m venv $(OTIO_VENV) && \
+	  $(OTIO_VENV)/bin/pip install --quiet 'opentimelineio==0.18.*' || \
+	  { echo "otio-judge: could not install OpenTimelineIO; its tests will skip" >&2; exit 1; }; \
+	fi
 
 bench: deps build
 	$(PYTHON) scripts/bench.py --reel $(REEL)

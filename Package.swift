@@ -6,7 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "reel", targets: ["reel"]),
-        .library(name: "ReelKit", targets: ["ReelRender", "ReelMedia", "ReelModel", "ReelTime"]),
+        .library(name: "ReelKit", targets: ["ReelRender", "ReelMedia", "ReelModel", "ReelTime", "ReelInterchange"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -14,6 +14,7 @@ let package = Package(
     targets: [
         .target(name: "ReelTime"),
         .target(name: "ReelModel", dependencies: ["ReelTime"]),
+        .target(name: "ReelInterchange", dependencies: ["ReelModel", "ReelTime"]),
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat libavcodec libavutil libswresample libswscale libavfilter",
@@ -28,7 +29,7 @@ let package = Package(
         .target(name: "ReelMedia", dependencies: ["CFFmpeg", "ReelTime"]),
         .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime", "CPangoCairo"]),
         .executableTarget(name: "reel", dependencies: [
-            "ReelRender", "ReelModel", "ReelTime",
+            "ReelRender", "ReelModel", "ReelTime", "ReelInterchange",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "ReelTestSupport", path: "Tests/ReelTestSupport"),
@@ -38,5 +39,7 @@ let package = Package(
         .testTarget(name: "ReelRenderTests",
                     dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelTime", "ReelTestSupport"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelTestSupport"]),
+        .testTarget(name: "ReelInterchangeTests",
+                    dependencies: ["ReelInterchange", "ReelModel", "ReelTime", "ReelTestSupport"]),
     ]
 )

@@ -8,7 +8,7 @@ struct Plan: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Split a render into chunks that separate processes or machines render (see docs/chunks.md).")
 
-    @Argument(help: "The project file, or - for standard input.")
+    @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
 
     @Option(help: "How many chunks.")
@@ -19,17 +19,18 @@ struct Plan: ParsableCommand {
 
     @OptionGroup var media: MediaOptions
 
+    @OptionGroup var interchange: InterchangeArguments
+
     func validate() throws {
         if chunks < 1 { throw ValidationError("--chunks must be 1 or more") }
     }
 
     func run() throws {
         media.applyLogLevel()
-        let (bytes, baseDirectory) = try readProject(project)
-        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
+        let loaded = try loadProject(project, interchange, policy: media.policy)
         Exit.report(loaded.diagnostics)
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
-        let plan = try ChunkPlan(project: compiled, document: bytes, count: chunks)
+        let plan = try ChunkPlan(project: compiled, count: chunks)
         let seconds = { (frame: Int64) -> String in
             let value = Double(frame) * Double(plan.frameRate.denominator) / Double(plan.frameRate.numerator)
             return String(format: "%.3f", value)
@@ -73,16 +74,17 @@ struct Join: ParsableCommand {
 
     @OptionGroup var media: MediaOptions
 
+    @OptionGroup var interchange: InterchangeArguments
+
     func validate() throws {
         if parts.isEmpty { throw ValidationError("name the parts to join") }
     }
 
     func run() throws {
         media.applyLogLevel()
-        let (bytes, baseDirectory) = try readProject(project)
         var overrides = ProjectOverrides()
         overrides.outputPath = output
-        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy, overrides: overrides)
+        let loaded = try loadProject(project, interchange, policy: media.policy, overrides: overrides)
         Exit.report(loaded.diagnostics)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
@@ -104,7 +106,7 @@ struct Join: ParsableCommand {
             }
             count = found
         }
-        let plan = try ChunkPlan(project: compiled, document: bytes, count: count ?? parts.count)
+        let plan = try ChunkPlan(project: compiled, count: count ?? parts.count)
         let joiner = ChunkJoiner(project: compiled, plan: plan, facts: catalog.facts, policy: media.policy)
         try joiner.join(parts: parts, to: destination, overwrite: force)
         if !quiet { printError("wrote \(destination)") }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReelInterchange
 import ReelMedia
 import ReelModel
 import ReelRender
@@ -18,9 +19,11 @@ struct Inspect: ParsableCommand {
 
     @OptionGroup var media: MediaOptions
 
+    @OptionGroup var interchange: InterchangeArguments
+
     func run() throws {
         media.applyLogLevel()
-        if path == "-" || path.lowercased().hasSuffix(".json") {
+        if path == "-" || path.lowercased().hasSuffix(".json") || InterchangeFormat(path: path) != nil {
             try inspectProject()
         } else {
             try inspectMedia()
@@ -75,8 +78,7 @@ struct Inspect: ParsableCommand {
     }
 
     private func inspectProject() throws {
-        let (bytes, baseDirectory) = try readProject(path)
-        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
+        let loaded = try loadProject(path, interchange, policy: media.policy)
         Exit.report(loaded.diagnostics)
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         if json {

@@ -19,7 +19,7 @@ struct Render: ParsableCommand {
         case auto, bar, json, none
     }
 
-    @Argument(help: "The project file, or - for standard input.")
+    @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
 
     @Option(name: .shortAndLong, help: "Output file (overrides output.path); - streams to standard output.")
@@ -63,6 +63,8 @@ struct Render: ParsableCommand {
 
     @OptionGroup var media: MediaOptions
 
+    @OptionGroup var interchange: InterchangeArguments
+
     func validate() throws {
         if let preset, Preset(rawValue: preset) == nil {
             throw ValidationError("--preset must be one of high, medium, low, draft")
@@ -99,11 +101,9 @@ struct Render: ParsableCommand {
         overrides.renderScale = renderScale.flatMap(Self.scale)
         overrides.smart = smart
 
-        let (bytes, baseDirectory) = try readProject(project)
         var policy = media.policy
         policy.decoderThreads = threads ?? 0
-        let loaded = ProjectLoader.load(
-            bytes, baseDirectory: baseDirectory, policy: policy, overrides: overrides)
+        let loaded = try loadProject(project, interchange, policy: policy, overrides: overrides)
         Exit.report(loaded.diagnostics)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
@@ -126,7 +126,7 @@ struct Render: ParsableCommand {
             project: compiled, facts: catalog.facts, policy: policy, cancellation: cancellation)
         session.encoderThreads = threads ?? 0
         if let (index, count) = chunkNumbers {
-            session.chunkPlan = try ChunkPlan(project: compiled, document: bytes, count: count)
+            session.chunkPlan = try ChunkPlan(project: compiled, count: count)
             session.chunkIndex = index
         }
         session.onTemporaryFile = { path in Interrupts.temporaryFile.withLock { $0 = path } }

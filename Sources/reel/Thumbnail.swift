@@ -35,6 +35,8 @@ struct Thumbnail: ParsableCommand {
 
     @OptionGroup var media: MediaOptions
 
+    @OptionGroup var interchange: InterchangeArguments
+
     func validate() throws {
         if (at == nil) == (every == nil) { throw ValidationError("give exactly one of --at and --every") }
         if let size, parseSize(size) == nil { throw ValidationError("--size takes WxH, e.g. 320x180") }
@@ -48,9 +50,8 @@ struct Thumbnail: ParsableCommand {
 
     func run() throws {
         media.applyLogLevel()
-        let (bytes, baseDirectory) = try readProject(project)
         let policy = media.policy
-        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: policy)
+        let loaded = try loadProject(project, interchange, policy: policy)
         Exit.report(loaded.diagnostics)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)

@@ -6,7 +6,7 @@ import ReelRender
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Check a project and report every problem at once.")
 
-    @Argument(help: "The project file, or - for standard input.")
+    @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
 
     @Flag(help: "Also write each problem as one JSON object per line on standard output.")
@@ -17,10 +17,11 @@ struct Validate: ParsableCommand {
 
     @OptionGroup var media: MediaOptions
 
+    @OptionGroup var interchange: InterchangeArguments
+
     func run() throws {
         media.applyLogLevel()
-        let (bytes, baseDirectory) = try readProject(project)
-        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, probe: !noProbe, policy: media.policy)
+        let loaded = try loadProject(project, interchange, probe: !noProbe, policy: media.policy)
         Exit.report(loaded.diagnostics, json: json)
         if loaded.hasErrors { throw CommandFailure.rejected(loaded.diagnostics) }
     }
@@ -31,15 +32,16 @@ struct Compile: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the explicit form (composition, audio mix, video composition) of a project.")
 
-    @Argument(help: "The project file, or - for standard input.")
+    @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
 
     @OptionGroup var media: MediaOptions
 
+    @OptionGroup var interchange: InterchangeArguments
+
     func run() throws {
         media.applyLogLevel()
-        let (bytes, baseDirectory) = try readProject(project)
-        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: media.policy)
+        let loaded = try loadProject(project, interchange, policy: media.policy)
         Exit.report(loaded.diagnostics)
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         printOutput(ProjectWriter.explicitProject(compiled))

@@ -36,6 +36,9 @@ public struct Diagnostic: Sendable, Hashable {
     public var hint: String?
     /// Which exit status this diagnostic calls for.
     public var category: DiagnosticCategory
+    /// The file and place the problem is in when that is not the project document itself: `edit.edl:12` (a line
+    /// of an imported EDL) or `edit.otio` (then `path` is a path inside that file). Nil for the project document.
+    public var origin: String? = nil
 
     /// Creates a diagnostic; only the path and message are required.
     public init(_ severity: Severity = .error, path: JSONPath, message: String, time: Time? = nil,
@@ -52,11 +55,18 @@ public struct Diagnostic: Sendable, Hashable {
     /// The human form for stderr: `error: $.clips[2].in: message`, then
     /// `       hint: …` on a second line when there is a hint. No trailing newline; no wrapping.
     public var humanText: String {
-        var text = "\(severity.rawValue): \(path): \(message)"
+        var text = "\(severity.rawValue): \(location): \(message)"
         if let hint {
             text += "\n       hint: " + hint
         }
         return text
+    }
+
+    /// Where the problem is, as printed: the JSON path, prefixed with `origin` when the problem is in another file
+    /// (`edit.otio: $.tracks.children[0]`, or `edit.edl:12` alone for a line-based file).
+    public var location: String {
+        guard let origin else { return path.description }
+        return path.components.isEmpty ? origin : "\(origin): \(path)"
     }
 
     /// The machine form for `--json`: one compact JSON object with keys severity, path,
@@ -75,7 +85,7 @@ public struct Diagnostic: Sendable, Hashable {
         }
         let object = JSONObject(values: [
             (key: "severity", value: .string(severity.rawValue)),
-            (key: "path", value: .string(path.description)),
+            (key: "path", value: .string(location)),
             (key: "message", value: .string(message)),
             (key: "time", value: timeValue),
             (key: "frame", value: frame.map { .number(String($0)) } ?? .null),

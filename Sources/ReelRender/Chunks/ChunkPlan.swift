@@ -5,8 +5,9 @@ import ReelTime
 ///
 /// Chunk k of n covers output frames [⌊k·F/n⌋, ⌊(k+1)·F/n⌋) of the F frames of the export, numbered from 0: the
 /// lengths differ by at most one frame. Each chunk is its own video encode, so it starts with an IDR picture and
-/// its GOPs are closed. The fingerprint ties parts to one project and plan: it hashes the project document as read,
-/// the chunk count and everything of the compiled output that changes the encoded pictures.
+/// its GOPs are closed. The fingerprint ties parts to one project and plan: it hashes the compiled project's explicit
+/// form (what `reel compile` prints) without the output's file, container and audio settings — which differ between
+/// the parts and the joined file — with the chunk count and every output setting that changes the pictures.
 public struct ChunkPlan: Sendable, Equatable {
     /// Output frames in all.
     public let frameCount: Int64
@@ -18,10 +19,10 @@ public struct ChunkPlan: Sendable, Equatable {
     /// cryptographic hash.
     public let fingerprint: String
 
-    /// Plans `count` chunks of `project`, read from `document` (the project file's bytes).
+    /// Plans `count` chunks of `project`.
     ///
     /// Throws `.invalid` when there are fewer frames than chunks.
-    public init(project: CompiledProject, document: [UInt8], count: Int) throws(RenderError) {
+    public init(project: CompiledProject, count: Int) throws(RenderError) {
         guard count >= 1 else { throw RenderError(.invalid, "a render is split into at least 1 chunk") }
         guard let rate = project.output.frameRate else { throw RenderError(.internal, "the compiled project has no frame rate") }
         let frames = project.frameCount
@@ -42,8 +43,15 @@ public struct ChunkPlan: Sendable, Equatable {
         described += "size \(project.encodedSize)\nrange \(project.exportRange)\npreset \(output.preset.rawValue)\n"
         described += "video \(video.codec.rawValue) \(video.crf.map(String.init) ?? "-") \(video.bitrate.map(String.init) ?? "-") "
         described += "\(video.encoderPreset ?? "-") \(video.effectivePixelFormat) \(video.gop.map(String.init) ?? "-")\n"
+        var pictures = project
+        pictures.output.path = nil
+        pictures.output.format = nil
+        pictures.output.audio = nil
+        pictures.output.metadata = []
+        pictures.output.faststart = true
+        let document = ProjectWriter.explicitProject(pictures)
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in document + Array(described.utf8) {
+        for byte in Array(document.utf8) + Array(described.utf8) {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
