@@ -100,7 +100,22 @@ struct Inspect: ParsableCommand {
         printOutput("instructions")
         for instruction in compiled.videoComposition.instructions {
             let layers = instruction.layers.map { "track \($0.track)" }.joined(separator: ", ")
-            printOutput("  \(instruction.timeRange.start)–\(instruction.timeRange.end) s: \(layers.isEmpty ? "background" : layers)")
+            let stage = compiled.videoComposition.movieLayers.isEmpty || !instruction.postProcessing ? "" : " + titles/overlays"
+            printOutput("  \(instruction.timeRange.start)–\(instruction.timeRange.end) s: \(layers.isEmpty ? "background" : layers)\(stage)")
+        }
+        let movieLayers = compiled.videoComposition.overlays.map { ("overlay", $0) } + compiled.videoComposition.titles.map { ("title", $0) }
+        if !movieLayers.isEmpty { printOutput("titles and overlays, bottom to top") }
+        for (kind, layer) in movieLayers {
+            let what: String
+            switch layer.content {
+            case .text(let style):
+                what = "\(JSONWriter.quoted(style.text)) (\(style.font ?? TextStyle.defaultFont), \(ProjectWriter.numberText(style.size)) px)"
+            case .image(let asset, let size):
+                what = asset + (size.map { " at \($0.width)×\($0.height)" } ?? "")
+            }
+            let animations = layer.animations.map(\.property.rawValue).joined(separator: ", ")
+            printOutput("  \(layer.timeRange.start)–\(layer.timeRange.end) s: \(kind) \(what)"
+                + (animations.isEmpty ? "" : ", animates \(animations)"))
         }
     }
 
