@@ -60,7 +60,7 @@ public enum ProjectLoader {
             return LoadedProject(project: nil, compiled: nil, catalog: nil, diagnostics: reading.diagnostics)
         }
         var diagnostics = reading.diagnostics
-        diagnostics += apply(overrides, to: &project)
+        diagnostics += reading.placed(apply(overrides, to: &project))
         let loaded = load(project, probe: probe, policy: policy)
         let rangePath = JSONPath.root.key("output").key("range")
         let later = loaded.diagnostics.map { diagnostic in
@@ -115,8 +115,11 @@ public enum ProjectLoader {
         if let format = overrides.format {
             let (settings, found) = project.output.replacingFormat(format)
             project.output = settings
+            // Only codecs written in the project can conflict with it: those stay the project's problems.
             for diagnostic in found {
-                flagError("--format \(format.rawValue)", diagnostic.message, hint: diagnostic.hint, at: diagnostic.path)
+                var conflict = diagnostic
+                conflict.message = "with --format \(format.rawValue): " + diagnostic.message
+                diagnostics.append(conflict)
             }
         }
         if let path = overrides.outputPath {
@@ -129,9 +132,17 @@ public enum ProjectLoader {
             settings.path = path
             project.output = settings
             // With --format the container is settled and its problems are already reported for that flag.
+            // A container -o does not name is the flag's problem; a codec written in the project that the
+            // container cannot hold stays the project's (exit 65), pointing at the codec, with the flag named.
             for diagnostic in found where overrides.format == nil {
-                let hint = diagnostic.hint?.replacing("set output.format to", with: "pass --format with")
-                flagError("-o \(path)", diagnostic.message, hint: hint, at: diagnostic.path)
+                if diagnostic.path == JSONPath.root.key("output").key("path") {
+                    let hint = diagnostic.hint?.replacing("set output.format to", with: "pass --format with")
+                    flagError("-o \(path)", diagnostic.message, hint: hint, at: diagnostic.path)
+                } else {
+                    var conflict = diagnostic
+                    conflict.message = "with -o \(path): " + diagnostic.message
+                    diagnostics.append(conflict)
+                }
             }
         }
         if let preset = overrides.preset { project.output.preset = preset }
