@@ -20,6 +20,7 @@ extension CompileSession {
     func resolveAudioTrack(_ track: AudioTrack, id: Int, frameDuration: Time?) -> ResolvedAudioTrack? {
         let assetPath = track.path.key("asset")
         guard let asset = project.asset(track.asset) else {
+            if project.refusedAssetIDs.contains(track.asset) { return nil }
             error(assetPath, "unknown asset \"\(track.asset)\"", hint: unknownAssetHint(track.asset, among: project.assets.map(\.id)))
             return nil
         }

@@ -125,6 +125,7 @@ final class CompileSession {
     /// The declared asset `id` (a file, image or colour), or nil after reporting an unknown id.
     func declaredAsset(_ id: String, _ path: JSONPath) -> Asset? {
         guard let asset = project.asset(id) else {
+            if project.refusedAssetIDs.contains(id) { return nil }
             error(path, "unknown asset \"\(id)\"", hint: unknownAssetHint(id, among: project.assets.map(\.id)))
             return nil
         }

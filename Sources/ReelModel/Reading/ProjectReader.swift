@@ -82,6 +82,7 @@ public enum ProjectReader {
         let assets = decoder.readAssets(fields["assets"], root.key("assets"))
         // Ids of assets that were declared but unusable still count as declared for references.
         var project = Project(output: output, assets: assets, baseDirectory: baseDirectory)
+        project.refusedAssetIDs = Set(decoder.assetIDs).subtracting(assets.map(\.id))
 
         let explicitKeys = ["composition", "audioMix", "videoComposition"].filter { fields.has($0) }
         if fields.has("timeline") {
