@@ -51,7 +51,7 @@ struct Render: ParsableCommand {
         valueName: "START..END"))
     var range: String?
 
-    @Option(name: .customLong("render-scale"), help: ArgumentHelp("Render at size × S, 0 < S ≤ 1.", valueName: "S"))
+    @Option(name: .customLong("render-scale"), help: ArgumentHelp("Render at the size scaled by S, 0 < S <= 1 (0.5: half size).", valueName: "S"))
     var renderScale: String?
 
     @Option(help: "Encoder and decoder threads (0: automatic).")

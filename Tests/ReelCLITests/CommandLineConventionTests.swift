@@ -283,6 +283,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mp4").path))
     }
 
+    /// `script` (util-linux) gives the command a pseudo-terminal on stdout.
+    @Test func binaryToATerminalIsRefused() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            print("skipped: /usr/bin/script is not installed, so no terminal can be given to reel")
+            return
+        }
+        let path = try write("p.json", project())
+        let result = try run("/usr/bin/script", ["-qec", "\"\(reel.path)\" render \"\(path)\" -o -", "/dev/null"])
+        #expect(result.status == 64, "\(result.stdoutText)")
+        #expect(result.stdoutText.contains("error: -o -: standard output is a terminal"), "\(result.stdoutText)")
+        #expect(result.stdoutText.contains("hint: pipe it"))
+        #expect(result.stdoutText.count < 1000, "no video went to the terminal")
+    }
+
     // MARK: Batches and open ranges (10.8)
 
     @Test func validateManyFilesExitsWithTheWorstCode() throws {

@@ -184,6 +184,21 @@ import ReelTime
         #expect(diagnostics.map(\.category) == [.invalid, .invalid, .invalid, .invalid, .missingInput, .invalid])
     }
 
+    /// `reel validate --no-probe`: what needs the media takes a stand-in, never an error; everything else is checked.
+    @Test func aLintStandsInForUnprobedFacts() throws {
+        let text = "{\"reel\": 1, \"output\": {\"path\": \"o.mp4\"}, \(Self.assets), \"timeline\": {\"clips\": ["
+            + #"{"asset": "a", "in": 1}, {"asset": "a", "out": 2, "transition": {"type": "dissolve", "duration": 1}}"#
+            + "]}}"
+        let project = try #require(readProject(text).project)
+        let (compiled, diagnostics) = Compiler.compile(project, facts: [:], probed: false)
+        #expect(diagnostics.map(\.humanText) == [])
+        #expect(compiled?.output.frameRate == Rational(30))
+        // A transition next to a gap needs no media to be wrong.
+        let broken = try #require(readProject(text.replacingOccurrences(of: "\"in\": 1}", with: "\"in\": 1}, {\"gap\": 1}")).project)
+        let found = Compiler.compile(broken, facts: [:], probed: false).diagnostics
+        #expect(found.count == 1 && found[0].message.contains("gap"), "\(found.map(\.humanText))")
+    }
+
     @Test func withoutProbingOutAndOutputSettingsAreNeeded() {
         #expect(compile(#"{"asset": "a", "in": 1}, {"asset": "a", "out": 2}"#, facts: [:]).diagnostics.map(\.humanText) == [
             "error: $.output.frameRate: output.frameRate is not set and the first clip's media was not probed\n       hint: set output.frameRate, or let reel probe the media",
