@@ -221,14 +221,15 @@ final class CompileSession {
         -> (duration: Time, exportRange: TimeRange, frameCount: Int64)? {
         var duration = contentEnd
         if let end = output.end {
-            if end < contentEnd {
+            if end < contentEnd, !lengthIsStandIn {
                 error(JSONPath.root.key("output").key("end"),
                       "output.end \(describeTime(end, frameDuration: frameDuration)) is before the end of the last track at \(describeTime(contentEnd, frameDuration: frameDuration))",
                       hint: "remove output.end, or set it at \(describeTime(contentEnd, frameDuration: nil)) or later",
                       time: end, frame: frameIndex(end, frameDuration))
                 return nil
             }
-            duration = end
+            // With stand-in lengths the true end of the content is unknown; keep the longer.
+            duration = end < contentEnd ? contentEnd : end
         }
         guard !duration.isZero else {
             error(endPath, "the composition is empty", hint: "add clips or segments, or set output.end")
