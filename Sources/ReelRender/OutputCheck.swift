@@ -9,8 +9,9 @@ import Glibc
 /// does not then fail for its destination. An existing output is not a problem here (`--force` may replace it).
 public enum OutputCheck {
     /// Problems with the destination of `project`'s `output.path` (relative to the project's folder): its folder
-    /// is missing or not writable, it is a directory, or it names one of the project's inputs. Exit 73.
-    public static func diagnostics(for project: CompiledProject) -> [Diagnostic] {
+    /// is missing or not writable, it is a directory, or (given the compiled form, whose assets are resolved) it
+    /// names one of the project's inputs. Exit 73. Works on a project with errors too, so one run says everything.
+    public static func diagnostics(for project: Project, compiled: CompiledProject?) -> [Diagnostic] {
         guard let written = project.output.path, written != "-" else { return [] }
         let path = URL(fileURLWithPath: project.resolvedPath(written)).standardizedFileURL.path
         let jsonPath = JSONPath.root.key("output").key("path")
@@ -28,7 +29,7 @@ public enum OutputCheck {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             return problem("\(path) is a directory", hint: "name a file inside it")
         }
-        if let clash = InputProtection.clash(output: path, project: project) {
+        if let compiled, let clash = InputProtection.clash(output: path, project: compiled) {
             return problem("\(path) is the file of asset \"\(clash.asset)\"; an output never replaces an input",
                            hint: "choose another output path")
         }

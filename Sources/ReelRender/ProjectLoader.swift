@@ -50,9 +50,10 @@ public enum ProjectLoader {
     /// on it, so one run lists every problem; their findings about values the reader already refused (the
     /// same place in the document, or one inside the other) are left out, since they would only echo them.
     /// Every diagnostic carries its place in the document, and they come in document order.
+    /// With `checkOutput` (`reel validate`), the destination is checked as well (`OutputCheck`).
     public static func load(
         _ bytes: [UInt8], baseDirectory: String, probe: Bool = true, policy: MediaPolicy = .localFilesOnly,
-        overrides: ProjectOverrides = ProjectOverrides()
+        overrides: ProjectOverrides = ProjectOverrides(), checkOutput: Bool = false
     ) -> LoadedProject {
         let reading = ProjectReader.readDocument(
             bytes, baseDirectory: baseDirectory, outputPathOverridden: overrides.outputPath != nil)
@@ -74,6 +75,9 @@ public enum ProjectLoader {
         for diagnostic in reading.placed(later)
         where !refused.contains(where: { $0.overlaps(diagnostic.path) }) && !diagnostics.contains(diagnostic) {
             diagnostics.append(diagnostic)
+        }
+        if checkOutput {
+            diagnostics += reading.placed(OutputCheck.diagnostics(for: project, compiled: loaded.compiled))
         }
         let failed = diagnostics.contains { $0.severity == .error }
         return LoadedProject(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ReelMedia
 import ReelModel
 import ReelRender
@@ -88,6 +89,10 @@ enum Exit {
         for diagnostic in diagnostics {
             if json { printOutput(diagnostic.jsonLine(file: file?.jsonName)) }
             printError(file.map { diagnostic.humanText(file: $0.displayName) } ?? diagnostic.humanText)
+        }
+        if file?.isStandardInput == true, diagnostics.contains(where: { $0.category == .missingInput }) {
+            printError("note: a project read from standard input resolves relative paths against the working "
+                       + "directory (\(FileManager.default.currentDirectoryPath))")
         }
     }
 

@@ -52,16 +52,11 @@ struct Validate: ParsableCommand {
     /// Checks one project, printing its problems; returns its exit code.
     private func check(_ project: String) throws -> ExitCode {
         let input = try readProjectFile(project)
+        // A lint looks at the project alone; a full check includes where the output goes.
         let loaded = ProjectLoader.load(input.bytes, baseDirectory: input.baseDirectory, probe: !noProbe,
-                                        policy: media.policy)
-        var diagnostics = loaded.diagnostics
-        if let compiled = loaded.compiled, !noProbe { diagnostics += OutputCheck.diagnostics(for: compiled) }
-        Exit.report(diagnostics, file: input.file, json: json)
-        if input.file.isStandardInput, diagnostics.contains(where: { $0.category == .missingInput }) {
-            printError("note: a project read from standard input resolves relative paths against the working "
-                       + "directory (\(input.baseDirectory))")
-        }
-        return Exit.code(for: diagnostics)
+                                        policy: media.policy, checkOutput: !noProbe)
+        Exit.report(loaded.diagnostics, file: input.file, json: json)
+        return Exit.code(for: loaded.diagnostics)
     }
 }
 
