@@ -86,13 +86,17 @@ enum Exit {
     /// Prints diagnostics in the human form on standard error, each naming `file` (the project as typed, or
     /// `<stdin>`) and its place in it; with `json`, also as JSON lines on standard output.
     static func report(_ diagnostics: [Diagnostic], file: ProjectFile? = nil, json: Bool = false) {
-        for diagnostic in diagnostics {
+        for reported in diagnostics {
+            var diagnostic = reported
+            // A project from standard input has no folder: its relative paths resolve against the working directory.
+            if file?.isStandardInput == true, let hint = diagnostic.hint {
+                diagnostic.hint = hint.replacing(
+                    "relative paths resolve against the project file's folder",
+                    with: "a project from standard input resolves relative paths against the working directory "
+                        + "(\(FileManager.default.currentDirectoryPath))")
+            }
             if json { printOutput(diagnostic.jsonLine(file: file?.jsonName)) }
             printError(file.map { diagnostic.humanText(file: $0.displayName) } ?? diagnostic.humanText)
-        }
-        if file?.isStandardInput == true, diagnostics.contains(where: { $0.category == .missingInput }) {
-            printError("note: a project read from standard input resolves relative paths against the working "
-                       + "directory (\(FileManager.default.currentDirectoryPath))")
         }
     }
 

@@ -29,9 +29,10 @@ enum UsageErrors {
         return code.rawValue
     }
 
-    /// A hint for common slips: `-y` (ffmpeg's overwrite flag), and a subcommand one or two letters off.
+    /// A hint for common slips: `-y` (ffmpeg's overwrite flag) to `render`, and a subcommand a letter or two off.
     static func hint(for message: String, arguments: [String]) -> String? {
-        if message.contains("'-y'") || message.contains("'--yes'") || message.contains("'--overwrite'") {
+        if arguments.first == "render",
+           message.contains("'-y'") || message.contains("'--yes'") || message.contains("'--overwrite'") {
             return "did you mean --force? (reel replaces an existing output only with --force)"
         }
         if let first = arguments.first, !first.hasPrefix("-"), !subcommands.contains(first),

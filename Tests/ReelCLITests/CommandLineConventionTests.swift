@@ -331,7 +331,7 @@ import Testing
         let elsewhere = try run("/bin/sh", ["-c", "cd / && \"$0\" validate -", reel.path], stdin: Data(text.utf8))
         #expect(elsewhere.status == 66)
         #expect(elsewhere.stderrText.contains(
-            "note: a project read from standard input resolves relative paths against the working directory (/)"),
+            "hint: check the path; a project from standard input resolves relative paths against the working directory (/)"),
                 "\(elsewhere.stderrText)")
         let here = try run("/bin/sh", ["-c", "cd \"$1\" && \"$0\" validate -", reel.path, folder.url.path],
                            stdin: Data(text.utf8))
