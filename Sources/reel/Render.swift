@@ -115,7 +115,10 @@ struct Render: ParsableCommand {
             throw CommandFailure.rejected(loaded.diagnostics)
         }
         guard let path = compiled.output.path else {
-            throw CommandFailure(.invalid, "$.output.path: no output file; set output.path or pass -o")
+            let missing = Diagnostic(path: JSONPath.root.key("output"), message: "no output file",
+                                     hint: "set output.path, or pass -o")
+            Exit.report([missing], file: input.file)
+            throw CommandFailure.rejected([missing])
         }
         // -o is relative to the working directory; output.path to the project's folder.
         let finalDestination: ExportDestination
