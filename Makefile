@@ -12,30 +12,14 @@ DEMO_OUT   := out/demo.mp4
 # Debian packages reel needs to build, test and run its demo and benchmark.
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
                 libswscale-dev libavfilter-dev pkg-config ffmpeg libfreetype-dev \
+                libpango1.0-dev libcairo2-dev libfontconfig-dev \
                 fonts-dejavu-core python3
 
 # apt-get needs root; go through sudo otherwise.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: help deps build man install-man demo test bench clean
-# Prerequisites such as `# Manual pages come from the argument parser itself (swift-argument-parser's generate-manual plugin), so they
-# always match --help. The date is the last commit's, so the pages are reproducible.
-MAN_DIR  := man
-PREFIX   ?= /usr/local
-MAN_OUT  := .build/plugins/GenerateManual/outputs/reel
-
-man:
-	$(SWIFT) package plugin generate-manual --multi-page --date "$$(git log -1 --format=%cs 2>/dev/null || date +%F)"
-	mkdir -p $(MAN_DIR)
-	rm -f $(MAN_DIR)/*.1
-	cp $(MAN_OUT)/*.1 $(MAN_DIR)/
-	@echo "man: wrote $$(ls $(MAN_DIR) | tr '\n' ' ')(try: man -l $(MAN_DIR)/reel.render.1)"
-
-install-man: man
-	install -d "$(DESTDIR)$(PREFIX)/share/man/man1"
-	install -m 644 $(MAN_DIR)/*.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
-
-demo: deps build` must run in order, even under -j.
+.PHONY: help deps build man install-man demo test bench clean otio-judge
+# Prerequisites such as `demo: deps build` must run in order, even under -j.
 .NOTPARALLEL:
 
 help:
@@ -46,6 +30,7 @@ help:
 	@echo "make demo    generate the demo media and render $(DEMO) to $(DEMO_OUT)"
 	@echo "make test    build and run every test suite"
 	@echo "make bench   compare reel with the ffmpeg CLI (scripts/bench.py)"
+	@echo "make otio-judge  install OpenTimelineIO 0.18 (PyPI) in $(OTIO_VENV) for the export tests"
 	@echo "make clean   remove build products, demo output and benchmark media"
 
 # A package counts as present only when dpkg reports it fully installed
@@ -78,6 +63,23 @@ deps:
 build:
 	$(SWIFT) build -c release --product reel
 
+# Manual pages come from the argument parser itself (swift-argument-parser's generate-manual plugin), so they
+# always match --help. The date is the last commit's, so the pages are reproducible.
+MAN_DIR  := man
+PREFIX   ?= /usr/local
+MAN_OUT  := .build/plugins/GenerateManual/outputs/reel
+
+man:
+	$(SWIFT) package plugin generate-manual --multi-page --date "$$(git log -1 --format=%cs 2>/dev/null || date +%F)"
+	mkdir -p $(MAN_DIR)
+	rm -f $(MAN_DIR)/*.1
+	cp $(MAN_OUT)/*.1 $(MAN_DIR)/
+	@echo "man: wrote $$(ls $(MAN_DIR) | tr '\n' ' ')(try: man -l $(MAN_DIR)/reel.render.1)"
+
+install-man: man
+	install -d "$(DESTDIR)$(PREFIX)/share/man/man1"
+	install -m 644 $(MAN_DIR)/*.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
+
 demo: deps build
 	bash scripts/make-demo-media.sh
 	mkdir -p $(dir $(DEMO_OUT))
@@ -90,8 +92,21 @@ demo: deps build
 TEST_FLAGS := -c release -Xswiftc -enable-testing --scratch-path .build/testing
 
 test: deps
+	-@$(MAKE) --no-print-directory otio-judge
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
+
+# OpenTimelineIO's own Python reader judges `reel export-otio` in the tests (Tests/ReelCLITests/InterchangeCLITests.swift).
+# It lives in a virtual environment of its own; without network the tests that need it skip with a reason.
+OTIO_VENV := .build/otio-venv
+otio-judge:
+	@if $(OTIO_VENV)/bin/python -c 'import opentimelineio' 2>/dev/null; then \
+	  echo "otio-judge: OpenTimelineIO present in $(OTIO_VENV)"; \
+	else \
+	  $(PYTHON) -m venv $(OTIO_VENV) && \
+	  $(OTIO_VENV)/bin/pip install --quiet 'opentimelineio==0.18.*' || \
+	  { echo "otio-judge: could not install OpenTimelineIO; its tests will skip" >&2; exit 1; }; \
+	fi
 
 bench: deps build
 	$(PYTHON) scripts/bench.py --reel $(REEL)

@@ -6,7 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "reel", targets: ["reel"]),
-        .library(name: "ReelKit", targets: ["ReelRender", "ReelMedia", "ReelModel", "ReelTime"]),
+        .library(name: "ReelKit", targets: ["ReelRender", "ReelMedia", "ReelModel", "ReelTime", "ReelInterchange"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -14,16 +14,22 @@ let package = Package(
     targets: [
         .target(name: "ReelTime"),
         .target(name: "ReelModel", dependencies: ["ReelTime"]),
+        .target(name: "ReelInterchange", dependencies: ["ReelModel", "ReelTime"]),
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat libavcodec libavutil libswresample libswscale libavfilter",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
                               "libswresample-dev", "libswscale-dev", "libavfilter-dev"])]
         ),
+        .systemLibrary(
+            name: "CPangoCairo",
+            pkgConfig: "pangocairo fontconfig",
+            providers: [.apt(["libpango1.0-dev", "libcairo2-dev", "libfontconfig-dev"])]
+        ),
         .target(name: "ReelMedia", dependencies: ["CFFmpeg", "ReelTime"]),
-        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime"]),
+        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime", "CPangoCairo"]),
         .executableTarget(name: "reel", dependencies: [
-            "ReelRender", "ReelModel", "ReelTime",
+            "ReelRender", "ReelModel", "ReelTime", "ReelInterchange",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "ReelTestSupport", path: "Tests/ReelTestSupport"),
@@ -33,5 +39,7 @@ let package = Package(
         .testTarget(name: "ReelRenderTests",
                     dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelTime", "ReelTestSupport"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelTestSupport"]),
+        .testTarget(name: "ReelInterchangeTests",
+                    dependencies: ["ReelInterchange", "ReelModel", "ReelTime", "ReelTestSupport"]),
     ]
 )

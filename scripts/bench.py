@@ -116,7 +116,8 @@ class Comparison:
     A case may add a baseline: a simpler reel project over the same clips,
     rendered in the same rounds ("reel-base"), so the table can show what the
     case's feature costs reel itself. `ffmpeg_indicative` marks an ffmpeg
-    side that does comparable but not identical work.
+    side that does comparable but not identical work; a case without
+    `ffmpeg_args` compares reel with its baseline only.
     """
 
     name: str
@@ -392,6 +393,60 @@ def transitions_case(args):
     )
 
 
+# The titles cases: the seed demo's "Magic" title (W1), and one short title over a minute of cuts.
+TITLE_SIZE = 72
+
+
+def magic_title(start, duration, fade):
+    """A white title with the demo's look, fading out over its last `fade` seconds."""
+    return {"text": "Magic", "start": start, "duration": duration, "size": TITLE_SIZE,
+            "outline": {"color": "#000000", "width": 2}, "shadow": {"color": "#00000099", "offset": [3, 3], "blur": 4},
+            "animations": [{"property": "opacity", "from": 1, "to": 0, "start": duration - fade, "duration": fade}]}
+
+
+def seed_demo_project(output, title):
+    """W1: three clips, a dissolve and a push, commentary over a ducked music bed; with or without the title."""
+    project = audio_mix_project(output)
+    for clip, (kind, _) in zip(project["timeline"]["clips"][1:], TRANSITIONS):
+        clip["transition"] = {"type": kind, "duration": TRANSITION_SECONDS}
+    if title:
+        project["timeline"]["titles"] = [magic_title(0, 10, 1)]
+    return project
+
+
+def titles_w1_case(args):
+    """The seed demo with a 10 s title against the same project without it."""
+    return Comparison(
+        name="title-w1",
+        description="seed demo W1 (dissolve, push, commentary over ducked music) + a 10 s 72 px title fading out "
+                    "over its last second; baseline: the same without the title",
+        timeline_seconds=sum(end - start for _, start, end in CUTS) - TRANSITION_SECONDS * len(TRANSITIONS),
+        reel_project=seed_demo_project(WORK / "title-w1-reel.mp4", title=True),
+        ffmpeg_args=None, reel_output=WORK / "title-w1-reel.mp4", ffmpeg_output=None,
+        baseline_name="W1 without title",
+        baseline_project=seed_demo_project(WORK / "title-w1-base.mp4", title=False),
+        baseline_output=WORK / "title-w1-base.mp4",
+        targets=[Target("baseline", 1.03)],
+    )
+
+
+def titles_minute_case(args):
+    """A minute of cuts with one 3 s title against the same cuts without it."""
+    cuts = repeated_cuts(1)
+    project = reel_project(cuts, WORK / "title-60s-reel.mp4")
+    project["timeline"]["titles"] = [magic_title(20, 3, 0.5)]
+    return Comparison(
+        name="title-60s",
+        description="60 s of cuts + one 3 s title; baseline: the same cuts without it",
+        timeline_seconds=60, reel_project=project,
+        ffmpeg_args=None, reel_output=WORK / "title-60s-reel.mp4", ffmpeg_output=None,
+        baseline_name="cuts without title",
+        baseline_project=reel_project(cuts, WORK / "title-60s-base.mp4"),
+        baseline_output=WORK / "title-60s-base.mp4",
+        targets=[Target("baseline", 1.01)],
+    )
+
+
 def audio_mix_case(args):
     """The cuts plus a looped music bed ducked under commentary, against reel's cuts without them."""
     reel_out = WORK / "audio-mix-reel.mp4"
@@ -414,7 +469,8 @@ def audio_mix_case(args):
     )
 
 
-COMPARISONS = {"cuts": cuts_case, "transitions": transitions_case, "audio-mix": audio_mix_case}
+COMPARISONS = {"cuts": cuts_case, "transitions": transitions_case, "audio-mix": audio_mix_case,
+               "title-w1": titles_w1_case, "title-60s": titles_minute_case}
 
 
 # ---------------------------------------------------------------- running
@@ -426,7 +482,7 @@ def reel_render_args(reel, project):
 
 def run_comparison(case, reel, rounds, warmup, ffmpeg_only):
     project = write_project(case.reel_project, case.name)
-    commands = {"ffmpeg": case.ffmpeg_args}
+    commands = {"ffmpeg": case.ffmpeg_args} if case.ffmpeg_args else {}
     if not ffmpeg_only:
         commands["reel"] = reel_render_args(reel, project)
     if case.baseline_project is not None:
@@ -491,9 +547,11 @@ def print_table(cases):
         print(text)
         print("-" * len(text))
 
-    print("\nMedians (seconds) and ratios reel / ffmpeg; lower is better; a target holds for both ratios")
-    header("ffmpeg")
-    for case in cases:
+    against_ffmpeg = [case for case in cases if case.ffmpeg_args]
+    if against_ffmpeg:
+        print("\nMedians (seconds) and ratios reel / ffmpeg; lower is better; a target holds for both ratios")
+        header("ffmpeg")
+    for case in against_ffmpeg:
         target = next((t for t in case.targets if t.against == "ffmpeg"), None)
         name = case.name + ("*" if case.ffmpeg_indicative else "")
         print(ratio_row(name, medians(case.results["reel"]), medians(case.results["ffmpeg"]), target))

@@ -110,3 +110,51 @@ public final class VideoFrame {
         }
     }
 }
+
+extension PixelFormat {
+    /// Packed R, G, B, A bytes, 8 bits each.
+    public static let rgba = PixelFormat(rawValue: AV_PIX_FMT_RGBA.rawValue)
+
+    /// Whether the format carries an alpha channel.
+    public var hasAlpha: Bool {
+        guard let descriptor = av_pix_fmt_desc_get(av) else { return false }
+        return descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+    }
+}
+
+extension VideoFrame {
+    /// The EXIF orientation (TIFF tag 274, 1…8) a JPEG decoder reported in the frame's metadata, if any.
+    public var exifOrientation: Int? {
+        guard let entry = av_dict_get(avFrame.pointee.metadata, "Orientation", nil, 0),
+              let value = entry.pointee.value else { return nil }
+        return Int(String(cString: value))
+    }
+
+    /// A new rgba frame holding `pixels` (width × height × 4 bytes, rows without padding).
+    public static func rgba(width: Int, height: Int, pixels: [UInt8]) throws(MediaError) -> VideoFrame {
+        guard pixels.count == width * height * 4 else {
+            throw MediaError(.internal, "\(pixels.count) bytes are not a \(width)x\(height) rgba picture")
+        }
+        let frame = try VideoFrame(width: width, height: height, format: .rgba)
+        let base = frame.plane(0), step = frame.stride(0)
+        pixels.withUnsafeBufferPointer { bytes in
+            for row in 0..<height {
+                (base + row * step).update(from: bytes.baseAddress! + row * width * 4, count: width * 4)
+            }
+        }
+        return frame
+    }
+
+    /// The pixels of an rgba frame as width × height × 4 bytes, rows without padding; nil for other formats.
+    public var rgbaBytes: [UInt8]? {
+        guard format == .rgba else { return nil }
+        var out = [UInt8](repeating: 0, count: width * height * 4)
+        let base = plane(0), step = stride(0), rowBytes = width * 4
+        out.withUnsafeMutableBufferPointer { bytes in
+            for row in 0..<height {
+                (bytes.baseAddress! + row * rowBytes).update(from: base + row * step, count: rowBytes)
+            }
+        }
+        return out
+    }
+}

@@ -103,7 +103,8 @@ public enum ProjectLoader {
         -> LoadedProject
     {
         let catalog = probe ? MediaCatalog(project: project, policy: policy) : nil
-        let (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe)
+        var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe)
+        diagnostics += LayerCheck.diagnostics(for: project)
         let failed = diagnostics.contains { $0.severity == .error }
         return LoadedProject(
             project: project, compiled: failed ? nil : compiled, catalog: catalog, diagnostics: diagnostics)

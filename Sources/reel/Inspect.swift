@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReelInterchange
 import ReelMedia
 import ReelModel
 import ReelRender
@@ -24,9 +25,11 @@ struct Inspect: ParsableCommand {
 
     @OptionGroup var media: MediaOptions
 
+    @OptionGroup var interchange: InterchangeArguments
+
     func run() throws {
         media.applyLogLevel()
-        if path == "-" || path.lowercased().hasSuffix(".json") {
+        if path == "-" || path.lowercased().hasSuffix(".json") || InterchangeFormat(path: path) != nil {
             try inspectProject()
         } else {
             try inspectMedia()
@@ -81,9 +84,8 @@ struct Inspect: ParsableCommand {
     }
 
     private func inspectProject() throws {
-        let input = try readProjectFile(path)
-        let loaded = ProjectLoader.load(input.bytes, baseDirectory: input.baseDirectory, policy: media.policy)
-        Exit.report(loaded.diagnostics, file: input.file)
+        let loaded = try loadProject(path, interchange, policy: media.policy)
+        Exit.report(loaded.diagnostics, file: ProjectFile(argument: path))
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         if json {
             printOutput(ProjectWriter.explicitProject(compiled))

@@ -6,7 +6,7 @@ import Foundation
 struct Reel: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reel",
-        abstract: "Render, validate and inspect JSON video projects.",
+        abstract: "Render, validate and inspect JSON video projects (and OpenTimelineIO files and CMX 3600 EDLs).",
         discussion: """
             Examples:
               reel validate project.json
@@ -14,7 +14,8 @@ struct Reel: ParsableCommand {
               reel render project.json -o - --format mkv | ffplay -
               reel --generate-completion-script bash > /etc/bash_completion.d/reel
             """,
-        subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Thumbnail.self, Schema.self])
+        subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Thumbnail.self, Schema.self,
+                      Import.self, ExportOTIO.self])
 
     @Flag(help: "Show reel's version and the FFmpeg libraries' versions.")
     var version = false

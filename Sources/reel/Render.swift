@@ -31,7 +31,7 @@ struct Render: ParsableCommand {
         case auto, bar, json, none
     }
 
-    @Argument(help: "The project file, or - for standard input.")
+    @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
 
     @Option(name: .shortAndLong, help: "Output file (overrides output.path); - streams to standard output.")
@@ -64,6 +64,8 @@ struct Render: ParsableCommand {
     var quiet = false
 
     @OptionGroup var media: MediaOptions
+
+    @OptionGroup var interchange: InterchangeArguments
 
     func validate() throws {
         if let range, range.components(separatedBy: "..").count != 2 || range == ".." {
@@ -105,19 +107,18 @@ struct Render: ParsableCommand {
         }
         overrides.renderScale = renderScale.flatMap(Self.scale)
 
-        let input = try readProjectFile(project)
         var policy = media.policy
         policy.decoderThreads = threads ?? 0
-        let loaded = ProjectLoader.load(
-            input.bytes, baseDirectory: input.baseDirectory, policy: policy, overrides: overrides)
-        Exit.report(loaded.diagnostics, file: input.file)
+        let loaded = try loadProject(project, interchange, policy: policy, overrides: overrides)
+        let file = ProjectFile(argument: project)
+        Exit.report(loaded.diagnostics, file: file)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
         }
         guard let path = compiled.output.path else {
             let missing = Diagnostic(path: JSONPath.root.key("output"), message: "no output file",
                                      hint: "set output.path, or pass -o")
-            Exit.report([missing], file: input.file)
+            Exit.report([missing], file: file)
             throw CommandFailure.rejected([missing])
         }
         // -o is relative to the working directory; output.path to the project's folder.

@@ -40,6 +40,8 @@ struct Thumbnail: ParsableCommand {
 
     @OptionGroup var media: MediaOptions
 
+    @OptionGroup var interchange: InterchangeArguments
+
     func validate() throws {
         if (at == nil) == (every == nil) { throw ValidationError("give exactly one of --at and --every") }
         if let size, parseSize(size) == nil { throw ValidationError("--size takes WxH, e.g. 320x180") }
@@ -53,10 +55,9 @@ struct Thumbnail: ParsableCommand {
 
     func run() throws {
         media.applyLogLevel()
-        let input = try readProjectFile(project)
         let policy = media.policy
-        let loaded = ProjectLoader.load(input.bytes, baseDirectory: input.baseDirectory, policy: policy)
-        Exit.report(loaded.diagnostics, file: input.file)
+        let loaded = try loadProject(project, interchange, policy: policy)
+        Exit.report(loaded.diagnostics, file: ProjectFile(argument: project))
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
         }

@@ -17,7 +17,7 @@ struct Validate: ParsableCommand {
               reel validate --no-probe projects/*.json
             """)
 
-    @Argument(help: "Project files, or - for standard input.")
+    @Argument(help: "Project files (.json, .otio or .edl), or - for standard input.")
     var projects: [String]
 
     @Flag(help: "Also write each problem as one JSON object per line on standard output.")
@@ -27,6 +27,8 @@ struct Validate: ParsableCommand {
     var noProbe = false
 
     @OptionGroup var media: MediaOptions
+
+    @OptionGroup var interchange: InterchangeArguments
 
     func validate() throws {
         if projects.filter({ $0 == "-" }).count > 1 {
@@ -51,11 +53,10 @@ struct Validate: ParsableCommand {
 
     /// Checks one project, printing its problems; returns its exit code.
     private func check(_ project: String) throws -> ExitCode {
-        let input = try readProjectFile(project)
         // A lint looks at the project alone; a full check includes where the output goes.
-        let loaded = ProjectLoader.load(input.bytes, baseDirectory: input.baseDirectory, probe: !noProbe,
-                                        policy: media.policy, checkOutput: !noProbe)
-        Exit.report(loaded.diagnostics, file: input.file, json: json)
+        let loaded = try loadProject(project, interchange, probe: !noProbe, policy: media.policy,
+                                     checkOutput: !noProbe)
+        Exit.report(loaded.diagnostics, file: ProjectFile(argument: project), json: json)
         return Exit.code(for: loaded.diagnostics)
     }
 }
@@ -71,16 +72,17 @@ struct Compile: ParsableCommand {
               reel compile project.json > explicit.json && reel render explicit.json
             """)
 
-    @Argument(help: "The project file, or - for standard input.")
+    @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
 
     @OptionGroup var media: MediaOptions
 
+    @OptionGroup var interchange: InterchangeArguments
+
     func run() throws {
         media.applyLogLevel()
-        let input = try readProjectFile(project)
-        let loaded = ProjectLoader.load(input.bytes, baseDirectory: input.baseDirectory, policy: media.policy)
-        Exit.report(loaded.diagnostics, file: input.file)
+        let loaded = try loadProject(project, interchange, policy: media.policy)
+        Exit.report(loaded.diagnostics, file: ProjectFile(argument: project))
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         printOutput(ProjectWriter.explicitProject(compiled.withAbsolutePaths()))
     }

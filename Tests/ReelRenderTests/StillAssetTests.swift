@@ -145,7 +145,8 @@ import Testing
     /// - contain: scale 1, centred: columns 16…47 show it (red rows 0…17, blue 18…35), black bars beside;
     /// - cover: scale 2, 18 rows cropped top and bottom: the top half of the canvas is red, the bottom blue,
     ///   edge to edge.
-    /// The image is stored as rgb24, rgba (alpha 128, which is dropped: the colours show opaque) and pal8.
+    /// The image is stored as rgb24, rgba (alpha 128: blended over the black background, the colours show at
+    /// half strength) and pal8.
     @Test(arguments: ["contain", "cover"].flatMap { fit in
         ["rgb24", "rgba", "pal8"].map { FitCase(fit: fit, pixelFormat: $0) }
     })
@@ -162,14 +163,17 @@ import Testing
         // Regions clear of the edges the scaler blends across: 2 px from the image's sides, and from the
         // red/blue boundary at row 18 6 px (contain) or 10 px (cover, scaled 2×): the bicubic chroma filter
         // rings over two chroma rows of the image beside it.
+        let translucent = test.pixelFormat == "rgba"
+        let red = translucent ? Expected("#800000", 128, 0, 0) : Self.red
+        let blue = translucent ? Expected("#000080", 0, 0, 128) : Self.blue
         let regions: [(String, Expected, Range<Int>, Range<Int>)]
         if test.fit == "contain" {
             regions = [
                 ("left bar", Self.black, 0..<14, 0..<36), ("right bar", Self.black, 50..<64, 0..<36),
-                ("red half", Self.red, 18..<46, 0..<12), ("blue half", Self.blue, 18..<46, 24..<36),
+                ("red half", red, 18..<46, 0..<12), ("blue half", blue, 18..<46, 24..<36),
             ]
         } else {
-            regions = [("red half", Self.red, 0..<64, 0..<8), ("blue half", Self.blue, 0..<64, 28..<36)]
+            regions = [("red half", red, 0..<64, 0..<8), ("blue half", blue, 0..<64, 28..<36)]
         }
         var failures: [String] = []
         for (n, frame) in frames.enumerated() {

@@ -80,7 +80,9 @@ extension CompileSession {
         }
         let videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions,
-                                                compositor: written?.compositor ?? .builtIn)
+                                                compositor: written?.compositor ?? .builtIn,
+                                                titles: written?.titles ?? [], overlays: written?.overlays ?? [])
+        guard checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
         var resolvedComposition = composition
         resolvedComposition.duration = finished.duration
         return CompiledProject(output: output, encodedSize: encodedSize, frameDuration: frameDuration, assets: project.assets,

@@ -104,8 +104,15 @@ extension CompileSession {
         let composition = Composition(tracks: tracks, duration: finished.duration)
         guard let audioMix = audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
                                       frameDuration: frameDuration) else { return nil }
+        let layers = timeline.overlays + timeline.titles
+        // With layers, instructions under none of them skip the layer stage (and the compiled form says so).
+        if !layers.isEmpty {
+            for index in instructions.indices { instructions[index].postProcessing = instructions[index].isCovered(by: layers) }
+        }
         let videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
-                                                background: output.background, instructions: instructions)
+                                                background: output.background, instructions: instructions,
+                                                titles: timeline.titles, overlays: timeline.overlays)
+        guard checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
         return CompiledProject(output: output, encodedSize: encodedSize, frameDuration: frameDuration, assets: project.assets,
                                composition: composition, audioMix: audioMix, videoComposition: videoComposition,
                                duration: finished.duration, exportRange: finished.exportRange,

@@ -44,6 +44,9 @@ public struct Diagnostic: Sendable, Hashable {
     /// was written), when the diagnostic came from a parsed document; nil for projects built in code and for
     /// values the document does not hold (a compiled track, a flag).
     public var position: JSONPosition?
+    /// The file and place the problem is in when that is not the project document itself: `edit.edl:12` (a line
+    /// of an imported EDL) or `edit.otio` (then `path` is a path inside that file). Nil for the project document.
+    public var origin: String? = nil
 
     /// Creates a diagnostic; only the path and message are required.
     public init(_ severity: Severity = .error, path: JSONPath, message: String, time: Time? = nil,
@@ -61,7 +64,7 @@ public struct Diagnostic: Sendable, Hashable {
     /// The human form for stderr: `error: $.clips[2].in: message`, then
     /// `       hint: …` on a second line when there is a hint. No trailing newline; no wrapping.
     public var humanText: String {
-        var text = "\(severity.rawValue): \(path): \(message)"
+        var text = "\(severity.rawValue): \(location): \(message)"
         if let hint {
             text += "\n       hint: " + hint
         }
@@ -73,6 +76,8 @@ public struct Diagnostic: Sendable, Hashable {
     /// without a position. Diagnostics about flags name the flag, not the file: `error: --range: …`.
     public func humanText(file: String) -> String {
         if category == .usage { return "\(severity.rawValue): \(message)" + (hint.map { "\n       hint: " + $0 } ?? "") }
+        // A problem inside an imported file (EDL, OTIO) is already placed by its origin.
+        if origin != nil { return humanText }
         let place = position.map { "\(file):\($0.line):\($0.column): " } ?? "\(file): "
         return place + humanText
     }
@@ -88,6 +93,13 @@ public struct Diagnostic: Sendable, Hashable {
         ]
         members.insert(contentsOf: place, at: 1)
         return JSONWriter.write(.object(JSONObject(values: members)), pretty: false)
+    }
+
+    /// Where the problem is, as printed: the JSON path, prefixed with `origin` when the problem is in another file
+    /// (`edit.otio: $.tracks.children[0]`, or `edit.edl:12` alone for a line-based file).
+    public var location: String {
+        guard let origin else { return path.description }
+        return path.components.isEmpty ? origin : "\(origin): \(path)"
     }
 
     /// The machine form for `--json`: one compact JSON object with keys severity, path,
@@ -110,7 +122,7 @@ public struct Diagnostic: Sendable, Hashable {
         }
         return JSONObject(values: [
             (key: "severity", value: .string(severity.rawValue)),
-            (key: "path", value: .string(path.description)),
+            (key: "path", value: .string(location)),
             (key: "message", value: .string(message)),
             (key: "time", value: timeValue),
             (key: "frame", value: frame.map { .number(String($0)) } ?? .null),

@@ -218,7 +218,7 @@ public enum TimelineItem: Sendable, Hashable {
     case gap(duration: Time, path: JSONPath)
 }
 
-/// The editing form's `timeline` (SPEC §3): clips, extra audio, ducking and volume automation.
+/// The editing form's `timeline` (SPEC §3): clips, extra audio, ducking, volume automation, titles and overlays.
 public struct Timeline: Sendable, Hashable {
     /// The main storyline, in order.
     public var items: [TimelineItem]
@@ -228,12 +228,19 @@ public struct Timeline: Sendable, Hashable {
     public var ducking: [Ducking]
     /// Volume automation, in document order.
     public var volume: [VolumeAutomation]
+    /// Text layers over the video, later ones on top (SPEC §3.5).
+    public var titles: [MovieLayer]
+    /// Image layers over the video and under the titles, later ones on top (SPEC §3.5).
+    public var overlays: [MovieLayer]
 
     /// Creates a timeline.
-    public init(items: [TimelineItem], audio: [AudioTrack] = [], ducking: [Ducking] = [], volume: [VolumeAutomation] = []) {
+    public init(items: [TimelineItem], audio: [AudioTrack] = [], ducking: [Ducking] = [], volume: [VolumeAutomation] = [],
+                titles: [MovieLayer] = [], overlays: [MovieLayer] = []) {
         self.items = items
         self.audio = audio
         self.ducking = ducking
         self.volume = volume
+        self.titles = titles
+        self.overlays = overlays
     }
 }

@@ -93,17 +93,27 @@ public struct VideoComposition: Sendable, Hashable {
     public var instructions: [VideoInstruction]
     /// The compositor that renders it; written as `"compositor"` in the explicit form only when not `.builtIn`.
     public var compositor: CompositorName
+    /// Text layers drawn over the composed video in movie time, later ones on top (SPEC §3.5).
+    public var titles: [MovieLayer]
+    /// Image layers drawn over the composed video and under the titles, later ones on top (SPEC §3.5).
+    public var overlays: [MovieLayer]
 
     /// Creates a video composition.
     public init(frameDuration: Time, renderSize: PixelSize, renderScale: Rational = Rational(1),
-                background: RGBAColor = .black, instructions: [VideoInstruction], compositor: CompositorName = .builtIn) {
+                background: RGBAColor = .black, instructions: [VideoInstruction], compositor: CompositorName = .builtIn,
+                titles: [MovieLayer] = [], overlays: [MovieLayer] = []) {
         self.frameDuration = frameDuration
         self.renderSize = renderSize
         self.renderScale = renderScale
         self.background = background
         self.instructions = instructions
         self.compositor = compositor
+        self.titles = titles
+        self.overlays = overlays
     }
+
+    /// Every title and overlay in drawing order, bottom first: overlays, then titles.
+    public var movieLayers: [MovieLayer] { overlays + titles }
 
     /// The instruction whose range contains `t` (composition time), if any.
     public func instruction(at t: Time) -> VideoInstruction? {

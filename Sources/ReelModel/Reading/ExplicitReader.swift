@@ -193,17 +193,12 @@ extension DocumentDecoder {
         } else {
             valid = false
         }
-        for key in ["titles", "overlays"] {
-            guard let json = fields[key], let entries = array(json, path.key(key)) else { continue }
-            if !entries.isEmpty {
-                unsupported(path.key(key), "videoComposition.\(key)")
-                valid = false
-            }
-        }
-        guard valid else { return nil }
+        let layers = readMovieLayers(fields, path)
+        guard valid, layers.valid else { return nil }
         return VideoCompositionReading(
             composition: VideoComposition(frameDuration: frameDuration, renderSize: renderSize, renderScale: renderScale,
-                                          background: background, instructions: instructions, compositor: compositor),
+                                          background: background, instructions: instructions, compositor: compositor,
+                                          titles: layers.titles, overlays: layers.overlays),
             hasFrameDuration: fields.has("frameDuration"), hasRenderSize: fields.has("renderSize"),
             hasRenderScale: fields.has("renderScale"), hasBackground: fields.has("background"))
     }

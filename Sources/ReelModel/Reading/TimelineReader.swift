@@ -2,7 +2,7 @@ import ReelTime
 
 extension DocumentDecoder {
     /// `timeline` (SPEC §3): the main storyline's clips and gaps, extra audio tracks, ducking and
-    /// volume automation. Titles and overlays are checked to be arrays; entries in them are not supported yet.
+    /// volume automation, titles and overlays.
     func readTimeline(_ json: JSON, _ path: JSONPath) -> Timeline {
         guard let fields = object(json, path, .timeline) else { return Timeline(items: []) }
         var items: [TimelineItem] = []
@@ -46,11 +46,9 @@ extension DocumentDecoder {
                 if let automation = readVolumeAutomation(entryJSON, entryPath, trackIDs: trackIDs) { volume.append(automation) }
             }
         }
-        for key in ["titles", "overlays"] {
-            guard let listJSON = fields[key], let entries = array(listJSON, path.key(key)) else { continue }
-            if !entries.isEmpty { unsupported(path.key(key), "timeline.\(key)") }
-        }
-        return Timeline(items: items, audio: audio, ducking: ducking, volume: volume)
+        let layers = readMovieLayers(fields, path)
+        return Timeline(items: items, audio: audio, ducking: ducking, volume: volume, titles: layers.titles,
+                        overlays: layers.overlays)
     }
 
     private static func isGap(_ json: JSON) -> Bool {

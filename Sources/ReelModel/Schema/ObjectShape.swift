@@ -5,7 +5,7 @@
 /// `ProjectSchema` builds each closed object from its shape: `required` as it is, and a schema for
 /// each of the `allowed` keys as `properties`, in the order the schema documents them (the
 /// `ObjectShapeTests` check that these are the same keys). Objects whose keys are free
-/// (`output.metadata`) have no shape; neither do titles and overlays, which only the schema describes so far.
+/// (`output.metadata`) have no shape.
 public struct ObjectShape: Sendable, Hashable {
     /// What the object is, as a reader of the format would say it (`"clip"`, `"output.video"`).
     public let name: String
@@ -29,6 +29,7 @@ extension ObjectShape {
         .project, .timeRange,
         .output, .videoOutput, .audioOutput, .fileAsset, .imageAsset, .colorAsset,
         .timeline, .gap, .clip, .transition, .audioTrack, .ducking, .volumeAutomation,
+        .title, .textOutline, .textShadow, .textBackground, .overlay, .animation,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
         .videoComposition, .instruction, .layerInstruction, .backdrop, .stepKey, .rampKey, .decomposedTransform,
     ]
@@ -107,6 +108,34 @@ extension ObjectShape {
     /// An entry of `timeline.volume` (SPEC §3.4).
     public static let volumeAutomation = ObjectShape(
         name: "volume automation", allowed: ["track", "volume"], required: ["track", "volume"])
+
+    // MARK: titles and overlays (both forms)
+
+    /// An entry of `titles`, a text layer (SPEC §3.5).
+    public static let title = ObjectShape(
+        name: "title",
+        allowed: ["text", "font", "size", "color", "align", "outline", "shadow", "background", "lineSpacing",
+                  "start", "duration", "end", "position", "animations"],
+        required: ["text", "start"])
+
+    /// A title's `outline` (SPEC §3.5).
+    public static let textOutline = ObjectShape(name: "outline", allowed: ["color", "width"], required: ["color", "width"])
+
+    /// A title's `shadow` (SPEC §3.5).
+    public static let textShadow = ObjectShape(name: "shadow", allowed: ["color", "offset", "blur"], required: ["color"])
+
+    /// A title's `background` when it is an object rather than a bare colour (SPEC §3.5).
+    public static let textBackground = ObjectShape(name: "background", allowed: ["color", "padding"], required: ["color"])
+
+    /// An entry of `overlays`, an image layer (SPEC §3.5).
+    public static let overlay = ObjectShape(
+        name: "overlay", allowed: ["image", "size", "start", "duration", "end", "position", "animations"],
+        required: ["image", "start"])
+
+    /// An entry of a layer's `animations` (SPEC §3.5).
+    public static let animation = ObjectShape(
+        name: "animation", allowed: ["property", "from", "to", "start", "duration", "end", "timing"],
+        required: ["property", "to", "start"])
 
     // MARK: The explicit form
 

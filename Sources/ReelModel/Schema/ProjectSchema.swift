@@ -372,25 +372,24 @@ public enum ProjectSchema {
         ]
         let timed: [(String, JSONValue)] = [("oneOf", array([requiring(["duration"]), requiring(["end"])]))]
         return [
-            ("title", described("A text layer (SPEC §3.5).", closed([
+            ("title", described("A text layer (SPEC §3.5).", closed(.title, [
                 ("text", object([("type", .string("string"))])),
                 ("font", described("A family name (fontconfig) or a font file.", nonEmptyString)),
                 ("size", described("Em size in pixels at the render size.", number(minimum: "1", maximum: "2000"))),
                 ("color", ref("color")),
                 ("align", enumeration(["left", "center", "right"])),
-                ("outline", closed([("color", ref("color")), ("width", number(minimum: "0"))])),
-                ("shadow", closed([("color", ref("color")), ("offset", ref("point")), ("blur", number(minimum: "0"))])),
+                ("outline", described("A stroke of width pixels around the glyphs, outside the fill.", closed(.textOutline, [("color", ref("color")), ("width", number(minimum: "0"))]))),
+                ("shadow", described("A copy of the text (and outline) under it, offset [x, y] pixels (default [2, 2]) and blurred by a radius in pixels (default 0).", closed(.textShadow, [("color", ref("color")), ("offset", ref("point")), ("blur", number(minimum: "0"))]))),
                 ("background", described("A box behind the text; a bare colour means padding 0.", object([
-                    ("oneOf", array([ref("color"), closed([("color", ref("color")), ("padding", number(minimum: "0"))],
-                                                          required: ["color"])])),
+                    ("oneOf", array([ref("color"), closed(.textBackground, [("color", ref("color")), ("padding", number(minimum: "0"))])])),
                 ]))),
                 ("lineSpacing", described("Line spacing in ems.", object([("type", .string("number")), ("exclusiveMinimum", .number("0"))]))),
-            ] + placement, required: ["text", "start"], extra: timed))),
-            ("overlay", described("An image layer (SPEC §3.5).", closed([
+            ] + placement, extra: timed))),
+            ("overlay", described("An image layer (SPEC §3.5).", closed(.overlay, [
                 ("image", described("An asset id.", ref("id"))),
                 ("size", described("[width, height] in pixels.", pair(integer(1, 8192)))),
-            ] + placement, required: ["image", "start"], extra: timed))),
-            ("animation", described("A property change over [start, start + duration), start relative to the layer's start.", closed([
+            ] + placement, extra: timed))),
+            ("animation", described("A property change over [start, start + duration), start relative to the layer's start; without from, it starts from the value the property has when the animation starts.", closed(.animation, [
                 ("property", enumeration(["opacity", "position", "scale", "rotation"])),
                 ("from", described("Value at the start; the type follows property.", anything)),
                 ("to", described("Value at the end, held afterwards.", anything)),
@@ -398,7 +397,7 @@ public enum ProjectSchema {
                 ("duration", ref("duration")),
                 ("end", ref("time")),
                 ("timing", enumeration(["linear", "easeIn", "easeOut", "easeInOut"])),
-            ], required: ["property", "from", "to", "start"], extra: [
+            ], extra: [
                 ("oneOf", array([requiring(["duration"]), requiring(["end"])])),
                 ("allOf", array([
                     animationValues("opacity", ref("opacity")),
@@ -463,12 +462,6 @@ public enum ProjectSchema {
         object(closedMembers(shape, properties) + extra)
     }
 
-    /// A closed object that only the schema describes (titles and overlays, which no reader reads yet):
-    /// these properties only, `required` among them, plus `extra` schema members.
-    private static func closed(_ properties: [(String, JSONValue)], required: [String] = [],
-                               extra: [(String, JSONValue)] = []) -> JSONValue {
-        object(closedMembers(properties, required: required) + extra)
-    }
 
     /// The `type`, `properties`, `required` and `additionalProperties` members of a closed object of `shape`.
     private static func closedMembers(_ shape: ObjectShape, _ properties: [(String, JSONValue)]) -> [(String, JSONValue)] {

@@ -112,7 +112,66 @@ public enum ProjectWriter {
         ]
         if composition.compositor != .builtIn { members.append(("compositor", .string(composition.compositor.rawValue))) }
         members.append(("instructions", .array(composition.instructions.map { JSON(instructionValue($0)) })))
+        if !composition.titles.isEmpty { members.append(("titles", .array(composition.titles.map { JSON(movieLayerValue($0)) }))) }
+        if !composition.overlays.isEmpty {
+            members.append(("overlays", .array(composition.overlays.map { JSON(movieLayerValue($0)) })))
+        }
         return object(members)
+    }
+
+    /// A title or overlay with every default written out, so the compiled project says how it will look.
+    private static func movieLayerValue(_ layer: MovieLayer) -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        switch layer.content {
+        case .text(let style):
+            members.append(("text", .string(style.text)))
+            members.append(("font", .string(style.font ?? TextStyle.defaultFont)))
+            members.append(("size", numberValue(style.size)))
+            members.append(("color", .string(style.color.description)))
+            members.append(("align", .string(style.align.rawValue)))
+            if let outline = style.outline {
+                members.append(("outline", object([("color", .string(outline.color.description)),
+                                                   ("width", numberValue(outline.width))])))
+            }
+            if let shadow = style.shadow {
+                members.append(("shadow", object([("color", .string(shadow.color.description)),
+                                                  ("offset", pointValue(shadow.offset)), ("blur", numberValue(shadow.blur))])))
+            }
+            if let background = style.background {
+                members.append(("background", object([("color", .string(background.color.description)),
+                                                      ("padding", numberValue(background.padding))])))
+            }
+            if let spacing = style.lineSpacing { members.append(("lineSpacing", numberValue(spacing))) }
+        case .image(let asset, let size):
+            members.append(("image", .string(asset)))
+            if let size { members.append(("size", sizeValue(size))) }
+        }
+        members.append(("start", timeValue(layer.timeRange.start)))
+        members.append(("duration", timeValue(layer.timeRange.duration)))
+        members.append(("position", pointValue(layer.position)))
+        if !layer.animations.isEmpty {
+            members.append(("animations", .array(layer.animations.map { animation in
+                var fields: [(String, JSONValue)] = [("property", .string(animation.property.rawValue))]
+                if let from = animation.from { fields.append(("from", animationValue(from))) }
+                fields.append(("to", animationValue(animation.to)))
+                fields.append(("start", timeValue(animation.timeRange.start)))
+                fields.append(("duration", timeValue(animation.timeRange.duration)))
+                fields.append(("timing", .string(animation.timing.rawValue)))
+                return JSON(object(fields))
+            })))
+        }
+        return object(members)
+    }
+
+    private static func animationValue(_ value: LayerAnimation.Value) -> JSONValue {
+        switch value {
+        case .scalar(let number): return numberValue(number)
+        case .point(let point): return pointValue(point)
+        }
+    }
+
+    private static func pointValue(_ point: LayerPoint) -> JSONValue {
+        .array([JSON(numberValue(point.x)), JSON(numberValue(point.y))])
     }
 
     private static func instructionValue(_ instruction: VideoInstruction) -> JSONValue {

@@ -1,18 +1,158 @@
-/// The post-processing stage: where title and overlay layers are drawn over each composed frame, in movie time
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// The post-processing stage: title and overlay layers drawn over each composed frame in movie time
 /// (SPEC §3.5; AVVideoCompositionCoreAnimationTool's place in AVFoundation).
 ///
-/// The room is built and empty: the project format's `timeline.titles` and `timeline.overlays` are refused
-/// before rendering (exit 69, "not supported yet"), so no layer reaches this stage and every frame leaves it as it
-/// came. It sits between the compositor and every sink already, so a full render, a `--range` render, a still
-/// image and playback will all draw layers here the same way; an instruction with `postProcessing: false` (SPEC
-/// §4.4) will skip it.
+/// Overlays draw first, then titles, each list in document order. A frame whose instruction has
+/// `postProcessing: false`, or at whose time no layer is shown, leaves the stage as it came, untouched.
+///
+/// A layer is rasterised once per look and blended every frame it shows: Pango and Cairo (text) or FFmpeg
+/// (images) run when the layer first appears, never per frame, and position, scale, rotation and opacity are
+/// applied by `LayerBlender` to the rasterised picture. The one exception is growth: a picture is drawn at
+/// most twice, at scale 1 and at the largest scale its animations reach, and frames scaled above 1 use the
+/// large one, so enlarging never magnifies pixels (shrinking resamples the sharp picture). Pictures are
+/// dropped when their layer is no longer shown at the frame being drawn.
+///
+/// Every frame depends only on its own time, so a `--range` render, a thumbnail and a full render draw a
+/// layer identically at the same instant.
 final class PostProcessor {
-    /// A stage with no layers to draw.
-    init() {}
+    private struct PictureKey: Hashable {
+        let layer: Int
+        /// The raster scale: 1, or the layer's largest scale.
+        let level: Double
+    }
 
-    /// The frame to hand to the sink: `composed` with the layers of its instant drawn over it when
-    /// `postProcessing` is true. With no layers (see the type's note), `composed` itself.
-    func process(_ composed: ComposedFrame, postProcessing: Bool) throws(RenderError) -> ComposedFrame {
-        composed
+    private let layers: [MovieLayer]
+    private let canvas: PixelSize
+    /// Canvas pixels per render-size pixel (renderScale, measured on the actual canvas).
+    private let canvasScale: Double
+    private let catalog: SourceCatalog
+    private let opener: any SourceOpener
+    /// Font files titles name, as written → made absolute against the project's folder.
+    private let fontFiles: [String: String]
+    private var pictures: [PictureKey: LayerPicture] = [:]
+    /// Decoded overlay images by asset id, at their own size, kept while a layer showing them is drawn.
+    private var images: [String: LayerRaster] = [:]
+
+    /// The stage for `project`'s titles and overlays on a canvas of `canvas` pixels, reading overlay images
+    /// through `catalog` and `opener`.
+    init(project: CompiledProject, canvas: PixelSize, catalog: SourceCatalog, opener: any SourceOpener) {
+        layers = project.videoComposition.movieLayers
+        self.canvas = canvas
+        canvasScale = Double(canvas.width) / Double(max(1, project.videoComposition.renderSize.width))
+        self.catalog = catalog
+        self.opener = opener
+        var fontFiles: [String: String] = [:]
+        for layer in layers {
+            if case .text(let style) = layer.content, style.fontIsFile, let file = style.font {
+                fontFiles[file] = project.resolvedPath(file)
+            }
+        }
+        self.fontFiles = fontFiles
+    }
+
+    /// Whether any layer could be drawn at all (else every frame passes through).
+    var isEmpty: Bool { layers.isEmpty }
+
+    /// The frame to hand to the sink: `composed` with the layers shown at `time` drawn over it when
+    /// `postProcessing` is true; `composed` itself when nothing is to be drawn.
+    func process(_ composed: ComposedFrame, at time: Time, postProcessing: Bool) throws(RenderError) -> ComposedFrame {
+        guard postProcessing, !layers.isEmpty else { return composed }
+        let shown = layers.indices.filter { layers[$0].timeRange.contains(time) }
+        dropPictures(keeping: Set(shown))
+        guard !shown.isEmpty else { return composed }
+        let frame: VideoFrame
+        do {
+            frame = composed.isSourceFrame ? try copy(composed.frame) : composed.frame
+        } catch {
+            throw RenderError(media: error)
+        }
+        for index in shown {
+            let layer = layers[index]
+            let state = layer.state(at: time)
+            let grows = max(abs(state.scale.x), abs(state.scale.y)) > 1
+            let level = grows ? layer.largestScale : 1
+            let picture = try self.picture(layer: index, level: level)
+            let placement = LayerBlender.Placement(
+                centre: LayerPoint(x: state.position.x * Double(canvas.width), y: state.position.y * Double(canvas.height)),
+                scale: LayerPoint(x: state.scale.x / level, y: state.scale.y / level),
+                rotation: state.rotation, opacity: state.opacity)
+            LayerBlender.draw(picture, onto: frame, at: placement)
+        }
+        return ComposedFrame(frameIndex: composed.frameIndex, frame: frame, isSourceFrame: false, threadID: composed.threadID)
+    }
+
+    /// The picture of layer `index` rasterised at `level` × its size on the canvas, made on first use.
+    private func picture(layer index: Int, level: Double) throws(RenderError) -> LayerPicture {
+        let key = PictureKey(layer: index, level: level)
+        if let made = pictures[key] { return made }
+        let layer = layers[index]
+        // Where the layout box's centre rests on the canvas; the raster is made so that it lands there exactly
+        // when placed by whole, even pixels.
+        let restX = layer.position.x * Double(canvas.width), restY = layer.position.y * Double(canvas.height)
+        func evenFloor(_ value: Double) -> Double { (value / 2).rounded(.down) * 2 }
+        let raster: LayerRaster
+        switch layer.content {
+        case .text(let style):
+            var resolved = style
+            if let file = style.font, let path = fontFiles[file] {
+                _ = TextRasterizer.registerFontFile(path)
+                resolved.font = path
+            }
+            raster = try TextRasterizer.rasterize(
+                resolved, scale: canvasScale * level,
+                phase: LayerPoint(x: restX - evenFloor(restX), y: restY - evenFloor(restY)))
+        case .image(let asset, let size):
+            var image = try self.image(asset, layer: layer)
+            let width = Double(size?.width ?? image.width) * canvasScale * level
+            let height = Double(size?.height ?? image.height) * canvasScale * level
+            do {
+                image = try ImageLayer.scaled(image, width: max(1, Int(width.rounded())), height: max(1, Int(height.rounded())))
+            } catch {
+                throw RenderError(media: error, asset: asset)
+            }
+            // A resting image's top-left goes on the even pixel nearest its exact place (at most a pixel away).
+            let left = evenFloor(restX - Double(image.width) / 2 + 1), top = evenFloor(restY - Double(image.height) / 2 + 1)
+            image.anchor = LayerPoint(x: restX - left, y: restY - top)
+            raster = image
+        }
+        let made = LayerPicture(raster)
+        pictures[key] = made
+        return made
+    }
+
+    /// The decoded picture of overlay image `asset`.
+    private func image(_ asset: String, layer: MovieLayer) throws(RenderError) -> LayerRaster {
+        if let decoded = images[asset] { return decoded }
+        guard let entry = catalog[asset], let path = entry.path, let stream = entry.videoStream else {
+            throw RenderError(.internal, "overlay image \"\(asset)\" was not probed")
+        }
+        do {
+            let decoded = try ImageLayer.decode(path: path, stream: stream, opener: opener)
+            images[asset] = decoded
+            return decoded
+        } catch {
+            throw RenderError(media: error, asset: asset)
+        }
+    }
+
+    private func dropPictures(keeping shown: Set<Int>) {
+        guard !pictures.isEmpty else { return }
+        pictures = pictures.filter { shown.contains($0.key.layer) }
+        if pictures.isEmpty { images.removeAll() }
+    }
+
+    /// A private copy of a shared source frame, to draw into.
+    private func copy(_ frame: VideoFrame) throws(MediaError) -> VideoFrame {
+        let copy = try VideoFrame(width: frame.width, height: frame.height, format: frame.format)
+        for plane in 0..<frame.planeCount {
+            let rows = plane == 0 ? frame.height : (frame.height + 1) / 2
+            let bytes = plane == 0 ? frame.width : (frame.width + 1) / 2
+            PlaneOps.copy(from: frame.plane(plane), sourceStride: frame.stride(plane), to: copy.plane(plane),
+                          targetStride: copy.stride(plane), width: bytes, height: rows)
+        }
+        return copy
     }
 }

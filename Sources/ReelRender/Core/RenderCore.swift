@@ -20,9 +20,10 @@ import ReelTime
 final class RenderCore {
     private let requests: FrameRequests
     private let queue: CompositionQueue
-    private let postProcessor = PostProcessor()
-    /// `postProcessing` of each submitted frame not yet delivered, oldest first (parallel to the queue).
-    private var pendingPostProcessing: [Bool] = []
+    private let postProcessor: PostProcessor
+    /// `postProcessing` and composition time of each submitted frame not yet delivered, oldest first (parallel
+    /// to the queue).
+    private var pendingPostProcessing: [(enabled: Bool, time: Time)] = []
 
     /// A core rendering `project` with `compositor`, reading the assets `catalog` resolves through `opener`, with
     /// up to `depth` frames in the compositor at once.
@@ -40,6 +41,7 @@ final class RenderCore {
         }
         let sources = VideoSources(project: project, catalog: catalog, opener: opener)
         requests = FrameRequests(project: project, sources: sources, canvas: canvas)
+        postProcessor = PostProcessor(project: project, canvas: canvas, catalog: catalog, opener: opener)
     }
 
     deinit {
@@ -78,7 +80,7 @@ final class RenderCore {
         } catch {
             throw RenderError(media: error)
         }
-        pendingPostProcessing.append(planned.postProcessing)
+        pendingPostProcessing.append((planned.postProcessing, planned.request.compositionTime))
     }
 
     /// Waits for the oldest frame in the compositor, post-processes it and hands it to `sink`.
@@ -91,8 +93,8 @@ final class RenderCore {
             throw RenderError(media: error)
         }
         guard let composed else { return }
-        let postProcessing = pendingPostProcessing.removeFirst()
-        try sink.consume(try postProcessor.process(composed, postProcessing: postProcessing))
+        let (postProcessing, time) = pendingPostProcessing.removeFirst()
+        try sink.consume(try postProcessor.process(composed, at: time, postProcessing: postProcessing))
     }
 
     private func cancelPending() {

@@ -23,7 +23,8 @@ struct TrackFrame {
 /// Still assets are made once and held for the whole render (they are one picture each): a colour is a solid
 /// yuv420p picture of the video composition's render size (before renderScale), so at the identity transform it
 /// covers the canvas whatever its size; an image is its first decoded picture, converted to yuv420p once when
-/// stored in another format (an alpha channel is dropped, not blended).
+/// stored in another format; an image with alpha is blended over the video composition's background first, so
+/// its transparent parts show the background (during a transition too, rather than the other clip).
 final class VideoSources {
     /// Readers belong to a track as well as a stream: the two clips of a transition between cuts of one file
     /// each decode forwards from their own position instead of seeking one decoder back and forth every frame.
@@ -40,6 +41,8 @@ final class VideoSources {
     private var readers: [ReaderKey: any VideoSourceReader] = [:]
     /// The size of colour pictures: the video composition's render size.
     private let colorSize: PixelSize
+    /// What the transparent parts of image assets show: the video composition's background.
+    private let background: RGBAColor
     /// Pictures of still assets by id, made on first use and kept until the render ends.
     private var stills: [String: VideoFrame] = [:]
 
@@ -53,6 +56,7 @@ final class VideoSources {
         self.catalog = catalog
         self.opener = opener
         colorSize = project.videoComposition.renderSize
+        background = project.videoComposition.background
     }
 
     /// The picture track `trackID` shows at `time` (composition seconds), or nil where the track is empty.
@@ -137,9 +141,13 @@ final class VideoSources {
         let picture: VideoFrame
         do {
             let decoded = try opener.openVideo(path: path, stream: stream).frame(at: .zero)
-            picture = decoded.format == .yuv420p
-                ? decoded
-                : try Scaler().converted(decoded, width: decoded.width, height: decoded.height, format: .yuv420p)
+            if decoded.format.hasAlpha {
+                picture = try ImageLayer.flattened(decoded, over: background)
+            } else if decoded.format == .yuv420p {
+                picture = decoded
+            } else {
+                picture = try Scaler().converted(decoded, width: decoded.width, height: decoded.height, format: .yuv420p)
+            }
         } catch {
             throw RenderError(media: error, asset: asset)
         }

@@ -212,13 +212,18 @@ import ReelTime
         ])
     }
 
-    @Test func unsupportedFeaturesHaveTheirCategory() {
+    @Test func emptyTitlesAndOverlaysNameWhatTheyLack() {
         let diagnostics = readProject("""
         {"reel": 1, "assets": {"a": {"path": "a.mp4"}},
          "timeline": {"clips": [{"asset": "a"}], "titles": [{}], "ducking": [], "volume": [], "overlays": [{}]}}
         """).diagnostics
-        #expect(diagnostics.map(\.path.description) == ["$.timeline.titles", "$.timeline.overlays"])
-        #expect(diagnostics.allSatisfy { $0.category == .unsupported })
+        #expect(diagnostics.map { "\($0.path): \($0.message)" } == [
+            "$.timeline.titles[0]: missing required key \"text\"", "$.timeline.titles[0]: missing required key \"start\"",
+            "$.timeline.titles[0]: missing \"duration\" or \"end\"",
+            "$.timeline.overlays[0]: missing required key \"image\"", "$.timeline.overlays[0]: missing required key \"start\"",
+            "$.timeline.overlays[0]: missing \"duration\" or \"end\"",
+        ])
+        #expect(diagnostics.allSatisfy { $0.category == .invalid })
     }
 
     @Test func oddSizesNeedAFormatWithoutSubsampling() {
@@ -350,7 +355,8 @@ import ReelTime
             "error: $.videoComposition.instructions[0].layers[0].transform[0].value: expected 6 numbers, found 3\n       hint: write a matrix [a, b, c, d, tx, ty]",
             "error: $.videoComposition.instructions[0].layers[0].transform[1].value.rotate: expected a number, found a string",
             "error: $.videoComposition.instructions[0].layers[0].crop[0].value: crop width and height must not be negative\n       hint: write [x, y, width, height]",
-            "error: $.videoComposition.titles: videoComposition.titles is not supported yet",
+            "error: $.videoComposition.titles[0]: missing required key \"start\"",
+            "error: $.videoComposition.titles[0]: missing \"duration\" or \"end\"\n       hint: give the title a duration or an end",
         ])
     }
 }

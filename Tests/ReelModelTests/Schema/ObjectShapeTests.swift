@@ -37,7 +37,7 @@ struct ObjectShapeTests {
         #expect(Set(schemaPointers.keys) == Set(ObjectShape.all))
         var closed: [String] = []
         findClosedObjects(ProjectSchema.value, at: "#", into: &closed)
-        let described = Set(schemaPointers.values.joined()).union(schemaOnlyPointers)
+        let described = Set(schemaPointers.values.joined())
         #expect(Set(closed).subtracting(described).sorted() == [], "closed objects without a shape")
         #expect(described.subtracting(closed).sorted() == [], "places that are not closed objects")
     }
@@ -80,6 +80,12 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .audioTrack: ["#/$defs/audioTrack"],
     .ducking: ["#/$defs/ducking"],
     .volumeAutomation: ["#/$defs/volumeAutomation"],
+    .title: ["#/$defs/title"],
+    .textOutline: ["#/$defs/title/properties/outline"],
+    .textShadow: ["#/$defs/title/properties/shadow"],
+    .textBackground: ["#/$defs/title/properties/background/oneOf/1"],
+    .overlay: ["#/$defs/overlay"],
+    .animation: ["#/$defs/animation"],
     .composition: ["#/$defs/composition"],
     .compositionTrack: ["#/$defs/compositionTrack"],
     .emptySegment: ["#/$defs/segment/oneOf/0"],
@@ -95,11 +101,6 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .decomposedTransform: ["#/$defs/transform/oneOf/1"],
 ]
 
-/// Closed objects that only the schema describes: titles, overlays and their parts, which no reader reads yet.
-private let schemaOnlyPointers: Set<String> = [
-    "#/$defs/title", "#/$defs/title/properties/outline", "#/$defs/title/properties/shadow",
-    "#/$defs/title/properties/background/oneOf/1", "#/$defs/overlay", "#/$defs/animation",
-]
 
 /// The object at a JSON Pointer of the schema.
 private func schemaObject(at pointer: String) -> JSONObject? {
@@ -171,6 +172,16 @@ private let readerProbes: [ReaderProbe] = [
     ReaderProbe(shape: .volumeAutomation, document: editing(#""clips": [{"asset": "a"}], "volume": [{"zzzz": 1}]"#)),
     ReaderProbe(shape: .stepKey, document: editing(#""clips": [{"asset": "a"}], "volume": [{"track": "main", "volume": [{"at": 0, "zzzz": 1}]}]"#)),
     ReaderProbe(shape: .rampKey, document: editing(#""clips": [{"asset": "a"}], "volume": [{"track": "main", "volume": [{"zzzz": 1}]}]"#)),
+    ReaderProbe(shape: .title, document: editing(#""clips": [{"asset": "a"}], "titles": [{"zzzz": 1}]"#)),
+    ReaderProbe(shape: .textOutline,
+                document: editing(#""clips": [{"asset": "a"}], "titles": [{"text": "t", "start": 0, "duration": 1, "outline": {"zzzz": 1}}]"#)),
+    ReaderProbe(shape: .textShadow,
+                document: editing(#""clips": [{"asset": "a"}], "titles": [{"text": "t", "start": 0, "duration": 1, "shadow": {"zzzz": 1}}]"#)),
+    ReaderProbe(shape: .textBackground,
+                document: editing(#""clips": [{"asset": "a"}], "titles": [{"text": "t", "start": 0, "duration": 1, "background": {"zzzz": 1}}]"#)),
+    ReaderProbe(shape: .overlay, document: explicit(videoComposition: #"{"instructions": [], "overlays": [{"zzzz": 1}]}"#)),
+    ReaderProbe(shape: .animation,
+                document: editing(#""clips": [{"asset": "a"}], "titles": [{"text": "t", "start": 0, "duration": 1, "animations": [{"zzzz": 1}]}]"#)),
     ReaderProbe(shape: .composition, document: explicit(composition: #"{"zzzz": 1}"#)),
     ReaderProbe(shape: .compositionTrack, document: explicit(composition: #"{"tracks": [{"zzzz": 1}]}"#)),
     ReaderProbe(shape: .emptySegment, document: explicit(segments: #"[{"empty": {"start": 0, "duration": 1}, "zzzz": 1}]"#)),

@@ -1,0 +1,206 @@
+import Foundation
+import ReelModel
+import ReelTime
+
+/// Writes a compiled project's composition as OpenTimelineIO JSON (`reel export-otio`, docs/interchange.md,
+/// "Export").
+///
+/// The video tracks reel's compiler makes for one storyline (clips alternating between two tracks, overlapping
+/// only where a transition blends them) become one OTIO video track: clips, gaps, and a transition at each
+/// overlap — `SMPTE_Dissolve` when an opacity ramp draws it, `SMPTE_Wipe` for a crop ramp, `Custom_Transition`
+/// otherwise — placed as a CMX dissolve is (the cut at the overlap's start, in_offset 0, out_offset = the
+/// overlap). Video tracks that overlap otherwise are written as separate tracks without transitions. Each audio
+/// track becomes an OTIO audio track of clips and gaps (its gain ramps are not written). A segment at a speed
+/// other than 1 carries a `LinearTimeWarp` whose time_scalar is its rate; the clip's source_range lasts its
+/// record duration, as OTIO counts it. Times are whole frames at the output frame rate where they fall on that
+/// grid, else exact ticks (value = numerator, rate = timescale).
+public enum OTIOWriter {
+    /// The OTIO JSON text of `project`, and warnings about what the format cannot hold.
+    public static func write(_ project: CompiledProject, name: String) -> (text: String, warnings: [String]) {
+        var writer = Writer(project: project)
+        let document = writer.timeline(name: name)
+        return (JSONWriter.write(document, pretty: true) + "\n", writer.warnings)
+    }
+
+    private struct Writer {
+        let project: CompiledProject
+        let fps: Rational
+        var warnings: [String] = []
+
+        init(project: CompiledProject) {
+            self.project = project
+            self.fps = Rational(project.frameDuration.timescale, max(1, project.frameDuration.value))
+        }
+
+        func object(_ members: [(String, JSONValue)]) -> JSONValue {
+            .object(JSONObject(values: members.map { (key: $0.0, value: $0.1) }))
+        }
+
+        func number(_ value: Double) -> JSONValue {
+            .number(ExactTime.decimalText(value))
+        }
+
+        func rationalTime(_ time: Time) -> JSONValue {
+            let value: JSONValue
+            let rate: JSONValue
+            if let frames = try? time.quotient(dividingBy: project.frameDuration, rounding: .down),
+               (try? Time.frames(frames, frameDuration: project.frameDuration)) == time {
+                value = .number(String(frames))
+                rate = number(fps.doubleValue)
+            } else {
+                value = .number(String(time.value))
+                rate = .number(String(time.timescale))
+            }
+            return object([("OTIO_SCHEMA", .string("RationalTime.1")), ("rate", rate), ("value", value)])
+        }
+
+        func timeRange(start: Time, duration: Time) -> JSONValue {
+            object([("OTIO_SCHEMA", .string("TimeRange.1")), ("duration", rationalTime(duration)),
+                    ("start_time", rationalTime(start))])
+        }
+
+        func common(_ name: String) -> [(String, JSONValue)] {
+            [("name", .string(name)), ("metadata", object([])), ("effects", .array([])), ("markers", .array([])),
+             ("enabled", .bool(true))]
+        }
+
+        mutating func timeline(name: String) -> JSONValue {
+            var tracks: [JSONValue] = []
+            let video = project.composition.tracks.filter { $0.kind == .video }
+            if let merged = storyline(video) {
+                tracks.append(track("Video", kind: "Video", items: merged))
+            } else {
+                warnings.append("the video tracks overlap outside transitions: written as \(video.count) separate OTIO tracks without transitions")
+                for composed in video {
+                    tracks.append(track(composed.name ?? "Video \(composed.id)", kind: "Video",
+                                        items: plainItems(composed.segments)))
+                }
+            }
+            for composed in project.composition.tracks where composed.kind == .audio {
+                tracks.append(track(composed.name ?? "Audio \(composed.id)", kind: "Audio", items: plainItems(composed.segments)))
+            }
+            if !project.audioMix.inputs.isEmpty {
+                warnings.append("audio gains (clip volumes, fades, cross-fades, ducking) are not written: OTIO has no volume automation")
+            }
+            let stack = object([("OTIO_SCHEMA", .string("Stack.1"))] + common("tracks") + [
+                ("source_range", .null), ("children", .array(tracks.map { JSON($0) })),
+            ])
+            return object([
+                ("OTIO_SCHEMA", .string("Timeline.1")), ("metadata", object([])), ("name", .string(name)),
+                ("global_start_time", .null), ("tracks", stack),
+            ])
+        }
+
+        func track(_ name: String, kind: String, items: [JSONValue]) -> JSONValue {
+            object([("OTIO_SCHEMA", .string("Track.1"))] + common(name) + [
+                ("source_range", .null), ("kind", .string(kind)), ("children", .array(items.map { JSON($0) })),
+            ])
+        }
+
+        func gap(_ duration: Time) -> JSONValue {
+            object([("OTIO_SCHEMA", .string("Gap.1"))] + common("") + [
+                ("source_range", timeRange(start: .zero, duration: duration)),
+            ])
+        }
+
+        /// A clip for `segment` showing `recordDuration` of it from its source start.
+        func clip(_ segment: Segment, recordDuration: Time) -> JSONValue {
+            guard let assetID = segment.asset, let source = segment.source, let asset = project.asset(assetID) else {
+                return gap(recordDuration)
+            }
+            let reference: JSONValue
+            switch asset.source {
+            case .color(let color):
+                reference = object([
+                    ("OTIO_SCHEMA", .string("GeneratorReference.1")), ("name", .string(assetID)),
+                    ("metadata", object([])), ("available_range", .null), ("available_image_bounds", .null),
+                    ("generator_kind", .string("SolidColor")),
+                    ("parameters", object([("color", .string(color.description))])),
+                ])
+            case .file(let path, _, _, _, _), .image(let path):
+                let url = URL(fileURLWithPath: project.resolvedPath(path)).standardizedFileURL.absoluteString
+                reference = object([
+                    ("OTIO_SCHEMA", .string("ExternalReference.1")), ("name", .string(assetID)),
+                    ("metadata", object([])), ("available_range", .null), ("available_image_bounds", .null),
+                    ("target_url", .string(url)),
+                ])
+            }
+            var effects: [JSONValue] = []
+            let rate = (try? source.duration.ratio(to: segment.target.duration)) ?? .one
+            if rate != .one {
+                effects.append(object([
+                    ("OTIO_SCHEMA", .string("LinearTimeWarp.1")), ("name", .string("")), ("metadata", object([])),
+                    ("effect_name", .string("LinearTimeWarp")), ("time_scalar", number(rate.doubleValue)),
+                ]))
+            }
+            return object([
+                ("OTIO_SCHEMA", .string("Clip.2")), ("name", .string(assetID)), ("metadata", object([])),
+                ("effects", .array(effects.map { JSON($0) })), ("markers", .array([])), ("enabled", .bool(true)),
+                ("source_range", timeRange(start: source.start, duration: recordDuration)),
+                ("media_references", object([("DEFAULT_MEDIA", reference)])),
+                ("active_media_reference_key", .string("DEFAULT_MEDIA")),
+            ])
+        }
+
+        /// Segments laid end to end with gaps where the track is empty.
+        func plainItems(_ segments: [Segment]) -> [JSONValue] {
+            var items: [JSONValue] = []
+            var position = Time.zero
+            for segment in segments where !segment.isEmpty {
+                if segment.target.start > position, let gapLength = try? segment.target.start - position {
+                    items.append(gap(gapLength))
+                }
+                items.append(clip(segment, recordDuration: segment.target.duration))
+                position = segment.target.end
+            }
+            return items
+        }
+
+        /// The video tracks as one storyline with transitions, when their segments overlap only pairwise.
+        mutating func storyline(_ tracks: [CompositionTrack]) -> [JSONValue]? {
+            let segments = tracks.flatMap { $0.segments.filter { !$0.isEmpty } }.sorted {
+                $0.target.start < $1.target.start
+            }
+            for (index, segment) in segments.enumerated() where index > 0 {
+                let previous = segments[index - 1]
+                if segment.target.end <= previous.target.end { return nil }
+                if index > 1, segment.target.start < segments[index - 2].target.end { return nil }
+                if segment.target.start < previous.target.start { return nil }
+            }
+            var items: [JSONValue] = []
+            var position = Time.zero
+            for (index, segment) in segments.enumerated() {
+                let next = index + 1 < segments.count ? segments[index + 1] : nil
+                let overlapsNext = next.map { $0.target.start < segment.target.end } ?? false
+                let end = overlapsNext ? next!.target.start : segment.target.end
+                if segment.target.start > position, let gapLength = try? segment.target.start - position {
+                    items.append(gap(gapLength))
+                }
+                if let length = try? end - segment.target.start, length > .zero {
+                    items.append(clip(segment, recordDuration: length))
+                } else {
+                    warnings.append("a clip lying entirely inside a transition at \(segment.target.start) s cannot be written as an OTIO clip; skipped")
+                }
+                position = end
+                if overlapsNext, let next, let overlap = try? segment.target.end - next.target.start {
+                    let type = transitionType(during: try? TimeRange(start: next.target.start, end: segment.target.end))
+                    items.append(object([
+                        ("OTIO_SCHEMA", .string("Transition.1")), ("name", .string("")), ("metadata", object([])),
+                        ("transition_type", .string(type)), ("parameters", object([])),
+                        ("in_offset", rationalTime(.zero)), ("out_offset", rationalTime(overlap)),
+                    ]))
+                }
+            }
+            return items
+        }
+
+        func transitionType(during range: TimeRange?) -> String {
+            guard let range else { return "Custom_Transition" }
+            let layers = project.videoComposition.instructions.filter { $0.timeRange.intersection(range) != nil }
+                .flatMap(\.layers)
+            if layers.contains(where: { !$0.opacity.keys.isEmpty }) { return "SMPTE_Dissolve" }
+            if layers.contains(where: { !$0.crop.keys.isEmpty }) { return "SMPTE_Wipe" }
+            return "Custom_Transition"
+        }
+    }
+}

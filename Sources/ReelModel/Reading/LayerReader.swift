@@ -1,0 +1,236 @@
+import ReelTime
+
+extension DocumentDecoder {
+    /// `titles` and `overlays` of `fields` (the timeline, or the explicit form's videoComposition), SPEC §3.5.
+    /// Every entry is checked; broken ones are reported and left out, so `valid` tells whether all were read.
+    func readMovieLayers(_ fields: Fields, _ path: JSONPath) -> (titles: [MovieLayer], overlays: [MovieLayer], valid: Bool) {
+        var valid = true
+        var titles: [MovieLayer] = [], overlays: [MovieLayer] = []
+        if let json = fields["titles"] {
+            if let entries = array(json, path.key("titles")) {
+                for (entryJSON, entryPath) in entries {
+                    if let layer = readTitle(entryJSON, entryPath) { titles.append(layer) } else { valid = false }
+                }
+            } else {
+                valid = false
+            }
+        }
+        if let json = fields["overlays"] {
+            if let entries = array(json, path.key("overlays")) {
+                for (entryJSON, entryPath) in entries {
+                    if let layer = readOverlay(entryJSON, entryPath) { overlays.append(layer) } else { valid = false }
+                }
+            } else {
+                valid = false
+            }
+        }
+        return (titles, overlays, valid)
+    }
+
+    private func readTitle(_ json: JSON, _ path: JSONPath) -> MovieLayer? {
+        guard let fields = object(json, path, .title, expected: "a title object") else { return nil }
+        var valid = true
+        func take<T>(_ value: T?, _ key: String) -> T? {
+            if fields.has(key), value == nil { valid = false }
+            return value
+        }
+        var text = fields["text"].flatMap { string($0, path.key("text"), nonEmpty: false) }
+        if let written = text, written.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
+            error(path.key("text"), "the title's text is empty", hint: "write the text to show, or remove the title")
+            text = nil
+        } else if let written = text, written.unicodeScalars.contains(where: { $0.value == 0 }) {
+            error(path.key("text"), "the title's text contains a NUL character", hint: "remove it")
+            text = nil
+        }
+        if text == nil { valid = false }
+        let font = take(fields["font"].flatMap { string($0, path.key("font")) }, "font")
+        let size = take(fields["size"].flatMap { positiveNumber($0, path.key("size"), what: "size", upTo: 2000) }, "size")
+        let color = take(fields["color"].flatMap { self.color($0, path.key("color")) }, "color")
+        let align: TextStyle.Alignment? = take(fields["align"].flatMap { enumeration($0, path.key("align"), "alignment") }, "align")
+        let outline = take(fields["outline"].flatMap { readOutline($0, path.key("outline")) }, "outline")
+        let shadow = take(fields["shadow"].flatMap { readShadow($0, path.key("shadow")) }, "shadow")
+        let background = take(fields["background"].flatMap { readTextBackground($0, path.key("background")) }, "background")
+        let lineSpacing = take(fields["lineSpacing"].flatMap { positiveNumber($0, path.key("lineSpacing"), what: "lineSpacing", upTo: 100) },
+                               "lineSpacing")
+        let placement = readPlacement(fields, path, what: "title")
+        guard valid, let placement, let text else { return nil }
+        let style = TextStyle(text: text, font: font, size: size ?? 48, color: color ?? RGBAColor(red: 255, green: 255, blue: 255),
+                              align: align ?? .center, outline: outline, shadow: shadow, background: background,
+                              lineSpacing: lineSpacing)
+        return MovieLayer(content: .text(style), timeRange: placement.range, position: placement.position,
+                          animations: placement.animations, path: path)
+    }
+
+    private func readOverlay(_ json: JSON, _ path: JSONPath) -> MovieLayer? {
+        guard let fields = object(json, path, .overlay, expected: "an overlay object") else { return nil }
+        let asset = fields["image"].flatMap { assetReference($0, path.key("image")) }
+        var valid = asset != nil
+        var size: PixelSize?
+        if let json = fields["size"] {
+            size = layerSize(json, path.key("size"))
+            if size == nil { valid = false }
+        }
+        let placement = readPlacement(fields, path, what: "overlay")
+        guard valid, let asset, let placement else { return nil }
+        return MovieLayer(content: .image(asset: asset, size: size), timeRange: placement.range,
+                          position: placement.position, animations: placement.animations, path: path)
+    }
+
+    /// The keys titles and overlays share: the time range, `position` and `animations`.
+    private func readPlacement(_ fields: Fields, _ path: JSONPath, what: String)
+        -> (range: TimeRange, position: LayerPoint, animations: [LayerAnimation])? {
+        let range = rangeFields(fields, what: what)
+        var valid = range != nil
+        var position = LayerPoint(x: 0.5, y: 0.5)
+        if let json = fields["position"] {
+            if let point = point(json, path.key("position"), what: "a position [x, y]") { position = point } else { valid = false }
+        }
+        var animations: [LayerAnimation] = []
+        if let json = fields["animations"] {
+            if let entries = array(json, path.key("animations")) {
+                for (entryJSON, entryPath) in entries {
+                    if let animation = readAnimation(entryJSON, entryPath) { animations.append(animation) } else { valid = false }
+                }
+            } else {
+                valid = false
+            }
+        }
+        // Animations are checked against the layer's time even when something else is wrong, so one run says all.
+        if let range, !animationsFit(animations, layerDuration: range.duration, what: what) { valid = false }
+        guard valid, let range else { return nil }
+        return (range, position, animations)
+    }
+
+    private func readAnimation(_ json: JSON, _ path: JSONPath) -> LayerAnimation? {
+        guard let fields = object(json, path, .animation, expected: "an animation object") else { return nil }
+        let property: LayerAnimation.Property? = fields["property"].flatMap { enumeration($0, path.key("property"), "animated property") }
+        let range = rangeFields(fields, what: "animation")
+        var valid = property != nil && range != nil
+        var timing = Timing.linear
+        if let json = fields["timing"] {
+            if let value: Timing = enumeration(json, path.key("timing"), "timing") { timing = value } else { valid = false }
+        }
+        var from: LayerAnimation.Value?
+        var to: LayerAnimation.Value?
+        if let property {
+            if let json = fields["from"] {
+                from = animationValue(json, path.key("from"), property)
+                if from == nil { valid = false }
+            }
+            to = fields["to"].flatMap { animationValue($0, path.key("to"), property) }
+            if to == nil { valid = false }
+        }
+        guard valid, let property, let range, let to else { return nil }
+        return LayerAnimation(property: property, from: from, to: to, timeRange: range, timing: timing, path: path)
+    }
+
+    /// A value of `property`: opacity 0…1, rotation in degrees, scale s or [sx, sy], position [x, y].
+    private func animationValue(_ json: JSON, _ path: JSONPath, _ property: LayerAnimation.Property) -> LayerAnimation.Value? {
+        switch property {
+        case .opacity:
+            return double(json, path, in: 0...1).map { .scalar($0) }
+        case .rotation:
+            return double(json, path, in: -36_000...36_000).map { .scalar($0) }
+        case .scale:
+            if case .number = json.value { return double(json, path, in: -100...100).map { .scalar($0) } }
+            guard let pair = point(json, path, what: "a scale s or [sx, sy]") else { return nil }
+            guard abs(pair.x) <= 100, abs(pair.y) <= 100 else {
+                error(path, "a scale factor is outside -100…100", hint: "use factors from -100 to 100")
+                return nil
+            }
+            return .point(pair)
+        case .position:
+            return point(json, path, what: "a position [x, y]").map { .point($0) }
+        }
+    }
+
+    /// Animations inside their layer's time, and no two of one property overlapping.
+    private func animationsFit(_ animations: [LayerAnimation], layerDuration: Time, what: String) -> Bool {
+        var fits = true
+        for animation in animations where animation.timeRange.end > layerDuration {
+            error(animation.path,
+                  "the animation runs to \(describeTime(animation.timeRange.end, frameDuration: frameDuration)) of its \(what), "
+                      + "which lasts \(describeDuration(layerDuration, frameDuration: frameDuration))",
+                  hint: "animation times are relative to the \(what)'s start; end it by \(describeTime(layerDuration, frameDuration: nil))")
+            fits = false
+        }
+        for property in LayerAnimation.Property.allCases {
+            let ordered = animations.filter { $0.property == property }.sorted { $0.timeRange.start < $1.timeRange.start }
+            for (earlier, later) in zip(ordered, ordered.dropFirst()) where later.timeRange.start < earlier.timeRange.end {
+                error(later.path, "this \(property.rawValue) animation starts at \(describeTime(later.timeRange.start, frameDuration: nil)), "
+                          + "before the one at \(earlier.path) ends at \(describeTime(earlier.timeRange.end, frameDuration: nil))",
+                      hint: "animations of one property must not overlap")
+                fits = false
+            }
+        }
+        return fits
+    }
+
+    private func readOutline(_ json: JSON, _ path: JSONPath) -> TextStyle.Outline? {
+        guard let fields = object(json, path, .textOutline, expected: "an outline object {\"color\", \"width\"}") else { return nil }
+        let color = fields["color"].flatMap { self.color($0, path.key("color")) }
+        let width = fields["width"].flatMap { double($0, path.key("width"), in: 0...500) }
+        guard let color, let width else { return nil }
+        return TextStyle.Outline(color: color, width: width)
+    }
+
+    private func readShadow(_ json: JSON, _ path: JSONPath) -> TextStyle.Shadow? {
+        guard let fields = object(json, path, .textShadow, expected: "a shadow object {\"color\", \"offset\", \"blur\"}") else { return nil }
+        let color = fields["color"].flatMap { self.color($0, path.key("color")) }
+        var valid = color != nil
+        var offset = LayerPoint(x: 2, y: 2)
+        if let json = fields["offset"] {
+            if let value = point(json, path.key("offset"), what: "an offset [x, y] in pixels") { offset = value } else { valid = false }
+        }
+        var blur = 0.0
+        if let json = fields["blur"] {
+            if let value = double(json, path.key("blur"), in: 0...200) { blur = value } else { valid = false }
+        }
+        guard valid, let color else { return nil }
+        return TextStyle.Shadow(color: color, offset: offset, blur: blur)
+    }
+
+    /// A bare colour (padding 0) or `{"color", "padding"}`.
+    private func readTextBackground(_ json: JSON, _ path: JSONPath) -> TextStyle.Background? {
+        if case .string = json.value {
+            return color(json, path).map { TextStyle.Background(color: $0, padding: 0) }
+        }
+        guard let fields = object(json, path, .textBackground, expected: "a colour or a background object {\"color\", \"padding\"}")
+        else { return nil }
+        let color = fields["color"].flatMap { self.color($0, path.key("color")) }
+        var padding = 0.0
+        if let json = fields["padding"] {
+            guard let value = double(json, path.key("padding"), in: 0...2000) else { return nil }
+            padding = value
+        }
+        return color.map { TextStyle.Background(color: $0, padding: padding) }
+    }
+
+    /// `[x, y]`, two finite numbers.
+    private func point(_ json: JSON, _ path: JSONPath, what: String) -> LayerPoint? {
+        numbers(json, path, count: 2, expected: what).map { LayerPoint(x: $0[0], y: $0[1]) }
+    }
+
+    /// A number greater than 0 and at most `limit`.
+    private func positiveNumber(_ json: JSON, _ path: JSONPath, what: String, upTo limit: Double) -> Double? {
+        guard let value = double(json, path) else { return nil }
+        guard value > 0, value <= limit else {
+            error(path, "\(what) \(plain(value)) is outside (0, \(plain(limit))]", hint: "use a \(what) greater than 0")
+            return nil
+        }
+        return value
+    }
+
+    /// An overlay's `[w, h]`: whole pixels, 1…8192 each.
+    private func layerSize(_ json: JSON, _ path: JSONPath) -> PixelSize? {
+        guard let elements = array(json, path, expected: "a size [width, height]") else { return nil }
+        guard elements.count == 2 else {
+            error(path, "a size has 2 numbers, found \(elements.count)", hint: "write [width, height]")
+            return nil
+        }
+        let width = integer(elements[0].0, elements[0].1, in: 1...8192, what: "a width in pixels")
+        let height = integer(elements[1].0, elements[1].1, in: 1...8192, what: "a height in pixels")
+        guard let width, let height else { return nil }
+        return PixelSize(width: width, height: height)
+    }
+}

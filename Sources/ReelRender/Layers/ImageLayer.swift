@@ -1,0 +1,51 @@
+import ReelMedia
+import ReelModel
+
+/// Image pictures with their alpha: overlays (SPEC §3.5) and transparent images on the storyline.
+///
+/// Images are decoded through FFmpeg (PNG, JPEG, WebP, BMP, TIFF), turned upright by a JPEG's EXIF orientation,
+/// and premultiplied before any scaling, so that resampling never bleeds the colour of transparent pixels into
+/// the edge of the picture.
+enum ImageLayer {
+    /// The upright, premultiplied picture of the image file at `path` (its video stream `stream`).
+    static func decode(path: String, stream: Int, opener: any SourceOpener) throws(MediaError) -> LayerRaster {
+        let decoded = try opener.openVideo(path: path, stream: stream).frame(at: .zero)
+        return try premultiplied(decoded).oriented(exif: decoded.exifOrientation ?? 1)
+    }
+
+    /// A decoded picture as premultiplied RGBA, as stored.
+    private static func premultiplied(_ decoded: VideoFrame) throws(MediaError) -> LayerRaster {
+        let converted = try Scaler().converted(decoded, width: decoded.width, height: decoded.height, format: .rgba)
+        guard let straight = converted.rgbaBytes else {
+            throw MediaError(.internal, "the image did not convert to rgba")
+        }
+        return LayerRaster.premultiplying(straight: straight, width: decoded.width, height: decoded.height)
+    }
+
+    /// `raster` resampled to `width`×`height` (bicubic, libswscale; premultiplied values scale channel by channel).
+    static func scaled(_ raster: LayerRaster, width: Int, height: Int) throws(MediaError) -> LayerRaster {
+        guard width != raster.width || height != raster.height else { return raster }
+        let frame = try VideoFrame.rgba(width: raster.width, height: raster.height, pixels: raster.pixels)
+        let result = try Scaler().converted(frame, width: width, height: height, format: .rgba)
+        guard var pixels = result.rgbaBytes else { throw MediaError(.internal, "the image did not scale") }
+        // Bicubic overshoot may leave a colour above its alpha; premultiplied values never exceed it.
+        var index = 0
+        while index < pixels.count {
+            let alpha = pixels[index + 3]
+            for channel in 0..<3 where pixels[index + channel] > alpha { pixels[index + channel] = alpha }
+            index += 4
+        }
+        return LayerRaster(width: width, height: height, pixels: pixels,
+                           anchor: LayerPoint(x: Double(width) / 2, y: Double(height) / 2))
+    }
+
+    /// A yuv420p copy of `decoded`, a picture with alpha, with its transparent parts showing `background` (an
+    /// image clip on the storyline: a transparent PNG shows the background colour through it). It keeps the
+    /// stored orientation, which the clip's geometry was computed for.
+    static func flattened(_ decoded: VideoFrame, over background: RGBAColor) throws(MediaError) -> VideoFrame {
+        let raster = try premultiplied(decoded)
+        let frame = try VideoFrame.rgba(width: raster.width, height: raster.height,
+                                        pixels: raster.flattened(over: background))
+        return try Scaler().converted(frame, width: raster.width, height: raster.height, format: .yuv420p)
+    }
+}

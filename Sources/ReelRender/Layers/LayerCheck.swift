@@ -1,0 +1,73 @@
+import Foundation
+import ReelModel
+
+/// The checks of titles that need the machine's fonts (SPEC §3.5, §5): a family fontconfig does not know is an
+/// error naming the closest installed families; a font file that is missing is a missing input, one that is not a
+/// font is invalid; a character no installed font has is a warning naming it, never a silent box.
+enum LayerCheck {
+    /// Problems with the fonts and characters of `project`'s titles (both forms).
+    static func diagnostics(for project: Project) -> [Diagnostic] {
+        let titles = (project.timeline?.titles ?? []) + (project.videoComposition?.titles ?? [])
+        guard !titles.isEmpty else { return [] }
+        var diagnostics: [Diagnostic] = []
+        var families: [String]?
+        for layer in titles {
+            guard case .text(var style) = layer.content else { continue }
+            let fontPath = layer.path.key("font")
+            if let font = style.font {
+                if style.fontIsFile {
+                    let file = project.resolvedPath(font)
+                    guard FileManager.default.isReadableFile(atPath: file) else {
+                        diagnostics.append(Diagnostic(path: fontPath, message: "font file \(font) is missing or unreadable",
+                                                      hint: "check the path (relative paths start at the project's folder)",
+                                                      category: .missingInput))
+                        continue
+                    }
+                    guard TextRasterizer.registerFontFile(file) != nil else {
+                        diagnostics.append(Diagnostic(path: fontPath, message: "\(font) is not a font file fontconfig can read",
+                                                      hint: "use a TrueType, OpenType or Type 1 font file, or a family name"))
+                        continue
+                    }
+                    style.font = file
+                } else {
+                    if families == nil { families = (try? TextRasterizer.families()) ?? [] }
+                    if let known = families, !genericFamilies.contains(font.lowercased()),
+                       !known.contains(where: { $0.caseInsensitiveCompare(font) == .orderedSame }) {
+                        diagnostics.append(Diagnostic(path: fontPath, message: "no installed font family is called \"\(font)\"",
+                                                      hint: hint(for: font, among: known)))
+                        continue
+                    }
+                }
+            }
+            let missing = (try? TextRasterizer.missingCharacters(style)) ?? []
+            if !missing.isEmpty {
+                let named = missing.map { character in
+                    let codes = character.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }
+                    return "\"\(character)\" (\(codes.joined(separator: " ")))"
+                }
+                diagnostics.append(Diagnostic(
+                    .warning, path: layer.path.key("text"),
+                    message: "no installed font has \(named.joined(separator: ", ")); it would show as a box",
+                    hint: "install a font with these characters (fc-list ':charset=\(String(missing[0].unicodeScalars.first!.value, radix: 16))'), or remove them"))
+            }
+        }
+        return diagnostics
+    }
+
+    /// The generic names fontconfig resolves to a configured family (CSS's and fontconfig's own).
+    private static let genericFamilies: Set<String> = ["sans-serif", "sans", "serif", "monospace", "mono", "cursive",
+                                                       "fantasy", "system-ui", "emoji"]
+
+    /// "did you mean" the closest families, else a few installed ones.
+    private static func hint(for font: String, among families: [String]) -> String {
+        let lower = font.lowercased()
+        let close = families.filter { $0.lowercased().contains(lower) || lower.contains($0.lowercased()) }
+        if let suggested = suggestion(for: font, among: families) {
+            return "did you mean \"\(suggested)\"? (fc-list : family lists the installed families)"
+        }
+        if !close.isEmpty {
+            return "installed families like it: " + close.prefix(5).joined(separator: ", ")
+        }
+        return "installed families include " + families.prefix(6).joined(separator: ", ") + " (fc-list : family lists them all)"
+    }
+}

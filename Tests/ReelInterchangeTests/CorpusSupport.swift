@@ -1,0 +1,48 @@
+import Foundation
+import ReelInterchange
+import ReelModel
+import ReelTime
+
+/// The interchange corpus in ../shared/interchange (MANIFEST.md): real files from OpenTimelineIO, its CMX adapter,
+/// Kdenlive, pycmx, python-edl, edl-genius, toucan and raven.
+enum Corpus {
+    static let folder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("shared/interchange")
+
+    /// The bytes of `name` (folder/file), or nil with the reason printed when the corpus is absent.
+    static func bytes(_ name: String) -> [UInt8]? {
+        let url = folder.appendingPathComponent(name)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            print("skipped: \(url.path) is absent (the shared interchange corpus is only in this workplace)")
+            return nil
+        }
+        return [UInt8](data)
+    }
+
+    /// `name` read as its extension says.
+    static func read(_ name: String, frameRate: Rational? = nil) -> ImportedEdit? {
+        guard let bytes = bytes(name), let format = InterchangeFormat(path: name) else { return nil }
+        return Interchange.read(bytes, format: format, fileName: (name as NSString).lastPathComponent, frameRate: frameRate)
+    }
+}
+
+/// An imported track in OTIO's terms, counted in frames at a rate: `C12` a clip of 12 frames, `G8` a gap,
+/// `T0/10` a transition with in/out offsets, `K5` a black piece.
+func frames(_ time: Time, at rate: Rational) -> String {
+    let product = (try? time.multiplied(by: rate)) ?? time
+    return product.timescale == 1 ? String(product.value) : "\(product.value)/\(product.timescale)"
+}
+
+func summary(_ track: ImportedTrack, rate: Rational) -> [String] {
+    track.items().map { item in
+        switch item {
+        case .gap(let duration): "G" + frames(duration, at: rate)
+        case .transition(let transition): "T" + frames(transition.inOffset, at: rate) + "/" + frames(transition.outOffset, at: rate)
+        case .piece(let piece):
+            (piece.content == .black ? "K" : "C") + frames(piece.recordDuration, at: rate)
+        }
+    }
+}
+
+func errors(_ edit: ImportedEdit) -> [Diagnostic] { edit.diagnostics.filter { $0.severity == .error } }
