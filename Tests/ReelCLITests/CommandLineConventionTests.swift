@@ -105,7 +105,7 @@ import Testing
         #expect(result.stderrText == "")
     }
 
-    @Test(arguments: ["render", "validate", "compile", "inspect", "thumbnail", "schema"])
+    @Test(arguments: ["render", "validate", "compile", "inspect", "thumbnail", "schema", "import", "export-otio"])
     func everyHelpHasAnExample(_ command: String) throws {
         let result = try reel([command, "--help"])
         #expect(result.status == 0)
