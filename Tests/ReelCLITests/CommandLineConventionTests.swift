@@ -339,7 +339,13 @@ import Testing
     }
 
     @Test func compiledProjectsResolveFromAnotherFolder() throws {
-        let path = try write("p.json", project())
+        // A title whose font is a file beside the project (fonts-dejavu-core is one of `make deps`' packages).
+        try FileManager.default.copyItem(atPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                                         toPath: folder.file("title.ttf").path)
+        let titled = project().replacingOccurrences(
+            of: "\"out\": 0.8 } ] }",
+            with: #""out": 0.8 } ], "titles": [ { "text": "Hi", "start": 0, "duration": 0.5, "size": 12, "font": "title.ttf" } ] }"#)
+        let path = try write("p.json", titled)
         let compiled = try reel(["compile", path])
         #expect(compiled.status == 0)
         let other = folder.file("elsewhere")
@@ -349,5 +355,6 @@ import Testing
         let result = try reel(["validate", moved.path])
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(compiled.stdoutText.contains("\"path\": \"\(folder.file("clip.mp4").path)\""), "\(compiled.stdoutText)")
+        #expect(compiled.stdoutText.contains("\"font\": \"\(folder.file("title.ttf").path)\""), "\(compiled.stdoutText)")
     }
 }
