@@ -9,7 +9,13 @@ import ReelTime
 /// `reel inspect`: describe a media file or a project's compiled composition.
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Describe a media file, or a project's tracks, segments, instructions, duration and size.")
+        abstract: "Describe a media file, or a project's tracks, segments, instructions, duration and size.",
+        discussion: """
+            Examples:
+              reel inspect media/cat.mov
+              reel inspect --json media/cat.mov | jq '.streams[] | select(.type == "video") | .frameRate'
+              reel inspect project.json
+            """)
 
     @Argument(help: "A project (.json, or - for standard input) or a media file.")
     var path: String
@@ -79,7 +85,7 @@ struct Inspect: ParsableCommand {
 
     private func inspectProject() throws {
         let loaded = try loadProject(path, interchange, policy: media.policy)
-        Exit.report(loaded.diagnostics)
+        Exit.report(loaded.diagnostics, file: ProjectFile(argument: path))
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         if json {
             printOutput(ProjectWriter.explicitProject(compiled))
