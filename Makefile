@@ -18,13 +18,15 @@ APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
 # apt-get needs root; go through sudo otherwise.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: help deps build demo test bench clean otio-judge
+.PHONY: help deps build man install-man demo test bench clean otio-judge
 # Prerequisites such as `demo: deps build` must run in order, even under -j.
 .NOTPARALLEL:
 
 help:
 	@echo "make deps    install the Debian packages reel needs (only if missing) and check for Swift"
 	@echo "make build   swift build -c release (binary: $(REEL))"
+	@echo "make man     generate the manual pages from the parser into $(MAN_DIR)/"
+	@echo "make install-man  install them into $(PREFIX)/share/man/man1 (PREFIX=/usr/local)"
 	@echo "make demo    generate the demo media and render $(DEMO) to $(DEMO_OUT)"
 	@echo "make test    build and run every test suite"
 	@echo "make bench   compare reel with the ffmpeg CLI (scripts/bench.py)"
@@ -61,6 +63,23 @@ deps:
 build:
 	$(SWIFT) build -c release --product reel
 
+# Manual pages come from the argument parser itself (swift-argument-parser's generate-manual plugin), so they
+# always match --help. The date is the last commit's, so the pages are reproducible.
+MAN_DIR  := man
+PREFIX   ?= /usr/local
+MAN_OUT  := .build/plugins/GenerateManual/outputs/reel
+
+man:
+	$(SWIFT) package plugin generate-manual --multi-page --date "$$(git log -1 --format=%cs 2>/dev/null || date +%F)"
+	mkdir -p $(MAN_DIR)
+	rm -f $(MAN_DIR)/*.1
+	cp $(MAN_OUT)/*.1 $(MAN_DIR)/
+	@echo "man: wrote $$(ls $(MAN_DIR) | tr '\n' ' ')(try: man -l $(MAN_DIR)/reel.render.1)"
+
+install-man: man
+	install -d "$(DESTDIR)$(PREFIX)/share/man/man1"
+	install -m 644 $(MAN_DIR)/*.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
+
 demo: deps build
 	bash scripts/make-demo-media.sh
 	mkdir -p $(dir $(DEMO_OUT))
@@ -93,4 +112,4 @@ bench: deps build
 	$(PYTHON) scripts/bench.py --reel $(REEL)
 
 clean:
-	rm -rf .build out .bench examples/media
+	rm -rf .build out .bench examples/media $(MAN_DIR)

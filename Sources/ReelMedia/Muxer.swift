@@ -5,7 +5,8 @@ import ReelTime
 public enum MuxerDestination: Sendable {
     /// A file at this path (created or truncated); `:` in the path never selects a protocol.
     case file(String)
-    /// The process's standard output (`pipe:1`); use a streamable container (mkv, nut, mpegts).
+    /// The process's standard output (`pipe:1`): a streamable container (mkv, webm, nut, mpegts), or MP4/MOV,
+    /// which are then written fragmented.
     case standardOutput
 
     var name: String {
@@ -103,6 +104,8 @@ public final class Muxer {
     private var encoders: [Flushable] = []
     private let formatName: String
     private let faststart: Bool
+    /// Writing to a pipe, which cannot seek: MP4 and MOV are then fragmented.
+    private let isPipe: Bool
 
     /// Creates the container `formatName` (`mp4`, `mov`, `matroska`, `webm`, `nut`, `mpegts`, …)
     /// writing to `destination`, with container-level `metadata` tags in order.
@@ -127,6 +130,7 @@ public final class Muxer {
         output = OutputContext(context: context, name: destination.name)
         self.formatName = formatName
         self.faststart = faststart
+        if case .standardOutput = destination { isPipe = true } else { isPipe = false }
         guard let format = context.pointee.oformat else { throw unknownFormat() }
         context.pointee.flags |= AVFMT_FLAG_BITEXACT
         for (key, value) in metadata {
@@ -207,7 +211,13 @@ public final class Muxer {
         var options = Options()
         let isMov = output.context.pointee.oformat.map { String(cString: $0.pointee.name) }
             .map { ["mp4", "mov", "ipod", "ismv", "3gp", "3g2", "psp", "f4v"].contains($0) } ?? false
-        if faststart && isMov { try options.set("movflags", "+faststart") }
+        if isMov && isPipe {
+            // A pipe cannot seek back to write the index: fragmented MP4 puts an empty index first and a small
+            // one before each fragment, which players read as they go.
+            try options.set("movflags", "+frag_keyframe+empty_moov+default_base_moof")
+        } else if faststart && isMov {
+            try options.set("movflags", "+faststart")
+        }
         try check(avformat_write_header(output.context, &options.avDictionary), .io, "cannot write the \(formatName) header",
                   function: "avformat_write_header", path: output.name)
         output.started = true

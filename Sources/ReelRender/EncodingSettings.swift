@@ -31,9 +31,7 @@ struct EncodingSettings {
         guard let format = output.format else {
             throw RenderError(.invalid, "cannot tell the container from the output path; set output.format")
         }
-        if destination == .standardOutput, ![.mkv, .nut, .ts, .webm].contains(format) {
-            throw RenderError(.invalid, "\(format.rawValue) cannot be streamed to standard output; use mkv, nut or ts")
-        }
+        // MP4 and MOV stream as fragmented MP4 (the muxer turns fragmentation on for a pipe).
         container = Self.muxerName(for: format)
 
         let (quality, audioBitrate): (EncodingQuality, Int) = switch output.preset {

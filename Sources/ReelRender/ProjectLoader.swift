@@ -24,11 +24,14 @@ public struct ProjectOverrides: Sendable {
     /// Replaces `output.preset`.
     public var preset: Preset?
     /// Replaces `output.range`; times in the command-line forms of SPEC §1, parsed with the project's frame rate.
+    /// An empty start is 0 (`..5`), an empty end the composition's end (`10..`).
     public var range: (start: String, end: String)?
     /// Replaces `output.renderScale`.
     public var renderScale: Rational?
     /// Turns smart render on (`--smart`); false leaves `output.video.smart` as written.
     public var smart = false
+    /// Replaces `output.format` (`--format`).
+    public var format: ContainerFormat?
 
     /// No overrides.
     public init(outputPath: String? = nil, preset: Preset? = nil, range: (start: String, end: String)? = nil,
@@ -42,23 +45,59 @@ public struct ProjectOverrides: Sendable {
 
 /// The road from project bytes to something `ExportSession` can render: read, override, probe, compile, validate.
 public enum ProjectLoader {
-    /// Loads a project document. With `probe` false, media is not opened (`reel validate --no-probe`).
+    /// Loads a project document. With `probe` false, media is not opened (`reel validate --no-probe`): checks
+    /// that need the media are skipped, never reported.
+    ///
+    /// The reader keeps what it could read of a project with errors, and the compiler and validator still run
+    /// on it, so one run lists every problem; their findings about values the reader already refused (the
+    /// same place in the document, or one inside the other) are left out, since they would only echo them.
+    /// Every diagnostic carries its place in the document, and they come in document order.
+    /// With `checkOutput` (`reel validate`), the destination is checked as well (`OutputCheck`).
     public static func load(
         _ bytes: [UInt8], baseDirectory: String, probe: Bool = true, policy: MediaPolicy = .localFilesOnly,
-        overrides: ProjectOverrides = ProjectOverrides()
+        overrides: ProjectOverrides = ProjectOverrides(), checkOutput: Bool = false
     ) -> LoadedProject {
-        let (read, readDiagnostics) = ProjectReader.read(bytes, baseDirectory: baseDirectory)
-        guard var project = read else {
-            return LoadedProject(project: nil, compiled: nil, catalog: nil, diagnostics: readDiagnostics)
+        let reading = ProjectReader.readDocument(
+            bytes, baseDirectory: baseDirectory, outputPathOverridden: overrides.outputPath != nil)
+        guard var project = reading.project else {
+            return LoadedProject(project: nil, compiled: nil, catalog: nil, diagnostics: reading.diagnostics)
         }
-        var diagnostics = readDiagnostics
-        diagnostics += apply(overrides, to: &project)
+        var diagnostics = reading.diagnostics
+        diagnostics += reading.placed(apply(overrides, to: &project))
         let loaded = load(project, probe: probe, policy: policy)
-        diagnostics += loaded.diagnostics
+        let rangePath = JSONPath.root.key("output").key("range")
+        let later = loaded.diagnostics.map { diagnostic in
+            guard let (start, end) = overrides.range, diagnostic.path == rangePath else { return diagnostic }
+            var flagged = diagnostic
+            flagged.message = "--range \(start)..\(end): " + diagnostic.message
+            flagged.category = .usage
+            return flagged
+        }
+        let refused = reading.diagnostics.filter { $0.severity == .error }.map(\.path)
+        for diagnostic in reading.placed(later)
+        where !refused.contains(where: { $0.overlaps(diagnostic.path) }) && !diagnostics.contains(diagnostic) {
+            diagnostics.append(diagnostic)
+        }
+        if checkOutput {
+            diagnostics += reading.placed(OutputCheck.diagnostics(for: project, compiled: loaded.compiled))
+        }
         let failed = diagnostics.contains { $0.severity == .error }
         return LoadedProject(
             project: project, compiled: failed ? nil : loaded.compiled, catalog: loaded.catalog,
-            diagnostics: diagnostics)
+            diagnostics: inDocumentOrder(diagnostics))
+    }
+
+    /// Flag problems first (the command must change before anything else), then the rest by their place in the
+    /// document, as a compiler lists them; those without a place keep their order at the end.
+    private static func inDocumentOrder(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+        func rank(_ diagnostic: Diagnostic) -> (Int, Int, Int) {
+            if diagnostic.category == .usage { return (0, 0, 0) }
+            guard let position = diagnostic.position else { return (2, 0, 0) }
+            return (1, position.line, position.column)
+        }
+        return diagnostics.enumerated()
+            .sorted { rank($0.element) < rank($1.element) || (rank($0.element) == rank($1.element) && $0.offset < $1.offset) }
+            .map(\.element)
     }
 
     /// Probes, compiles and validates a project built in code (for example around a `MutableComposition`).
@@ -66,41 +105,75 @@ public enum ProjectLoader {
         -> LoadedProject
     {
         let catalog = probe ? MediaCatalog(project: project, policy: policy) : nil
-        var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:])
+        var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe)
         diagnostics += LayerCheck.diagnostics(for: project)
         let failed = diagnostics.contains { $0.severity == .error }
         return LoadedProject(
             project: project, compiled: failed ? nil : compiled, catalog: catalog, diagnostics: diagnostics)
     }
 
+    /// Applies the command line's overrides. Problems they cause are `.usage` diagnostics that name the flag
+    /// (exit 64), not the JSON value they replace.
     private static func apply(_ overrides: ProjectOverrides, to project: inout Project) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
+        func flagError(_ flag: String, _ message: String, hint: String? = nil, at path: JSONPath) {
+            diagnostics.append(Diagnostic(path: path, message: "\(flag): \(message)", hint: hint, category: .usage))
+        }
+        if let format = overrides.format {
+            let (settings, found) = project.output.replacingFormat(format)
+            project.output = settings
+            // Only codecs written in the project can conflict with it: those stay the project's problems.
+            for diagnostic in found {
+                var conflict = diagnostic
+                conflict.message = "with --format \(format.rawValue): " + diagnostic.message
+                diagnostics.append(conflict)
+            }
+        }
         if let path = overrides.outputPath {
-            // Standard output has no extension to infer from: it defaults to Matroska, which streams.
-            var (settings, found) = project.output.replacingPath(path == "-" ? "-.mkv" : path)
+            // Standard output has no extension: the container comes from --format, output.format, the
+            // extension of output.path, else Matroska.
+            let streamed = path == "-"
+            let streamedFormat = project.output.writtenFormat
+                ?? project.output.path.flatMap(ContainerFormat.init(pathExtensionOf:)) ?? .mkv
+            var (settings, found) = project.output.replacingPath(streamed ? "-.\(streamedFormat.rawValue)" : path)
             settings.path = path
             project.output = settings
-            diagnostics += found
+            // With --format the container is settled and its problems are already reported for that flag.
+            // A container -o does not name is the flag's problem; a codec written in the project that the
+            // container cannot hold stays the project's (exit 65), pointing at the codec, with the flag named.
+            for diagnostic in found where overrides.format == nil {
+                if diagnostic.path == JSONPath.root.key("output").key("path") {
+                    let hint = diagnostic.hint?.replacing("set output.format to", with: "pass --format with")
+                    flagError("-o \(path)", diagnostic.message, hint: hint, at: diagnostic.path)
+                } else {
+                    var conflict = diagnostic
+                    conflict.message = "with -o \(path): " + diagnostic.message
+                    diagnostics.append(conflict)
+                }
+            }
         }
         if let preset = overrides.preset { project.output.preset = preset }
         if let scale = overrides.renderScale { project.output.renderScale = scale }
         if overrides.smart { project.output.video.smart = true }
         if let (startText, endText) = overrides.range {
             let path = JSONPath.root.key("output").key("range")
+            let flag = "--range \(startText)..\(endText)"
             do {
-                let start = try parseCommandLineTime(startText, frameRate: project.output.frameRate)
-                let end = try parseCommandLineTime(endText, frameRate: project.output.frameRate)
+                // An open start is 0; an open end is the composition's end, known once it compiles.
+                let start = startText.isEmpty ? Time.zero : try parseCommandLineTime(startText, frameRate: project.output.frameRate)
+                let end = endText.isEmpty ? Compiler.maximumDuration : try parseCommandLineTime(endText, frameRate: project.output.frameRate)
                 if end <= start {
-                    diagnostics.append(Diagnostic(
-                        path: path, message: "--range ends at \(end) s, not after its start \(start) s",
-                        hint: "write --range START..END with END after START"))
+                    flagError(flag, "ends at \(describeTime(end, frameDuration: nil)), not after its start "
+                                  + describeTime(start, frameDuration: nil),
+                              hint: "write --range START..END with END after START", at: path)
                 } else {
                     project.output.range = try TimeRange(start: start, end: end)
+                    project.output.rangeRunsToEnd = endText.isEmpty
                 }
             } catch let error as TimeParseError {
-                diagnostics.append(Diagnostic(path: path, message: "--range: \(error.message)"))
+                flagError(flag, error.message, at: path)
             } catch {
-                diagnostics.append(Diagnostic(path: path, message: "--range is out of range"))
+                flagError(flag, "the range is out of range", at: path)
             }
         }
         return diagnostics

@@ -14,9 +14,36 @@ func printOutput(_ text: String) {
 
 /// Reads a project file, or standard input for "-", and the folder its relative paths resolve against.
 func readProject(_ argument: String) throws -> (bytes: [UInt8], baseDirectory: String) {
-    if argument == "-" {
+    let input = try readProjectFile(argument)
+    return (input.bytes, input.baseDirectory)
+}
+
+/// A project as a command was given it: which file, and how messages name it.
+struct ProjectFile: Sendable {
+    /// The argument: a path, or "-" for standard input.
+    let argument: String
+
+    /// Whether the project comes from standard input.
+    var isStandardInput: Bool { argument == "-" }
+    /// The name messages start with: the path as typed (so editors and batch logs find it), or `<stdin>`.
+    var displayName: String { isStandardInput ? "<stdin>" : argument }
+    /// The `file` of `validate --json` lines: the path as typed, null for standard input.
+    var jsonName: String? { isStandardInput ? nil : argument }
+}
+
+/// A project's bytes, where its relative paths resolve, and its name for messages.
+struct ProjectInput {
+    let bytes: [UInt8]
+    let baseDirectory: String
+    let file: ProjectFile
+}
+
+/// Reads a project file, or standard input for "-" (whose relative paths resolve against the working directory).
+func readProjectFile(_ argument: String) throws -> ProjectInput {
+    let file = ProjectFile(argument: argument)
+    if file.isStandardInput {
         let data = FileHandle.standardInput.readDataToEndOfFile()
-        return ([UInt8](data), FileManager.default.currentDirectoryPath)
+        return ProjectInput(bytes: [UInt8](data), baseDirectory: FileManager.default.currentDirectoryPath, file: file)
     }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) else {
@@ -26,7 +53,7 @@ func readProject(_ argument: String) throws -> (bytes: [UInt8], baseDirectory: S
         throw CommandFailure(.missingInput, "\(argument): cannot read the project file")
     }
     let url = URL(fileURLWithPath: argument).standardizedFileURL
-    return ([UInt8](data), url.deletingLastPathComponent().path)
+    return ProjectInput(bytes: [UInt8](data), baseDirectory: url.deletingLastPathComponent().path, file: file)
 }
 
 /// Options shared by commands that open media.
@@ -39,7 +66,7 @@ struct MediaOptions: ParsableArguments {
     var conceal = false
 
     @Option(name: .customLong("log-level"),
-            help: "FFmpeg's own messages on stderr: quiet, error, warning or info (default: quiet).")
+            help: "FFmpeg's own messages on stderr (default: quiet).")
     var logLevel: MediaLogLevel?
 }
 
@@ -89,3 +116,7 @@ extension MediaLogLevel: ExpressibleByArgument {
 
     public static var allValueStrings: [String] { ["quiet", "error", "warning", "info"] }
 }
+
+extension Preset: ExpressibleByArgument {}
+
+extension ContainerFormat: ExpressibleByArgument {}

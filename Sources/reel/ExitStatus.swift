@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ReelMedia
 import ReelModel
 import ReelRender
@@ -82,22 +83,42 @@ enum Exit {
         return failure.code
     }
 
-    /// Prints diagnostics in the human form on standard error (and as JSON lines on standard output with `json`).
-    static func report(_ diagnostics: [Diagnostic], json: Bool = false) {
-        for diagnostic in diagnostics {
-            if json { printOutput(diagnostic.jsonLine) }
-            printError(diagnostic.humanText)
+    /// Prints diagnostics in the human form on standard error, each naming `file` (the project as typed, or
+    /// `<stdin>`) and its place in it; with `json`, also as JSON lines on standard output.
+    static func report(_ diagnostics: [Diagnostic], file: ProjectFile? = nil, json: Bool = false) {
+        for reported in diagnostics {
+            var diagnostic = reported
+            // A project from standard input has no folder: its relative paths resolve against the working directory.
+            if file?.isStandardInput == true, let hint = diagnostic.hint {
+                diagnostic.hint = hint.replacing(
+                    "relative paths resolve against the project file's folder",
+                    with: "a project from standard input resolves relative paths against the working directory "
+                        + "(\(FileManager.default.currentDirectoryPath))")
+            }
+            if json { printOutput(diagnostic.jsonLine(file: file?.jsonName)) }
+            printError(file.map { diagnostic.humanText(file: $0.displayName) } ?? diagnostic.humanText)
         }
     }
 
-    /// The exit code for a list of problems: success without errors; else missing media wins, then invalid
-    /// content, then unsupported features.
+    /// The exit code for a list of problems: success without errors. Otherwise the first kind present wins, in
+    /// this order: a wrong flag (64: the command itself must change first), missing media (66: nothing about it
+    /// can be checked), invalid content (65), features not supported (69), an output that cannot be created
+    /// (73: the project is fine, its destination is not). docs/decisions.md explains the order.
     static func code(for diagnostics: [Diagnostic]) -> ExitCode {
         let errors = diagnostics.filter { $0.severity == .error }
         if errors.isEmpty { return .success }
-        if errors.contains(where: { $0.category == .missingInput }) { return .missingInput }
-        if errors.contains(where: { $0.category == .invalid }) { return .invalid }
-        return .unsupported
+        let order: [(DiagnosticCategory, ExitCode)] = [
+            (.usage, .usage), (.missingInput, .missingInput), (.invalid, .invalid), (.unsupported, .unsupported),
+            (.cannotCreateOutput, .cannotCreate),
+        ]
+        for (category, code) in order where errors.contains(where: { $0.category == category }) { return code }
+        return .invalid
+    }
+
+    /// The worst of several exit codes (`reel validate a.json b.json`): by the same order as `code(for:)`.
+    static func worst(_ codes: [ExitCode]) -> ExitCode {
+        let order: [ExitCode] = [.usage, .missingInput, .invalid, .unsupported, .cannotCreate]
+        return order.first { codes.contains($0) } ?? codes.first { $0 != .success } ?? .success
     }
 
     /// The exit code for a render or thumbnail that stopped.

@@ -9,7 +9,13 @@ import ReelTime
 /// `reel inspect`: describe a media file or a project's compiled composition.
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Describe a media file, or a project's tracks, segments, instructions, duration and size.")
+        abstract: "Describe a media file, or a project's tracks, segments, instructions, duration and size.",
+        discussion: """
+            Examples:
+              reel inspect media/cat.mov
+              reel inspect --json media/cat.mov | jq '.streams[] | select(.type == "video") | .frameRate'
+              reel inspect project.json
+            """)
 
     @Argument(help: "A project (.json, or - for standard input) or a media file.")
     var path: String
@@ -79,7 +85,7 @@ struct Inspect: ParsableCommand {
 
     private func inspectProject() throws {
         let loaded = try loadProject(path, interchange, policy: media.policy)
-        Exit.report(loaded.diagnostics)
+        Exit.report(loaded.diagnostics, file: ProjectFile(argument: path))
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         if json {
             printOutput(ProjectWriter.explicitProject(compiled))
@@ -100,7 +106,22 @@ struct Inspect: ParsableCommand {
         printOutput("instructions")
         for instruction in compiled.videoComposition.instructions {
             let layers = instruction.layers.map { "track \($0.track)" }.joined(separator: ", ")
-            printOutput("  \(instruction.timeRange.start)–\(instruction.timeRange.end) s: \(layers.isEmpty ? "background" : layers)")
+            let stage = compiled.videoComposition.movieLayers.isEmpty || !instruction.postProcessing ? "" : " + titles/overlays"
+            printOutput("  \(instruction.timeRange.start)–\(instruction.timeRange.end) s: \(layers.isEmpty ? "background" : layers)\(stage)")
+        }
+        let movieLayers = compiled.videoComposition.overlays.map { ("overlay", $0) } + compiled.videoComposition.titles.map { ("title", $0) }
+        if !movieLayers.isEmpty { printOutput("titles and overlays, bottom to top") }
+        for (kind, layer) in movieLayers {
+            let what: String
+            switch layer.content {
+            case .text(let style):
+                what = "\(JSONWriter.quoted(style.text)) (\(style.font ?? TextStyle.defaultFont), \(ProjectWriter.numberText(style.size)) px)"
+            case .image(let asset, let size):
+                what = asset + (size.map { " at \($0.width)×\($0.height)" } ?? "")
+            }
+            let animations = layer.animations.map(\.property.rawValue).joined(separator: ", ")
+            printOutput("  \(layer.timeRange.start)–\(layer.timeRange.end) s: \(kind) \(what)"
+                + (animations.isEmpty ? "" : ", animates \(animations)"))
         }
     }
 

@@ -7,7 +7,12 @@ import ReelRender
 /// `reel import`: an OpenTimelineIO file or CMX 3600 EDL as a reel JSON project, to go on editing in JSON.
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert an OpenTimelineIO (.otio) or CMX 3600 (.edl) file into a reel project.")
+        abstract: "Convert an OpenTimelineIO (.otio) or CMX 3600 (.edl) file into a reel project.",
+        discussion: """
+            Examples:
+              reel import cut.edl --frame-rate 25 --media-dir media -o project.json
+              reel import timeline.otio -o - | reel validate -
+            """)
 
     @Argument(help: "The .otio or .edl file.")
     var file: String
@@ -46,7 +51,11 @@ struct Import: ParsableCommand {
 struct ExportOTIO: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export-otio",
-        abstract: "Write a project's compiled composition as an OpenTimelineIO (.otio) file.")
+        abstract: "Write a project's compiled composition as an OpenTimelineIO (.otio) file.",
+        discussion: """
+            Example:
+              reel export-otio project.json -o edit.otio
+            """)
 
     @Argument(help: "The project (.json, .otio, .edl, or - for standard input).")
     var project: String

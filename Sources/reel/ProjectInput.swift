@@ -68,15 +68,26 @@ func importProject(_ argument: String, _ interchange: InterchangeArguments, proj
 /// Reads, imports when needed, probes, compiles and validates a project: the one road every command takes. For an
 /// imported file, the import's problems come first and the project's own are told which EDL line or OTIO object
 /// they concern.
+///
+/// Diagnostics of a JSON project carry their line and column in it; those of an imported file do not (the JSON
+/// they would point into was generated), the importer's annotation names the EDL line or OTIO object instead.
+/// With `checkOutput` (`reel validate`) the destination is checked too.
 func loadProject(_ argument: String, _ interchange: InterchangeArguments, probe: Bool = true,
-                 policy: MediaPolicy, overrides: ProjectOverrides = ProjectOverrides()) throws -> LoadedProject {
+                 policy: MediaPolicy, overrides: ProjectOverrides = ProjectOverrides(),
+                 checkOutput: Bool = false) throws -> LoadedProject {
     guard let imported = try importProject(argument, interchange) else {
-        let (bytes, baseDirectory) = try readProject(argument)
-        return ProjectLoader.load(bytes, baseDirectory: baseDirectory, probe: probe, policy: policy, overrides: overrides)
+        let input = try readProjectFile(argument)
+        return ProjectLoader.load(input.bytes, baseDirectory: input.baseDirectory, probe: probe, policy: policy,
+                                  overrides: overrides, checkOutput: checkOutput)
     }
     if imported.hasErrors { return .failed(imported.diagnostics) }
     let baseDirectory = URL(fileURLWithPath: argument).standardizedFileURL.deletingLastPathComponent().path
     let loaded = ProjectLoader.load(Array(imported.text.utf8), baseDirectory: baseDirectory, probe: probe,
-                                    policy: policy, overrides: overrides)
-    return loaded.replacingDiagnostics(imported.diagnostics + imported.annotate(loaded.diagnostics))
+                                    policy: policy, overrides: overrides, checkOutput: checkOutput)
+    let unplaced = loaded.diagnostics.map { diagnostic in
+        var generated = diagnostic
+        generated.position = nil
+        return generated
+    }
+    return loaded.replacingDiagnostics(imported.diagnostics + imported.annotate(unplaced))
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `reel` command: JSON edit decision lists in, rendered files out.
 @main
@@ -6,8 +7,23 @@ struct Reel: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reel",
         abstract: "Render, validate and inspect JSON video projects (and OpenTimelineIO files and CMX 3600 EDLs).",
+        discussion: """
+            Examples:
+              reel validate project.json
+              reel render project.json -o out.mp4 --force
+              reel render project.json -o - --format mkv | ffplay -
+              reel --generate-completion-script bash > /etc/bash_completion.d/reel
+            """,
         subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Thumbnail.self, Schema.self,
                       Import.self, ExportOTIO.self, Plan.self, Join.self])
+
+    @Flag(help: "Show reel's version and the FFmpeg libraries' versions.")
+    var version = false
+
+    func run() throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print(VersionText.text)
+    }
 
     /// Installs the interrupt handlers before parsing, then validates and runs the chosen subcommand; whatever it
     /// throws goes through `Exit`, the one place errors become text and exit codes.
@@ -17,7 +33,9 @@ struct Reel: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            exit(withError: Exit.settle(error))
+            let settled = Exit.settle(error)
+            if settled is ExitCode { exit(withError: settled) }
+            Foundation.exit(UsageErrors.report(settled, arguments: Array(CommandLine.arguments.dropFirst())))
         }
     }
 }

@@ -13,9 +13,21 @@ import Glibc
 
 /// `reel render`: validate, then export the project to a file or standard output.
 struct Render: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Render a project to a video file.")
+    static let configuration = CommandConfiguration(
+        abstract: "Render a project to a video file.",
+        discussion: """
+            The project is validated first; nothing is written unless it is valid. The output goes to a \
+            temporary file beside it and is renamed on success.
 
-    enum ProgressStyle: String, ExpressibleByArgument {
+            Examples:
+              reel render project.json
+              reel render project.json -o draft.mp4 --force --preset draft
+              reel render project.json --range 10..20 -o part.mkv
+              reel render project.json -o - --format ts | ffplay -
+              reel render project.json --progress json 2>progress.jsonl
+            """)
+
+    enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
         case auto, bar, json, none
     }
 
@@ -28,19 +40,24 @@ struct Render: ParsableCommand {
     @Flag(help: "Replace the output file if it exists.")
     var force = false
 
-    @Option(help: "Encoder quality bundle: high, medium, low or draft.")
-    var preset: String?
+    @Option(help: "Container, overriding output.format and the extension (with -o -, the stream's container).")
+    var format: ContainerFormat?
 
-    @Option(help: "Export only START..END of the timeline (start inclusive, end exclusive).")
+    @Option(help: "Encoder quality bundle.")
+    var preset: Preset?
+
+    @Option(help: ArgumentHelp(
+        "Export only START..END of the timeline (start inclusive, end exclusive); START.. runs to the end, ..END starts at 0.",
+        valueName: "START..END"))
     var range: String?
 
-    @Option(name: .customLong("render-scale"), help: "Render at size × S, 0 < S ≤ 1.")
+    @Option(name: .customLong("render-scale"), help: ArgumentHelp("Render at the size scaled by S, 0 < S <= 1 (0.5: half size).", valueName: "S"))
     var renderScale: String?
 
     @Option(help: "Encoder and decoder threads (0: automatic).")
     var threads: Int?
 
-    @Option(help: "Progress display: auto, bar, json or none.")
+    @Option(help: "Progress display (auto: a bar on a terminal, nothing otherwise).")
     var progress: ProgressStyle = .auto
 
     @Flag(name: .shortAndLong, help: "Write nothing but errors.")
@@ -66,20 +83,28 @@ struct Render: ParsableCommand {
     @OptionGroup var interchange: InterchangeArguments
 
     func validate() throws {
-        if let preset, Preset(rawValue: preset) == nil {
-            throw ValidationError("--preset must be one of high, medium, low, draft")
+        if let range, range.components(separatedBy: "..").count != 2 || range == ".." {
+            throw Exit.report(.usage("--range \(range): write START..END, START.. or ..END (e.g. --range 10..20)"))
         }
-        if let range, range.components(separatedBy: "..").count != 2 {
-            throw ValidationError("--range takes START..END")
+        if let threads, threads < 0 { throw Exit.report(.usage("--threads \(threads): must be 0 or more")) }
+        if let renderScale {
+            guard let scale = Self.scale(renderScale) else {
+                throw Exit.report(.usage("--render-scale \(renderScale): not a number"))
+            }
+            if scale <= Rational(0) || scale > Rational(1) {
+                throw Exit.report(.usage("--render-scale \(renderScale): must be greater than 0 and at most 1 "
+                                         + "(e.g. 0.5 for half size)"))
+            }
         }
-        if let threads, threads < 0 { throw ValidationError("--threads must be 0 or more") }
+        if output == "-", isatty(1) != 0 {
+            throw Exit.report(.usage("-o -: standard output is a terminal, and the video would be written to it as "
+                                     + "binary data\n       hint: pipe it (reel render p.json -o - | ffplay -) or "
+                                     + "redirect it (> out.mkv)"))
+        }
         if let chunk, chunkNumbers == nil {
-            throw Exit.report(.usage("--chunk \(chunk) is not K/N with 0 ≤ K < N (chunks count from 0)"))
+            throw Exit.report(.usage("--chunk \(chunk): write K/N with 0 ≤ K < N (chunks count from 0)"))
         }
         if chunk != nil && smart { throw Exit.report(.usage("--chunk and --smart cannot be combined")) }
-        if let renderScale, Self.scale(renderScale) == nil {
-            throw Exit.report(.usage("--render-scale \(renderScale) is not a number"))
-        }
     }
 
     /// A `--render-scale` value as a number: decimal, or an exact form of SPEC §1 such as "1/2".
@@ -93,7 +118,8 @@ struct Render: ParsableCommand {
         media.applyLogLevel()
         var overrides = ProjectOverrides()
         overrides.outputPath = output
-        overrides.preset = preset.flatMap(Preset.init(rawValue:))
+        overrides.preset = preset
+        overrides.format = format
         if let range {
             let parts = range.components(separatedBy: "..")
             overrides.range = (parts[0], parts[1])
@@ -104,12 +130,16 @@ struct Render: ParsableCommand {
         var policy = media.policy
         policy.decoderThreads = threads ?? 0
         let loaded = try loadProject(project, interchange, policy: policy, overrides: overrides)
-        Exit.report(loaded.diagnostics)
+        let file = ProjectFile(argument: project)
+        Exit.report(loaded.diagnostics, file: file)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
         }
         guard let path = compiled.output.path else {
-            throw CommandFailure(.invalid, "$.output.path: no output file; set output.path or pass -o")
+            let missing = Diagnostic(path: JSONPath.root.key("output"), message: "no output file",
+                                     hint: "set output.path, or pass -o")
+            Exit.report([missing], file: file)
+            throw CommandFailure.rejected([missing])
         }
         // -o is relative to the working directory; output.path to the project's folder.
         let finalDestination: ExportDestination

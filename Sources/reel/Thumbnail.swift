@@ -13,6 +13,11 @@ struct Thumbnail: ParsableCommand {
             PATTERN names the files: %d is replaced by the 1-based index of the time in the list; with a \
             single time it may name one file. The extension (.png, .jpg, .jpeg) picks the format. Existing \
             files are replaced. Frames are always decoded exactly, so --exact changes nothing.
+
+            Examples:
+              reel thumbnail project.json --at 0,2.5,00:00:05:12 -o shot-%d.png
+              reel thumbnail project.json --every 10 -o contact-%d.jpg --size 320x180
+              reel thumbnail project.json --at 48f -o poster.png
             """)
 
     @Argument(help: "The project file, or - for standard input.")
@@ -52,7 +57,7 @@ struct Thumbnail: ParsableCommand {
         media.applyLogLevel()
         let policy = media.policy
         let loaded = try loadProject(project, interchange, policy: policy)
-        Exit.report(loaded.diagnostics)
+        Exit.report(loaded.diagnostics, file: ProjectFile(argument: project))
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
         }

@@ -2,35 +2,75 @@ import ArgumentParser
 import ReelModel
 import ReelRender
 
-/// `reel validate`: report every problem of a project at once.
+/// `reel validate`: report every problem of one or more projects at once.
 struct Validate: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Check a project and report every problem at once.")
+    static let configuration = CommandConfiguration(
+        abstract: "Check projects and report every problem at once.",
+        discussion: """
+            Each problem names the project file, its line and column, the JSON path, the times involved and a \
+            hint. With several files each is checked and the exit status is the worst of them. --no-probe is a \
+            lint: media is not opened, and checks that need it are skipped.
 
-    @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
-    var project: String
+            Examples:
+              reel validate project.json
+              reel validate --json project.json | jq -r .message
+              reel validate --no-probe projects/*.json
+            """)
+
+    @Argument(help: "Project files (.json, .otio or .edl), or - for standard input.")
+    var projects: [String]
 
     @Flag(help: "Also write each problem as one JSON object per line on standard output.")
     var json = false
 
-    @Flag(name: .customLong("no-probe"), help: "Do not open media files.")
+    @Flag(name: .customLong("no-probe"), help: "Do not open media files: a lint that skips the checks needing them.")
     var noProbe = false
 
     @OptionGroup var media: MediaOptions
 
     @OptionGroup var interchange: InterchangeArguments
 
+    func validate() throws {
+        if projects.filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("standard input (-) can be read only once")
+        }
+    }
+
     func run() throws {
         media.applyLogLevel()
-        let loaded = try loadProject(project, interchange, probe: !noProbe, policy: media.policy)
-        Exit.report(loaded.diagnostics, json: json)
-        if loaded.hasErrors { throw CommandFailure.rejected(loaded.diagnostics) }
+        if noProbe { printError("note: --no-probe: media files are not opened; checks that need them are skipped") }
+        var codes: [ExitCode] = []
+        for project in projects {
+            do {
+                codes.append(try check(project))
+            } catch let failure as CommandFailure {
+                codes.append(Exit.report(failure))
+            }
+        }
+        let worst = Exit.worst(codes)
+        if worst != .success { throw CommandFailure(worst) }
+    }
+
+    /// Checks one project, printing its problems; returns its exit code.
+    private func check(_ project: String) throws -> ExitCode {
+        // A lint looks at the project alone; a full check includes where the output goes.
+        let loaded = try loadProject(project, interchange, probe: !noProbe, policy: media.policy,
+                                     checkOutput: !noProbe)
+        Exit.report(loaded.diagnostics, file: ProjectFile(argument: project), json: json)
+        return Exit.code(for: loaded.diagnostics)
     }
 }
 
 /// `reel compile`: print the explicit form of a project.
 struct Compile: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the explicit form (composition, audio mix, video composition) of a project.")
+        abstract: "Print the explicit form (composition, audio mix, video composition) of a project.",
+        discussion: """
+            File paths in the result are absolute, so it renders the same from wherever it is saved.
+
+            Example:
+              reel compile project.json > explicit.json && reel render explicit.json
+            """)
 
     @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
@@ -42,8 +82,8 @@ struct Compile: ParsableCommand {
     func run() throws {
         media.applyLogLevel()
         let loaded = try loadProject(project, interchange, policy: media.policy)
-        Exit.report(loaded.diagnostics)
+        Exit.report(loaded.diagnostics, file: ProjectFile(argument: project))
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
-        printOutput(ProjectWriter.explicitProject(compiled))
+        printOutput(ProjectWriter.explicitProject(compiled.withAbsolutePaths()))
     }
 }

@@ -68,7 +68,8 @@ import Testing
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect(object?["severity"] as? String == "error")
             #expect((object?["path"] as? String)?.hasPrefix("$.") == true)
-            #expect(object?.keys.sorted() == ["frame", "hint", "message", "path", "severity", "time"])
+            #expect(object?.keys.sorted()
+                == ["column", "file", "frame", "hint", "line", "message", "path", "severity", "time"])
         }
     }
 

@@ -293,7 +293,9 @@ import Glibc
         #expect(invalid.status.contains(result.status), "status \(result.status), stderr: \(result.stderrText)")
         #expect(!result.stderrText.isEmpty)
         #expect(try files() == before)
-        let forced = try run(reel.path, ["render", project.path, "-q", "--force", "-o", folder.file("forced.mp4").path])
+        // -o replaces output.path, container included: keep the project's extension so the case stays invalid.
+        let written = invalid.project.contains("out.webm") ? "forced.webm" : "forced.mp4"
+        let forced = try run(reel.path, ["render", project.path, "-q", "--force", "-o", folder.file(written).path])
         #expect(invalid.status.contains(forced.status))
         #expect(try files() == before)
     }

@@ -206,7 +206,8 @@ import Testing
         try project.write(to: folder.file("editing.json"), atomically: true, encoding: .utf8)
         let compiled = try run(builtExecutable(named: "reel").path, ["compile", folder.file("editing.json").path])
         try #require(compiled.status == 0, "reel compile failed: \(compiled.stderrText)")
-        #expect(compiled.stdoutText.contains(#""image": "logo.png""#))
+        // compile writes absolute paths, so its result resolves from wherever it is saved.
+        #expect(compiled.stdoutText.contains(#""image": "\#(folder.file("logo.png").path)""#), "\(compiled.stdoutText)")
         #expect(compiled.stdoutText.contains(##""color": "#FF8000""##))
         let explicit = try Self.renderFrames(compiled.stdoutText, in: folder)
         #expect(editing.count == 45)
@@ -248,7 +249,10 @@ import Testing
             """.write(to: path, atomically: true, encoding: .utf8)
         let result = try run(builtExecutable(named: "reel").path, ["validate", path.path])
         #expect(result.status == test.status, "stderr: \(result.stderrText)")
-        let errors = result.stderrText.split(separator: "\n").filter { $0.hasPrefix("error:") }
+        // Each line names the project and place first ("project.json:2:30: error: …").
+        let prefix = path.path + ":"
+        let errors = result.stderrText.split(separator: "\n").filter { $0.hasPrefix(prefix) && $0.contains(": error: ") }
+            .map { $0[$0.range(of: "error: ")!.lowerBound...] }
         #expect(errors.count == 1, "stderr: \(result.stderrText)")
         let message = test.message.replacingOccurrences(of: "{folder}", with: folder.url.path)
         #expect(errors.first?.hasPrefix(message) == true, "stderr: \(result.stderrText)")

@@ -20,6 +20,7 @@ extension CompileSession {
     func resolveAudioTrack(_ track: AudioTrack, id: Int, frameDuration: Time?) -> ResolvedAudioTrack? {
         let assetPath = track.path.key("asset")
         guard let asset = project.asset(track.asset) else {
+            if project.refusedAssetIDs.contains(track.asset) { return nil }
             error(assetPath, "unknown asset \"\(track.asset)\"", hint: unknownAssetHint(track.asset, among: project.assets.map(\.id)))
             return nil
         }
@@ -57,6 +58,10 @@ extension CompileSession {
         } else if let mediaDuration {
             outPoint = mediaDuration
             outPath = track.path
+        } else if isLint, let standIn = try? inPoint + Self.standInLength {
+            lengthIsStandIn = true
+            outPoint = standIn
+            outPath = track.path
         } else {
             error(track.path, "the audio track has no \"out\"\(track.loop ? "" : " or \"duration\"") and the length of asset \"\(track.asset)\" is unknown",
                   hint: "set \"out\" (the media was not probed)")
@@ -66,19 +71,19 @@ extension CompileSession {
             let lasting = "asset \"\(track.asset)\", whose audio lasts \(describeDuration(mediaDuration, frameDuration: frameDuration))"
             if inPoint >= mediaDuration {
                 error(track.path.key("in"), "in \(describeTime(inPoint, frameDuration: frameDuration)) is at or after the end of \(lasting)",
-                      hint: "start the track before \(describeTime(mediaDuration, frameDuration: nil))", time: inPoint)
+                      hint: "start the track before \(describeTime(mediaDuration, frameDuration: nil))", time: inPoint, frame: frameIndex(inPoint, frameDuration))
                 return nil
             }
             if outPoint > mediaDuration {
                 let what = outPath == track.path.key("duration") ? "in + duration =" : "out"
                 error(outPath, "\(what) \(describeTime(outPoint, frameDuration: frameDuration)) is beyond the end of \(lasting)",
-                      hint: "end the track at \(describeTime(mediaDuration, frameDuration: nil)) or earlier", time: outPoint)
+                      hint: "end the track at \(describeTime(mediaDuration, frameDuration: nil)) or earlier", time: outPoint, frame: frameIndex(outPoint, frameDuration))
                 return nil
             }
         }
         guard inPoint < outPoint, let source = try? TimeRange(start: inPoint, end: outPoint) else {
             error(outPath, "the audio track ends at \(describeTime(outPoint, frameDuration: frameDuration)), not after its in point \(describeTime(inPoint, frameDuration: frameDuration))",
-                  hint: "an audio track needs out > in", time: outPoint)
+                  hint: "an audio track needs out > in", time: outPoint, frame: frameIndex(outPoint, frameDuration))
             return nil
         }
         let length = track.loop ? track.duration : source.duration
@@ -115,7 +120,7 @@ extension CompileSession {
             guard at < compositionEnd, let remaining = try? compositionEnd - at else {
                 error(track.path.key("at"),
                       "the looping track starts at \(describeTime(at, frameDuration: frameDuration)), not before the composition's end at \(describeTime(compositionEnd, frameDuration: frameDuration)), so it never sounds",
-                      hint: "start it earlier, or give it a \"duration\"", time: at)
+                      hint: "start it earlier, or give it a \"duration\"", time: at, frame: frameIndex(at, frameDuration))
                 return nil
             }
             total = remaining

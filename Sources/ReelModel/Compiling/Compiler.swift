@@ -22,9 +22,14 @@ public enum Compiler {
     /// asset id → probe result (an empty map with probing off: then clips need explicit
     /// out/duration and output needs size and frameRate, else a diagnostic says so). The result
     /// has passed `Validator.validate`; it is nil when any error was found.
-    public static func compile(_ project: Project, facts: [String: MediaFactsResult])
+    ///
+    /// With `probed` false the media was deliberately not opened (`reel validate --no-probe`, a lint): what
+    /// would need it (a default frame rate or size, the length of an untrimmed clip) takes a stand-in value,
+    /// never an error, and checks against a length that is not known are skipped.
+    public static func compile(_ project: Project, facts: [String: MediaFactsResult], probed: Bool = true)
         -> (compiled: CompiledProject?, diagnostics: [Diagnostic]) {
         let session = CompileSession(project: project, facts: facts)
+        session.isLint = !probed
         let compiled: CompiledProject?
         if let timeline = project.timeline {
             compiled = session.compileTimeline(timeline)
@@ -67,6 +72,15 @@ final class CompileSession {
     let facts: [String: MediaFactsResult]
     var diagnostics: [Diagnostic] = []
     private var reportedFailures: Set<String> = []
+    /// Media is not opened on purpose (`--no-probe`): unknown facts get stand-ins instead of errors.
+    var isLint = false
+    /// Set when a stand-in length was used: the composition's true end is then unknown.
+    var lengthIsStandIn = false
+
+    /// Frame rate, canvas size and length that stand in for unprobed facts in a lint.
+    static let standInFrameRate = Rational(30)
+    static let standInSize = PixelSize(width: 1920, height: 1080)
+    static let standInLength = Time(seconds: 60)
 
     init(project: Project, facts: [String: MediaFactsResult]) {
         self.project = project
@@ -111,6 +125,7 @@ final class CompileSession {
     /// The declared asset `id` (a file, image or colour), or nil after reporting an unknown id.
     func declaredAsset(_ id: String, _ path: JSONPath) -> Asset? {
         guard let asset = project.asset(id) else {
+            if project.refusedAssetIDs.contains(id) { return nil }
             error(path, "unknown asset \"\(id)\"", hint: unknownAssetHint(id, among: project.assets.map(\.id)))
             return nil
         }
@@ -138,6 +153,8 @@ final class CompileSession {
             return Rational(30)
         case .failed?:
             return nil
+        case .unprobed? where isLint:
+            return Self.standInFrameRate
         case .unprobed?:
             error(path, "output.frameRate is not set and the first clip's media was not probed",
                   hint: "set output.frameRate, or let reel probe the media")
@@ -163,6 +180,8 @@ final class CompileSession {
             return nil
         case (_, .failed)?:
             return nil
+        case (_, .unprobed)? where isLint:
+            return Self.standInSize
         case (_, .unprobed)?:
             error(path, "output.size is not set and the first clip's media was not probed",
                   hint: "set output.size, or let reel probe the media")
@@ -202,20 +221,21 @@ final class CompileSession {
         -> (duration: Time, exportRange: TimeRange, frameCount: Int64)? {
         var duration = contentEnd
         if let end = output.end {
-            if end < contentEnd {
+            if end < contentEnd, !lengthIsStandIn {
                 error(JSONPath.root.key("output").key("end"),
                       "output.end \(describeTime(end, frameDuration: frameDuration)) is before the end of the last track at \(describeTime(contentEnd, frameDuration: frameDuration))",
                       hint: "remove output.end, or set it at \(describeTime(contentEnd, frameDuration: nil)) or later",
-                      time: end)
+                      time: end, frame: frameIndex(end, frameDuration))
                 return nil
             }
-            duration = end
+            // With stand-in lengths the true end of the content is unknown; keep the longer.
+            duration = end < contentEnd ? contentEnd : end
         }
         guard !duration.isZero else {
             error(endPath, "the composition is empty", hint: "add clips or segments, or set output.end")
             return nil
         }
-        if duration > Compiler.maximumDuration {
+        if duration > Compiler.maximumDuration, !lengthIsStandIn {
             error(endPath, "the composition lasts \(describeDuration(duration, frameDuration: nil)), more than 24 hours",
                   hint: "keep projects under 24 hours")
             return nil
@@ -226,8 +246,18 @@ final class CompileSession {
         } catch {
             return nil
         }
+        if output.rangeRunsToEnd, let range = output.range {
+            output.range = range.start < duration ? try? TimeRange(start: range.start, end: duration) : nil
+            output.rangeRunsToEnd = false
+            if output.range == nil {
+                error(.root.key("output").key("range"),
+                      "range starts at \(describeTime(range.start, frameDuration: nil)), at or after the composition's end at \(describeTime(duration, frameDuration: nil))",
+                      hint: "start the range before \(describeTime(duration, frameDuration: nil))", time: range.start)
+                return nil
+            }
+        }
         if let range = output.range {
-            if range.start >= duration || range.end > duration {
+            if range.start >= duration || range.end > duration, !lengthIsStandIn {
                 error(.root.key("output").key("range"),
                       "range \(describeTime(range.start, frameDuration: nil)) to \(describeTime(range.end, frameDuration: nil)) is not inside the composition (0 s to \(describeTime(duration, frameDuration: nil)))",
                       hint: "export a range within 0 s and \(describeTime(duration, frameDuration: nil))", time: range.start)

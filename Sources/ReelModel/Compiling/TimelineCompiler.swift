@@ -360,6 +360,10 @@ extension CompileSession {
             error(clip.path, "the clip has no \"duration\" (or \"out\"), but asset \"\(clip.asset)\" is \(kind), which has no length of its own",
                   hint: "give the clip a \"duration\", e.g. \"duration\": 5")
             return nil
+        } else if isLint, let standIn = try? inPoint + Self.standInLength {
+            lengthIsStandIn = true
+            outPoint = standIn
+            outPath = clip.path
         } else {
             error(clip.path, "the clip has no \"out\" or \"duration\" and the length of asset \"\(clip.asset)\" is unknown",
                   hint: "set \"out\" or \"duration\" (the media was not probed)")
@@ -391,7 +395,7 @@ extension CompileSession {
         guard inPoint < outPoint else {
             error(outPath,
                   "the clip ends at \(describeTime(outPoint, frameDuration: frameDuration)), not after its in point \(describeTime(inPoint, frameDuration: frameDuration))",
-                  hint: "a clip needs out > in; zero-length clips are not allowed", time: outPoint)
+                  hint: "a clip needs out > in; zero-length clips are not allowed", time: outPoint, frame: frameIndex(outPoint, frameDuration))
             return nil
         }
         let source: TimeRange

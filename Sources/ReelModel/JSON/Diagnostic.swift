@@ -16,6 +16,10 @@ public enum DiagnosticCategory: Sendable {
     case missingInput
     /// The request is valid but not supported here (codec, container, protocol). Exit 69.
     case unsupported
+    /// A command-line flag is wrong, or makes the project wrong (`--range`, `-o`, `--render-scale`). Exit 64.
+    case usage
+    /// The output cannot be created where the project puts it (missing or read-only folder, an input's name). Exit 73.
+    case cannotCreateOutput
 }
 
 /// One problem found in a project, with the JSON path it concerns, the time involved and a hint.
@@ -36,6 +40,10 @@ public struct Diagnostic: Sendable, Hashable {
     public var hint: String?
     /// Which exit status this diagnostic calls for.
     public var category: DiagnosticCategory
+    /// Where in the project document the problem is (the value at `path`, or its closest enclosing value that
+    /// was written), when the diagnostic came from a parsed document; nil for projects built in code and for
+    /// values the document does not hold (a compiled track, a flag).
+    public var position: JSONPosition?
     /// The file and place the problem is in when that is not the project document itself: `edit.edl:12` (a line
     /// of an imported EDL) or `edit.otio` (then `path` is a path inside that file). Nil for the project document.
     public var origin: String? = nil
@@ -50,6 +58,7 @@ public struct Diagnostic: Sendable, Hashable {
         self.frame = frame
         self.hint = hint
         self.category = category
+        self.position = nil
     }
 
     /// The human form for stderr: `error: $.clips[2].in: message`, then
@@ -60,6 +69,30 @@ public struct Diagnostic: Sendable, Hashable {
             text += "\n       hint: " + hint
         }
         return text
+    }
+
+    /// The human form naming the project first, as compilers and jq do, so editors can jump to it and batch
+    /// logs say which project failed: `p.json:12:5: error: $.timeline.clips[2].in: …`, `p.json: error: …`
+    /// without a position. Diagnostics about flags name the flag, not the file: `error: --range: …`.
+    public func humanText(file: String) -> String {
+        if category == .usage { return "\(severity.rawValue): \(message)" + (hint.map { "\n       hint: " + $0 } ?? "") }
+        // A problem inside an imported file (EDL, OTIO) is already placed by its origin.
+        if origin != nil { return humanText }
+        let place = position.map { "\(file):\($0.line):\($0.column): " } ?? "\(file): "
+        return place + humanText
+    }
+
+    /// The machine form with the file and place: keys severity, file (null for standard input), line, column
+    /// (1-based, null without a position), path, message, time, frame, hint.
+    public func jsonLine(file: String?) -> String {
+        var members = jsonObject.members.map { (key: $0.key, value: $0.value.value) }
+        let place: [(key: String, value: JSONValue)] = [
+            (key: "file", value: file.map { .string($0) } ?? .null),
+            (key: "line", value: position.map { .number(String($0.line)) } ?? .null),
+            (key: "column", value: position.map { .number(String($0.column)) } ?? .null),
+        ]
+        members.insert(contentsOf: place, at: 1)
+        return JSONWriter.write(.object(JSONObject(values: members)), pretty: false)
     }
 
     /// Where the problem is, as printed: the JSON path, prefixed with `origin` when the problem is in another file
@@ -73,6 +106,10 @@ public struct Diagnostic: Sendable, Hashable {
     /// message, time, frame, hint in that order. `time` is a number when it has an exact
     /// decimal form, else an `"N/D"` string; absent values are `null`. No trailing newline.
     public var jsonLine: String {
+        JSONWriter.write(.object(jsonObject), pretty: false)
+    }
+
+    private var jsonObject: JSONObject {
         let timeValue: JSONValue
         if let time {
             if let decimal = time.decimalText, Self.isJSONNumber(decimal) {
@@ -83,7 +120,7 @@ public struct Diagnostic: Sendable, Hashable {
         } else {
             timeValue = .null
         }
-        let object = JSONObject(values: [
+        return JSONObject(values: [
             (key: "severity", value: .string(severity.rawValue)),
             (key: "path", value: .string(location)),
             (key: "message", value: .string(message)),
@@ -91,7 +128,6 @@ public struct Diagnostic: Sendable, Hashable {
             (key: "frame", value: frame.map { .number(String($0)) } ?? .null),
             (key: "hint", value: hint.map { .string($0) } ?? .null),
         ])
-        return JSONWriter.write(.object(object), pretty: false)
     }
 
     private static func isJSONNumber(_ text: String) -> Bool {

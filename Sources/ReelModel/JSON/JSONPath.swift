@@ -37,6 +37,13 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         components.isEmpty ? nil : JSONPath(Array(components.dropLast()))
     }
 
+    /// Whether one of the two paths leads to the other (or they are equal): a problem at one concerns the value
+    /// at the other.
+    public func overlaps(_ other: JSONPath) -> Bool {
+        let shorter = min(components.count, other.components.count)
+        return components.prefix(shorter) == other.components.prefix(shorter)
+    }
+
     /// The path as text: `$`, `$.output.size`, `$.timeline.clips[2].in`, `$["weird key"]`.
     public var description: String {
         var text = "$"

@@ -241,6 +241,9 @@ public struct OutputSettings: Sendable, Equatable {
     public var metadata: [(key: String, value: String)]
     /// Export only this part of the timeline (composition time); nil: all of it.
     public var range: TimeRange?
+    /// Whether `range` runs to the composition's end, whatever its written end (`--range 10..`): compile sets
+    /// the end once the composition's length is known.
+    public var rangeRunsToEnd = false
     /// The composition's end (composition time) when later than the last clip.
     public var end: Time?
     /// Whether MP4/MOV are written with the index at the front.
@@ -293,6 +296,20 @@ public struct OutputSettings: Sendable, Equatable {
         }
         let path = JSONPath.root.key("output").key("path")
         return (settings, settings.containerDiagnostics(at: path))
+    }
+
+    /// The container the project names in `output.format`, nil when it leaves it to the path's extension.
+    public var writtenFormat: ContainerFormat? { formatWasWritten ? format : nil }
+
+    /// These settings with the container `format` chosen as if written in `output.format` (the CLI's `--format`);
+    /// codecs not written follow it, and the diagnostics say what it cannot hold.
+    public func replacingFormat(_ container: ContainerFormat) -> (settings: OutputSettings, diagnostics: [Diagnostic]) {
+        var settings = self
+        settings.format = container
+        settings.formatWasWritten = true
+        if !videoCodecWasWritten { settings.video.codec = container.videoCodecs[0] }
+        if !audioCodecWasWritten, settings.audio != nil { settings.audio?.codec = container.audioCodecs[0] }
+        return (settings, settings.containerDiagnostics(at: JSONPath.root.key("output").key("format")))
     }
 
     /// Problems with the container: unknown, or unable to hold the chosen codecs.

@@ -23,6 +23,9 @@ public struct Project: Sendable {
     var videoCompositionHasRenderSize = true
     var videoCompositionHasRenderScale = true
     var videoCompositionHasBackground = true
+    /// Ids declared in `assets` whose entries the reader refused (and reported): references to them are not
+    /// "unknown asset" errors as well.
+    var refusedAssetIDs: Set<String> = []
 
     /// Creates a project.
     public init(output: OutputSettings, assets: [Asset], timeline: Timeline? = nil, composition: Composition? = nil,

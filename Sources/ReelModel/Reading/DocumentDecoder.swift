@@ -10,10 +10,13 @@ final class DocumentDecoder {
     var frameRateIsBroken = false
     /// Asset ids declared in `assets`, for reference checks.
     var assetIDs: [String] = []
+    /// Set when the command line replaces `output.path` (`-o`): the written path's extension then says nothing.
+    var outputPathOverridden = false
 
-    func error(_ path: JSONPath, _ message: String, hint: String? = nil, time: Time? = nil,
+    func error(_ path: JSONPath, _ message: String, hint: String? = nil, time: Time? = nil, frame: Int64? = nil,
                category: DiagnosticCategory = .invalid) {
-        diagnostics.append(Diagnostic(.error, path: path, message: message, time: time, hint: hint, category: category))
+        diagnostics.append(Diagnostic(.error, path: path, message: message, time: time, frame: frame, hint: hint,
+                                      category: category))
     }
 
     func unsupported(_ path: JSONPath, _ what: String) {

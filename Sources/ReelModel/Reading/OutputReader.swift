@@ -28,7 +28,7 @@ extension DocumentDecoder {
         }
         if let json = fields["video"] { readVideoSettings(json, path.key("video"), into: &output) }
         if let json = fields["audio"] { readAudioSettings(json, path.key("audio"), into: &output) }
-        if fields["format"] == nil || output.format != nil {
+        if !outputPathOverridden, fields["format"] == nil || output.format != nil {
             diagnostics += output.containerDiagnostics(at: path.key("path"))
         }
         if let json = fields["size"], let size = size(json, path.key("size")) {

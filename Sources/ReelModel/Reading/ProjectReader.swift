@@ -9,24 +9,57 @@ public enum ProjectReader {
     /// early stop). The project is nil when any error was found. `baseDirectory` is the folder
     /// relative paths resolve against (the project file's folder, or the working directory for stdin).
     public static func read(_ bytes: [UInt8], baseDirectory: String) -> (project: Project?, diagnostics: [Diagnostic]) {
+        let reading = readDocument(bytes, baseDirectory: baseDirectory)
+        let diagnostics = reading.diagnostics.map { diagnostic in
+            var unplaced = diagnostic
+            unplaced.position = nil
+            return unplaced
+        }
+        return (reading.hasErrors ? nil : reading.project, diagnostics)
+    }
+
+    /// Parses and decodes a project document, keeping whatever could be read even when there are errors, so
+    /// that the compiler and validator can still look at the rest and one run lists every problem. Each
+    /// diagnostic carries its place in the document (`position`). With `outputPathOverridden` (the CLI's `-o`),
+    /// `output.path` is not checked for a container: the path replacing it is.
+    public static func readDocument(_ bytes: [UInt8], baseDirectory: String, outputPathOverridden: Bool = false)
+        -> ProjectReading {
         let document: JSON
         do {
             document = try JSONParser.parse(bytes)
         } catch {
-            let diagnostic = Diagnostic(.error, path: error.path,
+            var diagnostic = Diagnostic(.error, path: error.path,
                                         message: "\(error.message) at line \(error.position.line), column \(error.position.column)",
                                         hint: "fix the JSON syntax")
-            return (nil, [diagnostic])
+            diagnostic.position = error.position
+            return ProjectReading(project: nil, document: nil, diagnostics: [diagnostic])
         }
         let decoder = DocumentDecoder()
+        decoder.outputPathOverridden = outputPathOverridden
         let project = decode(document, decoder: decoder, baseDirectory: baseDirectory)
-        let hasErrors = decoder.diagnostics.contains { $0.severity == .error }
-        return (hasErrors ? nil : project, decoder.diagnostics)
+        let reading = ProjectReading(project: project, document: document, diagnostics: [])
+        return ProjectReading(project: project, document: document, diagnostics: reading.placed(decoder.diagnostics))
     }
 
     /// Reads a document given as text (tests, stdin already decoded).
     public static func read(_ text: String, baseDirectory: String) -> (project: Project?, diagnostics: [Diagnostic]) {
         read(Array(text.utf8), baseDirectory: baseDirectory)
+    }
+
+    /// The frame rate `videoComposition.frameDuration` implies, so that `"Nf"` and timecodes in an explicit-form
+    /// project without `output.frameRate` count frames of that length (SPEC §1's "project frame rate"). Nil when
+    /// it is absent or unusable; `readVideoComposition` reports why.
+    private static func frameRate(fromFrameDurationIn videoComposition: JSON?) -> Rational? {
+        guard let json = videoComposition?.value.objectValue?["frameDuration"] else { return nil }
+        let duration: Time?
+        switch json.value {
+        case .number(let text): duration = try? TimeSyntax.parseDecimal(text)
+        case .string(let text): duration = try? TimeSyntax.parseString(text, frameRate: nil)
+        default: duration = nil
+        }
+        guard let duration, duration.value > 0 else { return nil }
+        let rate = Rational(duration.timescale, duration.value)
+        return rate >= Rational(1) && rate <= Rational(240) ? rate : nil
     }
 
     private static func decode(_ document: JSON, decoder: DocumentDecoder, baseDirectory: String) -> Project? {
@@ -49,6 +82,7 @@ public enum ProjectReader {
         let assets = decoder.readAssets(fields["assets"], root.key("assets"))
         // Ids of assets that were declared but unusable still count as declared for references.
         var project = Project(output: output, assets: assets, baseDirectory: baseDirectory)
+        project.refusedAssetIDs = Set(decoder.assetIDs).subtracting(assets.map(\.id))
 
         let explicitKeys = ["composition", "audioMix", "videoComposition"].filter { fields.has($0) }
         if fields.has("timeline") {
@@ -69,6 +103,9 @@ public enum ProjectReader {
                 project.timeline = timeline
             }
         } else if let compositionJSON = fields["composition"] {
+            if decoder.frameRate == nil, !decoder.frameRateIsBroken {
+                decoder.frameRate = frameRate(fromFrameDurationIn: fields["videoComposition"])
+            }
             project.composition = decoder.readComposition(compositionJSON, root.key("composition"))
             if let json = fields["audioMix"] {
                 project.audioMix = decoder.readAudioMix(json, root.key("audioMix"))
@@ -89,5 +126,29 @@ public enum ProjectReader {
                           hint: "add a timeline with clips, or the explicit form composition, audioMix and videoComposition")
         }
         return project
+    }
+}
+
+/// What `ProjectReader.readDocument` made of a document: the project as far as it could be read, the parsed
+/// document (for placing later diagnostics), and the problems found.
+public struct ProjectReading: Sendable {
+    /// The project with every value that could be read; nil only when the document is not JSON or not an object.
+    public let project: Project?
+    /// The parsed document, nil after a syntax error.
+    public let document: JSON?
+    /// The reader's diagnostics, each with its position in the document.
+    public let diagnostics: [Diagnostic]
+
+    /// Whether the reader found any error.
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// `diagnostics` (from any later stage) with their place in this document filled in where they have none.
+    public func placed(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+        guard let document else { return diagnostics }
+        return diagnostics.map { diagnostic in
+            var placed = diagnostic
+            if placed.position == nil, placed.category != .usage { placed.position = document.position(of: diagnostic.path) }
+            return placed
+        }
     }
 }

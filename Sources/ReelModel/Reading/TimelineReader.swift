@@ -81,7 +81,7 @@ extension DocumentDecoder {
         if let inPoint, let outPoint, inPoint >= outPoint {
             error(path.key("out"),
                   "out \(describeTime(outPoint, frameDuration: frameDuration)) is not after in \(describeTime(inPoint, frameDuration: frameDuration))",
-                  hint: "a clip needs out > in; zero-length clips are not allowed", time: outPoint)
+                  hint: "a clip needs out > in; zero-length clips are not allowed", time: outPoint, frame: frameIndex(outPoint, frameDuration))
             valid = false
         }
         var speed = Rational(1)
@@ -202,7 +202,7 @@ extension DocumentDecoder {
         if let inPoint, let outPoint, inPoint >= outPoint {
             error(path.key("out"),
                   "out \(describeTime(outPoint, frameDuration: frameDuration)) is not after in \(describeTime(inPoint, frameDuration: frameDuration))",
-                  hint: "an audio track needs out > in", time: outPoint)
+                  hint: "an audio track needs out > in", time: outPoint, frame: frameIndex(outPoint, frameDuration))
             valid = false
         }
         guard valid, let id, let asset else { return nil }

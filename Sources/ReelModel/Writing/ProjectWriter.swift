@@ -248,6 +248,11 @@ public enum ProjectWriter {
     }
 
     /// A double as the shortest text that reads back to the same value; whole numbers without ".0".
+    public static func numberText(_ value: Double) -> String {
+        plain(value)
+    }
+
+    /// A double as the shortest text that reads back to the same value; whole numbers without ".0".
     static func numberValue(_ value: Double) -> JSONValue {
         .number(plain(value))
     }

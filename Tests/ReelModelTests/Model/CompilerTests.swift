@@ -184,6 +184,22 @@ import ReelTime
         #expect(diagnostics.map(\.category) == [.invalid, .invalid, .invalid, .invalid, .missingInput, .invalid])
     }
 
+    /// `reel validate --no-probe`: what needs the media takes a stand-in, never an error; everything else is checked.
+    @Test func aLintStandsInForUnprobedFacts() throws {
+        let text = "{\"reel\": 1, \"output\": {\"path\": \"o.mp4\"}, \(Self.assets), \"timeline\": {\"clips\": ["
+            + #"{"asset": "a", "in": 1}, {"asset": "a", "out": 2, "transition": {"type": "dissolve", "duration": 1}}"#
+            + "]}}"
+        let project = try #require(readProject(text).project)
+        let (compiled, diagnostics) = Compiler.compile(project, facts: [:], probed: false)
+        #expect(diagnostics.map(\.humanText) == [])
+        #expect(compiled?.output.frameRate == Rational(30))
+        // Checks against the true end of the content are skipped: an output.end before the stand-ins is fine.
+        let ended = try #require(readProject(
+            text.replacingOccurrences(of: #""path": "o.mp4""#, with: #""path": "o.mp4", "end": 1"#)).project)
+        #expect(Compiler.compile(ended, facts: [:], probed: false).diagnostics.map(\.humanText) == [])
+        #expect(Compiler.compile(ended, facts: [:]).diagnostics.count == 3, "probing asked for, but not done: errors")
+    }
+
     @Test func withoutProbingOutAndOutputSettingsAreNeeded() {
         #expect(compile(#"{"asset": "a", "in": 1}, {"asset": "a", "out": 2}"#, facts: [:]).diagnostics.map(\.humanText) == [
             "error: $.output.frameRate: output.frameRate is not set and the first clip's media was not probed\n       hint: set output.frameRate, or let reel probe the media",
