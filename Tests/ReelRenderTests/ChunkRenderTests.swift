@@ -132,6 +132,54 @@ import Testing
         #expect(packets.allSatisfy { packet in packet.dts.map { $0 <= packet.pts } ?? false })
     }
 
+    /// examples/slurm/render-chunks.sh, run against a stand-in `sbatch` that runs each `--wrap` command at once
+    /// (every `--array` index with its `SLURM_ARRAY_TASK_ID`) and records its options: the array covers every
+    /// chunk, the join depends on the array job, and the result shows what a one-process render shows.
+    @Test func slurmRecipeRendersEveryChunkThenJoins() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try IndexedMedia.makeVideo(at: folder.file("a.mov"), frameCount: 150, gop: 12, bFrames: 2)
+        try IndexedMedia.makeVideo(at: folder.file("b.mov"), frameCount: 120, gop: 12, bFrames: 2)
+        try Self.project(output: "final.mkv").write(to: folder.file("p.json"), atomically: true, encoding: .utf8)
+        let bin = folder.file("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: false)
+        let sbatch = bin.appendingPathComponent("sbatch")
+        try """
+            #!/bin/sh
+            # Stand-in for Slurm's sbatch: records its options, runs --wrap now, prints a job id.
+            echo "$*" >> "\(folder.file("sbatch.log").path)"
+            array="" wrap=""
+            while [ $# -gt 0 ]; do
+              case "$1" in --array=*) array="${1#--array=}" ;; --wrap) shift; wrap="$1" ;; esac
+              shift
+            done
+            if [ -n "$array" ]; then
+              for i in $(seq "${array%-*}" "${array#*-}"); do SLURM_ARRAY_TASK_ID=$i sh -c "$wrap" || exit 1; done
+            else
+              sh -c "$wrap" || exit 1
+            fi
+            echo 4242
+            """.write(to: sbatch, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sbatch.path)
+        let reel = try builtExecutable(named: "reel").path
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("examples/slurm/render-chunks.sh").path
+        let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let result = try run("bash", [script, folder.file("p.json").path, "3", folder.file("final.mkv").path],
+                             environment: ["REEL": reel, "PATH": path])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let submitted = try String(contentsOf: folder.file("sbatch.log"), encoding: .utf8).split(separator: "\n")
+        #expect(submitted.count == 2)
+        #expect(submitted.first?.contains("--array=0-2") == true)
+        #expect(submitted.last?.contains("--dependency=afterok:4242") == true)
+        let single = try run(reel, ["render", folder.file("p.json").path, "-o", folder.file("single.mkv").path, "-q"])
+        #expect(single.status == 0)
+        let shown = try IndexedMedia.readFrameIndices(of: folder.file("final.mkv"), width: 64, height: 36)
+        let reference = try IndexedMedia.readFrameIndices(of: folder.file("single.mkv"), width: 64, height: 36)
+        #expect(shown.count == 126)
+        #expect(Array(shown[0..<50]) + Array(shown[60...]) == Array(reference[0..<50]) + Array(reference[60...]))
+    }
+
     @Test func partsOfAnotherPlanOrProjectAreRefused() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
