@@ -52,6 +52,9 @@ final class PlayerWindow {
         frameRate = (try? item.frameDuration.rational.inverse) ?? Rational(25)
         SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear")
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
+        // Only a real display: SDL would otherwise fall back to drivers that draw nowhere. SDL_VIDEODRIVER in the
+        // environment still overrides this.
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, "x11,wayland,kmsdrm")
         guard SDL_Init(UInt32(SDL_INIT_VIDEO) | UInt32(SDL_INIT_EVENTS)) == 0 else {
             throw CommandFailure(.unsupported, """
                 no display to play on (\(Self.sdlError())); render to a player instead: \

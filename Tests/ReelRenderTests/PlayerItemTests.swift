@@ -20,6 +20,7 @@ import Testing
         let rendered: [Int]
 
         init(name: String) throws {
+            MediaLogLevel.quiet.apply()
             folder = try TemporaryDirectory(prefix: "reel-player-\(name)")
             try IndexedMedia.makeVideo(
                 at: folder.file("a.mov"), frameCount: 90, frameRate: "30", gop: 12, bFrames: 2,
@@ -181,6 +182,8 @@ import Testing
         item.seek(to: .zero, toleranceBefore: .zero, toleranceAfter: .zero)
         item.rate = 2
         #expect(item.rate == 2)
+        let first = try #require(item.copyFrame(forItemTime: item.currentTime, waitingUpTo: 20))
+        #expect(first.frameIndex == 0)
         var shown: [Int64] = []
         for k in 1...20 {
             #expect(item.readAudioWaiting(into: buffer, count: 1_600) == 1_600)
@@ -198,16 +201,24 @@ import Testing
         defer { folder.remove() }
         _ = try run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4",
                                "-c:a", "pcm_s16le", folder.file("tone.wav").path])
+        try IndexedMedia.makeVideo(at: folder.file("a.mp4"), frameCount: 90, frameRate: "30")
         var editor = MutableComposition()
-        let audio = try editor.addTrack(.audio, id: 1)
-        try editor.insertTimeRange(TimeRange(start: .zero, duration: Time(seconds: 4)), of: "tone", into: audio, at: .zero)
+        let video = try editor.addTrack(.video, id: 1)
+        let audio = try editor.addTrack(.audio, id: 2)
+        let whole = try TimeRange(start: .zero, duration: Time(seconds: 3))
+        try editor.insertTimeRange(whole, of: "a", into: video, at: .zero)
+        try editor.insertTimeRange(whole, of: "tone", into: audio, at: .zero)
         var output = OutputSettings(path: folder.file("out.mkv").path)
         output.size = PixelSize(width: 64, height: 36)
         output.frameRate = Rational(30)
         let document = Project(
             output: output,
-            assets: [Asset(id: "tone", source: .file(path: "tone.wav", videoTrack: nil, audioTrack: nil, language: nil,
-                                                     rotation: .auto))],
+            assets: [
+                Asset(id: "a", source: .file(path: "a.mp4", videoTrack: nil, audioTrack: nil, language: nil,
+                                             rotation: .auto)),
+                Asset(id: "tone", source: .file(path: "tone.wav", videoTrack: nil, audioTrack: nil, language: nil,
+                                                rotation: .auto)),
+            ],
             composition: editor.composition, baseDirectory: folder.url.path)
         let loaded = ProjectLoader.load(document)
         let project = try #require(loaded.compiled, "\(loaded.diagnostics.map(\.humanText))")

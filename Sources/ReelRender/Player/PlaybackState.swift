@@ -194,35 +194,34 @@ final class PlaybackState: @unchecked Sendable {
     // MARK: Host
 
     /// Copies up to `count` sample frames into `output` (interleaved), zero-filling what is not decoded yet, and
-    /// advances the clock by the samples copied. With `wait`, blocks until `count` are there or the sound ended.
+    /// advances the clock by the samples copied. With `wait`, blocks until `count` are copied or the sound ended.
     func read(into output: UnsafeMutablePointer<Float>, count: Int, wait: Bool) -> Int {
         condition.lock()
         defer { condition.unlock() }
-        if wait {
-            while !closed, status != .failed, !clockRate.isZero, ringCount < count, !audioEnded {
-                condition.wait()
-            }
-        }
         var copied = 0
-        if !clockRate.isZero {
+        while true {
+            guard !clockRate.isZero else { break }
             while copied < count, ringCount > 0 {
                 let piece = min(count - copied, ringCount, ringCapacity - ringStart)
                 (output + copied * channels).update(from: ring + ringStart * channels, count: piece * channels)
                 ringStart = (ringStart + piece) % ringCapacity
                 ringCount -= piece
                 copied += piece
+                samplesRead += Int64(piece)
             }
-            samplesRead += Int64(copied)
+            condition.broadcast()
             if ringCount == 0, audioEnded, !playedToEnd {
                 // The forward end: the clock stops there, as AVPlayer pauses at the end of its item.
                 playedToEnd = true
                 anchor = endTime
                 samplesRead = 0
                 clockRate = .zero
+                break
             }
+            guard wait, copied < count, !closed, status != .failed else { break }
+            condition.wait()
         }
         (output + copied * channels).update(repeating: 0, count: (count - copied) * channels)
-        condition.broadcast()
         return copied
     }
 }
