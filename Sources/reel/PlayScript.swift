@@ -16,8 +16,8 @@ import ReelTime
 /// | `loop on`/`loop off` | loops at the end or not | at once |
 /// | `quit` | ends playback | — |
 ///
-/// Times are the command line's forms (`10`, `2s`, `1.5s`, `00:00:10:00`, `25f`), read with the project's frame
-/// rate. A script without `quit` leaves the window open when it ends.
+/// Times are the command line's forms (`10`, `00:00:10:00`, `25f`), read with the project's frame rate, or
+/// seconds with an `s` (`2s`, `1.5s`). A script without `quit` leaves the window open when it ends.
 struct PlayScript {
     enum Command: Equatable {
         case play(Time?)
@@ -44,7 +44,10 @@ struct PlayScript {
                     throw CommandFailure.usage("--script: \"\(part.trimmed)\" takes one time")
                 }
                 do {
-                    let parsed = try ProjectLoader.parseCommandLineTime(argument, frameRate: frameRate)
+                    // "2s" reads as 2 seconds here, as people write durations.
+                    let seconds = argument.hasSuffix("s") && Double(argument.dropLast()) != nil
+                    let parsed = try ProjectLoader.parseCommandLineTime(
+                        seconds ? String(argument.dropLast()) : argument, frameRate: frameRate)
                     guard !parsed.isNegative else { throw CommandFailure.usage("--script: \"\(part.trimmed)\": negative time") }
                     return parsed
                 } catch let error as TimeParseError {

@@ -292,9 +292,11 @@ final class PlayerWindow {
     }
 
     /// How far the picture on screen is from the sound being heard: 0 while the heard time lies within the frame's
-    /// interval on the grid, else the distance to it. Only measured while playing.
+    /// interval on the grid, else the distance to it. Only measured while playing, and not between a seek and its
+    /// first picture.
     private func measureDrift(heard: Time) {
-        guard let shown, item.rate > 0, !item.didPlayToEnd else { return }
+        // Right after a seek the old picture is still up until the new one is ready: that wait is not drift.
+        guard let shown, continuous, item.rate > 0, !item.didPlayToEnd else { return }
         let stride = max(1, item.rate >= 2 ? item.rate.rounded(.down) : 1)
         let start = shown.itemTime.seconds, end = start + item.frameDuration.seconds * stride
         let t = heard.seconds
