@@ -68,6 +68,9 @@ struct Play: ParsableCommand {
             let parts = range.components(separatedBy: "..")
             overrides.range = (parts[0], parts[1])
         }
+        // A window smaller than the render size renders smaller: the compositor draws a quarter of the pixels at
+        // --scale 0.5, as the render scale of a draft export does.
+        if scale < 1 { overrides.renderScale = Rational(Int64((scale * 1000).rounded()), 1000) }
         let (bytes, baseDirectory) = try readProject(project)
         let policy = media.policy
         let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: policy, overrides: overrides)
@@ -94,7 +97,8 @@ struct Play: ParsableCommand {
         defer { item.close() }
         item.seek(to: start, toleranceBefore: .zero, toleranceAfter: .zero)
         let name = project == "-" ? "reel" : "reel — " + URL(fileURLWithPath: project).lastPathComponent
-        let window = try PlayerWindow(item: item, scale: scale, title: name, loops: loop, dumpFolder: dumpFrames)
+        let window = try PlayerWindow(
+            item: item, scale: scale < 1 ? 1 : scale, title: name, loops: loop, dumpFolder: dumpFrames)
         do {
             // With a script, playback starts when the script says so.
             try window.run(script: parsedScript, startPlaying: !paused && parsedScript == nil, rate: rate,
@@ -112,6 +116,7 @@ struct Play: ParsableCommand {
         frames shown: \(statistics.framesShown)
         frames dropped: \(statistics.framesDropped)
         largest A/V drift: \(String(format: "%.1f", statistics.largestDrift * 1000)) ms
+        sound gaps: \(String(format: "%.1f", statistics.soundGaps * 1000)) ms
         """
     }
 }

@@ -19,6 +19,8 @@ final class PlayerWindow {
         var framesDropped = 0
         /// The largest distance between the sound being heard and the interval of the frame on screen, seconds.
         var largestDrift = 0.0
+        /// Silence the audio device got while playing because decoding was late, seconds.
+        var soundGaps = 0.0
     }
 
     private let item: PlayerItem
@@ -31,7 +33,13 @@ final class PlayerWindow {
     /// Sample frames SDL holds between the item and the speaker.
     private var audioLatency = 0
     private var frameRate: Rational
-    private(set) var statistics = Statistics()
+    private var measured = Statistics()
+    /// What happened during playback so far.
+    var statistics: Statistics {
+        var all = measured
+        all.soundGaps = Double(item.starvedSampleCount) / Double(item.audioSampleRate)
+        return all
+    }
 
     // Playback state the keys and the script change.
     private var playRate = 1.0
@@ -197,12 +205,13 @@ final class PlayerWindow {
             }
 
             let heard = item.currentTime(lessOutputSamples: audioDevice == 0 ? 0 : audioLatency)
+            // Measured against the picture that was on screen until now, so a late loop or a late render counts.
+            measureDrift(heard: heard)
             if let frame = item.copyFrame(forItemTime: heard) {
                 present(frame)
             } else {
                 SDL_Delay(2)
             }
-            measureDrift(heard: heard)
         }
         throw CommandFailure.interrupted
     }
@@ -283,11 +292,11 @@ final class PlayerWindow {
         if continuous, item.rate > 0, let previous = shown {
             let stride = Int64(max(1, item.rate >= 2 ? item.rate.rounded(.down) : 1))
             let skipped = (frame.frameIndex - previous.frameIndex) / stride - 1
-            if skipped > 0 { statistics.framesDropped += Int(skipped) }
+            if skipped > 0 { measured.framesDropped += Int(skipped) }
         }
         shown = frame
         continuous = true
-        statistics.framesShown += 1
+        measured.framesShown += 1
         if showsTimeLine { updateTitle() }
     }
 
@@ -301,7 +310,7 @@ final class PlayerWindow {
         let start = shown.itemTime.seconds, end = start + item.frameDuration.seconds * stride
         let t = heard.seconds
         let drift = t < start ? start - t : t > end ? t - end : 0
-        statistics.largestDrift = max(statistics.largestDrift, drift)
+        measured.largestDrift = max(measured.largestDrift, drift)
     }
 
     /// The `t` line: time, timecode and frame, in the window's title bar.

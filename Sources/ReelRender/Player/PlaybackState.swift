@@ -56,6 +56,8 @@ final class PlaybackState: @unchecked Sendable {
     /// The time the clock stops at (the forward playback end).
     var endTime: Time
     var playedToEnd = false
+    /// Sample frames handed out as silence while playing because the ring was empty (decoding late).
+    var starvedSamples: Int64 = 0
 
     private let ring: UnsafeMutablePointer<Float>
     private let ringCapacity: Int
@@ -218,7 +220,10 @@ final class PlaybackState: @unchecked Sendable {
                 clockRate = .zero
                 break
             }
-            guard wait, copied < count, !closed, status != .failed else { break }
+            guard wait, copied < count, !closed, status != .failed else {
+                if copied < count, !audioEnded { starvedSamples += Int64(count - copied) }
+                break
+            }
             condition.wait()
         }
         (output + copied * channels).update(repeating: 0, count: (count - copied) * channels)

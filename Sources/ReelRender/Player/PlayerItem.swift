@@ -107,6 +107,8 @@ public final class PlayerItem: @unchecked Sendable {
     public var error: RenderError? { locked { state.error } }
     /// Frames the video output rendered but skipped because the clock had already passed them.
     public var droppedFrameCount: Int64 { locked { state.droppedFrames } }
+    /// Sample frames `readAudio` handed out as silence while playing because decoding had fallen behind.
+    public var starvedSampleCount: Int64 { locked { state.starvedSamples } }
     /// True once the clock has reached the forward playback end; the rate is then 0 until the next seek.
     public var didPlayToEnd: Bool { locked { state.playedToEnd } }
 
