@@ -14,10 +14,12 @@ import ReelTime
 /// | `step N` | steps N frames (negative: back), pausing | once that frame is on screen |
 /// | `rate R` | sets the playback rate (0.25 to 4) | at once |
 /// | `loop on`/`loop off` | loops at the end or not | at once |
+/// | `key K` | what key K does (`PlayKey`: space, left, right, shift-left, shift-right, comma, period, bracket-left, bracket-right, home, end, l, t, q) | once the frame for the time then is on screen |
 /// | `quit` | ends playback | — |
 ///
 /// Times are the command line's forms (`10`, `00:00:10:00`, `25f`), read with the project's frame rate, or
-/// seconds with an `s` (`2s`, `1.5s`). A script without `quit` leaves the window open when it ends.
+/// seconds with an `s` (`2s`, `1.5s`). The script starts once the first picture is on screen;
+/// without `quit` the window stays open after it.
 struct PlayScript {
     enum Command: Equatable {
         case play(Time?)
@@ -27,6 +29,7 @@ struct PlayScript {
         case step(Int)
         case rate(Double)
         case loop(Bool)
+        case key(PlayKey)
         case quit
     }
 
@@ -70,10 +73,16 @@ struct PlayScript {
                 }
                 commands.append(.rate(rate))
             case "loop" where argument == "on" || argument == "off": commands.append(.loop(argument == "on"))
+            case "key":
+                guard let argument, words.count == 2, let key = PlayKey(rawValue: argument) else {
+                    throw CommandFailure.usage("--script: \"\(part.trimmed)\" takes one of "
+                        + PlayKey.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                commands.append(.key(key))
             case "quit" where argument == nil: commands.append(.quit)
             default:
                 throw CommandFailure.usage(
-                    "--script: unknown command \"\(part.trimmed)\" (play, wait, pause, seek, step, rate, loop, quit)")
+                    "--script: unknown command \"\(part.trimmed)\" (play, wait, pause, seek, step, rate, loop, key, quit)")
             }
         }
         self.commands = commands
@@ -82,4 +91,11 @@ struct PlayScript {
 
 private extension Substring {
     var trimmed: String { String(self).trimmingCharacters(in: .whitespaces) }
+}
+
+/// The keys `reel play` answers, by the names `--script`'s `key` command uses.
+enum PlayKey: String, CaseIterable, Equatable {
+    case pauseResume = "space", back5 = "left", forward5 = "right", back1 = "shift-left", forward1 = "shift-right"
+    case previousFrame = "comma", nextFrame = "period", slower = "bracket-left", faster = "bracket-right"
+    case home, end, loop = "l", timeLine = "t", quit = "q"
 }

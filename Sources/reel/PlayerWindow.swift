@@ -146,7 +146,8 @@ final class PlayerWindow {
         if startPlaying { item.rate = playRate }
         var commands = script?.commands[...] ?? []
         var commandDeadline: Date?
-        var commandFrame: Int64?
+        // A script starts once the first picture is on screen.
+        var commandFrame: Int64? = script == nil ? nil : item.frameIndex(at: item.currentTime)
         var commandGiveUp = Date.distantFuture
         var lastClockPull = Date()
         let silence = UnsafeMutablePointer<Float>.allocate(capacity: 48_000 * 8)
@@ -184,6 +185,9 @@ final class PlayerWindow {
                     setRate(rate)
                 case .loop(let on):
                     loops = on
+                case .key(let key):
+                    if !press(key) { return }
+                    commandFrame = item.frameIndex(at: item.currentTime)
                 case .quit:
                     return
                 }
@@ -224,33 +228,38 @@ final class PlayerWindow {
             case SDL_QUIT.rawValue:
                 return false
             case SDL_KEYDOWN.rawValue:
-                let key = event.key.keysym.sym
                 let shift = (UInt32(event.key.keysym.mod) & UInt32(KMOD_SHIFT.rawValue)) != 0
-                switch key {
-                case Int32(SDLK_q.rawValue), Int32(SDLK_ESCAPE.rawValue): return false
-                case Int32(SDLK_SPACE.rawValue):
-                    if item.rate == 0 {
-                        if item.didPlayToEnd { seek(to: item.playableRange.start) }
-                        item.rate = playRate
-                    } else {
-                        item.rate = 0
-                    }
-                case Int32(SDLK_LEFT.rawValue): seek(by: shift ? -1 : -5)
-                case Int32(SDLK_RIGHT.rawValue): seek(by: shift ? 1 : 5)
-                case Int32(SDLK_COMMA.rawValue): step(-1)
-                case Int32(SDLK_PERIOD.rawValue): step(1)
-                case Int32(SDLK_LEFTBRACKET.rawValue): setRate(Self.rates.last { $0 < playRate } ?? playRate)
-                case Int32(SDLK_RIGHTBRACKET.rawValue): setRate(Self.rates.first { $0 > playRate } ?? playRate)
-                case Int32(SDLK_HOME.rawValue): seek(to: item.playableRange.start)
-                case Int32(SDLK_END.rawValue):
-                    seek(to: (try? item.playableRange.end - item.frameDuration) ?? item.playableRange.start)
-                case Int32(SDLK_l.rawValue): loops.toggle(); updateTitle()
-                case Int32(SDLK_t.rawValue): showsTimeLine.toggle(); updateTitle()
-                default: break
-                }
+                if let key = PlayKey(keycode: event.key.keysym.sym, shift: shift), !press(key) { return false }
             default:
                 break
             }
+        }
+        return true
+    }
+
+    /// Does what `key` does; false for quit.
+    func press(_ key: PlayKey) -> Bool {
+        switch key {
+        case .quit: return false
+        case .pauseResume:
+            if item.rate == 0 {
+                if item.didPlayToEnd { seek(to: item.playableRange.start) }
+                item.rate = playRate
+            } else {
+                item.rate = 0
+            }
+        case .back5: seek(by: -5)
+        case .forward5: seek(by: 5)
+        case .back1: seek(by: -1)
+        case .forward1: seek(by: 1)
+        case .previousFrame: step(-1)
+        case .nextFrame: step(1)
+        case .slower: setRate(Self.rates.last { $0 < playRate } ?? playRate)
+        case .faster: setRate(Self.rates.first { $0 > playRate } ?? playRate)
+        case .home: seek(to: item.playableRange.start)
+        case .end: seek(to: (try? item.playableRange.end - item.frameDuration) ?? item.playableRange.start)
+        case .loop: loops.toggle(); updateTitle()
+        case .timeLine: showsTimeLine.toggle(); updateTitle()
         }
         return true
     }

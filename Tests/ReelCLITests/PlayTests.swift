@@ -90,6 +90,32 @@ import Testing
         #expect(Array(indices.suffix(3)) == [60, 63, 61], "\(indices)")
     }
 
+    @Test func keysUnderXvfbMoveAsDocumented() throws {
+        defer { folder.remove() }
+        guard let xvfbRun = Self.which("xvfb-run") else {
+            print("skipped: xvfb-run is not installed (make deps installs xvfb)")
+            return
+        }
+        let dump = folder.file("dump")
+        try FileManager.default.createDirectory(at: dump, withIntermediateDirectories: true)
+        let result = try run(xvfbRun, [
+            "-a", "-s", "-screen 0 640x480x24", reel.path, "play", project, "--stats", "--dump-frames", dump.path,
+            "--script", "key end; key comma; key home; key period; key shift-right; key left; key t; quit",
+        ], environment: headless)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dump.path).sorted()
+        var indices: [Int] = []
+        for name in files {
+            let frameIndex = try #require(Int(name.split(separator: "frame")[1].dropLast(4)))
+            let (luma, width, height) = try Self.readPGM(dump.appendingPathComponent(name))
+            #expect(IndexedMedia.decodeIndex(luma: luma, width: width, height: height) == frameIndex)
+            indices.append(frameIndex)
+        }
+        // Paused at 0; End: the last frame; comma: one back; Home; period: one on; shift+→: 1 s on; ←: 5 s back,
+        // clamped to the start.
+        #expect(indices == [0, 89, 88, 0, 1, 31, 0], "\(indices)")
+    }
+
     static func which(_ tool: String) -> String? {
         for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
             let path = "\(folder)/\(tool)"
