@@ -64,14 +64,14 @@ final class PlaybackState: @unchecked Sendable {
     private var ringStart = 0
     private var ringCount = 0
 
-    init(sampleRate: Int, channels: Int, start: Time, end: Time, frameCapacity: Int = 8) {
+    init(sampleRate: Int, channels: Int, start: Time, end: Time, frameCapacity: Int = 16) {
         self.sampleRate = sampleRate
         self.channels = channels
         self.frameCapacity = frameCapacity
         anchor = start
         endTime = end
-        // A quarter of a second of sound decoded ahead.
-        ringCapacity = max(1024, sampleRate / 4)
+        // Half a second of sound decoded ahead: enough to ride over opening a source at a cut.
+        ringCapacity = max(1024, sampleRate / 2)
         ring = .allocate(capacity: ringCapacity * channels)
     }
 

@@ -9,7 +9,7 @@ import ReelTime
 /// The third consumer of the render core, beside `ExportSession` and `ImageGenerator`: its pictures come from the
 /// same `RenderCore` (frame requests, sources, compositor, post-processing with titles) on the export's frame grid,
 /// and its sound from the same `AudioMixer`, so what plays is what renders. Two threads decode ahead of the host —
-/// the render core into a queue of at most 8 frames, the mix into a quarter-second ring — and block when those are
+/// the render core into a queue of at most 16 frames, the mix into a half-second ring — and block when those are
 /// full, so memory does not grow with the timeline.
 ///
 /// The clock is the sound: `currentTime` advances only as the host reads samples (`readAudio`), at `rate` item
