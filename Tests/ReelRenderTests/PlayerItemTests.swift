@@ -243,6 +243,43 @@ import Testing
         #expect(shifted.at880 > 100 * shifted.at440, "varispeed doubles the pitch: \(shifted)")
     }
 
+    @Test func framesCarryTheTitlesAsTheExportDoes() throws {
+        MediaLogLevel.quiet.apply()
+        let folder = try TemporaryDirectory(prefix: "reel-player-titles")
+        defer { folder.remove() }
+        try IndexedMedia.makeVideo(at: folder.file("a.mp4"), frameCount: 60, frameRate: "30", width: 320, height: 180)
+        let project = """
+            { "reel": 1,
+              "output": { "path": "out.mkv", "size": [320, 180], "frameRate": 30, "video": { "crf": 0 }, "audio": false },
+              "assets": { "a": { "path": "a.mp4" } },
+              "timeline": { "clips": [{ "asset": "a" }],
+                "titles": [ { "text": "Magic", "start": 0.5, "duration": 1, "size": 48,
+                  "animations": [ { "property": "opacity", "from": 1, "to": 0, "start": 1, "duration": 0.5 } ] } ] } }
+            """
+        let rendered = try Spine.render(project, in: folder)
+        try #require(rendered.status == 0, "\(rendered.stderrText)")
+        let exported = try Spine.grayFrames(folder.file("out.mkv"), width: 320, height: 180)
+        try #require(exported.count == 60)
+
+        let loaded = ProjectLoader.load(Array(project.utf8), baseDirectory: folder.url.path)
+        let compiled = try #require(loaded.compiled, "\(loaded.diagnostics.map(\.humanText))")
+        let item = PlayerItem(project: compiled, facts: try #require(loaded.catalog).facts, policy: .localFilesOnly)
+        // Before the title, while it shows, while it fades, after it.
+        for frame in [3, 20, 36, 44, 55] {
+            item.seek(to: Self.frameTime(Int64(frame)), toleranceBefore: .zero, toleranceAfter: .zero)
+            let shown = try #require(item.copyFrame(forItemTime: item.currentTime, waitingUpTo: 20))
+            let picture = shown.picture
+            var luma: [UInt8] = []
+            for row in 0..<picture.height {
+                luma += UnsafeBufferPointer(start: picture.plane(0) + row * picture.stride(0), count: picture.width)
+            }
+            #expect(luma == exported[frame], "frame \(frame) differs from the export")
+        }
+        // The title is there: its anti-aliased edges leave grey pixels the black-and-white pattern does not have.
+        func grey(_ luma: [UInt8]) -> Int { luma.filter { (48...200).contains($0) }.count }
+        #expect(grey(exported[20]) > grey(exported[3]) + 200, "\(grey(exported[20])) vs \(grey(exported[3]))")
+    }
+
     @Test func missingFileFailsTheItemNamingIt() throws {
         let fixture = try Fixture(name: "missing")
         defer { fixture.folder.remove() }
