@@ -254,7 +254,7 @@ import Testing
               "assets": { "a": { "path": "a.mp4" } },
               "timeline": { "clips": [{ "asset": "a" }],
                 "titles": [ { "text": "Magic", "start": 0.5, "duration": 1, "size": 48,
-                  "animations": [ { "property": "opacity", "from": 1, "to": 0, "start": 1, "duration": 0.5 } ] } ] } }
+                  "animations": [ { "property": "opacity", "from": 1, "to": 0, "start": 0.5, "duration": 0.5 } ] } ] } }
             """
         let rendered = try Spine.render(project, in: folder)
         try #require(rendered.status == 0, "\(rendered.stderrText)")
