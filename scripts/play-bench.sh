@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Measures `reel play` in real time (not a test): a 1080p30 project with a one-second dissolve plays for 60 s at
-# --scale 0.5 under Xvfb with SDL's dummy audio driver (which consumes sound at the real-time rate), and prints
-# reel's --stats: frames shown, frames dropped, largest A/V drift.
+# Measures `reel play` in real time (not a test): a 1080p30 project with a one-second dissolve and a title plays
+# for 60 s at --scale 0.5 under Xvfb with SDL's dummy audio driver (which consumes sound at the real-time rate),
+# and prints reel's --stats: frames shown, frames dropped, largest A/V drift, sound gaps.
 #
 #   scripts/play-bench.sh [REEL]        (REEL defaults to .build/release/reel; `make play-bench` builds it)
 set -euo pipefail
@@ -29,7 +29,8 @@ cat > "$media/play.json" <<'JSON'
   "assets": { "a": { "path": "a.mp4" }, "b": { "path": "b.mp4" } },
   "timeline": { "clips": [
     { "asset": "a", "in": 0, "out": 30.5 },
-    { "asset": "b", "in": 0, "out": 30.5, "transition": { "type": "dissolve", "duration": 1 } } ] } }
+    { "asset": "b", "in": 0, "out": 30.5, "transition": { "type": "dissolve", "duration": 1 } } ],
+    "titles": [ { "text": "reel play", "start": 0, "duration": 60, "size": 96 } ] } }
 JSON
 
 echo "play-bench: $reel play $media/play.json --scale 0.5 --stats --script \"play 60s; quit\" (Xvfb, SDL_AUDIODRIVER=dummy)"
