@@ -13,12 +13,12 @@ DEMO_OUT   := out/demo.mp4
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
                 libswscale-dev libavfilter-dev pkg-config ffmpeg libfreetype-dev \
                 libpango1.0-dev libcairo2-dev libfontconfig-dev \
-                fonts-dejavu-core python3 parallel
+                fonts-dejavu-core python3 parallel libsdl2-dev xvfb xauth
 
 # apt-get needs root; go through sudo otherwise.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: help deps build man install-man demo test bench clean otio-judge
+.PHONY: help deps build man install-man demo test bench play-bench clean otio-judge
 # Prerequisites such as `demo: deps build` must run in order, even under -j.
 .NOTPARALLEL:
 
@@ -31,6 +31,7 @@ help:
 	@echo "make test    build and run every test suite"
 	@echo "make bench   compare reel with the ffmpeg CLI (scripts/bench.py)"
 	@echo "make otio-judge  install OpenTimelineIO 0.18 (PyPI) in $(OTIO_VENV) for the export tests"
+	@echo "make play-bench  play a 1080p30 dissolve for 60 s under Xvfb and print reel play --stats"
 	@echo "make clean   remove build products, demo output and benchmark media"
 
 # A package counts as present only when dpkg reports it fully installed
@@ -110,6 +111,9 @@ otio-judge:
 
 bench: deps build
 	$(PYTHON) scripts/bench.py --reel $(REEL)
+
+play-bench: deps build
+	bash scripts/play-bench.sh $(REEL)
 
 clean:
 	rm -rf .build out .bench examples/media $(MAN_DIR)

@@ -14,7 +14,7 @@ struct Reel: ParsableCommand {
               reel render project.json -o - --format mkv | ffplay -
               reel --generate-completion-script bash > /etc/bash_completion.d/reel
             """,
-        subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Thumbnail.self, Schema.self,
+        subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Thumbnail.self, Play.self, Schema.self,
                       Import.self, ExportOTIO.self, Plan.self, Join.self])
 
     @Flag(help: "Show reel's version and the FFmpeg libraries' versions.")

@@ -54,8 +54,16 @@ final class RenderCore {
     /// Checks `cancellation` before each frame and once more before finishing; a cancelled run throws
     /// `.cancelled` without finishing the sink. On any error nothing stays in the compositor.
     func run(_ grid: FrameGrid, into sink: any MediaSink, cancellation: CancellationFlag) throws(RenderError) {
+        try run(grid, frames: stride(from: 0, to: grid.frameCount, by: 1), into: sink, cancellation: cancellation)
+    }
+
+    /// Renders the frames `frames` of `grid` (in the order given, each time at or after the previous one's) into
+    /// `sink`, then finishes the sink: a player starts where it was seeked to, and at rate 2 takes every other
+    /// frame. Cancellation and errors behave as in `run(_:into:cancellation:)`.
+    func run(_ grid: FrameGrid, frames: some Sequence<Int64>, into sink: any MediaSink,
+             cancellation: CancellationFlag) throws(RenderError) {
         defer { cancelPending() }
-        for frameIndex in 0..<grid.frameCount {
+        for frameIndex in frames {
             if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
             let planned = try requests.request(frameIndex: frameIndex, at: try grid.time(ofFrame: frameIndex))
             if queue.pendingCount >= queue.depth { try deliverOldest(to: sink) }
