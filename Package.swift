@@ -27,7 +27,7 @@ let package = Package(
             providers: [.apt(["libpango1.0-dev", "libcairo2-dev", "libfontconfig-dev"])]
         ),
         .target(name: "ReelMedia", dependencies: ["CFFmpeg", "ReelTime"]),
-        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime", "CPangoCairo"]),
         .executableTarget(name: "reel", dependencies: [
             "ReelRender", "ReelModel", "ReelTime", "ReelInterchange", "CSDL2",

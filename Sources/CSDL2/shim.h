@@ -3,7 +3,7 @@
 #define REEL_CSDL2_SHIM_H
 
 #define SDL_MAIN_HANDLED 1
-#include <SDL.h>
+#include <SDL2/SDL.h>
 
 static inline int reel_sdl_windowpos_centered(void) { return SDL_WINDOWPOS_CENTERED; }
 static inline SDL_AudioFormat reel_sdl_audio_f32(void) { return AUDIO_F32SYS; }
