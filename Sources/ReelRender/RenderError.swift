@@ -33,6 +33,16 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// Any error thrown by code that mixes reel's and FFmpeg's failures: a `RenderError` as it is, a `MediaError`
+    /// translated, anything else an internal error.
+    init(anyError error: any Error) {
+        switch error {
+        case let error as RenderError: self = error
+        case let error as MediaError: self.init(media: error)
+        default: self.init(.internal, "\(error)")
+        }
+    }
+
     /// Wraps a media error met while reading `asset` (at `sourceTime` seconds into it, when known).
     init(media error: MediaError, asset: String? = nil, sourceTime: Time? = nil) {
         var text = error.description

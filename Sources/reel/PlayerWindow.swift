@@ -259,7 +259,10 @@ final class PlayerWindow {
         case .home: seek(to: item.playableRange.start)
         case .end: seek(to: (try? item.playableRange.end - item.frameDuration) ?? item.playableRange.start)
         case .loop: loops.toggle(); updateTitle()
-        case .timeLine: showsTimeLine.toggle(); updateTitle()
+        case .timeLine:
+            showsTimeLine.toggle()
+            updateTitle()
+            if let shown { draw(shown) }
         }
         return true
     }
@@ -291,13 +294,7 @@ final class PlayerWindow {
     // MARK: Drawing
 
     private func present(_ frame: PlayerFrame) {
-        let picture = frame.picture
-        SDL_UpdateYUVTexture(texture, nil, picture.plane(0), Int32(picture.stride(0)), picture.plane(1),
-                             Int32(picture.stride(1)), picture.plane(2), Int32(picture.stride(2)))
-        SDL_RenderClear(renderer)
-        SDL_RenderCopy(renderer, texture, nil, nil)
-        if dumpFolder != nil { dump(frame) }
-        SDL_RenderPresent(renderer)
+        draw(frame)
         if continuous, item.rate > 0, let previous = shown {
             let stride = Int64(max(1, item.rate >= 2 ? item.rate.rounded(.down) : 1))
             let skipped = (frame.frameIndex - previous.frameIndex) / stride - 1
@@ -307,6 +304,34 @@ final class PlayerWindow {
         continuous = true
         measured.framesShown += 1
         if showsTimeLine { updateTitle() }
+    }
+
+    /// Shows `frame`'s picture, with the `t` line over its bottom-left corner when it is on.
+    private func draw(_ frame: PlayerFrame) {
+        let picture = frame.picture
+        SDL_UpdateYUVTexture(texture, nil, picture.plane(0), Int32(picture.stride(0)), picture.plane(1),
+                             Int32(picture.stride(1)), picture.plane(2), Int32(picture.stride(2)))
+        SDL_RenderClear(renderer)
+        SDL_RenderCopy(renderer, texture, nil, nil)
+        if showsTimeLine { drawTimeLine(for: frame) }
+        if dumpFolder != nil { dump(frame) }
+        SDL_RenderPresent(renderer)
+    }
+
+    /// The `t` line on screen: time, timecode and frame, drawn by the title path at 16 px in the window's pixels.
+    private func drawTimeLine(for frame: PlayerFrame) {
+        let timecode = (try? Timecode(frameNumber: frame.frameIndex, frameRate: frameRate, dropFrame: false))
+            .map(\.description) ?? "-"
+        let text = String(format: "%.3f s", frame.itemTime.seconds) + "  \(timecode)  frame \(frame.frameIndex)"
+        guard let line = try? TextLine(text, size: 16),
+              let overlay = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ABGR8888.rawValue,
+                                              Int32(SDL_TEXTUREACCESS_STATIC.rawValue), Int32(line.width), Int32(line.height))
+        else { return }
+        defer { SDL_DestroyTexture(overlay) }
+        line.pixels.withUnsafeBytes { _ = SDL_UpdateTexture(overlay, nil, $0.baseAddress, Int32(line.width * 4)) }
+        SDL_SetTextureBlendMode(overlay, SDL_BLENDMODE_BLEND)
+        var target = SDL_Rect(x: 4, y: windowSize.height - Int32(line.height) - 4, w: Int32(line.width), h: Int32(line.height))
+        SDL_RenderCopy(renderer, overlay, nil, &target)
     }
 
     /// How far the picture on screen is from the sound being heard: 0 while the heard time lies within the frame's
@@ -322,7 +347,7 @@ final class PlayerWindow {
         measured.largestDrift = max(measured.largestDrift, drift)
     }
 
-    /// The `t` line: time, timecode and frame, in the window's title bar.
+    /// The `t` line in the window's title bar too (and the rate and loop state, which the picture's line leaves out).
     private func updateTitle() {
         var parts = [baseTitle]
         if showsTimeLine, let shown {

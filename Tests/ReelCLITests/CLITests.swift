@@ -3,26 +3,12 @@ import ReelTestSupport
 import Testing
 
 /// End-to-end tests of the `reel` binary: stdout, stderr, exit codes and what is left on disk.
-@Suite struct CLITests {
+@Suite struct CLITests: CLISuite {
     let folder: TemporaryDirectory
     let reel: URL
 
     init() throws {
-        folder = try TemporaryDirectory(prefix: "reel-cli")
-        reel = try builtExecutable(named: "reel")
-        try IndexedMedia.makeVideo(
-            at: folder.file("clip.mp4"), frameCount: 30, frameRate: "30", gop: 12, bFrames: 2,
-            audio: .counter(sampleRate: 48000, channels: 2, codec: "aac"))
-    }
-
-    func write(_ name: String, _ text: String) throws -> String {
-        let url = folder.file(name)
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        return url.path
-    }
-
-    func reel(_ args: [String], stdin: Data? = nil) throws -> ProcessResult {
-        try run(reel.path, args, stdin: stdin)
+        (folder, reel) = try Self.workspace(prefix: "reel-cli")
     }
 
     func project(clips: String = #"[{ "asset": "clip", "in": 0.2, "out": 0.8 }]"#, output: String = "out.mp4",

@@ -4,26 +4,12 @@ import Testing
 
 /// Issue 10 through the built binary: what shells, CI logs and editors see (stdout, stderr, exit code) for a
 /// table of cases: flags, places in the file, every problem at once, lint, time forms, streams, batches, paths.
-@Suite struct CommandLineConventionTests {
+@Suite struct CommandLineConventionTests: CLISuite {
     let folder: TemporaryDirectory
     let reel: URL
 
     init() throws {
-        folder = try TemporaryDirectory(prefix: "reel-conventions")
-        reel = try builtExecutable(named: "reel")
-        try IndexedMedia.makeVideo(
-            at: folder.file("clip.mp4"), frameCount: 30, frameRate: "30", gop: 12, bFrames: 2,
-            audio: .counter(sampleRate: 48000, channels: 2, codec: "aac"))
-    }
-
-    func write(_ name: String, _ text: String) throws -> String {
-        let url = folder.file(name)
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        return url.path
-    }
-
-    func reel(_ args: [String], stdin: Data? = nil) throws -> ProcessResult {
-        try run(reel.path, args, stdin: stdin)
+        (folder, reel) = try Self.workspace(prefix: "reel-conventions")
     }
 
     /// A valid 0.6 s editing-form project writing `output`.

@@ -100,7 +100,7 @@ import Testing
         try FileManager.default.createDirectory(at: dump, withIntermediateDirectories: true)
         let result = try run(xvfbRun, [
             "-a", "-s", "-screen 0 640x480x24", reel.path, "play", project, "--stats", "--dump-frames", dump.path,
-            "--script", "key end; key comma; key home; key period; key shift-right; key left; key t; quit",
+            "--script", "key end; key comma; key home; key period; key shift-right; key left; quit",
         ], environment: headless)
         #expect(result.status == 0, "\(result.stderrText)")
         let files = try FileManager.default.contentsOfDirectory(atPath: dump.path).sorted()
@@ -114,6 +114,35 @@ import Testing
         // Paused at 0; End: the last frame; comma: one back; Home; period: one on; shift+→: 1 s on; ←: 5 s back,
         // clamped to the start.
         #expect(indices == [0, 89, 88, 0, 1, 31, 0], "\(indices)")
+    }
+
+    @Test func theTimeLineIsDrawnOverTheBottomOfThePicture() throws {
+        defer { folder.remove() }
+        guard let xvfbRun = Self.which("xvfb-run") else {
+            print("skipped: xvfb-run is not installed (make deps installs xvfb)")
+            return
+        }
+        let dump = folder.file("dump")
+        try FileManager.default.createDirectory(at: dump, withIntermediateDirectories: true)
+        // Window 256×144: paused on frame 0, then `t` redraws it with the line.
+        let result = try run(xvfbRun, [
+            "-a", "-s", "-screen 0 640x480x24", reel.path, "play", project, "--scale", "4", "--dump-frames", dump.path,
+            "--script", "key t; quit",
+        ], environment: headless)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dump.path).sorted()
+        try #require(files.count == 2, "\(files)")
+        let (before, width, height) = try Self.readPGM(dump.appendingPathComponent(files[0]))
+        let (after, _, _) = try Self.readPGM(dump.appendingPathComponent(files[1]))
+        try #require(width == 256 && height == 144)
+        var inside = 0, outside = 0
+        for y in 0..<height {
+            for x in 0..<width where before[y * width + x] != after[y * width + x] {
+                if y >= height - 40 { inside += 1 } else { outside += 1 }
+            }
+        }
+        #expect(inside > 1000, "the line changed only \(inside) pixels along the bottom")
+        #expect(outside == 0, "the line changed \(outside) pixels elsewhere")
     }
 
     static func which(_ tool: String) -> String? {

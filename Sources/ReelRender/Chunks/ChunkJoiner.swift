@@ -132,12 +132,8 @@ public final class ChunkJoiner {
                     .quotient(dividingBy: Time(seconds: 1), rounding: .nearest) else { throw RenderError(.invalid, "\(path): a timestamp out of range") }
                 pts.append(frame)
             }
-        } catch let error as RenderError {
-            throw error
-        } catch let error as MediaError {
-            throw RenderError(media: error)
         } catch {
-            throw RenderError(.internal, "\(error)")
+            throw RenderError(anyError: error)
         }
         let expected = plan.chunks[chunk]
         let sorted = pts.sorted()
@@ -199,12 +195,8 @@ public final class ChunkJoiner {
             }
             try pullAudio(through: plan.frameCount - 1)
             try muxer.finish()
-        } catch let error as RenderError {
-            throw error
-        } catch let error as MediaError {
-            throw RenderError(media: error)
         } catch {
-            throw RenderError(.internal, "\(error)")
+            throw RenderError(anyError: error)
         }
     }
 }

@@ -50,12 +50,8 @@ final class SmartRenderer {
     func render(into destination: MuxerDestination) throws(RenderError) {
         do {
             try renderThrowingMedia(into: destination)
-        } catch let error as RenderError {
-            throw error
-        } catch let error as MediaError {
-            throw RenderError(media: error)
         } catch {
-            throw RenderError(.internal, "\(error)")
+            throw RenderError(anyError: error)
         }
     }
 
@@ -222,12 +218,8 @@ final class SpliceSink: MediaSink {
         do {
             try encoder.encode(frame.frame, index: frame.frameIndex, deliver: deliver)
             try frameWritten(firstFrame + frame.frameIndex)
-        } catch let error as RenderError {
-            throw error
-        } catch let error as MediaError {
-            throw RenderError(media: error)
         } catch {
-            throw RenderError(.internal, "\(error)")
+            throw RenderError(anyError: error)
         }
     }
 
