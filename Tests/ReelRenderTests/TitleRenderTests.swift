@@ -263,6 +263,9 @@ import Testing
             "$.timeline.titles[0].size", "$.timeline.titles[0].color", "$.timeline.titles[0].animations[0]: the animation runs to",
             "$.timeline.titles[0].animations[1].property", "$.timeline.titles[0].animations[2].timing",
         ])
+        let oversized = try validate(#"[ { "text": "Magic magic magic", "start": 0, "duration": 1, "size": 2000 } ]"#)
+        #expect(oversized.status == 65)
+        expectMentions(oversized, ["$.timeline.titles[0].size: the title's text is", "more than 16000 on a side"])
         let missingImage = folder.file("project.json")
         try Self.project(end: 1, titles: "[]", overlays: #"[ { "image": "logo", "start": 0, "duration": 1 } ]"#,
                          assets: #"{ "logo": { "image": "nowhere.png" } }"#).write(to: missingImage, atomically: true, encoding: .utf8)

@@ -73,7 +73,7 @@ final class PostProcessor {
             let layer = layers[index]
             let state = layer.state(at: time)
             let grows = max(abs(state.scale.x), abs(state.scale.y)) > 1
-            let level = grows ? layer.largestScale : 1
+            let level = grows ? rasterLevel(layer) : 1
             let picture = try self.picture(layer: index, level: level)
             let placement = LayerBlender.Placement(
                 centre: LayerPoint(x: state.position.x * Double(canvas.width), y: state.position.y * Double(canvas.height)),
@@ -121,6 +121,23 @@ final class PostProcessor {
         let made = LayerPicture(raster)
         pictures[key] = made
         return made
+    }
+
+    /// The scale a growing layer's second picture is drawn at: the largest it reaches, but no text above 2000 px
+    /// (the format's largest size) and no picture above twice the canvas's larger side, beyond which a frame shows
+    /// only part of it and magnifying that part is cheaper than a raster of hundreds of megabytes.
+    private func rasterLevel(_ layer: MovieLayer) -> Double {
+        let canvasSide = Double(max(canvas.width, canvas.height))
+        var limit: Double
+        switch layer.content {
+        case .text(let style):
+            limit = 2000 / max(1, style.size * canvasScale)
+        case .image(_, let size):
+            let side = Double(max(size?.width ?? 1, size?.height ?? 1)) * canvasScale
+            limit = size == nil ? 2 : 2 * canvasSide / max(1, side)
+        }
+        limit = max(1, limit)
+        return min(layer.largestScale, limit)
     }
 
     /// The decoded picture of overlay image `asset`.

@@ -39,6 +39,18 @@ enum LayerCheck {
                     }
                 }
             }
+            // The raster a title is drawn into is at most 16384 pixels on a side (at the render scale).
+            if let measured = try? TextRasterizer.measure(style) {
+                let scale = project.output.renderScale.doubleValue
+                let width = measured.logical.width * scale, height = measured.logical.height * scale
+                if width > 16000 || height > 16000 {
+                    diagnostics.append(Diagnostic(
+                        path: layer.path.key("size"),
+                        message: "the title's text is \(Int(width.rounded()))×\(Int(height.rounded())) pixels at size \(ProjectWriter.numberText(style.size)), more than 16000 on a side",
+                        hint: "use a smaller size, or break the text into shorter lines"))
+                    continue
+                }
+            }
             let missing = (try? TextRasterizer.missingCharacters(style)) ?? []
             if !missing.isEmpty {
                 let named = missing.map { character in
