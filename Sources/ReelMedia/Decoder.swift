@@ -22,6 +22,16 @@ final class StreamDecoder {
     /// After a seek, packets are dropped until the first keyframe: a demuxer whose index points at a
     /// non-keyframe (WebM cues) would otherwise feed the decoder pictures it cannot reconstruct.
     private var awaitingKeyframe = false
+    /// How H.264 packets frame their NAL units: the length size of an avcC stream, nil for Annex B; the outer nil
+    /// when the stream is not H.264.
+    private let h264LengthSize: Int??
+    /// Whether packets of pictures that cannot be shown are left out (see `feed`). Off until the caller knows where
+    /// the stream starts, since a picture left out there would move the first frame.
+    var skipsSupersededPictures = false
+    /// The latest presentation time at or before the query among the packets sent since the last repositioning.
+    private var latestWanted: Time?
+    /// Pictures left out so far (for tests and diagnostics).
+    private(set) var picturesLeftOut = 0
 
     init(path: String, streamIndex: Int, type: AVMediaType, policy: MediaPolicy) throws(MediaError) {
         let input = try InputFile(path: path, policy: policy)
@@ -57,6 +67,15 @@ final class StreamDecoder {
         self.conceal = policy.concealErrors
         self.concealments = policy.concealments
         self.packet = try Packet()
+        if parameters.pointee.codec_id == AV_CODEC_ID_H264 {
+            let extradata = parameters.pointee.extradata.map {
+                Array(UnsafeBufferPointer(start: $0, count: Int(parameters.pointee.extradata_size)))
+            } ?? []
+            // An avcC record starts with version 1 and gives the length size in its fifth byte.
+            h264LengthSize = extradata.count > 4 && extradata[0] == 1 ? .some(Int(extradata[4] & 3) + 1) : .some(nil)
+        } else {
+            h264LengthSize = nil
+        }
     }
 
     /// The opened decoder; valid while this object lives.
@@ -155,6 +174,17 @@ final class StreamDecoder {
             if awaitingKeyframe {
                 guard pkt.pointee.flags & AV_PKT_FLAG_KEY != 0 else { continue }
                 awaitingKeyframe = false
+            }
+            if skipsSupersededPictures, let lengthSize = h264LengthSize, pkt.pointee.pts != cff_nopts_value(),
+               let time = input.relativeTime(pkt.pointee.pts, timeBase), let query = position() {
+                // A picture no other refers to, earlier than one already sent that is due by the query time, would
+                // only be decoded to be passed over (pre-roll after a seek, frames a fast clip skips): leave it out.
+                if let latest = latestWanted, time < latest,
+                   H264Bitstream.isNonReferencePicture(packet.data, lengthSize: lengthSize) {
+                    picturesLeftOut += 1
+                    continue
+                }
+                if time <= query, latestWanted.map({ time > $0 }) ?? true { latestWanted = time }
             }
             if pkt.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 && !conceal && !beforeFirstFrame {
                 throw corrupt("damaged packet", packetTime(pkt) ?? position())
@@ -278,6 +308,7 @@ final class StreamDecoder {
         flushSent = false
         beforeFirstFrame = true
         awaitingKeyframe = false
+        latestWanted = nil
     }
 }
 

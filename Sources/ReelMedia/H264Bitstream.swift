@@ -64,6 +64,20 @@ public enum H264Bitstream {
         return out
     }
 
+    /// Whether a packet holds a picture no other picture refers to: it has slices, and every one has `nal_ref_idc`
+    /// 0. Such a picture can be left undecoded when it is not shown. `lengthSize` nil reads the packet as Annex B.
+    public static func isNonReferencePicture(_ bytes: [UInt8], lengthSize: Int?) -> Bool {
+        guard let units = lengthSize.map({ units(ofLengthPrefixed: bytes, lengthSize: $0) }) ?? units(ofAnnexB: bytes)
+        else { return false }
+        var slices = 0
+        for unit in units {
+            guard let header = unit.first, (1...5).contains(header & 0x1F) else { continue }
+            if header & 0x60 != 0 { return false }
+            slices += 1
+        }
+        return slices > 0
+    }
+
     /// The type of a NAL unit (the low five bits of its first byte).
     public static func type(of unit: ArraySlice<UInt8>) -> UInt8 {
         unit.first.map { $0 & 0x1F } ?? 0

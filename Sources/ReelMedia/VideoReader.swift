@@ -42,6 +42,10 @@ public final class VideoReader {
             ? Time(value: base.numerator, timescale: 2 * base.denominator) : .zero
     }
 
+    /// H.264 pictures no other picture refers to that were left undecoded because they could not be shown (after a
+    /// seek, before the wanted frame; between the frames a fast clip asks for).
+    var picturesLeftOut: Int { decoder.picturesLeftOut }
+
     /// The decoded frame with the greatest presentation time ≤ `requestedTime` (seconds from the media's start),
     /// where a timestamp within half a time-base tick after the requested time counts as at it.
     ///
@@ -70,6 +74,7 @@ public final class VideoReader {
             throw MediaError(.corrupt, "video stream \(stream.index) has no decodable frames", path: decoder.path)
         }
         firstFrameTime = first.time
+        decoder.skipsSupersededPictures = true
         held = first
         try advance(to: sourceTime)
         return held ?? first
@@ -103,9 +108,12 @@ public final class VideoReader {
             } else {
                 try decoder.seek(to: target)
             }
+            // From the start, the first frame must be seen whatever it is: it marks where the stream begins.
+            decoder.skipsSupersededPictures = !rewound
             let first = try decodeNext(at: sourceTime)
             if let first, first.time <= sourceTime || rewound {
                 if rewound { firstFrameTime = first.time }
+                decoder.skipsSupersededPictures = true
                 held = first
                 try advance(to: sourceTime)
                 return held ?? first

@@ -39,6 +39,36 @@ import Testing
         }
     }
 
+    /// The source frames a smart render copies from `stretch` (source frames shown untouched, in order), worked out
+    /// from the source's packets alone (decode order and keyframe flags; these closed-GOP x264 sources flag only IDR
+    /// pictures): every GOP that starts and ends inside the stretch, and — with `prefixes` — the first packets of
+    /// the GOP the stretch ends in, as far as they show a gap-free run of frames from its keyframe, if two or more.
+    static func copiedFrames(_ packets: [ProbedPacket], rate: Int64, stretch: Range<Int64>, prefixes: Bool = true) -> [Int64] {
+        let frames = packets.map { $0.frame(rate: rate) }
+        let starts = packets.indices.filter { packets[$0].isKey }
+        var copied: [Int64] = []
+        for (n, start) in starts.enumerated() {
+            let gop = frames[start..<(n + 1 < starts.count ? starts[n + 1] : frames.count)]
+            guard let first = gop.first, stretch.contains(first) else { continue }
+            if let last = gop.max(), last < stretch.upperBound {
+                copied += first...last
+                continue
+            }
+            guard prefixes else { break }
+            var shown: Set<Int64> = []
+            var prefix: [Int64] = []
+            for frame in gop {
+                shown.insert(frame)
+                if shown == Set(first..<first + Int64(shown.count)), shown.allSatisfy({ stretch.contains($0) }) {
+                    prefix = shown.sorted()
+                }
+            }
+            if prefix.count >= 2 { copied += prefix }
+            break
+        }
+        return copied
+    }
+
     /// A timeline with cuts mid-GOP, one frame after a keyframe, on a keyframe, and a dissolve; sources with
     /// B-frames (reorder depth 2) in QuickTime and Matroska.
     @Test(arguments: ["mp4", "mkv"])
@@ -68,8 +98,21 @@ import Testing
         let reel = try builtExecutable(named: "reel")
         let result = try run(reel.path, ["render", folder.file("project.json").path, "--smart", "--progress", "json"])
         #expect(result.status == 0, "stderr: \(result.stderrText)")
+        let sourceA = try Self.packets(of: folder.file("a.mov"))
+        let sourceB = try Self.packets(of: folder.file("b.mkv"))
+        // The untouched stretches (source frames, first output frame): the dissolve covers output 126…135.
+        let stretches: [([ProbedPacket], Range<Int64>, Int64)] = [
+            (sourceA, 15..<75, 0), (sourceB, 13..<53, 60), (sourceA, 96..<122, 100), (sourceB, 70..<90, 136),
+        ]
+        let copied: [(output: Int64, source: Int64, packets: [ProbedPacket])] = stretches.flatMap { packets, stretch, start in
+            Self.copiedFrames(packets, rate: 30, stretch: stretch).map { (start + $0 - stretch.lowerBound, $0, packets) }
+        }
+        let wholeGOPs = stretches.map { Self.copiedFrames($0.0, rate: 30, stretch: $0.1, prefixes: false).count }.reduce(0, +)
+        // Whole GOPs: a 24…71, b 24…47, a 96…119, b 72…83; the GOPs the stretches end in add their prefixes.
+        #expect(wholeGOPs == 108)
+        #expect(copied.count > wholeGOPs, "no GOP was copied up to a cut")
         let report = result.stderrText.split(separator: "\n").first { $0.hasPrefix("{\"smart\"") }
-        #expect(report?.contains("\"frames\":156,\"copied\":108,\"fallback\":null") == true, "\(result.stderrText)")
+        #expect(report?.contains("\"frames\":156,\"copied\":\(copied.count),\"fallback\":null") == true, "\(result.stderrText)")
         #expect(report?.contains("a transition") == true)
         #expect(report?.contains("{\"start\":0,\"end\":9,\"copied\":false,\"asset\":null,"
             + "\"reason\":\"'a' is entered mid-GOP, not on an IDR picture\"}") == true)
@@ -86,21 +129,15 @@ import Testing
         let outside = Array(shown[0..<126]) + Array(shown[136...])
         #expect(outside == expected.prefix(126) + expected.suffix(20))
 
-        // Copied packets are the sources' bytes: a 24…71 and 96…119, b 24…47 and 72…83, at their output frames.
-        let sourceA = Dictionary(uniqueKeysWithValues: try Self.packets(of: folder.file("a.mov")).map { ($0.frame(rate: 30), $0.hash) })
-        let sourceB = Dictionary(uniqueKeysWithValues: try Self.packets(of: folder.file("b.mkv")).map { ($0.frame(rate: 30), $0.hash) })
+        // Copied packets are the sources' bytes, at their output frames.
         let outputPackets = try Self.packets(of: output)
         #expect(outputPackets.count == 156)
         let byFrame = Dictionary(uniqueKeysWithValues: outputPackets.map { ($0.frame(rate: 30), $0.hash) })
-        var copied: [(output: Int64, hash: String?)] = []
-        copied += (24..<72).map { (Int64($0 - 15), sourceA[Int64($0)]) }
-        copied += (24..<48).map { (Int64($0 - 13 + 60), sourceB[Int64($0)]) }
-        copied += (96..<120).map { (Int64($0 - 96 + 100), sourceA[Int64($0)]) }
-        copied += (72..<84).map { (Int64($0 - 70 + 136), sourceB[Int64($0)]) }
-        for (frame, hash) in copied {
+        for (frame, source, packets) in copied {
+            let hash = packets.first { $0.frame(rate: 30) == source }?.hash
             #expect(hash != nil && byFrame[frame] == hash, "output frame \(frame) is not the copied source packet")
         }
-        let allSource = Set(sourceA.values).union(sourceB.values)
+        let allSource = Set(sourceA.map(\.hash)).union(sourceB.map(\.hash))
         #expect(outputPackets.filter { allSource.contains($0.hash) }.count == copied.count)
 
         // Decoding timestamps strictly increase and never pass presentation (Matroska stores none: ffprobe shows
@@ -181,17 +218,47 @@ import Testing
         let reel = try builtExecutable(named: "reel")
         let result = try run(reel.path, ["render", folder.file("project.json").path, "--smart", "--progress", "none"])
         #expect(result.status == 0, "stderr: \(result.stderrText)")
-        // GOPs 0–23 and 60–83 are copied; 24–59 hold the title (30–59), 84–89 end mid-GOP.
-        #expect(result.stderrText.contains("smart render: copied 48 of 90 frames"), "\(result.stderrText)")
-        #expect(result.stderrText.contains("re-encoded frames 24–59: 'a' is left mid-GOP, not just before an IDR picture; "
-            + "a title ($.timeline.titles[0]) is drawn over it"), "\(result.stderrText)")
-        let shown = try IndexedMedia.readFrameIndices(of: folder.file("out.mp4"), width: 64, height: 36)
-        #expect(shown.count == 90)
-        #expect(Array(shown[0..<30]) + Array(shown[60...]) == Array(0..<30) + Array(60..<90))
-        let packets = try Self.packets(of: folder.file("out.mp4"))
+        // The title holds 30–59: GOPs 0–23 and 60–83 are copied whole, and the GOPs at 24 and 84 up to a cut.
         let source = try Self.packets(of: folder.file("a.mov"))
-        let copied = Set(source.filter { (0..<24).contains($0.frame(rate: 30)) || (60..<84).contains($0.frame(rate: 30)) }.map(\.hash))
-        #expect(packets.filter { copied.contains($0.hash) }.count == 48)
+        let before = Self.copiedFrames(source, rate: 30, stretch: 0..<30)
+        let after = Self.copiedFrames(source, rate: 30, stretch: 60..<90)
+        #expect(before.count > 24 && after.count > 24, "no GOP was copied up to a cut")
+        #expect(result.stderrText.contains("smart render: copied \(before.count + after.count) of 90 frames"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("re-encoded frames \(before.count)–59: 'a' is left mid-GOP, and the pictures "
+            + "before the cut refer to ones after it; a title ($.timeline.titles[0]) is drawn over it"), "\(result.stderrText)")
+        let shown = try IndexedMedia.readFrameIndices(of: folder.file("out.mp4"), width: 64, height: 36)
+        #expect(shown == Array(0..<90))
+        let packets = try Self.packets(of: folder.file("out.mp4"))
+        // The clip starts at source frame 0, so each copied packet sits at its own frame number.
+        let output = Dictionary(uniqueKeysWithValues: packets.map { ($0.frame(rate: 30), $0.hash) })
+        let original = Dictionary(uniqueKeysWithValues: source.map { ($0.frame(rate: 30), $0.hash) })
+        for frame in before + after {
+            #expect(original[frame] != nil && output[frame] == original[frame], "frame \(frame) is not the source's packet")
+        }
+        let decode = try run("ffmpeg", ["-v", "error", "-xerror", "-i", folder.file("out.mp4").path, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderrText.isEmpty, "\(decode.stderrText)")
+    }
+
+    /// A clip of one IDR picture followed by a clip from that same picture: the lone picture is re-encoded, since two
+    /// copies of one IDR picture in a row would repeat its `idr_pic_id`, which H.264 forbids for consecutive IDR
+    /// access units (7.4.3; FFmpeg copes inside MP4, where packets mark the pictures, but a stream need not).
+    @Test func repeatedIDRPictureIsNotCopiedTwiceInARow() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try IndexedMedia.makeVideo(at: folder.file("a.mp4"), frameCount: 60, gop: 12, bFrames: 2, extraArgs: Self.tags)
+        let project = """
+        { "reel": 1, "output": { "path": "out.mp4", "size": [64, 36], "frameRate": 30, "audio": false },
+          "assets": { "a": { "path": "a.mp4" } },
+          "timeline": { "clips": [ { "asset": "a", "in": "24f", "duration": "1f" },
+                                   { "asset": "a", "in": "24f", "duration": "24f" } ] } }
+        """
+        try project.write(to: folder.file("project.json"), atomically: true, encoding: .utf8)
+        let reel = try builtExecutable(named: "reel")
+        let result = try run(reel.path, ["render", folder.file("project.json").path, "--smart", "--progress", "none"])
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        #expect(result.stderrText.contains("smart render: copied 24 of 25 frames"), "\(result.stderrText)")
+        let shown = try IndexedMedia.readFrameIndices(of: folder.file("out.mp4"), width: 64, height: 36)
+        #expect(shown == [24] + Array(24..<48))
         let decode = try run("ffmpeg", ["-v", "error", "-xerror", "-i", folder.file("out.mp4").path, "-f", "null", "-"])
         #expect(decode.status == 0 && decode.stderrText.isEmpty, "\(decode.stderrText)")
     }

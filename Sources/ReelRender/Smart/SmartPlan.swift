@@ -14,16 +14,20 @@ import ReelTime
 /// copied, and the rest — from a cut to the next IDR, from the last IDR to a cut, transitions, titles — is
 /// re-encoded.
 struct SmartPlan {
-    /// A stretch of whole GOPs of one source, copied.
+    /// A stretch of one source's packets, copied: whole GOPs, the last of which may be cut short after a picture
+    /// that closes a contiguous run (see `SourcePacketIndex.GOP.copyablePrefixes`).
     struct CopyRun {
         /// The asset copied from.
         let asset: String
         /// First output frame.
         let firstFrame: Int64
-        /// GOPs of the source's index, in order.
-        let gops: Range<Int>
+        /// Entries of the source's index copied, in decode order; the first is an IDR picture.
+        let entries: Range<Int>
+        /// Presentation ranks of the source pictures the entries show, in order.
+        let positions: Range<Int>
+
         /// Output frames the run covers.
-        let frameCount: Int64
+        var frameCount: Int64 { Int64(positions.count) }
     }
 
     /// One stretch of the output, in order.
@@ -60,7 +64,8 @@ struct SmartPlan {
     var reorderDepth: Int {
         spans.reduce(0) { depth, span in
             guard case .copy(let run) = span, let index = indexes[run.asset] else { return depth }
-            return max(depth, index.gops[run.gops].map(\.reorderDepth).max() ?? 0, index.parameters.reorderDelay)
+            let gops = index.gops.filter { $0.entries.overlaps(run.entries) }
+            return max(depth, gops.map(\.reorderDepth).max() ?? 0, index.parameters.reorderDelay)
         }
     }
 }
@@ -147,7 +152,7 @@ struct SmartPlanner {
                          refusal: copiedAsset == nil ? (firstReason ?? "nothing to copy") : nil)
     }
 
-    /// Groups classified frames into copied GOP runs and re-encoded stretches.
+    /// Groups classified frames into copied runs and re-encoded stretches.
     private func spans(_ classified: [(Candidate?, String)], indexes: [String: SourcePacketIndex]) -> [SmartPlan.Span] {
         var spans: [SmartPlan.Span] = []
         func encode(_ frames: Range<Int64>, _ reason: String) {
@@ -173,46 +178,74 @@ struct SmartPlanner {
                   next.position == first.position + (end - n) {
                 end += 1
             }
-            let positions = first.position..<first.position + (end - n)
-            let whole = index.gops.indices.filter { g in
-                let gop = index.gops[g]
-                return gop.isClosed && gop.positions.lowerBound >= positions.lowerBound
-                    && gop.positions.upperBound <= positions.upperBound
-            }
-            guard let firstGOP = whole.first, let lastGOP = whole.last else {
-                encode(Int64(n)..<Int64(end), "no whole GOP of '\(first.asset)' lies between the cuts")
-                n = end
-                continue
-            }
-            let copyStart = n + index.gops[firstGOP].positions.lowerBound - positions.lowerBound
-            let copyEnd = n + index.gops[lastGOP].positions.upperBound - positions.lowerBound
-            encode(Int64(n)..<Int64(copyStart), "'\(first.asset)' is entered mid-GOP, not on an IDR picture")
-            // Whole GOPs in a row are one run; a GOP that is not closed breaks it.
-            var runStart = firstGOP
-            var previous = firstGOP
-            for g in whole.dropFirst() {
-                if g != previous + 1 {
-                    appendRun(&spans, index, asset: first.asset, gops: runStart..<previous + 1, frameOrigin: n - positions.lowerBound)
-                    let gapStart = n + index.gops[previous].positions.upperBound - positions.lowerBound
-                    let gapEnd = n + index.gops[g].positions.lowerBound - positions.lowerBound
-                    encode(Int64(gapStart)..<Int64(gapEnd), "a GOP of '\(first.asset)' is not closed")
-                    runStart = g
+            let stretch = first.position..<first.position + (end - n)
+            let frameOrigin = Int64(n - stretch.lowerBound)
+            for piece in Self.pieces(of: stretch, in: index, asset: first.asset) {
+                switch piece {
+                case .copy(let entries, let positions):
+                    let run = SmartPlan.CopyRun(asset: first.asset, firstFrame: frameOrigin + Int64(positions.lowerBound),
+                                                entries: entries, positions: positions)
+                    if case .copy(let previous) = spans.last, previous.asset == run.asset,
+                       previous.entries.upperBound == entries.lowerBound,
+                       previous.firstFrame + previous.frameCount == run.firstFrame {
+                        spans[spans.count - 1] = .copy(SmartPlan.CopyRun(
+                            asset: run.asset, firstFrame: previous.firstFrame,
+                            entries: previous.entries.lowerBound..<entries.upperBound,
+                            positions: previous.positions.lowerBound..<positions.upperBound))
+                    } else {
+                        spans.append(.copy(run))
+                    }
+                case .encode(let positions, let reason):
+                    encode(frameOrigin + Int64(positions.lowerBound)..<frameOrigin + Int64(positions.upperBound), reason)
                 }
-                previous = g
             }
-            appendRun(&spans, index, asset: first.asset, gops: runStart..<previous + 1, frameOrigin: n - positions.lowerBound)
-            encode(Int64(copyEnd)..<Int64(end), "'\(first.asset)' is left mid-GOP, not just before an IDR picture")
             n = end
         }
         return spans
     }
 
-    private func appendRun(_ spans: inout [SmartPlan.Span], _ index: SourcePacketIndex, asset: String,
-                           gops: Range<Int>, frameOrigin: Int) {
-        let first = index.gops[gops.lowerBound].positions.lowerBound
-        let last = index.gops[gops.upperBound - 1].positions.upperBound
-        spans.append(.copy(SmartPlan.CopyRun(
-            asset: asset, firstFrame: Int64(frameOrigin + first), gops: gops, frameCount: Int64(last - first))))
+    /// How a stretch of one source's pictures (presentation ranks) splits into copied packets and re-encoded
+    /// pictures.
+    private enum Piece {
+        case copy(entries: Range<Int>, positions: Range<Int>)
+        case encode(Range<Int>, reason: String)
+    }
+
+    /// Splits `stretch` of `asset`'s pictures: every closed GOP whose IDR picture lies inside it is copied whole
+    /// when it ends inside it, or up to its longest copyable prefix when the stretch ends inside it; everything
+    /// else is re-encoded.
+    ///
+    /// A prefix is copied only when it holds at least two pictures: an IDR picture copied alone could be followed by
+    /// a copied IDR picture with the same `idr_pic_id` (a clip that starts on it again), which H.264 forbids for two
+    /// IDR access units in a row (7.4.3).
+    private static func pieces(of stretch: Range<Int>, in index: SourcePacketIndex, asset: String) -> [Piece] {
+        var pieces: [Piece] = []
+        var cursor = stretch.lowerBound
+        for gop in index.gops {
+            let start = index.entries[gop.entries.lowerBound].position
+            guard stretch.contains(start) else { continue }
+            guard gop.isClosed else { continue }
+            let whole = gop.positions.upperBound <= stretch.upperBound
+            let taken = whole ? gop.positions.count
+                : index.copyablePrefix(of: gop, atMost: stretch.upperBound - start)
+            if !whole && taken < 2 { break }
+            if start > cursor {
+                let reason = cursor == stretch.lowerBound && !index.gops.contains(where: {
+                    index.entries[$0.entries.lowerBound].position == cursor
+                }) ? "'\(asset)' is entered mid-GOP, not on an IDR picture" : "a GOP of '\(asset)' is not closed"
+                pieces.append(.encode(cursor..<start, reason: reason))
+            }
+            pieces.append(.copy(entries: gop.entries.lowerBound..<gop.entries.lowerBound + taken,
+                                positions: start..<start + taken))
+            cursor = start + taken
+            if !whole { break }
+        }
+        if cursor < stretch.upperBound {
+            let reason = cursor == stretch.lowerBound ? "no whole GOP of '\(asset)' lies between the cuts"
+                : "'\(asset)' is left mid-GOP, and the pictures before the cut refer to ones after it"
+            pieces.append(.encode(cursor..<stretch.upperBound, reason: reason))
+        }
+        return pieces
     }
 
     /// The asset and segment output time `time` shows untouched, or why it is not an untouched picture.

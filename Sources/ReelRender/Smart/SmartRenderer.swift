@@ -123,20 +123,20 @@ final class SmartRenderer {
         try muxer.finish()
     }
 
-    /// Copies the packets of `run`'s GOPs, renumbered onto the output's frames.
+    /// Copies the packets of `run`, renumbered onto the output's frames.
     private func copy(_ run: SmartPlan.CopyRun, index: SourcePacketIndex, reader: PacketReader,
                       writer: SplicedVideoWriter, frameWritten: (Int64) throws -> Void) throws {
-        let gops = index.gops[run.gops]
-        guard let firstGOP = gops.first, let lastGOP = gops.last else { return }
-        let first = firstGOP.entries.lowerBound, end = lastGOP.entries.upperBound
-        let firstPosition = firstGOP.positions.lowerBound
+        guard let first = run.entries.first else { return }
         let start = index.entries[first]
         try reader.seek(stream: index.streamIndex, toTimestamp: start.dts ?? start.pts)
         let packet = try Packet()
         var next = first
         var skipped = 0
-        var gop = gops.startIndex
-        while next < end {
+        // Pictures written but not yet announced, and the next one to announce: a picture's audio follows once it
+        // and every picture before it are written.
+        var written = Set<Int>()
+        var announced = run.positions.lowerBound
+        while next < run.entries.upperBound {
             guard try reader.read(into: packet) else {
                 throw RenderError(.invalid, "'\(run.asset)' ended before its indexed packets")
             }
@@ -151,16 +151,17 @@ final class SmartRenderer {
             guard packet.presentationTimestamp == expected.pts else {
                 throw RenderError(.invalid, "'\(run.asset)' reads differently from its index")
             }
-            try writer.write(packet, frame: run.firstFrame + Int64(expected.position - firstPosition))
+            try writer.write(packet, frame: run.firstFrame + Int64(expected.position - run.positions.lowerBound))
             next += 1
-            if gops[gop].entries.upperBound == next {
-                // A GOP is complete: its pictures are all written, so their audio can follow.
-                for position in gops[gop].positions {
-                    try frameWritten(run.firstFrame + Int64(position - firstPosition))
-                }
-                gop += 1
-                if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+            written.insert(expected.position)
+            while written.remove(announced) != nil {
+                try frameWritten(run.firstFrame + Int64(announced - run.positions.lowerBound))
+                announced += 1
             }
+            if expected.isIDR, cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+        }
+        guard announced == run.positions.upperBound else {
+            throw RenderError(.internal, "the copied packets of '\(run.asset)' do not show its pictures \(run.positions)")
         }
     }
 }

@@ -98,6 +98,22 @@ struct SourcePacketIndex {
         return gops
     }
 
+    /// The most pictures, at most `limit`, that the first packets of closed GOP `gop` (in decode order) show as a
+    /// contiguous run from its IDR picture: a decode-order prefix needs nothing after it, so it can be copied and
+    /// the pictures after it re-encoded. With B-frames such prefixes end where a reference picture's B-frames are
+    /// all decoded (I P B B: after one picture, or after all four, not after two).
+    func copyablePrefix(of gop: GOP, atMost limit: Int) -> Int {
+        let first = entries[gop.entries.lowerBound].position
+        var highest = first - 1
+        var best = 0
+        for (count, entry) in zip(1..., entries[gop.entries]) {
+            highest = max(highest, entry.position)
+            guard highest - first < limit else { break }
+            if highest - first + 1 == count { best = count }
+        }
+        return best
+    }
+
     /// The presentation rank of the picture shown at source time `time`, when one lies on it (within half a tick
     /// of the stream's time base, the rounding containers apply); nil when `time` falls between pictures.
     func position(at time: Time) -> Int? {
