@@ -106,6 +106,13 @@ public final class Muxer {
     private let faststart: Bool
     /// Writing to a pipe, which cannot seek: MP4 and MOV are then fragmented.
     private let isPipe: Bool
+    /// Whether MP4 and MOV keep every metadata tag (`movflags=+use_metadata_tags`), not only the keys QuickTime
+    /// knows (title, artist, …); set before `start()`. Matroska and NUT always keep every tag.
+    public var keepsEveryTag = false
+    /// MP4 and MOV: ticks per second of the movie's own clock (`movie_timescale`, FFmpeg's default 1000), in which
+    /// the edit lists' lengths are counted; the sample rate makes an audio track's edit list exact. Set before
+    /// `start()`.
+    public var movieTimescale: Int?
 
     /// Creates the container `formatName` (`mp4`, `mov`, `matroska`, `webm`, `nut`, `mpegts`, …)
     /// writing to `destination`, with container-level `metadata` tags in order.
@@ -211,13 +218,17 @@ public final class Muxer {
         var options = Options()
         let isMov = output.context.pointee.oformat.map { String(cString: $0.pointee.name) }
             .map { ["mp4", "mov", "ipod", "ismv", "3gp", "3g2", "psp", "f4v"].contains($0) } ?? false
+        var movFlags = ""
         if isMov && isPipe {
             // A pipe cannot seek back to write the index: fragmented MP4 puts an empty index first and a small
             // one before each fragment, which players read as they go.
-            try options.set("movflags", "+frag_keyframe+empty_moov+default_base_moof")
+            movFlags = "+frag_keyframe+empty_moov+default_base_moof"
         } else if faststart && isMov {
-            try options.set("movflags", "+faststart")
+            movFlags = "+faststart"
         }
+        if keepsEveryTag && isMov { movFlags += "+use_metadata_tags" }
+        if !movFlags.isEmpty { try options.set("movflags", movFlags) }
+        if let movieTimescale, isMov { try options.set("movie_timescale", String(movieTimescale)) }
         try check(avformat_write_header(output.context, &options.avDictionary), .io, "cannot write the \(formatName) header",
                   function: "avformat_write_header", path: output.name)
         output.started = true

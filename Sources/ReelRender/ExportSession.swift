@@ -57,6 +57,9 @@ public final class ExportSession {
     public var chunkPlan: ChunkPlan?
     /// The chunk rendered when `chunkPlan` is set, from 0.
     public var chunkIndex = 0
+    /// Render the audio part of a chunked render instead (`AudioPart`): the export's whole audio alone, as a
+    /// QuickTime file whose packets `ChunkJoiner` copies.
+    public var audioPart = false
     /// Called once before a smart render (`output.video.smart`) writes, with what it will copy and re-encode.
     public var onSmartReport: ((SmartRenderReport) -> Void)?
 
@@ -91,7 +94,15 @@ public final class ExportSession {
         var settings = try EncodingSettings(project: project, destination: destination, threads: encoderThreads)
         var grid = FrameGrid(project)
         var output = project.output
-        if let plan = chunkPlan {
+        if audioPart {
+            if let refusal = AudioPart.refusal(settings: settings.audio) { throw RenderError(.invalid, refusal) }
+            guard case .file = destination else {
+                throw RenderError(.invalid, "an audio part is written to a file, not to standard output")
+            }
+            guard settings.container == EncodingSettings.muxerName(for: AudioPart.container), let audio = settings.audio
+            else { throw RenderError(.invalid, "an audio part is written as QuickTime: name it .mov") }
+            output.metadata += try AudioPart.tags(project: project, settings: audio)
+        } else if let plan = chunkPlan {
             guard plan.chunks.indices.contains(chunkIndex) else {
                 throw RenderError(.invalid, "chunk \(chunkIndex) is not one of 0…\(plan.chunks.count - 1)")
             }
@@ -137,6 +148,14 @@ public final class ExportSession {
                         output: OutputSettings) throws(RenderError) {
         let catalog = SourceCatalog(project: project, facts: facts)
         let opener = MediaFileOpener(policy: policy)
+        if audioPart, let audio = settings.audio {
+            try AudioPart.render(project: project, catalog: catalog, opener: opener, settings: audio, output: output,
+                                 into: destination, cancellation: cancellation) { [onProgress, project] frameIndex in
+                let offset = (try? Time.frames(frameIndex + 1, frameDuration: project.frameDuration)) ?? .zero
+                onProgress?(ExportProgress(frame: frameIndex + 1, frames: project.frameCount, time: offset, done: false))
+            }
+            return
+        }
         if project.output.video.smart && chunkPlan == nil {
             let plan = try SmartPlanner(project: project, catalog: catalog, policy: policy).plan()
             onSmartReport?(SmartRenderReport(plan: plan, frameCount: project.frameCount))

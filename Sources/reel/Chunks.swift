@@ -52,15 +52,26 @@ struct Plan: ParsableCommand {
     }
 }
 
-/// `reel join PROJECT PART… -o OUT`: the parts of a chunked render joined, with the whole timeline's audio.
+/// `reel join PROJECT PART… [AUDIO] -o OUT`: the parts of a chunked render joined, with the whole timeline's audio
+/// copied from the audio part or encoded here.
 struct Join: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Join the parts of a chunked render and encode the timeline's audio once.")
+        abstract: "Join the parts of a chunked render, with the audio part's packets or the timeline's audio encoded once.",
+        discussion: """
+            Give every video part (reel render --chunk K/N) in any order. With the audio part (reel render \
+            --chunk audio -o sound.mov) among them, its packets are copied: nothing is encoded and the sound is \
+            the one a one-process render writes. Without it, the join mixes and encodes the timeline's audio \
+            itself (docs/chunks.md).
+
+            Examples:
+              reel join edit.json part-*.mkv sound.mov -o final.mp4
+              reel join edit.json part-0.mkv part-1.mkv -o final.mkv --force
+            """)
 
     @Argument(help: "The project file the parts were rendered from.")
     var project: String
 
-    @Argument(help: "The parts (reel render --chunk K/N), in any order.")
+    @Argument(help: "The parts (reel render --chunk K/N) and, if rendered, the audio part (--chunk audio), in any order.")
     var parts: [String]
 
     @Option(name: .shortAndLong, help: "Output file (overrides output.path).")
@@ -97,18 +108,32 @@ struct Join: ParsableCommand {
             : URL(fileURLWithPath: compiled.baseDirectory + "/" + path).standardizedFileURL.path
         // The plan's chunk count comes from the parts themselves; the fingerprint then checks it.
         var count: Int?
+        var videoParts: [String] = []
+        var audioPart: String?
         for part in parts {
-            guard let found = try ChunkJoiner.chunkCount(ofPart: part, policy: media.policy) else {
+            switch try ChunkJoiner.kind(ofPart: part, policy: media.policy) {
+            case nil:
                 throw CommandFailure(.invalid, "\(part) is not a part of a chunked reel render (no reel_chunk tag)")
+            case .audio:
+                if let audioPart {
+                    throw CommandFailure(.invalid, "two audio parts, \(audioPart) and \(part): give one")
+                }
+                audioPart = part
+            case .video(let found):
+                if let count, count != found {
+                    throw CommandFailure(.invalid, "the parts come from plans of \(count) and \(found) chunks")
+                }
+                count = found
+                videoParts.append(part)
             }
-            if let count, count != found {
-                throw CommandFailure(.invalid, "the parts come from plans of \(count) and \(found) chunks")
-            }
-            count = found
         }
-        let plan = try ChunkPlan(project: compiled, count: count ?? parts.count)
+        guard let count else {
+            throw CommandFailure(.invalid, "\(audioPart ?? "the input") is the audio part; name the video parts "
+                                 + "(reel render --chunk K/N) too")
+        }
+        let plan = try ChunkPlan(project: compiled, count: count)
         let joiner = ChunkJoiner(project: compiled, plan: plan, facts: catalog.facts, policy: media.policy)
-        try joiner.join(parts: parts, to: destination, overwrite: force)
+        try joiner.join(parts: videoParts, audio: audioPart, to: destination, overwrite: force)
         if !quiet { printError("wrote \(destination)") }
     }
 }

@@ -25,6 +25,8 @@ struct Render: ParsableCommand {
               reel render project.json --range 10..20 -o part.mkv
               reel render project.json -o - --format ts | ffplay -
               reel render project.json --progress json 2>progress.jsonl
+              reel render project.json --chunk 2/8 -o part-2.mkv
+              reel render project.json --chunk audio -o sound.mov
             """)
 
     enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
@@ -66,12 +68,18 @@ struct Render: ParsableCommand {
     @Flag(help: "Smart render: copy untouched H.264 stretches of the sources, re-encode only the rest.")
     var smart = false
 
-    @Option(help: "Render only chunk K (from 0) of N: its video, as a Matroska part for reel join (docs/chunks.md).")
+    @Option(help: ArgumentHelp(
+        "Render only chunk K (from 0) of N: its video, as a Matroska part for reel join; or, with 'audio', the whole "
+            + "timeline's audio encoded once, as a QuickTime part (docs/chunks.md).",
+        valueName: "K/N|audio"))
     var chunk: String?
+
+    /// `--chunk audio`: the audio part.
+    private var audioChunk: Bool { chunk == AudioPart.chunkName }
 
     /// `--chunk K/N` as numbers, when well formed.
     private var chunkNumbers: (index: Int, count: Int)? {
-        guard let chunk else { return nil }
+        guard let chunk, !audioChunk else { return nil }
         let parts = chunk.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
         guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (0..<count).contains(index)
         else { return nil }
@@ -101,8 +109,8 @@ struct Render: ParsableCommand {
                                      + "binary data\n       hint: pipe it (reel render p.json -o - | ffplay -) or "
                                      + "redirect it (> out.mkv)"))
         }
-        if let chunk, chunkNumbers == nil {
-            throw Exit.report(.usage("--chunk \(chunk): write K/N with 0 ≤ K < N (chunks count from 0)"))
+        if let chunk, chunkNumbers == nil, !audioChunk {
+            throw Exit.report(.usage("--chunk \(chunk): write K/N with 0 ≤ K < N (chunks count from 0), or audio"))
         }
         if chunk != nil && smart { throw Exit.report(.usage("--chunk and --smart cannot be combined")) }
     }
@@ -155,6 +163,13 @@ struct Render: ParsableCommand {
         let session = ExportSession(
             project: compiled, facts: catalog.facts, policy: policy, cancellation: cancellation)
         session.encoderThreads = threads ?? 0
+        if audioChunk {
+            if compiled.output.audio == nil {
+                throw CommandFailure.usage("--chunk audio: the project writes no audio (output.audio is false), so "
+                                           + "there is no audio part to render")
+            }
+            session.audioPart = true
+        }
         if let (index, count) = chunkNumbers {
             session.chunkPlan = try ChunkPlan(project: compiled, count: count)
             session.chunkIndex = index

@@ -79,8 +79,100 @@ import Testing
         #expect(mismatches.isEmpty, "first mismatch at \(mismatches.first ?? -1)")
     }
 
-    /// examples/render-chunks.sh: GNU parallel renders the chunks with a job log; a failed chunk is re-run alone
-    /// (`--resume-failed`) and gives the same bytes; the join shows what a one-process render shows.
+    /// An audio stream's packets as `ffprobe` reads them: timestamps and durations in the stream's time base, and
+    /// the MD5 of each payload.
+    static func audioPackets(of url: URL) throws -> [(pts: Int, duration: Int, hash: String)] {
+        let data = try runChecked("ffprobe", [
+            "-v", "error", "-select_streams", "a:0", "-show_packets", "-show_data_hash", "md5", "-of", "json", url.path,
+        ])
+        guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let list = root["packets"] as? [[String: Any]] else { throw SupportError("unexpected ffprobe output") }
+        return list.map { ($0["pts"] as? Int ?? Int.min, $0["duration"] as? Int ?? -1, $0["data_hash"] as? String ?? "") }
+    }
+
+    /// The decoded audio of `url` as ffmpeg writes it (16-bit interleaved), to compare bit for bit.
+    static func decodedAudio(of url: URL) throws -> Data {
+        try runChecked("ffmpeg", ["-v", "error", "-i", url.path, "-map", "0:a", "-f", "s16le", "-"])
+    }
+
+    /// `reel render --chunk audio` and a join that copies its packets: for MP4, MOV and Matroska the joined file's
+    /// audio stream is the one a one-process render writes — same packets (payloads, timestamps, durations, so the
+    /// same AAC priming and edit list), same header, same decoded samples — and its payloads are the audio part's.
+    @Test(arguments: ["mp4", "mov", "mkv"])
+    func audioPartJoinsIntoWhatOneProcessWrites(container: String) throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let pcm = AudioSpec.counter(sampleRate: 48000, channels: 2, codec: "pcm_s16le")
+        try IndexedMedia.makeVideo(at: folder.file("a.mov"), frameCount: 150, gop: 12, bFrames: 2, audio: pcm)
+        try IndexedMedia.makeVideo(at: folder.file("b.mov"), frameCount: 120, gop: 12, bFrames: 2, audio: pcm)
+        // 127 frames at 30 fps: 203 200 samples, not a whole number of AAC frames nor of milliseconds.
+        try Self.project(output: "final.\(container)").replacingOccurrences(of: "\"pcm\"", with: "\"aac\"")
+            .replacingOccurrences(of: "\"36f\" }", with: "\"37f\" }")
+            .write(to: folder.file("p.json"), atomically: true, encoding: .utf8)
+        let reel = try builtExecutable(named: "reel").path
+        let project = folder.file("p.json").path
+        for k in 0..<3 {
+            let part = try run(reel, ["render", project, "--chunk", "\(k)/3", "-o", folder.file("part-\(k).mkv").path, "-q"])
+            #expect(part.status == 0, "\(part.stderrText)")
+        }
+        let sound = folder.file("sound.mov")
+        let audio = try run(reel, ["render", project, "--chunk", "audio", "-o", sound.path, "-q"])
+        #expect(audio.status == 0, "\(audio.stderrText)")
+        #expect(try probe(sound).streams.map(\.codecType) == ["audio"])
+
+        let parts = [2, 0, 1].map { folder.file("part-\($0).mkv").path }
+        let joined = try run(reel, ["join", project, sound.path] + parts + ["-q"])
+        #expect(joined.status == 0, "\(joined.stderrText)")
+        let single = folder.file("single.\(container)")
+        #expect(try run(reel, ["render", project, "-o", single.path, "-q"]).status == 0)
+        let output = folder.file("final.\(container)")
+
+        let reference = try Self.decodedAudio(of: single)
+        #expect(reference.count >= 127 * 1600 * 4)
+        #expect(try Self.decodedAudio(of: output) == reference)
+        let written = try Self.audioPackets(of: output)
+        let expected = try Self.audioPackets(of: single)
+        #expect(written.map(\.pts) == expected.map(\.pts))
+        #expect(written.map(\.duration) == expected.map(\.duration))
+        #expect(written.map(\.hash) == expected.map(\.hash))
+        #expect(written.map(\.hash) == (try Self.audioPackets(of: sound)).map(\.hash))
+        // In 1/48000: the priming packet starts 1024 samples early; the audio part keeps every timestamp.
+        if container != "mkv" {
+            #expect(written.first?.pts == -1024)
+            #expect(written.map(\.pts) == (try Self.audioPackets(of: sound)).map(\.pts))
+        }
+        let header = { (url: URL) throws -> [String] in
+            let data = try runChecked("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_streams", url.path])
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        #expect(try header(output) == header(single))
+        #expect(try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36).count == 127)
+
+        // The join copies and does not encode: another timeline's audio part (the same length), its tags rewritten
+        // to this project's, puts that other sound in the file.
+        guard container == "mp4" else { return }
+        try Self.project(output: "other.mp4", inPoint: "0.6").replacingOccurrences(of: "\"pcm\"", with: "\"aac\"")
+            .replacingOccurrences(of: "\"36f\" }", with: "\"37f\" }")
+            .write(to: folder.file("q.json"), atomically: true, encoding: .utf8)
+        let other = folder.file("other.mov")
+        #expect(try run(reel, ["render", folder.file("q.json").path, "--chunk", "audio", "-o", other.path, "-q"]).status == 0)
+        let fingerprint = String(decoding: try runChecked("ffprobe", [
+            "-v", "error", "-show_entries", "format_tags=reel_fingerprint", "-of", "default=nw=1:nk=1", sound.path,
+        ]), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let forged = folder.file("forged.mov")
+        _ = try runChecked("ffmpeg", ["-v", "error", "-copyts", "-i", other.path, "-map", "0", "-c", "copy",
+                                      "-map_metadata", "0", "-metadata", "reel_fingerprint=\(fingerprint)",
+                                      "-movflags", "use_metadata_tags", "-movie_timescale", "48000", forged.path])
+        let forgedJoin = try run(reel, ["join", project, forged.path] + parts + ["-o", folder.file("forged.mp4").path, "-q"])
+        #expect(forgedJoin.status == 0, "\(forgedJoin.stderrText)")
+        let copied = try Self.audioPackets(of: folder.file("forged.mp4")).map(\.hash)
+        #expect(copied == (try Self.audioPackets(of: other)).map(\.hash))
+        #expect(copied != expected.map(\.hash))
+    }
+
+    /// examples/render-chunks.sh: GNU parallel renders the chunks and the audio part with a job log; a failed chunk
+    /// is re-run alone (`--resume-failed`) and gives the same bytes; the join shows what a one-process render shows
+    /// and has its sound, copied from the audio part.
     @Test func gnuParallelRecipeResumesAFailedChunk() throws {
         guard (try? run("parallel", ["--version"]))?.status == 0 else {
             print("skipping: GNU parallel is not installed (make deps installs it)")
@@ -110,7 +202,8 @@ import Testing
         #expect(resumed.status == 0, "\(resumed.stderrText)")
         let log = try String(contentsOf: folder.file("chunks.log"), encoding: .utf8)
         let reruns = log.split(separator: "\n").dropFirst().filter { $0.contains("--chunk 2/4") }
-        #expect(log.split(separator: "\n").count == 6, "\(log)")   // header, 4 jobs, chunk 2 again
+        #expect(log.split(separator: "\n").count == 7, "\(log)")   // header, 4 chunks, the audio part, chunk 2 again
+        #expect(log.split(separator: "\n").filter { $0.contains("--chunk audio") }.count == 1)
         #expect(reruns.count == 2)
         #expect(try [0, 1, 3].map { try Data(contentsOf: folder.file("part-\($0).mkv")) } == firstParts)
         let fresh = try run(reel, ["render", folder.file("p.json").path, "--chunk", "2/4", "-o",
@@ -130,6 +223,10 @@ import Testing
         let dts = packets.compactMap(\.dts)
         #expect(dts.count == 126 && zip(dts, dts.dropFirst()).allSatisfy { $0 < $1 })
         #expect(packets.allSatisfy { packet in packet.dts.map { $0 <= packet.pts } ?? false })
+        // The audio was copied from the audio part: the one-process render's packets and samples.
+        #expect(try Self.audioPackets(of: folder.file("final.mp4")).map(\.hash)
+                == Self.audioPackets(of: folder.file("sound.mov")).map(\.hash))
+        #expect(try Self.decodedAudio(of: folder.file("final.mp4")) == Self.decodedAudio(of: folder.file("single.mp4")))
     }
 
     /// examples/slurm/render-chunks.sh, run against a stand-in `sbatch` that runs each `--wrap` command at once
@@ -170,7 +267,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderrText)")
         let submitted = try String(contentsOf: folder.file("sbatch.log"), encoding: .utf8).split(separator: "\n")
         #expect(submitted.count == 2)
-        #expect(submitted.first?.contains("--array=0-2") == true)
+        #expect(submitted.first?.contains("--array=0-3") == true)   // 3 chunks and the audio part
         #expect(submitted.last?.contains("--dependency=afterok:4242") == true)
         let single = try run(reel, ["render", folder.file("p.json").path, "-o", folder.file("single.mkv").path, "-q"])
         #expect(single.status == 0)
@@ -178,6 +275,8 @@ import Testing
         let reference = try IndexedMedia.readFrameIndices(of: folder.file("single.mkv"), width: 64, height: 36)
         #expect(shown.count == 126)
         #expect(Array(shown[0..<50]) + Array(shown[60...]) == Array(reference[0..<50]) + Array(reference[60...]))
+        #expect(FileManager.default.fileExists(atPath: folder.file("sound.mov").path))
+        #expect(try Self.decodedAudio(of: folder.file("final.mkv")) == Self.decodedAudio(of: folder.file("single.mkv")))
     }
 
     @Test func partsOfAnotherPlanOrProjectAreRefused() throws {
@@ -199,6 +298,46 @@ import Testing
         #expect(missing.status == 65)
         #expect(missing.stderrText.contains("missing chunk 0"), "\(missing.stderrText)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("final.mkv").path))
+        // Audio parts: of another project, two of them, alone, or with other encoder settings.
+        let p = folder.file("p.json").path
+        #expect(try run(reel, ["render", p, "--chunk", "audio", "-o", folder.file("p.mov").path, "-q"]).status == 0)
+        #expect(try run(reel, ["render", folder.file("q.json").path, "--chunk", "audio", "-o", folder.file("q.mov").path,
+                               "-q"]).status == 0)
+        try Self.project(output: "final.mkv").replacingOccurrences(of: "\"pcm\"", with: "\"pcm\", \"sampleRate\": 44100")
+            .write(to: folder.file("rate.json"), atomically: true, encoding: .utf8)
+        #expect(try run(reel, ["render", folder.file("rate.json").path, "--chunk", "audio", "-o",
+                               folder.file("rate.mov").path, "-q"]).status == 0)
+        let videoParts = [folder.file("p0.mkv").path, folder.file("p1.mkv").path]
+        let otherAudio = try run(reel, ["join", p] + videoParts + [folder.file("q.mov").path])
+        #expect(otherAudio.status == 65)
+        #expect(otherAudio.stderrText.contains("q.mov is the audio of another project"), "\(otherAudio.stderrText)")
+        let twoAudio = try run(reel, ["join", p] + videoParts + [folder.file("p.mov").path, folder.file("p.mov").path])
+        #expect(twoAudio.status == 65)
+        #expect(twoAudio.stderrText.contains("two audio parts"), "\(twoAudio.stderrText)")
+        let audioAlone = try run(reel, ["join", p, folder.file("p.mov").path])
+        #expect(audioAlone.status == 65)
+        #expect(audioAlone.stderrText.contains("p.mov is the audio part; name the video parts"), "\(audioAlone.stderrText)")
+        let otherSettings = try run(reel, ["join", p] + videoParts + [folder.file("rate.mov").path])
+        #expect(otherSettings.status == 65)
+        #expect(otherSettings.stderrText.contains("rate.mov holds pcm 44100 Hz 2 ch - audio, but the project's output is "
+                                                  + "pcm 48000 Hz 2 ch -"), "\(otherSettings.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("final.mkv").path))
+        // An audio part where a video part belongs, and the reverse.
+        let audioAsChunk = try run(reel, ["render", p, "--chunk", "audio", "-o", folder.file("a.mkv").path])
+        #expect(audioAsChunk.status == 65)
+        #expect(audioAsChunk.stderrText.contains("an audio part is written as QuickTime"), "\(audioAsChunk.stderrText)")
+        let smartAudio = try run(reel, ["render", p, "--chunk", "audio", "--smart", "-o", folder.file("s.mov").path])
+        #expect(smartAudio.status == 64)
+        try Self.project(output: "final.mkv").replacingOccurrences(of: "{ \"codec\": \"pcm\" }", with: "false")
+            .write(to: folder.file("silent.json"), atomically: true, encoding: .utf8)
+        let silent = try run(reel, ["render", folder.file("silent.json").path, "--chunk", "audio", "-o",
+                                    folder.file("silent.mov").path])
+        #expect(silent.status == 64)
+        #expect(silent.stderrText.contains("the project writes no audio"), "\(silent.stderrText)")
+        for name in ["a.mkv", "s.mov", "silent.mov"] {
+            #expect(!FileManager.default.fileExists(atPath: folder.file(name).path))
+        }
+
         let badChunk = try run(reel, ["render", folder.file("p.json").path, "--chunk", "2/2", "-o", folder.file("x.mkv").path])
         #expect(badChunk.status == 64)
         let notMKV = try run(reel, ["render", folder.file("p.json").path, "--chunk", "0/2", "-o", folder.file("x.mov").path])

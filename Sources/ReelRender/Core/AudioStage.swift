@@ -46,18 +46,23 @@ final class AudioStage {
         throughFrame frameIndex: Int64,
         into deliver: (_ planes: [UnsafePointer<Float>], _ sampleCount: Int) throws(RenderError) -> Void
     ) throws(RenderError) {
-        let frameEnd: Int64
-        do {
-            frameEnd = try Time.frames(frameIndex + 1, frameDuration: frameDuration)
-                .count(atRate: Int64(sampleRate), rounding: .nearest)
-        } catch {
-            throw RenderError(.internal, "frame \(frameIndex) cannot be placed on the sample grid")
-        }
+        let frameEnd = try endSample(ofFrame: frameIndex)
         while samplesDelivered < frameEnd {
             let sampleCount = Int(min(Int64(Self.spanSampleCount), frameEnd - samplesDelivered))
             try mixer.mix(fromSample: firstSampleIndex + samplesDelivered, sampleCount: sampleCount, into: buffers)
             try deliver(buffers.readOnly, sampleCount)
             samplesDelivered += Int64(sampleCount)
+        }
+    }
+
+    /// Output samples up to the end of output frame `frameIndex`: what `pull(throughFrame:into:)` has delivered
+    /// when it returns.
+    func endSample(ofFrame frameIndex: Int64) throws(RenderError) -> Int64 {
+        do {
+            return try Time.frames(frameIndex + 1, frameDuration: frameDuration)
+                .count(atRate: Int64(sampleRate), rounding: .nearest)
+        } catch {
+            throw RenderError(.internal, "frame \(frameIndex) cannot be placed on the sample grid")
         }
     }
 }

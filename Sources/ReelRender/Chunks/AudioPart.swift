@@ -1,0 +1,118 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// The audio of a chunked render as a part of its own (`reel render --chunk audio`), so that `reel join` copies its
+/// packets instead of encoding the whole timeline's audio itself.
+///
+/// The part holds the export's whole audio mix encoded in one run of the output's audio encoder, pulled frame by
+/// frame exactly as a one-process render pulls it, so its packets are the packets a one-process render muxes. It is
+/// a QuickTime file: QuickTime keeps every packet's timestamp and duration in samples and the encoder's priming
+/// (AAC's 1024 samples) as an edit list, so the packets read back carry the encoder's own timestamps — Matroska
+/// rounds them to milliseconds, and NUT shifts them and drops durations (docs/chunks.md). The movie's clock runs at
+/// the sample rate: the edit list's length is counted in it, and at the default milliseconds the demuxer would cut
+/// the last packet short. Opus is not offered: its
+/// encoder marks the last packet's padding in side data that no container keeps as it was given.
+///
+/// Tags tie the part to the project: `reel_chunk` `audio`, `reel_audio` (the encoder settings), `reel_samples`
+/// (samples per channel) and `reel_fingerprint`, which covers what changes the sound and nothing that depends on a
+/// chunk count: the compiled project's explicit form without the output's file, container, metadata and picture
+/// settings, with the frame count, frame rate, export range and audio encoder settings.
+public enum AudioPart {
+    /// What `--chunk` names the audio part by, and its `reel_chunk` tag.
+    public static let chunkName = "audio"
+    /// The part's container.
+    public static let container = ContainerFormat.mov
+
+    /// The encoder settings as the `reel_audio` tag spells them: `aac 48000 Hz 2 ch 192000 b/s`.
+    static func describe(_ settings: AudioEncoderSettings) -> String {
+        "\(settings.codec.rawValue) \(settings.sampleRate) Hz \(settings.channels) ch "
+            + (settings.bitrate.map { "\($0) b/s" } ?? "-")
+    }
+
+    /// 16 hex digits (FNV-1a, 64 bits) for `project`'s audio encoded with `settings`.
+    public static func fingerprint(of project: CompiledProject, settings: AudioEncoderSettings) -> String {
+        var sound = project
+        sound.output.path = nil
+        sound.output.format = nil
+        sound.output.metadata = []
+        sound.output.faststart = true
+        sound.output.audio = nil
+        sound.output.preset = .medium
+        sound.output.video = VideoOutputSettings(codec: .h264)
+        sound.output.size = nil
+        sound.output.renderScale = Rational(1)
+        sound.output.background = .black
+        let rate = project.output.frameRate.map { "\($0)" } ?? "-"
+        let described = "reel audio part 1\nframes \(project.frameCount)\nrate \(rate)\nrange \(project.exportRange)\n"
+            + "audio \(describe(settings))\n"
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in Array(ProjectWriter.explicitProject(sound).utf8) + Array(described.utf8) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Samples per channel in the export's audio at `sampleRate`: up to the end of its last frame.
+    static func sampleCount(of project: CompiledProject, sampleRate: Int) throws(RenderError) -> Int64 {
+        do {
+            return try Time.frames(project.frameCount, frameDuration: project.frameDuration)
+                .count(atRate: Int64(sampleRate), rounding: .nearest)
+        } catch {
+            throw RenderError(.invalid, "the export's length cannot be placed on the \(sampleRate) Hz sample grid")
+        }
+    }
+
+    /// The metadata tags of `project`'s audio part encoded with `settings`, checked by `ChunkJoiner`.
+    static func tags(project: CompiledProject, settings: AudioEncoderSettings) throws(RenderError)
+        -> [(key: String, value: String)]
+    {
+        [("reel_fingerprint", fingerprint(of: project, settings: settings)), ("reel_chunk", chunkName),
+         ("reel_audio", describe(settings)),
+         ("reel_samples", String(try sampleCount(of: project, sampleRate: settings.sampleRate)))]
+    }
+
+    /// Why `project` cannot have an audio part written with `settings`; nil when it can.
+    static func refusal(settings: AudioEncoderSettings?) -> String? {
+        guard let settings else {
+            return "the project writes no audio (output.audio is false): there is no audio part to render"
+        }
+        if settings.codec == .opus {
+            return "an audio part holds aac or pcm audio; for opus output, leave the audio part out and let reel join "
+                + "encode the audio"
+        }
+        return nil
+    }
+
+    /// Mixes and encodes the export's whole audio into `destination` (a QuickTime file) with `output`'s metadata,
+    /// pulling the mix frame by frame as `EncodingSink` does; `onFrame` is called after each frame's samples.
+    static func render(project: CompiledProject, catalog: SourceCatalog, opener: MediaFileOpener,
+                       settings: AudioEncoderSettings, output: OutputSettings, into destination: MuxerDestination,
+                       cancellation: CancellationFlag, onFrame: (Int64) -> Void) throws(RenderError) {
+        let audio = try AudioStage(project: project, catalog: catalog, opener: opener,
+                                   sampleRate: settings.sampleRate, channels: settings.channels)
+        do {
+            let muxer = try Muxer(destination: destination, formatName: EncodingSettings.muxerName(for: container),
+                                  metadata: output.metadata.map { ($0.key, $0.value) }, faststart: output.faststart)
+            // The reel_ tags are no QuickTime keys.
+            muxer.keepsEveryTag = true
+            // The edit list's length in samples, not milliseconds, or the demuxer trims the last packet.
+            muxer.movieTimescale = settings.sampleRate
+            let encoder = try muxer.addAudio(settings)
+            try muxer.start()
+            for frame in 0..<project.frameCount {
+                if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+                try audio.pull(throughFrame: frame) { planes, count throws(RenderError) in
+                    do throws(MediaError) { try encoder.encode(planes, count: count) } catch { throw RenderError(media: error) }
+                }
+                onFrame(frame)
+            }
+            if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+            try muxer.finish()
+        } catch {
+            throw RenderError(anyError: error)
+        }
+    }
+}
