@@ -168,9 +168,18 @@ struct Render: ParsableCommand {
                 throw CommandFailure.usage("--chunk audio: the project writes no audio (output.audio is false), so "
                                            + "there is no audio part to render")
             }
+            // The part's container follows from the file name, which the flags chose: their problem (64).
+            if path == "-" || compiled.output.format != .mov {
+                throw CommandFailure.usage("--chunk audio: the audio part is written as a QuickTime file; "
+                                           + "give it a .mov name (-o sound.mov)")
+            }
             session.audioPart = true
         }
         if let (index, count) = chunkNumbers {
+            if path == "-" || compiled.output.format != .mkv {
+                throw CommandFailure.usage("--chunk \(index)/\(count): a part is written as a Matroska file; "
+                                           + "give it a .mkv name (-o part-\(index).mkv)")
+            }
             session.chunkPlan = try ChunkPlan(project: compiled, count: count)
             session.chunkIndex = index
         }

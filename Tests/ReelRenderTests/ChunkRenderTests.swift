@@ -324,8 +324,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.file("final.mkv").path))
         // An audio part where a video part belongs, and the reverse.
         let audioAsChunk = try run(reel, ["render", p, "--chunk", "audio", "-o", folder.file("a.mkv").path])
-        #expect(audioAsChunk.status == 65)
-        #expect(audioAsChunk.stderrText.contains("an audio part is written as QuickTime"), "\(audioAsChunk.stderrText)")
+        #expect(audioAsChunk.status == 64)
+        #expect(audioAsChunk.stderrText.contains("error: --chunk audio: the audio part is written as a QuickTime file; "
+                                                 + "give it a .mov name (-o sound.mov)"), "\(audioAsChunk.stderrText)")
         let smartAudio = try run(reel, ["render", p, "--chunk", "audio", "--smart", "-o", folder.file("s.mov").path])
         #expect(smartAudio.status == 64)
         try Self.project(output: "final.mkv").replacingOccurrences(of: "{ \"codec\": \"pcm\" }", with: "false")
@@ -341,7 +342,9 @@ import Testing
         let badChunk = try run(reel, ["render", folder.file("p.json").path, "--chunk", "2/2", "-o", folder.file("x.mkv").path])
         #expect(badChunk.status == 64)
         let notMKV = try run(reel, ["render", folder.file("p.json").path, "--chunk", "0/2", "-o", folder.file("x.mov").path])
-        #expect(notMKV.status == 65)
-        #expect(notMKV.stderrText.contains("a chunk is written as Matroska"), "\(notMKV.stderrText)")
+        #expect(notMKV.status == 64)
+        #expect(notMKV.stderrText.contains("error: --chunk 0/2: a part is written as a Matroska file; give it a .mkv "
+                                           + "name (-o part-0.mkv)"), "\(notMKV.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("x.mov").path))
     }
 }
