@@ -37,15 +37,23 @@ public final class ChunkJoiner {
         case audio
     }
 
-    /// What `path` says it is (its `reel_chunk` tag: `k/n` or `audio`), or nil when it carries no such tag.
-    public static func kind(ofPart path: String, policy: MediaPolicy) throws(RenderError) -> PartKind? {
+    /// Opens a part for reading, with its container tags (keys in lower case).
+    private static func open(_ path: String, policy: MediaPolicy) throws(RenderError)
+        -> (reader: PacketReader, tags: [String: String])
+    {
         let reader: PacketReader
         do {
             reader = try PacketReader(path: path, policy: policy)
         } catch {
             throw RenderError(media: error)
         }
-        guard let tag = reader.metadata.first(where: { $0.key.lowercased() == "reel_chunk" })?.value else { return nil }
+        let tags = Dictionary(reader.metadata.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+        return (reader, tags)
+    }
+
+    /// What `path` says it is (its `reel_chunk` tag: `k/n` or `audio`), or nil when it carries no such tag.
+    public static func kind(ofPart path: String, policy: MediaPolicy) throws(RenderError) -> PartKind? {
+        guard let tag = try open(path, policy: policy).tags["reel_chunk"] else { return nil }
         if tag == AudioPart.chunkName { return .audio }
         let numbers = tag.split(separator: "/").compactMap { Int($0) }
         return numbers.count == 2 && numbers[1] >= 1 ? .video(chunkCount: numbers[1]) : nil
@@ -118,13 +126,7 @@ public final class ChunkJoiner {
 
     /// Opens a part, checks its tags against the plan and indexes its packets.
     private func scan(_ path: String) throws(RenderError) -> Part {
-        let reader: PacketReader
-        do {
-            reader = try PacketReader(path: path, policy: policy)
-        } catch {
-            throw RenderError(media: error)
-        }
-        let tags = Dictionary(reader.metadata.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+        let (reader, tags) = try Self.open(path, policy: policy)
         guard let fingerprint = tags["reel_fingerprint"], let chunkText = tags["reel_chunk"] else {
             throw RenderError(.invalid, "\(path) is not a part of a chunked reel render (no reel_fingerprint tag)")
         }
@@ -168,13 +170,7 @@ public final class ChunkJoiner {
 
     /// Opens the audio part, checks its tags against the project's audio and its one stream.
     private func scanAudio(_ path: String) throws(RenderError) -> AudioPartFile {
-        let reader: PacketReader
-        do {
-            reader = try PacketReader(path: path, policy: policy)
-        } catch {
-            throw RenderError(media: error)
-        }
-        let tags = Dictionary(reader.metadata.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+        let (reader, tags) = try Self.open(path, policy: policy)
         guard tags["reel_chunk"] == AudioPart.chunkName, let fingerprint = tags["reel_fingerprint"],
               let described = tags["reel_audio"], let samples = tags["reel_samples"].flatMap({ Int64($0) }) else {
             throw RenderError(.invalid, "\(path) is not an audio part of a chunked reel render "
