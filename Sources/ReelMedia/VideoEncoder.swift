@@ -89,6 +89,13 @@ public final class VideoEncoder: Flushable {
         reference.pointee.pts = index
         reference.pointee.pict_type = AV_PICTURE_TYPE_NONE
         reference.pointee.key_frame = 0
+        // Some encoders write the colour tags into each picture from the frame, not from the context (prores_ks
+        // does): the frame says what the context says, so every picture is tagged BT.709 video range.
+        let codec = core.codec
+        reference.pointee.color_range = codec.pointee.color_range
+        reference.pointee.colorspace = codec.pointee.colorspace
+        reference.pointee.color_primaries = codec.pointee.color_primaries
+        reference.pointee.color_trc = codec.pointee.color_trc
         try core.send(reference)
     }
 

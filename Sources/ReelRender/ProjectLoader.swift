@@ -130,12 +130,28 @@ public enum ProjectLoader {
             }
         }
         if let path = overrides.outputPath {
-            // Standard output has no extension: the container comes from --format, output.format, the
-            // extension of output.path, else Matroska.
-            let streamed = path == "-"
-            let streamedFormat = project.output.writtenFormat
-                ?? project.output.path.flatMap(ContainerFormat.init(pathExtensionOf:)) ?? .mkv
-            var (settings, found) = project.output.replacingPath(streamed ? "-.\(streamedFormat.rawValue)" : path)
+            // Standard output has no extension: the container comes from --format, output.format, the extension
+            // of output.path, else Matroska; it must be one that streams (SPEC §7: mkv, nut, ts).
+            let asked = overrides.format ?? project.output.writtenFormat
+                ?? project.output.path.flatMap(ContainerFormat.init(pathExtensionOf:))
+            var streamed: ContainerFormat?
+            if path == "-" {
+                streamed = .mkv
+                if let asked, asked.isStreamable {
+                    streamed = asked
+                } else if let asked, let format = overrides.format {
+                    flagError("--format \(format.rawValue)", "\(asked.rawValue) cannot be streamed to standard output: "
+                              + "its index is written after the media",
+                              hint: "use --format mkv, nut or ts with -o -", at: JSONPath.root.key("output").key("format"))
+                } else if let asked {
+                    diagnostics.append(Diagnostic(
+                        .warning, path: JSONPath.root.key("output").key("path"),
+                        message: "-o -: \(asked.rawValue) cannot be streamed (its index is written after the media); "
+                            + "writing Matroska to standard output",
+                        hint: "pass --format nut or --format ts to choose another streamable container"))
+                }
+            }
+            var (settings, found) = streamed.map { project.output.streaming(in: $0) } ?? project.output.replacingPath(path)
             settings.path = path
             project.output = settings
             // With --format the container is settled and its problems are already reported for that flag.

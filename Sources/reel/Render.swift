@@ -42,7 +42,7 @@ struct Render: ParsableCommand {
     @Flag(help: "Replace the output file if it exists.")
     var force = false
 
-    @Option(help: "Container, overriding output.format and the extension (with -o -, the stream's container).")
+    @Option(help: "Container, overriding output.format and the extension (with -o -, the stream's: mkv, webm, nut or ts).")
     var format: ContainerFormat?
 
     @Option(help: "Encoder quality bundle.")

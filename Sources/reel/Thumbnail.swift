@@ -65,6 +65,11 @@ struct Thumbnail: ParsableCommand {
         // only be found now.
         let times = try requestedTimes(frameRate: compiled.output.frameRate, duration: compiled.duration)
         if let failure = patternFailure(timeCount: times.count) { throw failure }
+        if let outside = times.first(where: { $0.isNegative || $0 >= compiled.duration }) {
+            throw CommandFailure.usage("--at: \(describeTime(outside, frameDuration: nil)) is outside the composition, "
+                                       + "which runs from 0 to \(describeTime(compiled.duration, frameDuration: nil)) "
+                                       + "(a picture needs 0 ≤ time < end)")
+        }
         let paths = times.indices.map { output.replacingOccurrences(of: "%d", with: String($0 + 1)) }
         // Checked for every file before the first is written: a picture never replaces a source.
         for path in paths {

@@ -221,7 +221,7 @@ import Testing
             #expect(got == want, "time \(times[index])")
         }
         let outside = try reel(["thumbnail", path, "--at", "5", "-o", folder.file("x.png").path])
-        #expect(outside.status == 65)
+        #expect(outside.status == 64)
         #expect(!FileManager.default.fileExists(atPath: folder.file("x.png").path))
         #expect(try reel(["thumbnail", path, "--at", "0,0.1", "-o", folder.file("y.png").path]).status == 64)
     }

@@ -38,6 +38,12 @@ import Testing
                                          "stream=codec_name,pix_fmt,nb_read_frames", "-of", "csv=p=0", output.path])
         #expect(probed.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
                 == "\(pair.codec == "h264" ? "h264" : pair.codec == "hevc" ? "hevc" : pair.codec),\(pair.pixelFormat),30")
+        // SPEC §6: every output says BT.709 video range in all four tags (ProRes carries them in each picture).
+        let tags = try run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+                                       "stream=color_range,color_space,color_transfer,color_primaries", "-of", "csv=p=0",
+                                       output.path])
+        #expect(tags.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "tv,bt709,bt709,bt709",
+                "\(pair.codec) in \(pair.container): \(tags.stdoutText)")
         let decoded = try run("ffmpeg", ["-v", "error", "-xerror", "-i", output.path, "-f", "null", "-"])
         #expect(decoded.status == 0 && decoded.stderrText.isEmpty, "\(decoded.stderrText)")
     }

@@ -250,23 +250,91 @@ import Testing
 
     // MARK: Streams (10.7)
 
-    @Test func standardOutputTakesTheProjectsContainer() throws {
+    /// SPEC §7: `-o -` streams a streamable container (mkv, nut, ts). A project that writes MP4 streams Matroska,
+    /// with a warning; asking for MP4 on standard output is a flag error.
+    @Test func standardOutputStreamsAStreamableContainer() throws {
         let mp4 = try write("p.json", project(output: "out.mp4"))
-        let fragmented = try reel(["render", mp4, "-o", "-", "-q"])
-        #expect(fragmented.status == 0, "\(fragmented.stderrText)")
-        #expect(fragmented.stdout.count > 1000)
-        #expect(fragmented.stdout.subdata(in: 4..<8) == Data("ftyp".utf8))
-        #expect(fragmented.stdout.range(of: Data("moof".utf8)) != nil, "MP4 on a pipe is fragmented")
-        let streamed = folder.file("streamed.mp4")
-        try fragmented.stdout.write(to: streamed)
-        #expect(try countFrames(streamed) == 18)
-        let check = try run("ffmpeg", ["-v", "error", "-i", streamed.path, "-f", "null", "-"])
+        let streamed = try reel(["render", mp4, "-o", "-"])
+        #expect(streamed.status == 0, "\(streamed.stderrText)")
+        #expect(streamed.stdout.starts(with: [0x1A, 0x45, 0xDF, 0xA3]), "Matroska's EBML header")
+        #expect(streamed.stderrText.contains("warning: $.output.path: -o -: mp4 cannot be streamed (its index is "
+                                             + "written after the media); writing Matroska to standard output"),
+                "\(streamed.stderrText)")
+        let file = folder.file("streamed.mkv")
+        try streamed.stdout.write(to: file)
+        #expect(try countFrames(file) == 18)
+        let video = try #require(try probe(file).first("video"))
+        #expect(video.codecName == "h264")
+        let check = try run("ffmpeg", ["-v", "error", "-i", file.path, "-f", "null", "-"])
         #expect(check.stderrText == "", "\(check.stderrText)")
+
+        let refused = try reel(["render", mp4, "-o", "-", "--format", "mp4"])
+        #expect(refused.status == 64)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderrText.contains("error: --format mp4: mp4 cannot be streamed to standard output: its index "
+                                            + "is written after the media"), "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("hint: use --format mkv, nut or ts with -o -"))
 
         let nut = try reel(["render", mp4, "-o", "-", "--format", "nut", "-q"])
         #expect(nut.status == 0)
         #expect(nut.stdout.starts(with: Data("nut/multimedia container".utf8)))
+        #expect(!nut.stderrText.contains("warning"))
+        let ts = try write("ts.json", project(output: "out.ts"))
+        let transport = try reel(["render", ts, "-o", "-"])
+        #expect(transport.status == 0 && !transport.stderrText.contains("warning"), "\(transport.stderrText)")
+        #expect(transport.stdout.first == 0x47, "an MPEG-TS sync byte")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mp4").path))
+    }
+
+    /// SPEC §4: a compiled project renders as its editing form does, `-o` with another extension included.
+    @Test func compiledProjectFollowsTheOutputExtension() throws {
+        let path = try write("p.json", project(output: "out.mp4"))
+        let compiled = try reel(["compile", path])
+        #expect(compiled.status == 0, "\(compiled.stderrText)")
+        let explicit = try write("compiled.json", compiled.stdoutText)
+        for (name, container) in [("c.mkv", "matroska"), ("c.mov", "mov")] {
+            let output = folder.file(name)
+            let result = try reel(["render", explicit, "-o", output.path, "-q"])
+            #expect(result.status == 0, "\(result.stderrText)")
+            let probed = try probe(output)
+            #expect(probed.formatName?.contains(container) == true, "\(name): \(probed.formatName ?? "?")")
+            #expect(probed.first("video")?.codecName == "h264" && probed.first("audio")?.codecName == "aac")
+        }
+        // A container the project chose against its path's extension stays the project's choice.
+        let chosen = try write("chosen.json", project(output: "out.mp4", extraOutput: #", "format": "mkv""#))
+        let kept = folder.file("kept.mov")
+        #expect(try reel(["render", chosen, "-o", kept.path, "-q"]).status == 0)
+        #expect(try probe(kept).formatName?.contains("matroska") == true)
+    }
+
+    @Test func thumbnailTimeOutsideTheCompositionIsAFlagError() throws {
+        let path = try write("p.json", project())
+        let result = try reel(["thumbnail", path, "--at", "5", "-o", folder.file("t.png").path])
+        #expect(result.status == 64)
+        #expect(result.stderrText.contains("error: --at: 5 s is outside the composition, which runs from 0 to 0.6 s"),
+                "\(result.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("t.png").path))
+    }
+
+    /// A key made of characters that print as nothing is written with escapes, so the message does not look empty.
+    @Test func invisibleKeysAreEscapedInMessages() throws {
+        let path = try write("p.json", """
+            { "reel": 1, "output": { "path": "out.mp4", "size": [64, 36], "frameRate": 30 },
+              "assets": { "\\u0085\\u200b": { "path": "nothing.mp4" } },
+              "timeline": { "clips": [ { "asset": "\\u0085\\u200b", "duration": 1 } ] } }
+            """)
+        let result = try reel(["validate", path])
+        #expect(result.status == 65)
+        #expect(result.stderrText.contains(#"error: $.assets["\u0085\u200b"]: asset id "\u0085\u200b" contains a "#
+                                           + "control character"), "\(result.stderrText)")
+    }
+
+    @Test func anOddSizeIsReportedOnce() throws {
+        let path = try write("p.json", project().replacingOccurrences(of: "[64, 36]", with: "[63, 36]"))
+        let result = try reel(["validate", path])
+        #expect(result.status == 65)
+        #expect(result.stderrText.components(separatedBy: "error:").count == 2, "one error: \(result.stderrText)")
+        #expect(result.stderrText.contains("$.output.size: size 63×36 has an odd side"), "\(result.stderrText)")
     }
 
     /// `script` (util-linux) gives the command a pseudo-terminal on stdout.

@@ -266,6 +266,9 @@ import Testing
         let oversized = try validate(#"[ { "text": "Magic magic magic", "start": 0, "duration": 1, "size": 2000 } ]"#)
         #expect(oversized.status == 65)
         expectMentions(oversized, ["$.timeline.titles[0].size: the title's text is", "more than 16000 on a side"])
+        let tiny = try validate(#"[ { "text": "x", "start": 0, "duration": 1, "size": 0.5 } ]"#)
+        #expect(tiny.status == 65)
+        expectMentions(tiny, ["$.timeline.titles[0].size: 0.5 is out of range", "use a number from 1 to 2000"])
         let missingImage = folder.file("project.json")
         try Self.project(end: 1, titles: "[]", overlays: #"[ { "image": "logo", "start": 0, "duration": 1 } ]"#,
                          assets: #"{ "logo": { "image": "nowhere.png" } }"#).write(to: missingImage, atomically: true, encoding: .utf8)

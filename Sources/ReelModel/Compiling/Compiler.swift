@@ -194,7 +194,9 @@ final class CompileSession {
 
     /// size × renderScale, rounded down to whole pixels; a side that comes out odd where the pixel format
     /// subsamples chroma is an error (SPEC §5.1), never silently changed.
-    func encodedSize(for size: PixelSize, scale: Rational, video: VideoOutputSettings, path: JSONPath) -> PixelSize? {
+    /// `sizeWasWritten`: the size is `output.size` as written, whose odd sides the reader has already reported.
+    func encodedSize(for size: PixelSize, scale: Rational, video: VideoOutputSettings, path: JSONPath,
+                     sizeWasWritten: Bool) -> PixelSize? {
         func side(_ pixels: Int) -> Int? {
             guard let scaled = try? Rational(Int64(pixels)).multiplied(by: scale), let whole = try? scaled.rounded(.down)
             else { return nil }
@@ -208,6 +210,15 @@ final class CompileSession {
         }
         let oddWidth = video.needsEvenWidth && width % 2 != 0, oddHeight = video.needsEvenHeight && height % 2 != 0
         guard !oddWidth, !oddHeight else {
+            if scale == Rational(1) {
+                // Nothing was scaled: the size itself is odd, a problem of output.size, not of renderScale.
+                if !sizeWasWritten {
+                    error(JSONPath.root.key("output").key("size"), "the render size \(width)×\(height) (not set in "
+                              + "output.size, taken from the media) has an odd side, but \(video.effectivePixelFormat) "
+                              + "needs even sides", hint: "set output.size to even sides")
+                }
+                return nil
+            }
             error(path, "the render size \(size.width)×\(size.height) × renderScale \(scale) is \(width)×\(height), "
                       + "but \(video.effectivePixelFormat) needs even sides",
                   hint: "pick a renderScale or output.size that gives even sides")

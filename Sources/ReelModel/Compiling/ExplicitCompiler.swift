@@ -56,9 +56,11 @@ extension CompileSession {
             return nil
         }
         output.frameRate = frameRate
+        let sizeWasWritten = output.size != nil
         output.size = size
         guard let encodedSize = self.encodedSize(for: size, scale: output.renderScale, video: output.video,
-                                                path: outputPath.key("renderScale")) else { return nil }
+                                                path: outputPath.key("renderScale"), sizeWasWritten: sizeWasWritten)
+        else { return nil }
         let contentEnd = composition.tracks.map(\.end).max() ?? .zero
         guard let finished = finish(output: &output, contentEnd: contentEnd, frameDuration: frameDuration,
                                     endPath: JSONPath.root.key("composition")) else { return nil }

@@ -72,9 +72,11 @@ extension CompileSession {
             return nil
         }
         output.frameRate = frameRate
+        let sizeWasWritten = output.size != nil
         output.size = size
         guard let encodedSize = self.encodedSize(for: size, scale: output.renderScale, video: output.video,
-                                                path: outputPath.key("renderScale")) else { return nil }
+                                                path: outputPath.key("renderScale"), sizeWasWritten: sizeWasWritten)
+        else { return nil }
         guard let (placed, storylineEnd) = layOut(timeline, resolved, canvas: size, frameDuration: frameDuration)
         else { return nil }
         let hasTransitions = placed.contains { if case .clip(let clip) = $0 { return !clip.incoming.isZero } else { return false } }

@@ -52,12 +52,41 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
             case .key(let key) where Self.isPlainIdentifier(key):
                 text += "." + key
             case .key(let key):
-                text += "[" + JSONWriter.quoted(key) + "]"
+                text += "[" + Self.printableQuoted(key) + "]"
             case .index(let index):
                 text += "[\(index)]"
             }
         }
         return text
+    }
+
+    /// `text` as a JSON string whose every character shows in a terminal (see `visible`), for messages.
+    static func printableQuoted(_ text: String) -> String { visible(JSONWriter.quoted(text)) }
+
+    /// `quoted` with every character that prints as nothing or as a gap written as a JSON escape (`\u0085`,
+    /// `\u200b`, `\ufeff`, a private-use or unassigned code point, any space but U+0020), so a key made of
+    /// them does not look empty in a message. JSON quoting already escapes U+0000–U+001F.
+    private static func visible(_ quoted: String) -> String {
+        var text = ""
+        for scalar in quoted.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned:
+                text += escaped(scalar)
+            case .spaceSeparator where scalar != " ":
+                text += escaped(scalar)
+            default:
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+
+    /// A scalar as JSON writes an escape: `\uXXXX`, or a surrogate pair beyond the Basic Multilingual Plane.
+    private static func escaped(_ scalar: Unicode.Scalar) -> String {
+        String(scalar).utf16.map { unit in
+            let digits = String(unit, radix: 16)
+            return "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+        }.joined()
     }
 
     private static func isPlainIdentifier(_ key: String) -> Bool {

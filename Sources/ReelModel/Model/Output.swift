@@ -132,6 +132,10 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         self.init(rawValue: name[name.index(after: dot)...].lowercased())
     }
 
+    /// Whether it can be written front to back in one pass, as standard output must be (SPEC §7: mkv, nut, ts;
+    /// WebM is Matroska). MP4 and MOV write their index after the media.
+    public var isStreamable: Bool { [.mkv, .webm, .nut, .ts].contains(self) }
+
     /// Video codecs this container holds, in order of preference (the first is the default).
     public var videoCodecs: [VideoCodecName] {
         switch self {
@@ -281,21 +285,42 @@ public struct OutputSettings: Sendable, Equatable {
             && lhs.range == rhs.range && lhs.end == rhs.end && lhs.faststart == rhs.faststart
     }
 
-    /// These settings with the output file replaced (the CLI's `-o`): a format or codec that was
-    /// not written in the project is derived again from the new extension. The diagnostics (path
-    /// `$.output.path`) say when the container cannot be told or cannot hold a codec.
+    /// These settings with the output file replaced (the CLI's `-o`): a format that only repeats what the old
+    /// path's extension implied is derived again from the new extension — a format not written at all, and the one
+    /// `reel compile` writes out from the extension (a compiled project renders with `-o x.mkv` as its editing form
+    /// does); a format that differs from the old path's extension was a choice and stays. Codecs not written follow
+    /// the container. The diagnostics (path `$.output.path`) say when the container cannot be told or cannot hold
+    /// a codec.
     public func replacingPath(_ newPath: String) -> (settings: OutputSettings, diagnostics: [Diagnostic]) {
         var settings = self
         settings.path = newPath
+        let implied = path.flatMap(ContainerFormat.init(pathExtensionOf:))
         if !formatWasWritten {
             settings.format = ContainerFormat(pathExtensionOf: newPath)
+        } else if format == implied, let derived = ContainerFormat(pathExtensionOf: newPath) {
+            settings.format = derived
         }
-        if let container = settings.format {
-            if !videoCodecWasWritten { settings.video.codec = container.videoCodecs[0] }
-            if !audioCodecWasWritten, settings.audio != nil { settings.audio?.codec = container.audioCodecs[0] }
-        }
+        if let container = settings.format { settings.codecsFollow(container) }
         let path = JSONPath.root.key("output").key("path")
         return (settings, settings.containerDiagnostics(at: path))
+    }
+
+    /// These settings for standard output (`-o -`) in `container`, which the caller has chosen among the
+    /// streamable ones: codecs follow it as they follow `-o` (`replacingPath`). The diagnostics (path
+    /// `$.output.path`) say what it cannot hold.
+    public func streaming(in container: ContainerFormat) -> (settings: OutputSettings, diagnostics: [Diagnostic]) {
+        var settings = self
+        settings.path = "-"
+        settings.format = container
+        settings.codecsFollow(container)
+        return (settings, settings.containerDiagnostics(at: JSONPath.root.key("output").key("path")))
+    }
+
+    /// Codecs that were not written become `container`'s defaults; a written codec stays, and the container
+    /// diagnostics say when the new container cannot hold it.
+    private mutating func codecsFollow(_ container: ContainerFormat) {
+        if !videoCodecWasWritten { video.codec = container.videoCodecs[0] }
+        if !audioCodecWasWritten, audio != nil { audio?.codec = container.audioCodecs[0] }
     }
 
     /// The container the project names in `output.format`, nil when it leaves it to the path's extension.

@@ -264,7 +264,7 @@ final class DocumentDecoder {
             return false
         }
         if scalars.contains(where: { !isPrintable($0) }) {
-            error(path, "\(what) \(JSONWriter.quoted(text)) contains a control character", hint: "ids are printable characters")
+            error(path, "\(what) \(JSONPath.printableQuoted(text)) contains a control character", hint: "ids are printable characters")
             return false
         }
         return true

@@ -44,7 +44,8 @@ extension DocumentDecoder {
         }
         if text == nil { valid = false }
         let font = take(fields["font"].flatMap { string($0, path.key("font")) }, "font")
-        let size = take(fields["size"].flatMap { positiveNumber($0, path.key("size"), what: "size", upTo: 2000) }, "size")
+        // SPEC §5.1: font size 1–2000 pixels.
+        let size = take(fields["size"].flatMap { double($0, path.key("size"), in: 1...2000) }, "size")
         let color = take(fields["color"].flatMap { self.color($0, path.key("color")) }, "color")
         let align: TextStyle.Alignment? = take(fields["align"].flatMap { enumeration($0, path.key("align"), "alignment") }, "align")
         let outline = take(fields["outline"].flatMap { readOutline($0, path.key("outline")) }, "outline")
