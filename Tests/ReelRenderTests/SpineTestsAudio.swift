@@ -110,6 +110,11 @@ import Testing
         let middle = samples[0][(samples[0].count / 4)..<(samples[0].count * 3 / 4)]
         let rms = (middle.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(middle.count)).squareRoot()
         #expect(rms > 0.02, "audio is (nearly) silent: rms \(rms)")
+        // The clip sounds to its last sample: the stretcher is fed past the out point, so its latency leaves no
+        // silence at the end (SPEC §6: cut sample-accurately).
+        let tail = samples[0].suffix(480)
+        let tailRMS = (tail.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(tail.count)).squareRoot()
+        #expect(tailRMS > rms * 0.7, "the last 10 ms are quieter than the middle: rms \(tailRMS) vs \(rms)")
         let powers = [220.0, 440, 880].map { ($0, Spine.goertzel(middle, frequency: $0, sampleRate: 48000)) }
         let target = powers.first { $0.0 == pitch.frequency }?.1 ?? 0
         for (frequency, power) in powers where frequency != pitch.frequency {

@@ -91,7 +91,11 @@ final class StretchedSegment {
                     if idlePulls > 1 { break }
                     continue
                 }
-                let chunk = Int(min(Int64(input.capacity), max(0, sourceEnd - sourcePosition)))
+                // atempo holds back part of a window: fed only up to the out point, its last output would fall short
+                // of the segment's end. Feeding up to 100 ms more of the source fills that latency; the samples it
+                // yields past the segment's end are never pulled.
+                let feedEnd = sourceEnd + Int64(sampleRate / 10)
+                let chunk = Int(min(Int64(input.capacity), max(0, feedEnd - sourcePosition)))
                 do {
                     if chunk > 0 {
                         try readSource(reader, count: chunk, into: input, offset: 0)
