@@ -109,13 +109,21 @@ public final class Scaler {
             return try converted(expanded, width: width, height: height, format: format)
         }
         let result = try VideoFrame(width: width, height: height, format: format)
-        if source.isFullRange, format == .yuv420p, source.format == .yuv420p,
-            source.width == width, source.height == height {
-            // libswscale copies same-size, same-format pictures verbatim, ignoring the range change (and so the
-            // matrix change, which it otherwise makes from the tables `applyColorDetails` gives it).
-            Self.compressRange(source, into: result)
-            if let from = source.colorMatrix, from != .bt709 {
-                recodeMatrix(result, from: from, to: .bt709)
+        let matrix = source.colorMatrix
+        if format == .yuv420p, source.format == .yuv420p, source.width == width, source.height == height,
+           source.isFullRange || (matrix != nil && matrix != .bt709) {
+            // Same size and format, another range or matrix: libswscale copies full-range pictures verbatim,
+            // ignoring the range change, and makes the matrix change with truncating fixed-point arithmetic (a
+            // BT.601 grey comes out one level darker, as from the ffmpeg CLI's default scaler). reel recodes these
+            // itself, rounding, so greys keep their level.
+            if source.isFullRange {
+                Self.compressRange(source, into: result)
+            } else {
+                try check(av_frame_copy(result.avFrame, source.avFrame), .internal, "cannot copy a picture",
+                          function: "av_frame_copy")
+            }
+            if let matrix, matrix != .bt709 {
+                recodeMatrix(result, from: matrix, to: .bt709)
             }
         } else {
             try scale(source, into: result)

@@ -51,6 +51,31 @@ import Testing
         }
     }
 
+    /// An untagged SD source is BT.601 and is recoded to BT.709: greys have the same luma in both, so every level
+    /// comes through exactly (libswscale's fixed-point conversion loses one level).
+    @Test func greysKeepTheirLevelThroughTheMatrixChange() throws {
+        let folder = try TemporaryDirectory(prefix: "reel-colour-grey")
+        _ = try Spine.checked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i",
+                                         "color=c=black:s=320x240:r=30:d=1,format=yuv420p,geq=lum='16+7*N':cb=128:cr=128",
+                                         "-c:v", "libx264", "-qp", "0", folder.file("grey.mkv").path])
+        let result = try Spine.render("""
+            { "reel": 1, "output": { "path": "out.mkv", "size": [320, 240], "frameRate": 30,
+                                     "video": { "crf": 0, "encoderPreset": "ultrafast" }, "audio": false },
+              "assets": { "grey": { "path": "grey.mkv" } },
+              "timeline": { "clips": [ { "asset": "grey" } ] } }
+            """, in: folder)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let planes = [UInt8](try Spine.checked("ffmpeg", ["-v", "error", "-i", folder.file("out.mkv").path,
+                                                          "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]))
+        let frameSize = 320 * 240 * 3 / 2
+        #expect(planes.count == 30 * frameSize)
+        for n in 0..<min(30, planes.count / frameSize) {
+            let frame = planes[(n * frameSize)..<((n + 1) * frameSize)]
+            let y = Set(frame.prefix(320 * 240)), chroma = Set(frame.suffix(320 * 240 / 2))
+            #expect(y == [UInt8(16 + 7 * n)] && chroma == [128], "frame \(n): Y \(y.sorted()), Cb/Cr \(chroma.sorted())")
+        }
+    }
+
     @Test(arguments: sources)
     func barsKeepTheirColour(source: Source) throws {
         let folder = try TemporaryDirectory(prefix: "reel-colour")

@@ -160,6 +160,8 @@ enum SharedMedia {
         let differences = (0..<30).map { n in
             Double(zip(frames[n], reference[n]).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(640 * 360)
         }
-        #expect(differences.allSatisfy { $0 < 2 }, "mean luma differences per frame: \(differences)")
+        // Frames already 640×360 are recoded by reel itself, rounding (Scaler.converted); the reference's scaler
+        // truncates, so those differ from it by about two levels on average, the others by about one.
+        #expect(differences.allSatisfy { $0 < 2.5 }, "mean luma differences per frame: \(differences)")
     }
 }
