@@ -152,7 +152,10 @@ public struct Timecode: Sendable, Hashable, CustomStringConvertible {
         case Rational(30000, 1001): return 2
         case Rational(60000, 1001): return 4
         default:
-            throw TimeParseError("drop-frame timecode needs frame rate 30000/1001 (29.97) or 60000/1001 (59.94), not \(frameRate)")
+            // A rate written "2997/100" is exactly 29.97, not NTSC's 30000/1001: say which the project has.
+            let rate = frameRate.denominator == 1 ? "\(frameRate)" : "\(frameRate.numerator)/\(frameRate.denominator)"
+            throw TimeParseError("drop-frame timecode needs frame rate 30000/1001 (29.97) or 60000/1001 (59.94), "
+                                 + "not \(rate)")
         }
     }
 

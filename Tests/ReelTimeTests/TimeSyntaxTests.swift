@@ -104,6 +104,8 @@ private let stringErrorCases: [(String, Rational?, String)] = [
     ("00:00:00;00", Rational(25), "drop-frame timecode needs frame rate 30000/1001 (29.97) or 60000/1001 (59.94), not 25"),
     ("00:00:00;00", Rational(24000, 1001),
      "drop-frame timecode needs frame rate 30000/1001 (29.97) or 60000/1001 (59.94), not 24000/1001"),
+    ("00:00:01;00", Rational(2997, 100),
+     "drop-frame timecode needs frame rate 30000/1001 (29.97) or 60000/1001 (59.94), not 2997/100"),
     ("00:01:00;00", ntsc,
      "drop-frame timecode 00:01:00;00 does not exist: at 30000/1001 fps the labels ;00 to ;01 are skipped at the start of every minute except each tenth"),
     ("00:01:00;01", ntsc,
