@@ -71,7 +71,8 @@ public struct MediaCatalog: Sendable {
             duration: nil,
             video: MediaFacts.VideoFacts(
                 streamIndex: video.index, duration: nil, displaySize: display, storedSize: stored,
-                rotation: video.rotation, frameRate: nil, averageFrameRate: nil)))
+                rotation: video.rotation, frameRate: nil, averageFrameRate: nil),
+            streams: streamFacts(of: info)))
     }
 
     static func diagnostic(for error: MediaError, path: JSONPath) -> Diagnostic {
@@ -128,7 +129,9 @@ public struct MediaCatalog: Sendable {
         } else {
             audio = info.bestAudioStream
         }
-        var facts = MediaFacts(duration: info.duration, video: nil, audio: nil)
+        var facts = MediaFacts(
+            duration: info.duration, video: nil, audio: nil,
+            streams: streamFacts(of: info))
         if let video {
             let degrees: Int
             switch rotation {
@@ -150,6 +153,11 @@ public struct MediaCatalog: Sendable {
                 sampleRate: audio.sampleRate, channels: audio.channels)
         }
         return .facts(facts)
+    }
+
+    /// Every stream of the file, for checking the streams segments pick (`sourceTrack`).
+    private static func streamFacts(of info: MediaInfo) -> [MediaFacts.StreamFacts] {
+        info.streams.map { MediaFacts.StreamFacts(index: $0.index, type: $0.type.rawValue, duration: $0.duration) }
     }
 
     private static func indices(of type: MediaType, in info: MediaInfo) -> String {

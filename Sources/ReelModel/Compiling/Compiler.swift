@@ -43,7 +43,9 @@ public enum Compiler {
         if let compiled, session.diagnostics.allSatisfy({ $0.severity != .error }) {
             session.diagnostics += Validator.validate(compiled)
         }
-        let failed = session.diagnostics.contains { $0.severity == .error }
+        // A timeline the reader could read only in part still compiles, for the problems of the rest, but never
+        // to something that could be rendered.
+        let failed = session.diagnostics.contains { $0.severity == .error } || project.timeline?.isPartial == true
         return (failed ? nil : compiled, session.diagnostics)
     }
 
@@ -165,11 +167,14 @@ final class CompileSession {
     }
 
     /// The canvas size: as written, else the first video source's display size, rounded down to even sides
-    /// (a default must always be renderable in 4:2:0; a written odd size is an error instead).
-    func resolveSize(written: PixelSize?, firstVideo: (Asset, MediaKnowledge)?, path: JSONPath) -> PixelSize? {
+    /// (a default must always be renderable in 4:2:0; a written odd size is an error instead). A source whose
+    /// asset is unknown (nil, already reported) gives no size and no message.
+    func resolveSize(written: PixelSize?, firstVideo: (asset: Asset?, knowledge: MediaKnowledge)?, path: JSONPath) -> PixelSize? {
         if let written { return written }
         switch firstVideo {
-        case (let asset, .known(let mediaFacts))?:
+        case (nil, _)?:
+            return nil
+        case (let asset?, .known(let mediaFacts))?:
             if let video = mediaFacts.video {
                 let display = displaySize(asset, video)
                 let size = PixelSize(width: display.width - display.width % 2, height: display.height - display.height % 2)

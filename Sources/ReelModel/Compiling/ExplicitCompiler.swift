@@ -95,11 +95,15 @@ extension CompileSession {
     }
 
     /// The asset of the first media segment on a video track (earliest target start), with what is known about it.
-    private func firstVideoSource(_ composition: Composition) -> (Asset, MediaKnowledge)? {
+    /// A segment whose asset is not declared (reported) may have been that source: the result is then
+    /// `(nil, .failed)`, and nothing is inferred or said.
+    private func firstVideoSource(_ composition: Composition) -> (asset: Asset?, knowledge: MediaKnowledge)? {
         let candidates = composition.tracks.filter { $0.kind == .video }.flatMap(\.segments)
             .filter { !$0.isEmpty }.sorted { $0.target.start < $1.target.start }
         for segment in candidates {
-            guard let id = segment.asset, let asset = project.asset(id), !asset.isColor else { continue }
+            guard let id = segment.asset else { continue }
+            guard let asset = project.asset(id) else { return (nil, .failed) }
+            if asset.isColor { continue }
             let knowledge = media(id)
             if case .known(let mediaFacts) = knowledge, mediaFacts.video == nil { continue }
             return (asset, knowledge)
@@ -107,9 +111,10 @@ extension CompileSession {
         return nil
     }
 
-    /// Every media segment: its asset is a usable file with the stream its track needs, and its
-    /// source range lies inside the media. Images and colours may sit on video tracks with any source
-    /// range (a still has no end), never on audio tracks.
+    /// Every media segment: its asset is a usable file with the stream its track needs (the one `sourceTrack`
+    /// names, else the asset's default of the track's kind), and its source range lies inside that stream.
+    /// Images and colours may sit on video tracks with any source range (a still has no end), never on audio
+    /// tracks.
     private func checkSegmentsAgainstMedia(_ composition: Composition) {
         for (trackIndex, track) in composition.tracks.enumerated() {
             for (segmentIndex, segment) in track.segments.enumerated() {
@@ -120,28 +125,38 @@ extension CompileSession {
                     if track.kind == .audio {
                         error(path.key("asset"), "asset \"\(id)\" is \(kind), which has no sound, but track \(track.id) is an audio track",
                               hint: "use an empty segment here, or a file with an audio stream")
-                    } else if !asset.isColor {
-                        _ = media(id)   // reports a failed probe once
+                    } else if asset.isColor {
+                        if let index = segment.sourceTrack {
+                            error(path.key("sourceTrack"), "asset \"\(id)\" is a colour, which has no stream \(index) (nor any other)",
+                                  hint: "remove \"sourceTrack\"")
+                        }
+                    } else if case .known(let mediaFacts) = media(id), let index = segment.sourceTrack {
+                        checkSourceTrack(index, of: id, mediaFacts, track: track, path: path)
                     }
                     continue
                 }
                 guard case .known(let mediaFacts) = media(asset.id) else { continue }
                 let streamDuration: Time?
-                switch track.kind {
-                case .video:
-                    guard let video = mediaFacts.video else {
-                        error(path.key("asset"), "asset \"\(id)\" has no video stream, but track \(track.id) is a video track",
-                              hint: mediaFacts.audio != nil ? "put audio-only assets on audio tracks" : "use a file with a video stream")
-                        continue
+                if let index = segment.sourceTrack {
+                    guard let stream = checkSourceTrack(index, of: id, mediaFacts, track: track, path: path) else { continue }
+                    streamDuration = stream.duration ?? mediaFacts.duration
+                } else {
+                    switch track.kind {
+                    case .video:
+                        guard let video = mediaFacts.video else {
+                            error(path.key("asset"), "asset \"\(id)\" has no video stream, but track \(track.id) is a video track",
+                                  hint: mediaFacts.audio != nil ? "put audio-only assets on audio tracks" : "use a file with a video stream")
+                            continue
+                        }
+                        streamDuration = video.duration ?? mediaFacts.duration
+                    case .audio:
+                        guard let audio = mediaFacts.audio else {
+                            error(path.key("asset"), "asset \"\(id)\" has no audio stream, but track \(track.id) is an audio track",
+                                  hint: "use an empty segment here, or a file with an audio stream")
+                            continue
+                        }
+                        streamDuration = audio.duration ?? mediaFacts.duration
                     }
-                    streamDuration = video.duration ?? mediaFacts.duration
-                case .audio:
-                    guard let audio = mediaFacts.audio else {
-                        error(path.key("asset"), "asset \"\(id)\" has no audio stream, but track \(track.id) is an audio track",
-                              hint: "use an empty segment here, or a file with an audio stream")
-                        continue
-                    }
-                    streamDuration = audio.duration ?? mediaFacts.duration
                 }
                 guard let streamDuration, source.end > streamDuration else { continue }
                 error(path.key("source"),
@@ -150,5 +165,34 @@ extension CompileSession {
                       time: source.end)
             }
         }
+    }
+
+    /// The stream `sourceTrack` names, when the asset's file has it and it is of the track's kind; otherwise
+    /// reports the problem at `sourceTrack`, naming the streams the file has, and returns nil.
+    @discardableResult
+    private func checkSourceTrack(_ index: Int, of id: String, _ mediaFacts: MediaFacts, track: CompositionTrack,
+                                  path: JSONPath) -> MediaFacts.StreamFacts? {
+        let wanted = track.kind.rawValue
+        let fitting = mediaFacts.streams.filter { $0.kind == track.kind }.map { String($0.index) }
+        let hint = fitting.isEmpty
+            ? "asset \"\(id)\" has no \(wanted) stream; its streams: \(mediaFacts.streamList)"
+            : "pick \(withArticle(wanted)) stream (\(fitting.joined(separator: ", "))), or remove \"sourceTrack\" for the default one"
+        guard let stream = mediaFacts.streams.first(where: { $0.index == index }) else {
+            error(path.key("sourceTrack"),
+                  "asset \"\(id)\" has no stream \(index); its streams are \(mediaFacts.streamList)", hint: hint)
+            return nil
+        }
+        guard stream.kind == track.kind else {
+            error(path.key("sourceTrack"),
+                  "stream \(index) of asset \"\(id)\" is \(withArticle(stream.type)) stream, but track \(track.id) is \(withArticle(wanted)) track",
+                  hint: hint)
+            return nil
+        }
+        return stream
+    }
+
+    /// "a video", "an audio", "an attachment".
+    private func withArticle(_ word: String) -> String {
+        ("aeiou".contains(word.first ?? "x") ? "an " : "a ") + word
     }
 }

@@ -11,6 +11,11 @@ extension CompileSession {
         let video: MediaFacts.VideoFacts?
         /// Whether the clip contributes sound to the main audio track.
         let sounds: Bool
+        /// Whether `length` stands in for the unprobed media's (`--no-probe`): nothing is checked against it.
+        var lengthIsStandIn = false
+
+        /// The timeline length, when it is the clip's true one.
+        var checkedLength: Time? { lengthIsStandIn ? nil : length }
     }
 
     /// A clip placed on the storyline.
@@ -65,20 +70,23 @@ extension CompileSession {
             error(timelinePath.key("clips"), "the timeline has no clips",
                   hint: "add clips, or set output.end for a render of the background alone")
         }
-        guard !hasErrors, let frameRate, let size, let frameDuration else {
-            if !hasErrors {
+        // Every check that stands on its own runs even when others failed: the render size against renderScale,
+        // and each transition against whichever of its clips is known.
+        let encodedSize = size.flatMap {
+            self.encodedSize(for: $0, scale: output.renderScale, video: output.video, path: outputPath.key("renderScale"),
+                             sizeWasWritten: output.size != nil)
+        }
+        let layout = layOut(timeline, resolved, canvas: size, frameDuration: frameDuration)
+        guard !hasErrors, let frameRate, let size, let frameDuration, let encodedSize, let (placed, storylineEnd) = layout
+        else {
+            // Without an error of its own, an unknown rate or size comes from an entry the reader refused.
+            if !hasErrors, !timeline.isPartial, frameRate == nil || size == nil {
                 error(outputPath.key("frameRate"), "the frame rate is unusable", hint: "set output.frameRate from 1 to 240")
             }
             return nil
         }
         output.frameRate = frameRate
-        let sizeWasWritten = output.size != nil
         output.size = size
-        guard let encodedSize = self.encodedSize(for: size, scale: output.renderScale, video: output.video,
-                                                path: outputPath.key("renderScale"), sizeWasWritten: sizeWasWritten)
-        else { return nil }
-        guard let (placed, storylineEnd) = layOut(timeline, resolved, canvas: size, frameDuration: frameDuration)
-        else { return nil }
         let hasTransitions = placed.contains { if case .clip(let clip) = $0 { return !clip.incoming.isZero } else { return false } }
 
         // The composition ends at the last track's end (looping tracks without a duration follow it), or at output.end.
@@ -121,21 +129,41 @@ extension CompileSession {
                                frameCount: finished.frameCount, baseDirectory: project.baseDirectory)
     }
 
+    /// What comes before an item on the storyline, as far as it is known.
+    private enum Predecessor {
+        /// Nothing: the item is the first.
+        case nothing
+        /// A gap.
+        case gap
+        /// A clip (or an entry the reader refused, which may have been one): its timeline length and the length
+        /// of its incoming transition, each nil when errors left it unknown.
+        case clip(length: Time?, incoming: Time?)
+    }
+
     /// Places every item on the timeline: one after another, except that a clip with a transition
     /// starts the transition's duration before the previous clip ends. Checks that transitions fit.
-    /// Returns the placed items and the storyline's end.
-    private func layOut(_ timeline: Timeline, _ resolved: [ResolvedClip?], canvas: PixelSize, frameDuration: Time)
+    /// Returns the placed items and the storyline's end; nil after an error, or when an item whose length or
+    /// transition is unknown (already reported) left the places of the items after it unknown. Every
+    /// transition is still checked against whichever of its two clips is known, so that one error does not
+    /// hide another, and nothing is said about the unknown one.
+    private func layOut(_ timeline: Timeline, _ resolved: [ResolvedClip?], canvas: PixelSize?, frameDuration: Time?)
         -> ([PlacedItem], Time)? {
         var placed: [PlacedItem] = []
-        var position = Time.zero
+        var position: Time? = .zero
         var valid = true
+        var predecessor = Predecessor.nothing
         // Clips stay on the track of the clip before them (across gaps too) until a transition
         // switches tracks, so a track's cross-fade gain is back at 1 whenever a clip starts on it.
         var currentTrack = Compiler.mainVideoTrackID
         for (index, item) in timeline.items.enumerated() {
             switch item {
+            case .refused:
+                position = nil
+                predecessor = .clip(length: nil, incoming: nil)
             case .gap(let duration, let path):
-                guard let target = try? TimeRange(start: position, duration: duration) else {
+                predecessor = .gap
+                guard let start = position else { continue }
+                guard let target = try? TimeRange(start: start, duration: duration) else {
                     unrepresentable(path)
                     return nil
                 }
@@ -143,27 +171,36 @@ extension CompileSession {
                 placed.append(.gap(target))
                 position = target.end
             case .clip(let clip):
-                guard let clipInfo = resolved[index] else { return nil }
-                var start = position
-                var incoming = Time.zero
-                let previous: PlacedClip?
-                if case .clip(let clip)? = placed.last { previous = clip } else { previous = nil }
+                let clipInfo = resolved[index]
+                var incoming: Time? = clip.refusedKeys.contains("transition") ? nil : .zero
                 if let transition = clip.transition {
-                    guard let previous else {
-                        let problem = transitionPositionProblem(previousIsGap: index == 0 ? nil : true)
-                        error(transition.path, problem.message, hint: problem.hint)
-                        return nil
-                    }
-                    if !transitionFits(transition, into: clipInfo, index: index, after: previous, frameDuration: frameDuration) {
-                        valid = false
-                    }
                     incoming = transition.duration
-                    guard let overlapStart = try? position - incoming else {
+                    switch predecessor {
+                    case .nothing, .gap:
+                        let isGap: Bool? = if case .gap = predecessor { true } else { nil }
+                        let problem = transitionPositionProblem(previousIsGap: isGap)
+                        error(transition.path, problem.message, hint: problem.hint)
+                        valid = false
+                    case .clip(let previousLength, let previousIncoming):
+                        if !transitionFits(transition, into: clipInfo?.checkedLength, index: index, after: previousLength,
+                                           whoseIncomingIs: previousIncoming, frameDuration: frameDuration) {
+                            valid = false
+                        }
+                    }
+                }
+                predecessor = .clip(length: clipInfo?.checkedLength, incoming: incoming)
+                guard let clipInfo, let incoming, let before = position else {
+                    position = nil
+                    continue
+                }
+                var start = before
+                if !incoming.isZero {
+                    guard let overlapStart = try? before - incoming else {
                         unrepresentable(clip.path)
                         return nil
                     }
                     start = overlapStart
-                    currentTrack = previous.videoTrack == Compiler.mainVideoTrackID ? Compiler.transitionVideoTrackID : Compiler.mainVideoTrackID
+                    currentTrack = currentTrack == Compiler.mainVideoTrackID ? Compiler.transitionVideoTrackID : Compiler.mainVideoTrackID
                     if case .clip(var outgoing)? = placed.last {
                         outgoing.outgoing = incoming
                         placed[placed.count - 1] = .clip(outgoing)
@@ -176,7 +213,7 @@ extension CompileSession {
                 guard writable(target.start, clip.path, what: "the start of this clip on the timeline"),
                       writable(target.end, clip.path, what: "the end of this item on the timeline") else { return nil }
                 var placement = AffineTransform.identity
-                if let video = clipInfo.video {
+                if let video = clipInfo.video, let canvas {
                     placement = Compiler.fitTransform(clip.fit, source: displaySize(clipInfo.asset, video), canvas: canvas)
                 }
                 placed.append(.clip(PlacedClip(clip: clip, resolved: clipInfo, target: target, videoTrack: currentTrack,
@@ -184,7 +221,8 @@ extension CompileSession {
                 position = target.end
             }
         }
-        return valid ? (placed, position) : nil
+        guard valid, let position else { return nil }
+        return (placed, position)
     }
 
     private func unrepresentable(_ path: JSONPath) {
@@ -193,23 +231,24 @@ extension CompileSession {
     }
 
     /// Checks a transition against the two clips it joins (SPEC §5.1): no longer than either, and
-    /// together with the outgoing clip's own incoming transition no longer than that clip.
-    private func transitionFits(_ transition: Transition, into clip: ResolvedClip, index: Int, after previous: PlacedClip,
-                                frameDuration: Time) -> Bool {
+    /// together with the outgoing clip's own incoming transition no longer than that clip. A length or
+    /// transition that is nil is unknown (its clip had errors): what depends on it is not checked.
+    private func transitionFits(_ transition: Transition, into clipLength: Time?, index: Int, after previousLength: Time?,
+                                whoseIncomingIs previousIncoming: Time?, frameDuration: Time?) -> Bool {
         let path = transition.path.key("duration")
         let d = transition.duration
         let what = "the \(transition.kind.typeName) of \(describeDuration(d, frameDuration: frameDuration))"
         var fits = true
-        for (name, length) in [("clips[\(index - 1)]", previous.resolved.length), ("clips[\(index)]", clip.length)] where d > length {
+        for (name, length) in [("clips[\(index - 1)]", previousLength), ("clips[\(index)]", clipLength)] {
+            guard let length, d > length else { continue }
             error(path, "\(what) is longer than \(name), which lasts \(describeDuration(length, frameDuration: frameDuration)) on the timeline",
                   hint: "shorten the transition to at most \(describeDuration(length, frameDuration: nil))")
             fits = false
         }
-        guard fits, !previous.incoming.isZero else { return fits }
-        guard let together = try? previous.incoming + d, together > previous.resolved.length else { return true }
-        let length = previous.resolved.length
+        guard fits, let previousIncoming, !previousIncoming.isZero, let length = previousLength else { return fits }
+        guard let together = try? previousIncoming + d, together > length else { return true }
         error(path,
-              "clips[\(index - 1)]'s incoming transition (\(describeDuration(previous.incoming, frameDuration: nil))) and outgoing transition (\(describeDuration(d, frameDuration: nil))) together last \(describeDuration(together, frameDuration: frameDuration)), more than the clip's \(describeDuration(length, frameDuration: frameDuration))",
+              "clips[\(index - 1)]'s incoming transition (\(describeDuration(previousIncoming, frameDuration: nil))) and outgoing transition (\(describeDuration(d, frameDuration: nil))) together last \(describeDuration(together, frameDuration: frameDuration)), more than the clip's \(describeDuration(length, frameDuration: frameDuration))",
               hint: "shorten the transitions so that together they last at most \(describeDuration(length, frameDuration: nil))")
         return false
     }
@@ -308,12 +347,22 @@ extension CompileSession {
 
     /// The asset of the first clip that has (or may have) a video stream, with what is known about it.
     /// Images count (their pixel size, no frame rate); colours have no size of their own and are skipped.
-    private func firstVideoSource(_ timeline: Timeline) -> (Asset, MediaKnowledge)? {
+    /// An entry before it whose asset is unknown for a reason already reported (refused by the reader, or not
+    /// declared) may have been that clip: the result is then `(nil, .failed)`, and nothing is inferred or said.
+    private func firstVideoSource(_ timeline: Timeline) -> (asset: Asset?, knowledge: MediaKnowledge)? {
         for item in timeline.items {
-            guard case .clip(let clip) = item, let asset = project.asset(clip.asset), !asset.isColor else { continue }
-            let knowledge = media(clip.asset)
-            if case .known(let mediaFacts) = knowledge, mediaFacts.video == nil { continue }
-            return (asset, knowledge)
+            switch item {
+            case .gap:
+                continue
+            case .refused:
+                return (nil, .failed)
+            case .clip(let clip):
+                guard let asset = project.asset(clip.asset) else { return (nil, .failed) }
+                if asset.isColor { continue }
+                let knowledge = media(clip.asset)
+                if case .known(let mediaFacts) = knowledge, mediaFacts.video == nil { continue }
+                return (asset, knowledge)
+            }
         }
         return nil
     }
@@ -321,9 +370,12 @@ extension CompileSession {
     /// Checks a clip against its asset and media and works out its source range and timeline length.
     /// An image or colour clip may have any trim (a still has no end) but must say how long it lasts, and it
     /// is silent; an image's video facts give its display size, a colour has none (it fills the canvas).
+    /// Nil when the clip has an error, or when a value the reader refused leaves its range or length unknown;
+    /// the values that were read are still checked against the media.
     private func resolve(_ clip: Clip, frameDuration: Time?) -> ResolvedClip? {
+        let refused = clip.refusedKeys
         let assetPath = clip.path.key("asset")
-        guard let asset = declaredAsset(clip.asset, assetPath) else { return nil }
+        guard !refused.contains("asset"), let asset = declaredAsset(clip.asset, assetPath) else { return nil }
         // Colours are never probed: they are absent from the facts, so they read as unprobed.
         let knowledge = media(clip.asset)
         var mediaFacts: MediaFacts?
@@ -342,19 +394,28 @@ extension CompileSession {
             return nil
         }
         let mediaDuration = asset.stillKind != nil ? nil : mediaFacts?.video?.duration ?? mediaFacts?.duration
-        let inPoint = clip.inPoint ?? .zero
-        let outPoint: Time
+        // nil: refused by the reader (unknown), as is an out point computed from an unknown in point.
+        let inPoint: Time? = refused.contains("in") ? nil : clip.inPoint ?? .zero
+        let outPoint: Time?
         let outPath: JSONPath
+        var standsIn = false
         if let written = clip.outPoint {
             outPoint = written
             outPath = clip.path.key("out")
         } else if let duration = clip.duration {
-            guard let sum = try? inPoint + duration else {
-                error(clip.path.key("duration"), "in + duration is not representable")
-                return nil
-            }
-            outPoint = sum
             outPath = clip.path.key("duration")
+            if let inPoint {
+                guard let sum = try? inPoint + duration else {
+                    error(outPath, "in + duration is not representable")
+                    return nil
+                }
+                outPoint = sum
+            } else {
+                outPoint = nil
+            }
+        } else if !refused.isDisjoint(with: ["out", "duration"]) {
+            outPoint = nil
+            outPath = clip.path
         } else if let mediaDuration {
             outPoint = mediaDuration
             outPath = clip.path
@@ -362,8 +423,12 @@ extension CompileSession {
             error(clip.path, "the clip has no \"duration\" (or \"out\"), but asset \"\(clip.asset)\" is \(kind), which has no length of its own",
                   hint: "give the clip a \"duration\", e.g. \"duration\": 5")
             return nil
-        } else if isLint, let standIn = try? inPoint + Self.standInLength {
+        } else if isLint, inPoint == nil {
+            outPoint = nil
+            outPath = clip.path
+        } else if isLint, let inPoint, let standIn = try? inPoint + Self.standInLength {
             lengthIsStandIn = true
+            standsIn = true
             outPoint = standIn
             outPath = clip.path
         } else {
@@ -374,18 +439,18 @@ extension CompileSession {
         if let mediaDuration {
             let asset = "asset \"\(clip.asset)\", which lasts \(describeDuration(mediaDuration, frameDuration: frameDuration))"
             let end = describeTime(mediaDuration, frameDuration: nil)
-            if inPoint >= mediaDuration {
+            if let inPoint, inPoint >= mediaDuration {
                 error(clip.path.key("in"),
                       "in \(describeTime(inPoint, frameDuration: frameDuration)) is at or after the end of \(asset)",
                       hint: "start the clip before \(end)", time: inPoint, frame: frameIndex(inPoint, frameDuration))
                 return nil
             }
-            if outPoint > mediaDuration {
+            if let outPoint, outPoint > mediaDuration {
                 var hint = "end the clip at \(end) or earlier"
                 var what = "out"
                 if outPath == clip.path.key("duration") {
                     what = "in + duration ="
-                    if let longest = try? mediaDuration - inPoint {
+                    if let inPoint, let longest = try? mediaDuration - inPoint {
                         hint += ": a duration of at most \(describeDuration(longest, frameDuration: nil))"
                     }
                 }
@@ -394,12 +459,14 @@ extension CompileSession {
                 return nil
             }
         }
+        guard let inPoint, let outPoint else { return nil }
         guard inPoint < outPoint else {
             error(outPath,
                   "the clip ends at \(describeTime(outPoint, frameDuration: frameDuration)), not after its in point \(describeTime(inPoint, frameDuration: frameDuration))",
                   hint: "a clip needs out > in; zero-length clips are not allowed", time: outPoint, frame: frameIndex(outPoint, frameDuration))
             return nil
         }
+        guard !refused.contains("speed") else { return nil }
         let source: TimeRange
         let length: Time
         do {
@@ -412,7 +479,8 @@ extension CompileSession {
             return nil
         }
         let sounds = asset.stillKind == nil && !clip.muted && (mediaFacts == nil || mediaFacts?.audio != nil)
-        return ResolvedClip(clip: clip, asset: asset, source: source, length: length, video: mediaFacts?.video, sounds: sounds)
+        return ResolvedClip(clip: clip, asset: asset, source: source, length: length, video: mediaFacts?.video, sounds: sounds,
+                            lengthIsStandIn: standsIn)
     }
 }
 

@@ -55,12 +55,43 @@ public struct MediaFacts: Sendable, Hashable {
     public var video: VideoFacts?
     /// The audio stream the asset uses, if any.
     public var audio: AudioFacts?
+    /// Every stream of the file in index order: what a segment's `sourceTrack` may name.
+    public var streams: [StreamFacts]
 
-    /// Creates facts.
-    public init(duration: Time?, video: VideoFacts? = nil, audio: AudioFacts? = nil) {
+    /// Creates facts. Without `streams`, the file is taken to hold just the chosen video and audio streams.
+    public init(duration: Time?, video: VideoFacts? = nil, audio: AudioFacts? = nil, streams: [StreamFacts]? = nil) {
         self.duration = duration
         self.video = video
         self.audio = audio
+        self.streams = streams ?? [
+            video.map { StreamFacts(index: $0.streamIndex, type: TrackKind.video.rawValue, duration: $0.duration) },
+            audio.map { StreamFacts(index: $0.streamIndex, type: TrackKind.audio.rawValue, duration: $0.duration) },
+        ].compactMap { $0 }.sorted { $0.index < $1.index }
+    }
+
+    /// One stream of the file, of any type.
+    public struct StreamFacts: Sendable, Hashable {
+        /// The stream's index in the file.
+        public var index: Int
+        /// Its media type as FFmpeg names it: `video`, `audio`, `subtitle`, `data`, ….
+        public var type: String
+        /// The stream's duration in seconds, if the file says.
+        public var duration: Time?
+
+        /// Creates stream facts.
+        public init(index: Int, type: String, duration: Time?) {
+            self.index = index
+            self.type = type
+            self.duration = duration
+        }
+
+        /// The composition track kind this stream can feed; nil for subtitles, data and the like.
+        public var kind: TrackKind? { TrackKind(rawValue: type) }
+    }
+
+    /// The file's streams for a message: `0 (video), 1 (audio)`, or `none`.
+    public var streamList: String {
+        streams.isEmpty ? "none" : streams.map { "\($0.index) (\($0.type))" }.joined(separator: ", ")
     }
 
     /// Facts about the chosen video stream.

@@ -44,6 +44,10 @@ public struct Clip: Sendable, Hashable {
     public var transition: Transition?
     /// Where the clip was written: `$.timeline.clips[i]`.
     public var path: JSONPath
+    /// Keys whose written values the reader refused (and reported), such as `"speed"` or `"transition"`; their
+    /// properties hold the defaults (`asset` is empty when it is among them). The compiler checks what it can
+    /// without them and compiles nothing, so that one run reports every independent problem and no knock-on.
+    var refusedKeys: Set<String> = []
 
     /// Creates a clip with the defaults of SPEC §3.1.
     public init(asset: String, inPoint: Time? = nil, outPoint: Time? = nil, duration: Time? = nil,
@@ -216,6 +220,10 @@ public enum TimelineItem: Sendable, Hashable {
     case clip(Clip)
     /// `{"gap": T}`: background and silence for `duration` seconds of timeline time.
     case gap(duration: Time, path: JSONPath)
+    /// An entry the reader could not read at all (not an object, or a gap without a usable length), already
+    /// reported. It keeps its place, so that its neighbours are judged as neighbours of something (a transition
+    /// after it is not "on the first clip"), but nothing else is known of it.
+    case refused(path: JSONPath)
 }
 
 /// The editing form's `timeline` (SPEC §3): clips, extra audio, ducking, volume automation, titles and overlays.
@@ -232,6 +240,18 @@ public struct Timeline: Sendable, Hashable {
     public var titles: [MovieLayer]
     /// Image layers over the video and under the titles, later ones on top (SPEC §3.5).
     public var overlays: [MovieLayer]
+
+    /// Whether the reader refused part of the storyline (an entry, or a value in a clip): the timeline then
+    /// compiles to diagnostics only.
+    var isPartial: Bool {
+        items.contains { item in
+            switch item {
+            case .clip(let clip): return !clip.refusedKeys.isEmpty
+            case .gap: return false
+            case .refused: return true
+            }
+        }
+    }
 
     /// Creates a timeline.
     public init(items: [TimelineItem], audio: [AudioTrack] = [], ducking: [Ducking] = [], volume: [VolumeAutomation] = [],

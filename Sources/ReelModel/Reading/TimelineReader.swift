@@ -9,7 +9,7 @@ extension DocumentDecoder {
         if let clipsJSON = fields["clips"], let clips = array(clipsJSON, path.key("clips")) {
             var previousIsGap: Bool?
             for (clipJSON, clipPath) in clips {
-                if let item = readTimelineItem(clipJSON, clipPath, previousIsGap: previousIsGap) { items.append(item) }
+                items.append(readTimelineItem(clipJSON, clipPath, previousIsGap: previousIsGap))
                 previousIsGap = Self.isGap(clipJSON)
             }
         }
@@ -56,66 +56,72 @@ extension DocumentDecoder {
         return members["gap"] != nil && members["asset"] == nil
     }
 
-    /// One entry of `clips`; `previousIsGap` is nil for the first entry.
-    private func readTimelineItem(_ json: JSON, _ path: JSONPath, previousIsGap: Bool?) -> TimelineItem? {
+    /// One entry of `clips`; `previousIsGap` is nil for the first entry. A clip object is kept with whatever could
+    /// be read of it, the keys it could not read in `refusedKeys`; an entry with nothing usable is `.refused`.
+    private func readTimelineItem(_ json: JSON, _ path: JSONPath, previousIsGap: Bool?) -> TimelineItem {
         if Self.isGap(json) {
             guard let fields = object(json, path, .gap), let gapJSON = fields["gap"],
-                  let duration = positiveDuration(gapJSON, path.key("gap"), what: "gap") else { return nil }
+                  let duration = positiveDuration(gapJSON, path.key("gap"), what: "gap") else { return .refused(path: path) }
             return .gap(duration: duration, path: path)
         }
-        guard let fields = object(json, path, .clip, expected: "a clip object or {\"gap\": T}") else { return nil }
-        var valid = true
-        func take<T>(_ value: T?, present: Bool) -> T? {
-            if present, value == nil { valid = false }
+        guard let fields = object(json, path, .clip, expected: "a clip object or {\"gap\": T}") else {
+            return .refused(path: path)
+        }
+        var refused: Set<String> = []
+        func take<T>(_ value: T?, _ key: String) -> T? {
+            if fields.has(key), value == nil { refused.insert(key) }
             return value
         }
         let asset = fields["asset"].flatMap { assetReference($0, path.key("asset")) }
-        if asset == nil { valid = false }
-        let inPoint = take(fields["in"].flatMap { instant($0, path.key("in")) }, present: fields.has("in"))
-        let outPoint = take(fields["out"].flatMap { instant($0, path.key("out")) }, present: fields.has("out"))
-        let duration = take(fields["duration"].flatMap { positiveDuration($0, path.key("duration")) }, present: fields.has("duration"))
+        if asset == nil { refused.insert("asset") }
+        let inPoint = take(fields["in"].flatMap { instant($0, path.key("in")) }, "in")
+        let outPoint = take(fields["out"].flatMap { instant($0, path.key("out")) }, "out")
+        let duration = take(fields["duration"].flatMap { positiveDuration($0, path.key("duration")) }, "duration")
         if fields.has("out"), fields.has("duration") {
             error(path.key("duration"), "\"out\" and \"duration\" are both given", hint: "keep one of them")
-            valid = false
+            refused.formUnion(["out", "duration"])
         }
         if let inPoint, let outPoint, inPoint >= outPoint {
             error(path.key("out"),
                   "out \(describeTime(outPoint, frameDuration: frameDuration)) is not after in \(describeTime(inPoint, frameDuration: frameDuration))",
                   hint: "a clip needs out > in; zero-length clips are not allowed", time: outPoint, frame: frameIndex(outPoint, frameDuration))
-            valid = false
+            refused.insert("out")
         }
         var speed = Rational(1)
         if let speedJSON = fields["speed"] {
             if let value = rational(speedJSON, path.key("speed"), expected: "a speed (a number or \"N/D\")") {
                 if value < Rational(1, 100) || value > Rational(100) {
                     error(path.key("speed"), "speed \(value) is outside 0.01…100", hint: "use a speed from 0.01 to 100")
-                    valid = false
+                    refused.insert("speed")
                 } else {
                     speed = value
                 }
             } else {
-                valid = false
+                refused.insert("speed")
             }
         }
-        let volume = take(fields["volume"].flatMap { gain($0, path.key("volume")) }, present: fields.has("volume"))
-        let muted = take(fields["muted"].flatMap { bool($0, path.key("muted")) }, present: fields.has("muted"))
-        let fit: Fit? = take(fields["fit"].flatMap { enumeration($0, path.key("fit"), "fit") }, present: fields.has("fit"))
-        let pitch: Pitch? = take(fields["pitch"].flatMap { enumeration($0, path.key("pitch"), "pitch") }, present: fields.has("pitch"))
+        let volume = take(fields["volume"].flatMap { gain($0, path.key("volume")) }, "volume")
+        let muted = take(fields["muted"].flatMap { bool($0, path.key("muted")) }, "muted")
+        let fit: Fit? = take(fields["fit"].flatMap { enumeration($0, path.key("fit"), "fit") }, "fit")
+        let pitch: Pitch? = take(fields["pitch"].flatMap { enumeration($0, path.key("pitch"), "pitch") }, "pitch")
         var transition: Transition?
         if let transitionJSON = fields["transition"] {
             let transitionPath = path.key("transition")
             transition = readTransition(transitionJSON, transitionPath)
-            if transition == nil { valid = false }
             if previousIsGap != false {
                 let problem = transitionPositionProblem(previousIsGap: previousIsGap)
                 error(transitionPath, problem.message, hint: problem.hint)
-                valid = false
+                transition = nil
             }
+            if transition == nil { refused.insert("transition") }
         }
-        guard valid, let asset else { return nil }
-        return .clip(Clip(asset: asset, inPoint: inPoint, outPoint: outPoint, duration: duration, speed: speed,
-                          volume: volume ?? 1, muted: muted ?? false, fit: fit ?? .contain, pitch: pitch ?? .keep,
-                          transition: transition, path: path))
+        var clip = Clip(asset: asset ?? "", inPoint: refused.contains("in") ? nil : inPoint,
+                        outPoint: refused.contains("out") ? nil : outPoint,
+                        duration: refused.contains("duration") ? nil : duration, speed: speed,
+                        volume: volume ?? 1, muted: muted ?? false, fit: fit ?? .contain, pitch: pitch ?? .keep,
+                        transition: transition, path: path)
+        clip.refusedKeys = refused
+        return .clip(clip)
     }
 
     /// The `type` names of transitions.
