@@ -103,6 +103,27 @@ import Testing
         #expect(status == 0)
     }
 
+    @Test func aRefusedSegmentDoesNotHideTheStreamsOfTheOthers() throws {
+        let (status, problems) = try validate("""
+        {"reel": 1, "output": {"path": "st.mp4"}, "assets": {"a": {"path": "a.mp4"}},
+         "composition": {"tracks": [
+           {"id": 1, "type": "video", "segments": [
+             {"asset": "a", "fit": "fill", "source": {"start": 0, "duration": 1}, "target": {"start": 0, "duration": 1}},
+             {"asset": "a", "source": {"start": 1}, "target": {"start": 1, "duration": 1}}]},
+           {"id": 2, "type": "audio", "segments": [
+             {"asset": "a", "sourceTrack": 0, "source": {"start": 0, "duration": 1}, "target": {"start": 0, "duration": 1}},
+             {"asset": "a", "source": {"start": 3, "duration": 2}, "target": {"start": 1, "duration": 2}}]}]}}
+        """)
+        #expect(status == 65)
+        // No knock-on: the output size is not inferred (and not reported missing) from a composition read in part.
+        #expect(problems.map(\.path) == [
+            "$.composition.tracks[0].segments[0].fit", "$.composition.tracks[0].segments[1].source",
+            "$.composition.tracks[1].segments[0].sourceTrack", "$.composition.tracks[1].segments[1].source",
+        ])
+        #expect(problems[2].message == #"stream 0 of asset "a" is a video stream, but track 2 is an audio track"#)
+        #expect(problems[3].message == #"source 3 s to 5 s reaches beyond the end of asset "a" (4 s)"#)
+    }
+
     @Test func aMissingFileDoesNotHideATransitionTooLongForItsClips() throws {
         let (status, problems) = try validate(timelineProject(
             #"{"asset": "a", "duration": 1}, {"asset": "a", "duration": 1, "transition": {"type": "dissolve", "duration": 5}}, {"asset": "m", "duration": 1}"#,

@@ -43,9 +43,10 @@ public enum Compiler {
         if let compiled, session.diagnostics.allSatisfy({ $0.severity != .error }) {
             session.diagnostics += Validator.validate(compiled)
         }
-        // A timeline the reader could read only in part still compiles, for the problems of the rest, but never
-        // to something that could be rendered.
-        let failed = session.diagnostics.contains { $0.severity == .error } || project.timeline?.isPartial == true
+        // A timeline or composition the reader could read only in part still compiles, for the problems of the
+        // rest, but never to something that could be rendered.
+        let partial = project.timeline?.isPartial == true || project.composition?.isPartial == true
+        let failed = session.diagnostics.contains { $0.severity == .error } || partial
         return (failed ? nil : compiled, session.diagnostics)
     }
 

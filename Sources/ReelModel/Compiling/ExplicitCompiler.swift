@@ -11,7 +11,8 @@ extension CompileSession {
         let written = project.videoComposition
 
         checkSegmentsAgainstMedia(composition)
-        let firstVideo = firstVideoSource(composition)
+        // A segment the reader refused may have been the first video source: nothing is inferred from the rest.
+        let firstVideo = composition.isPartial ? (asset: nil, knowledge: .failed) : firstVideoSource(composition)
 
         // Frame duration: videoComposition.frameDuration, else 1 / output.frameRate, else from the media.
         var frameRate: Rational?
@@ -49,8 +50,9 @@ extension CompileSession {
         if let written, project.videoCompositionHasBackground {
             output.background = written.background
         }
-        guard !hasErrors, let frameRate, let size, let frameDuration = (try? frameRate.inverse).map(Time.init) else {
-            if !hasErrors {
+        guard !hasErrors, !composition.isPartial, let frameRate, let size,
+              let frameDuration = (try? frameRate.inverse).map(Time.init) else {
+            if !hasErrors, !composition.isPartial {
                 error(outputPath.key("frameRate"), "the frame rate is unusable", hint: "set output.frameRate from 1 to 240")
             }
             return nil

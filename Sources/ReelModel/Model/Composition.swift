@@ -86,6 +86,10 @@ public struct Composition: Sendable, Hashable {
     public var tracks: [CompositionTrack]
     /// The composition's duration: the end of the last segment of any track, or `output.end` when later.
     public var duration: Time
+    /// Set by the reader when it refused part of the composition (a track or a segment, already reported): what
+    /// is left is still checked segment by segment, but nothing that depends on the whole (its end, the first
+    /// video source, instruction coverage) is judged, and it compiles to diagnostics only.
+    var isPartial = false
 
     /// Creates a composition.
     public init(tracks: [CompositionTrack], duration: Time) {

@@ -12,10 +12,11 @@ extension DocumentDecoder {
         var seenIDs: [Int: Int] = [:]
         var seenMain = false
         for (trackJSON, trackPath) in tracks {
-            guard let track = readTrack(trackJSON, trackPath) else {
+            guard let (track, complete) = readTrack(trackJSON, trackPath) else {
                 valid = false
                 continue
             }
+            if !complete { valid = false }
             if track.name == "main" {
                 if track.kind != .audio {
                     error(trackPath.key("name"), "\"main\" is reserved for the storyline's audio track",
@@ -37,12 +38,15 @@ extension DocumentDecoder {
             }
             result.append(track)
         }
-        guard valid else { return nil }
+        // The reader keeps what it could read, so that the segments left are still checked against their media.
         let end = result.map(\.end).max() ?? .zero
-        return Composition(tracks: result, duration: end)
+        var composition = Composition(tracks: result, duration: end)
+        composition.isPartial = !valid
+        return composition
     }
 
-    private func readTrack(_ json: JSON, _ path: JSONPath) -> CompositionTrack? {
+    /// A track with the segments that could be read; `complete` is false when some could not.
+    private func readTrack(_ json: JSON, _ path: JSONPath) -> (track: CompositionTrack, complete: Bool)? {
         guard let fields = object(json, path, .compositionTrack) else { return nil }
         let id = fields["id"].flatMap { integer($0, path.key("id"), in: 1...Int(Int32.max), what: "a positive track id") }
         let kind: TrackKind? = fields["type"].flatMap { enumeration($0, path.key("type"), "track type") }
@@ -52,43 +56,41 @@ extension DocumentDecoder {
         var valid = true
         if let segmentsJSON = fields["segments"], let elements = array(segmentsJSON, path.key("segments")) {
             for (segmentJSON, segmentPath) in elements {
-                if let segment = readSegment(segmentJSON, segmentPath) {
-                    segments.append(segment)
-                } else {
-                    valid = false
-                }
+                let (segment, complete) = readSegment(segmentJSON, segmentPath)
+                if let segment { segments.append(segment) }
+                if !complete { valid = false }
             }
         } else {
             valid = false
         }
-        guard valid, let id, let kind else { return nil }
-        return CompositionTrack(id: id, kind: kind, segments: segments, name: name)
+        guard let id, let kind else { return nil }
+        return (CompositionTrack(id: id, kind: kind, segments: segments, name: name), valid)
     }
 
-    private func readSegment(_ json: JSON, _ path: JSONPath) -> Segment? {
+    /// A segment, and whether all of it could be read. One whose `pitch` or `fit` was refused is kept with the
+    /// default, so that it is still checked against its media; one missing its asset, ranges or stream is not.
+    private func readSegment(_ json: JSON, _ path: JSONPath) -> (segment: Segment?, complete: Bool) {
         if let members = json.value.objectValue, members["empty"] != nil {
             guard let fields = object(json, path, .emptySegment), let emptyJSON = fields["empty"],
-                  let range = timeRange(emptyJSON, path.key("empty")) else { return nil }
-            return Segment(emptyTarget: range)
+                  let range = timeRange(emptyJSON, path.key("empty")) else { return (nil, false) }
+            return (Segment(emptyTarget: range), true)
         }
-        guard let fields = object(json, path, .mediaSegment, expected: "a segment object") else { return nil }
+        guard let fields = object(json, path, .mediaSegment, expected: "a segment object") else { return (nil, false) }
+        var complete = true
         let asset = fields["asset"].flatMap { assetReference($0, path.key("asset")) }
         let source = fields["source"].flatMap { timeRange($0, path.key("source")) }
         let target = fields["target"].flatMap { timeRange($0, path.key("target")) }
         let sourceTrack = fields["sourceTrack"].flatMap { integer($0, path.key("sourceTrack"), in: 0...1023, what: "a stream index") }
-        if fields.has("sourceTrack"), sourceTrack == nil { return nil }
         var pitch = Pitch.keep
         if let json = fields["pitch"] {
-            guard let value: Pitch = enumeration(json, path.key("pitch"), "pitch") else { return nil }
-            pitch = value
+            if let value: Pitch = enumeration(json, path.key("pitch"), "pitch") { pitch = value } else { complete = false }
         }
-        guard let asset, let source, let target else { return nil }
         var fit = Fit.contain
         if let json = fields["fit"] {
-            guard let value: Fit = enumeration(json, path.key("fit"), "fit") else { return nil }
-            fit = value
+            if let value: Fit = enumeration(json, path.key("fit"), "fit") { fit = value } else { complete = false }
         }
-        return Segment(asset: asset, sourceTrack: sourceTrack, source: source, target: target, pitch: pitch, fit: fit)
+        guard let asset, let source, let target, !fields.has("sourceTrack") || sourceTrack != nil else { return (nil, false) }
+        return (Segment(asset: asset, sourceTrack: sourceTrack, source: source, target: target, pitch: pitch, fit: fit), complete)
     }
 
     // MARK: audioMix

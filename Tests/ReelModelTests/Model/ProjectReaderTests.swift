@@ -355,6 +355,8 @@ import ReelTime
             "error: $.composition.tracks[0].segments[0].target.end: \"duration\" and \"end\" are both given\n       hint: keep one of them",
             "error: $.composition.tracks[1].segments: expected an array, found an object",
             "error: $.composition.tracks[2].segments[0].empty.end: range ends at 1 s, not after its start at 1 s\n       hint: end it after its start",
+            // tracks[1] is kept without its segments, so its id still counts.
+            "error: $.composition.tracks[2].id: track id 2 is already used by tracks[1]\n       hint: give every track its own id",
             "error: $.composition.tracks[3].name: \"main\" is reserved for the storyline's audio track\n       hint: give this video track another name",
             "error: $.composition.tracks[5].name: another track is already named \"main\"\n       hint: \"main\" names the storyline's audio; give this track another name",
             "error: $.audioMix.inputs[0].volume[0]: missing required key \"value\"",
