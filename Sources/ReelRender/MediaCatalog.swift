@@ -97,38 +97,37 @@ public struct MediaCatalog: Sendable {
         from info: MediaInfo, videoTrack: Int?, audioTrack: Int?, language: String?,
         rotation: AssetRotation, path: JSONPath
     ) -> MediaFactsResult {
-        let video: StreamInfo?
+        // The video and audio choices are independent: both are checked, and every problem is reported.
+        var problems: [Diagnostic] = []
+        var video = info.bestVideoStream
         if let videoTrack {
-            guard let stream = info.streams.first(where: { $0.index == videoTrack }), stream.type == .video else {
-                return .failure(Diagnostic(
+            video = info.streams.first { $0.index == videoTrack && $0.type == .video }
+            if video == nil {
+                problems.append(Diagnostic(
                     path: path.key("videoTrack"),
                     message: "\(info.path) has no video stream with index \(videoTrack)",
                     hint: "video streams: \(Self.indices(of: .video, in: info))"))
             }
-            video = stream
-        } else {
-            video = info.bestVideoStream
         }
-        let audio: StreamInfo?
+        var audio = info.bestAudioStream
         if let audioTrack {
-            guard let stream = info.streams.first(where: { $0.index == audioTrack }), stream.type == .audio else {
-                return .failure(Diagnostic(
+            audio = info.streams.first { $0.index == audioTrack && $0.type == .audio }
+            if audio == nil {
+                problems.append(Diagnostic(
                     path: path.key("audioTrack"),
                     message: "\(info.path) has no audio stream with index \(audioTrack)",
                     hint: "audio streams: \(Self.indices(of: .audio, in: info))"))
             }
-            audio = stream
         } else if let language {
-            guard let stream = info.streams.first(where: { $0.type == .audio && $0.language == language }) else {
-                return .failure(Diagnostic(
+            audio = info.streams.first { $0.type == .audio && $0.language == language }
+            if audio == nil {
+                problems.append(Diagnostic(
                     path: path.key("language"),
                     message: "\(info.path) has no audio stream in language \"\(language)\"",
                     hint: "languages: \(info.streams.filter { $0.type == .audio }.map { $0.language ?? "und" })"))
             }
-            audio = stream
-        } else {
-            audio = info.bestAudioStream
         }
+        if let first = problems.first { return .failure(first, more: Array(problems.dropFirst())) }
         var facts = MediaFacts(
             duration: info.duration, video: nil, audio: nil,
             streams: streamFacts(of: info))

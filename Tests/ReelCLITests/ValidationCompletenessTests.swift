@@ -124,6 +124,14 @@ import Testing
         #expect(problems[3].message == #"source 3 s to 5 s reaches beyond the end of asset "a" (4 s)"#)
     }
 
+    @Test func bothStreamChoicesOfAnAssetAreChecked() throws {
+        let (status, problems) = try validate(timelineProject(
+            #"{"asset": "a", "duration": 1}"#, assets: #""a": {"path": "a.mp4", "videoTrack": 1, "audioTrack": 0}"#))
+        #expect(status == 65)
+        #expect(problems.map(\.path) == ["$.assets.a.videoTrack", "$.assets.a.audioTrack"])
+        #expect(problems.map(\.hint) == ["video streams: 0", "audio streams: 1"])
+    }
+
     @Test func aMissingFileDoesNotHideATransitionTooLongForItsClips() throws {
         let (status, problems) = try validate(timelineProject(
             #"{"asset": "a", "duration": 1}, {"asset": "a", "duration": 1, "transition": {"type": "dissolve", "duration": 5}}, {"asset": "m", "duration": 1}"#,

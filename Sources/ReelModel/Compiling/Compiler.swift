@@ -107,8 +107,8 @@ final class CompileSession {
         switch facts[assetID] {
         case .facts(let mediaFacts)?:
             return .known(mediaFacts)
-        case .failure(let diagnostic)?:
-            if reportedFailures.insert(assetID).inserted { diagnostics.append(diagnostic) }
+        case .failure(let diagnostic, let more)?:
+            if reportedFailures.insert(assetID).inserted { diagnostics += [diagnostic] + more }
             return .failed
         case nil:
             return .unprobed

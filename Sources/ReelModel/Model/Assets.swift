@@ -150,6 +150,8 @@ public enum MediaFactsResult: Sendable {
     /// The file was read.
     case facts(MediaFacts)
     /// The file could not be used; the diagnostic has path `$.assets.<id>.path` and category
-    /// `.missingInput` (missing or unreadable) or `.invalid` (not media, refused).
-    case failure(Diagnostic)
+    /// `.missingInput` (missing or unreadable) or `.invalid` (not media, refused), or names the stream choice
+    /// the file cannot satisfy (`$.assets.<id>.videoTrack`); `more` holds further independent problems of the
+    /// same asset (a wrong `videoTrack` and a wrong `audioTrack` are both reported).
+    case failure(Diagnostic, more: [Diagnostic] = [])
 }
