@@ -96,7 +96,7 @@ struct Join: ParsableCommand {
         var overrides = ProjectOverrides()
         overrides.outputPath = output
         let loaded = try loadProject(project, interchange, policy: media.policy, overrides: overrides)
-        Exit.report(loaded.diagnostics)
+        Exit.report(quiet ? loaded.diagnostics.filter { $0.severity == .error } : loaded.diagnostics)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
         }

@@ -139,7 +139,8 @@ struct Render: ParsableCommand {
         policy.decoderThreads = threads ?? 0
         let loaded = try loadProject(project, interchange, policy: policy, overrides: overrides)
         let file = ProjectFile(argument: project)
-        Exit.report(loaded.diagnostics, file: file)
+        // SPEC §7: --quiet writes nothing but errors.
+        Exit.report(quiet ? loaded.diagnostics.filter { $0.severity == .error } : loaded.diagnostics, file: file)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
         }

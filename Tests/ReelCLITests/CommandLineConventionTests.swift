@@ -275,6 +275,9 @@ import Testing
                                             + "is written after the media"), "\(refused.stderrText)")
         #expect(refused.stderrText.contains("hint: use --format mkv, nut or ts with -o -"))
 
+        // --quiet writes nothing but errors (SPEC §7): not the warning either.
+        let quiet = try reel(["render", mp4, "-o", "-", "-q"])
+        #expect(quiet.status == 0 && quiet.stderrText.isEmpty, "\(quiet.stderrText)")
         let nut = try reel(["render", mp4, "-o", "-", "--format", "nut", "-q"])
         #expect(nut.status == 0)
         #expect(nut.stdout.starts(with: Data("nut/multimedia container".utf8)))
