@@ -265,7 +265,23 @@ import Testing
         ])
         let oversized = try validate(#"[ { "text": "Magic magic magic", "start": 0, "duration": 1, "size": 2000 } ]"#)
         #expect(oversized.status == 65)
-        expectMentions(oversized, ["$.timeline.titles[0].size: the title's text is", "more than 16000 on a side"])
+        expectMentions(oversized, ["$.timeline.titles[0].size: the title is", "more than 16000 on a side"])
+        // Numbers no canvas can use are refused where they are written, never met by the renderer.
+        let huge = try validate("""
+            [ { "text": "A", "start": 0, "duration": 1, "position": [1e300, 0] },
+              { "text": "B", "start": 0, "duration": 1, "shadow": { "color": "#FF0000", "offset": [1e300, 3] } },
+              { "text": "C", "start": 0, "duration": 1,
+                "animations": [ { "property": "position", "from": [0, -1e300], "to": [0.5, 0.5], "start": 0, "duration": 1 } ] },
+              { "text": "WWWWWWW\\nWWWWWWW", "start": 0, "duration": 1, "size": 2000,
+                "background": { "color": "#000000", "padding": 2000 } } ]
+            """)
+        #expect(huge.status == 65)
+        expectMentions(huge, [
+            "$.timeline.titles[0].position[0]: 1e300 is out of range", "use a number from -100 to 100",
+            "$.timeline.titles[1].shadow.offset[0]: 1e300 is out of range", "use a number from -2000 to 2000",
+            "$.timeline.titles[2].animations[0].from[1]: -1e300 is out of range",
+            "$.timeline.titles[3].size: the title is", "as drawn at size 2000 (text, padding, outline and shadow)",
+        ])
         let tiny = try validate(#"[ { "text": "x", "start": 0, "duration": 1, "size": 0.5 } ]"#)
         #expect(tiny.status == 65)
         expectMentions(tiny, ["$.timeline.titles[0].size: 0.5 is out of range", "use a number from 1 to 2000"])

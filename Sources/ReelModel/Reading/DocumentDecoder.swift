@@ -232,13 +232,14 @@ final class DocumentDecoder {
     }
 
     /// `count` finite numbers in an array.
-    func numbers(_ json: JSON, _ path: JSONPath, count: Int, expected: String) -> [Double]? {
+    func numbers(_ json: JSON, _ path: JSONPath, count: Int, expected: String,
+                 in range: ClosedRange<Double>? = nil) -> [Double]? {
         guard let elements = array(json, path, expected: expected) else { return nil }
         guard elements.count == count else {
             error(path, "expected \(count) numbers, found \(elements.count)", hint: "write \(expected)")
             return nil
         }
-        let values = elements.compactMap { double($0.0, $0.1) }
+        let values = elements.compactMap { double($0.0, $0.1, in: range) }
         return values.count == count ? values : nil
     }
 

@@ -263,7 +263,8 @@ extension DocumentDecoder {
         let color = fields["color"].flatMap { self.color($0, path.key("color")) }
         var rect: CropRect?
         if let json = fields["rect"],
-           let v = numbers(json, path.key("rect"), count: 4, expected: "a rectangle [x, y, width, height]") {
+           let v = numbers(json, path.key("rect"), count: 4, expected: "a rectangle [x, y, width, height]",
+                           in: -65536...65536) {
             if v[2] > 0, v[3] > 0 {
                 rect = CropRect(x: v[0], y: v[1], width: v[2], height: v[3])
             } else {

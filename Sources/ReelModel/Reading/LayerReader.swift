@@ -84,7 +84,11 @@ extension DocumentDecoder {
         var valid = range != nil
         var position = LayerPoint(x: 0.5, y: 0.5)
         if let json = fields["position"] {
-            if let point = point(json, path.key("position"), what: "a position [x, y]") { position = point } else { valid = false }
+            if let point = point(json, path.key("position"), what: "a position [x, y]", in: Self.positionRange) {
+                position = point
+            } else {
+                valid = false
+            }
         }
         var animations: [LayerAnimation] = []
         if let json = fields["animations"] {
@@ -141,7 +145,7 @@ extension DocumentDecoder {
             }
             return .point(pair)
         case .position:
-            return point(json, path, what: "a position [x, y]").map { .point($0) }
+            return point(json, path, what: "a position [x, y]", in: Self.positionRange).map { .point($0) }
         }
     }
 
@@ -181,7 +185,11 @@ extension DocumentDecoder {
         var valid = color != nil
         var offset = LayerPoint(x: 2, y: 2)
         if let json = fields["offset"] {
-            if let value = point(json, path.key("offset"), what: "an offset [x, y] in pixels") { offset = value } else { valid = false }
+            if let value = point(json, path.key("offset"), what: "an offset [x, y] in pixels", in: -2000...2000) {
+                offset = value
+            } else {
+                valid = false
+            }
         }
         var blur = 0.0
         if let json = fields["blur"] {
@@ -208,8 +216,11 @@ extension DocumentDecoder {
     }
 
     /// `[x, y]`, two finite numbers.
-    private func point(_ json: JSON, _ path: JSONPath, what: String) -> LayerPoint? {
-        numbers(json, path, count: 2, expected: what).map { LayerPoint(x: $0[0], y: $0[1]) }
+    /// A layer's centre may lie off the canvas, up to 100 render sizes away (fractions of the render size).
+    static let positionRange: ClosedRange<Double> = -100...100
+
+    private func point(_ json: JSON, _ path: JSONPath, what: String, in range: ClosedRange<Double>? = nil) -> LayerPoint? {
+        numbers(json, path, count: 2, expected: what, in: range).map { LayerPoint(x: $0[0], y: $0[1]) }
     }
 
     /// A number greater than 0 and at most `limit`.

@@ -40,14 +40,16 @@ enum LayerCheck {
                 }
             }
             // The raster a title is drawn into is at most 16384 pixels on a side (at the render scale).
+            // Measured as drawn: the box with its padding, the outline, and the shadow with its offset and blur.
             if let measured = try? TextRasterizer.measure(style) {
                 let scale = project.output.renderScale.doubleValue
-                let width = measured.logical.width * scale, height = measured.logical.height * scale
+                let bounds = TextRasterizer.drawnBounds(measured, style: style, scale: 1)
+                let width = (bounds.maxX - bounds.minX) * scale, height = (bounds.maxY - bounds.minY) * scale
                 if width > 16000 || height > 16000 {
                     diagnostics.append(Diagnostic(
                         path: layer.path.key("size"),
-                        message: "the title's text is \(Int(width.rounded()))×\(Int(height.rounded())) pixels at size \(ProjectWriter.numberText(style.size)), more than 16000 on a side",
-                        hint: "use a smaller size, or break the text into shorter lines"))
+                        message: "the title is \(Int(width.rounded()))×\(Int(height.rounded())) pixels as drawn at size \(ProjectWriter.numberText(style.size)) (text, padding, outline and shadow), more than 16000 on a side",
+                        hint: "use a smaller size, padding or shadow offset, or break the text into shorter lines"))
                     continue
                 }
             }

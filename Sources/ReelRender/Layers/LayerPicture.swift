@@ -101,6 +101,10 @@ enum LayerBlender {
     static func draw(_ picture: LayerPicture, onto canvas: VideoFrame, at placement: Placement) {
         let weight = Int((max(0, min(1, placement.opacity)) * 256).rounded())
         guard weight > 0, placement.scale.x != 0, placement.scale.y != 0 else { return }
+        // A picture centred millions of pixels away cannot reach the canvas (rasters are at most 16384 pixels
+        // and scales at most 100): nothing to draw, and no pixel arithmetic on such numbers.
+        let reach = 1e7
+        guard abs(placement.centre.x) < reach, abs(placement.centre.y) < reach else { return }
         let dx = placement.centre.x - picture.anchor.x, dy = placement.centre.y - picture.anchor.y
         let whole = placement.rotation.truncatingRemainder(dividingBy: 360) == 0
             && placement.scale.x == 1 && placement.scale.y == 1

@@ -32,31 +32,20 @@ enum TextRasterizer {
         let layout = try session.layout(style, scale: scale)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         let measured = measure(layout)
+        let (minX, minY, maxX, maxY) = drawnBounds(measured, style: style, scale: scale)
         let outline = style.outline.map { $0.width * scale } ?? 0
         let padding = style.background.map { $0.padding * scale } ?? 0
-
-        // Everything drawn, in layout coordinates: box with padding, ink grown by the outline, and the shadow.
-        var minX = measured.ink.x - outline, minY = measured.ink.y - outline
-        var maxX = measured.ink.x + measured.ink.width + outline, maxY = measured.ink.y + measured.ink.height + outline
-        if style.background != nil {
-            minX = min(minX, measured.logical.x - padding)
-            minY = min(minY, measured.logical.y - padding)
-            maxX = max(maxX, measured.logical.x + measured.logical.width + padding)
-            maxY = max(maxY, measured.logical.y + measured.logical.height + padding)
-        }
         let blur = style.shadow.map { $0.blur * scale } ?? 0
-        if let shadow = style.shadow {
-            let spread = blur * 3 + outline
-            minX = min(minX, measured.ink.x + shadow.offset.x * scale - spread)
-            minY = min(minY, measured.ink.y + shadow.offset.y * scale - spread)
-            maxX = max(maxX, measured.ink.x + measured.ink.width + shadow.offset.x * scale + spread)
-            maxY = max(maxY, measured.ink.y + measured.ink.height + shadow.offset.y * scale + spread)
-        }
         // The box centre sits at `phase` past a whole pixel; the raster starts a whole, even number of pixels
         // before it (even keeps chroma aligned when the raster is placed by whole pixels).
         let centreX = measured.logical.x + measured.logical.width / 2
         let centreY = measured.logical.y + measured.logical.height / 2
         func evenFloor(_ value: Double) -> Int { Int((value / 2).rounded(.down)) * 2 }
+        // Checked before any conversion to whole pixels, which a huge extent would overflow.
+        guard maxX - minX <= 16380, maxY - minY <= 16380 else {
+            throw RenderError(.unsupported, "a title is \(Int(min(maxX - minX, 1e9)))×\(Int(min(maxY - minY, 1e9))) "
+                                  + "pixels, more than 16384 on a side; use a smaller size or shorter lines")
+        }
         let left = evenFloor(minX - centreX - 1), top = evenFloor(minY - centreY - 1)
         let right = Int((maxX - centreX + 1).rounded(.up)) + 1, bottom = Int((maxY - centreY + 1).rounded(.up)) + 1
         let width = right - left, height = bottom - top
@@ -104,6 +93,31 @@ enum TextRasterizer {
         pango_cairo_show_layout(cr, layout)
         cairo_surface_flush(surface.surface)
         return LayerRaster(width: width, height: height, pixels: surface.rgbaBytes(), anchor: anchor)
+    }
+
+    /// Everything a title draws, in layout coordinates at `scale` (`measured` is its layout at that scale): the
+    /// box with its padding, the ink grown by the outline, and the shadow with its offset and blur.
+    static func drawnBounds(_ measured: Measured, style: TextStyle, scale: Double)
+        -> (minX: Double, minY: Double, maxX: Double, maxY: Double)
+    {
+        let outline = style.outline.map { $0.width * scale } ?? 0
+        let padding = style.background.map { $0.padding * scale } ?? 0
+        var minX = measured.ink.x - outline, minY = measured.ink.y - outline
+        var maxX = measured.ink.x + measured.ink.width + outline, maxY = measured.ink.y + measured.ink.height + outline
+        if style.background != nil {
+            minX = min(minX, measured.logical.x - padding)
+            minY = min(minY, measured.logical.y - padding)
+            maxX = max(maxX, measured.logical.x + measured.logical.width + padding)
+            maxY = max(maxY, measured.logical.y + measured.logical.height + padding)
+        }
+        if let shadow = style.shadow {
+            let spread = shadow.blur * scale * 3 + outline
+            minX = min(minX, measured.ink.x + shadow.offset.x * scale - spread)
+            minY = min(minY, measured.ink.y + shadow.offset.y * scale - spread)
+            maxX = max(maxX, measured.ink.x + measured.ink.width + shadow.offset.x * scale + spread)
+            maxY = max(maxY, measured.ink.y + measured.ink.height + shadow.offset.y * scale + spread)
+        }
+        return (minX, minY, maxX, maxY)
     }
 
     /// The layout of `style` at scale 1 (for validation: unknown glyphs, the box).
