@@ -27,12 +27,15 @@ public struct Timecode: Sendable, Hashable, CustomStringConvertible {
         self.isDropFrame = isDropFrame
     }
 
-    /// Reads the syntax "HH:MM:SS:FF" or "HH:MM:SS;FF" (digits only); field ranges are checked by `frameNumber(frameRate:)`.
+    /// Reads the syntax "HH:MM:SS:FF" or "HH:MM:SS;FF" (digits only: minutes and seconds two each, frames two or
+    /// more, as above 99 fps; hours one or more); field ranges are checked by `frameNumber(frameRate:)`. A field
+    /// of the wrong width ("00:00:02:0") is a damaged label, not a short way of writing one.
     public init(parsing text: String) throws(TimeParseError) {
         let bytes = Array(text.utf8)
         let fields = bytes.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") }
         let separators = bytes.filter { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") }
         guard fields.count == 4, fields.allSatisfy(isDigits),
+              fields[1].count == 2, fields[2].count == 2, fields[3].count >= 2,
               separators.dropLast().allSatisfy({ $0 == UInt8(ascii: ":") })
         else {
             throw TimeParseError("timecode \(TimeSyntax.quoted(text)) is not of the form HH:MM:SS:FF or HH:MM:SS;FF")

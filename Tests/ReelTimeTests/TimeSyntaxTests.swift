@@ -104,6 +104,8 @@ private let stringErrorCases: [(String, Rational?, String)] = [
     ("00:00:00;00", Rational(25), "drop-frame timecode needs frame rate 30000/1001 (29.97) or 60000/1001 (59.94), not 25"),
     ("00:00:00;00", Rational(24000, 1001),
      "drop-frame timecode needs frame rate 30000/1001 (29.97) or 60000/1001 (59.94), not 24000/1001"),
+    ("00:00:02:0", Rational(25), "timecode \"00:00:02:0\" is not of the form HH:MM:SS:FF or HH:MM:SS;FF"),
+    ("00:0:02:00", Rational(25), "timecode \"00:0:02:00\" is not of the form HH:MM:SS:FF or HH:MM:SS;FF"),
     ("00:00:01;00", Rational(2997, 100),
      "drop-frame timecode needs frame rate 30000/1001 (29.97) or 60000/1001 (59.94), not 2997/100"),
     ("00:01:00;00", ntsc,
