@@ -94,22 +94,37 @@ struct ProjectBuilder {
         case .color(let hex):
             return (colorAsset(hex, origin: piece.origin), true)
         case .missing:
-            return missing(piece, tried: [], reason: "the file gives no location for its media")
+            // The file gives no location (OTIO MissingReference), but the clip's name may still find the medium in
+            // the relink map or a --media-dir, as for any clip.
+            guard !piece.name.isEmpty else {
+                return missing(piece, tried: [], reason: "the file gives no location for its media")
+            }
+            let (found, tried) = resolver.resolve(MediaLink(locator: nil, names: [piece.name]))
+            guard let path = found else {
+                return missing(piece, tried: tried, reason: "the file gives no location for its media, and no "
+                               + "medium named \"\(piece.name)\" was found")
+            }
+            return (mediaAsset(path, for: piece), false)
         case .media(let link):
             let (found, tried) = resolver.resolve(link)
             guard let path = found else {
                 let what = link.locator.map { "\"\($0)\"" } ?? link.names.map { "\"\($0)\"" }.joined(separator: " or ")
                 return missing(piece, tried: tried, reason: "its medium \(what) was not found")
             }
-            let key = (piece.isStill ? "image:" : "file:") + path
-            if let id = assetByKey[key] { return (id, false) }
-            let id = uniqueID(MediaResolver.stem(MediaResolver.fileName(of: path)))
-            let written = path.hasPrefix(projectDirectory + "/") ? String(path.dropFirst(projectDirectory.count + 1)) : path
-            assets.append((id, object([(piece.isStill ? "image" : "path", .string(written))])))
-            assetByKey[key] = id
-            origins.append(("$.assets." + id, piece.origin))
-            return (id, false)
+            return (mediaAsset(path, for: piece), false)
         }
+    }
+
+    /// The asset id for the file at `path` (one asset per file), shown by `piece`.
+    private mutating func mediaAsset(_ path: String, for piece: ImportedPiece) -> String {
+        let key = (piece.isStill ? "image:" : "file:") + path
+        if let id = assetByKey[key] { return id }
+        let id = uniqueID(MediaResolver.stem(MediaResolver.fileName(of: path)))
+        let written = path.hasPrefix(projectDirectory + "/") ? String(path.dropFirst(projectDirectory.count + 1)) : path
+        assets.append((id, object([(piece.isStill ? "image" : "path", .string(written))])))
+        assetByKey[key] = id
+        origins.append(("$.assets." + id, piece.origin))
+        return id
     }
 
     mutating func missing(_ piece: ImportedPiece, tried: [String], reason: String) -> (id: String, isColor: Bool)? {

@@ -129,6 +129,33 @@ import Testing
         try checkFrames(output, file: "relinked")
     }
 
+    /// An OTIO clip whose media reference is a MissingReference is found by its clip name (docs/interchange.md:
+    /// relink map, then --media-dir), like any clip; without a match the message says what was looked for.
+    @Test func missingReferenceIsFoundByClipName() throws {
+        let otio = try write("missing.otio", """
+            { "OTIO_SCHEMA": "Timeline.1", "name": "t", "tracks": { "OTIO_SCHEMA": "Stack.1", "children": [
+              { "OTIO_SCHEMA": "Track.1", "kind": "Video", "children": [
+                { "OTIO_SCHEMA": "Clip.2", "name": "shotA",
+                  "source_range": { "OTIO_SCHEMA": "TimeRange.1",
+                    "start_time": { "OTIO_SCHEMA": "RationalTime.1", "value": 30, "rate": 24 },
+                    "duration": { "OTIO_SCHEMA": "RationalTime.1", "value": 12, "rate": 24 } },
+                  "media_references": { "DEFAULT_MEDIA": { "OTIO_SCHEMA": "MissingReference.1" } },
+                  "active_media_reference_key": "DEFAULT_MEDIA" } ] } ] } }
+            """)
+        let output = folder.file("missing.mkv")
+        let found = try reel(["render", otio, "--media-dir", media.url.path, "-o", output.path, "-q"])
+        #expect(found.status == 0, "\(found.stderrText)")
+        #expect(try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36) == Array(30..<42))
+        let map = try write("map.json", #"{"shotA": "\#(media.file("shotB.mov").path)"}"#)
+        let relinked = folder.file("relinked.mkv")
+        #expect(try reel(["render", otio, "--relink", map, "-o", relinked.path, "-q"]).status == 0)
+        #expect(try IndexedMedia.readFrameIndices(of: relinked, width: 64, height: 36) == Array(30..<42))
+        let lost = try reel(["validate", otio])
+        #expect(lost.status == 66)
+        #expect(lost.stderrText.contains(#"clip "shotA": the file gives no location for its media, and no medium named "shotA" was found"#),
+                "\(lost.stderrText)")
+    }
+
     @Test func refusedEventsNameTheirLines() throws {
         let edl = try write("bad.edl", """
             TITLE: bad
