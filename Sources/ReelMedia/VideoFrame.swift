@@ -124,10 +124,13 @@ extension PixelFormat {
 
 extension VideoFrame {
     /// The EXIF orientation (TIFF tag 274, 1…8) a JPEG decoder reported in the frame's metadata, if any.
+    /// FFmpeg writes the number right-aligned (`"    6"`), so the text is trimmed before it is read.
     public var exifOrientation: Int? {
         guard let entry = av_dict_get(avFrame.pointee.metadata, "Orientation", nil, 0),
-              let value = entry.pointee.value else { return nil }
-        return Int(String(cString: value))
+              let value = entry.pointee.value,
+              let orientation = Int(String(cString: value).filter { !$0.isWhitespace }),
+              (1...8).contains(orientation) else { return nil }
+        return orientation
     }
 
     /// A new rgba frame holding `pixels` (width × height × 4 bytes, rows without padding).

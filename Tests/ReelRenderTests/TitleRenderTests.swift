@@ -201,6 +201,32 @@ import Testing
         #expect(abs(Double(frames[15][10 * Self.width + 10]) - grey) <= 1, "outside the overlay the storyline shows")
     }
 
+    /// A JPEG overlay whose EXIF orientation says 6 (turn 90° clockwise) is drawn upright: a 40×20 picture, white
+    /// left and grey right, lands as 20×40, white on top.
+    @Test func aJPEGOverlayIsTurnedUprightByItsEXIFOrientation() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let plain = folder.file("plain.jpg")
+        _ = try Spine.checked("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "color=c=gray:s=40x20,format=rgb24,geq=r='if(lt(X,20),255,128)':"
+                + "g='if(lt(X,20),255,128)':b='if(lt(X,20),255,128)'", "-frames:v", "1", "-q:v", "2", plain.path,
+        ])
+        // An APP1 segment right after the start of image: Exif, big-endian TIFF, one IFD entry (tag 274, SHORT 6).
+        let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        let payload = Array("Exif".utf8) + [0, 0] + tiff
+        let app1: [UInt8] = [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        let jpeg = [UInt8](try Data(contentsOf: plain))
+        try Data(jpeg.prefix(2) + app1 + jpeg.dropFirst(2)).write(to: folder.file("turned.jpg"))
+        let frames = try Self.render(Self.project(
+            end: 1, titles: "[]", overlays: #"[ { "image": "turned", "start": 0, "duration": 1 } ]"#,
+            assets: #"{ "turned": { "image": "turned.jpg" } }"#), in: folder)
+        try #require(frames.count == 30)
+        func luma(_ x: Int, _ y: Int) -> Int { Int(frames[15][y * Self.width + x]) }
+        #expect(luma(160, 78) > 220, "white on top: \(luma(160, 78))")
+        #expect(abs(luma(160, 102) - 126) <= 12, "grey below: \(luma(160, 102))")
+        #expect(luma(145, 90) <= 18, "the upright picture is 20 wide, so x 145 shows the background: \(luma(145, 90))")
+    }
+
     @Test func aTransparentImageOnTheStorylineShowsTheBackground() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
