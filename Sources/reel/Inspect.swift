@@ -88,7 +88,7 @@ struct Inspect: ParsableCommand {
         Exit.report(loaded.diagnostics, file: ProjectFile(argument: path))
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         if json {
-            printOutput(ProjectWriter.explicitProject(compiled))
+            printOutput(ProjectWriter.inspection(compiled))
             return
         }
         let size = compiled.encodedSize

@@ -245,4 +245,17 @@ import Testing
         #expect(video?["rotation"] as? Int == 0)
         #expect(abs((object?["duration"] as? Double ?? 0) - 1.0) < 0.05)
     }
+
+    /// SPEC §8: inspect on a project gives its duration and size, then the explicit form.
+    @Test func inspectDescribesAProjectAsJSON() throws {
+        let path = try write("p.json", project())
+        let result = try reel(["inspect", path, "--json"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        #expect(object?["duration"] as? Double == 0.6)
+        #expect(object?["frames"] as? Int == 18)
+        #expect(object?["frameDuration"] as? String == "1/30")
+        #expect(object?["size"] as? [Int] == [64, 36])
+        #expect((object?["composition"] as? [String: Any])?["tracks"] != nil)
+    }
 }

@@ -11,6 +11,20 @@ public enum ProjectWriter {
         JSONWriter.write(explicitProjectValue(compiled), pretty: true)
     }
 
+    /// `reel inspect --json` on a project: what SPEC §8 lists for inspect — `duration` (seconds), `frames`,
+    /// `frameDuration` (`"N/D"`) and the encoded `size` — first, then the members of the explicit form.
+    public static func inspection(_ compiled: CompiledProject) -> String {
+        guard case .object(let project) = explicitProjectValue(compiled) else { return explicitProject(compiled) }
+        let frameDuration = compiled.frameDuration
+        let summary: [(key: String, value: JSON)] = [
+            ("duration", JSON(timeValue(compiled.duration))),
+            ("frames", JSON(.number(String(compiled.frameCount)))),
+            ("frameDuration", JSON(.string("\(frameDuration.value)/\(frameDuration.timescale)"))),
+            ("size", JSON(sizeValue(compiled.encodedSize))),
+        ]
+        return JSONWriter.write(.object(JSONObject(summary + project.members)), pretty: true)
+    }
+
     /// The explicit form as a JSON value (see `explicitProject`).
     public static func explicitProjectValue(_ compiled: CompiledProject) -> JSONValue {
         object([
