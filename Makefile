@@ -92,8 +92,10 @@ demo: deps build
 # folder of their own, so `make build` and `make test` do not rebuild each other's products.
 TEST_FLAGS := -c release -Xswiftc -enable-testing --scratch-path .build/testing
 
+# A package that depends on ReelKit builds it in debug, so the tests first prove the debug build compiles.
 test: deps
 	-@$(MAKE) --no-print-directory otio-judge
+	$(SWIFT) build
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
 

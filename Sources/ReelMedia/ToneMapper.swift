@@ -53,6 +53,8 @@ final class ToneMapper {
 
     private func build(_ wanted: Shape) throws(MediaError) {
         let graph = try FilterGraph()
+        // The nested function borrows the raw graph, not the noncopyable owner, which it could not capture.
+        let avGraph = graph.avGraph
         var made: [UnsafeMutablePointer<AVFilterContext>] = []
         func add(_ filterName: String, _ arguments: String) throws(MediaError) {
             guard let filter = avfilter_get_by_name(filterName) else {
@@ -63,7 +65,7 @@ final class ToneMapper {
                 MediaError(.unsupported, "cannot create \(filterName)=\(arguments): \(errorText(code))")
             }
             let result = try check(avfilter_graph_create_filter(&context, filter, "t\(made.count)", arguments, nil,
-                                                                graph.avGraph),
+                                                                avGraph),
                                    function: "avfilter_graph_create_filter", failure)
             guard let context else { throw failure(result) }
             if let previous = made.last {
@@ -81,7 +83,7 @@ final class ToneMapper {
         try add("zscale", "t=bt709:m=bt709:r=tv")
         try add("format", "pix_fmts=yuv420p")
         try add("buffersink", "")
-        try check(avfilter_graph_config(graph.avGraph, nil), .unsupported, "cannot configure HDR tone mapping",
+        try check(avfilter_graph_config(avGraph, nil), .unsupported, "cannot configure HDR tone mapping",
                   function: "avfilter_graph_config")
         source = made.first
         sink = made.last
