@@ -11,7 +11,7 @@ DEMO_OUT   := out/demo.mp4
 
 # Debian packages reel needs to build, test and run its demo and benchmark.
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
-                libswscale-dev libavfilter-dev pkg-config ffmpeg libfreetype-dev \
+                libswscale-dev libavfilter-dev libebur128-dev pkg-config ffmpeg libfreetype-dev \
                 libpango1.0-dev libcairo2-dev libfontconfig-dev \
                 fonts-dejavu-core python3 parallel libsdl2-dev xvfb xauth
 

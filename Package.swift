@@ -26,7 +26,8 @@ let package = Package(
             pkgConfig: "pangocairo fontconfig",
             providers: [.apt(["libpango1.0-dev", "libcairo2-dev", "libfontconfig-dev"])]
         ),
-        .target(name: "ReelMedia", dependencies: ["CFFmpeg", "ReelTime"]),
+        .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
+        .target(name: "ReelMedia", dependencies: ["CFFmpeg", "CEBUR128", "ReelTime"]),
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime", "CPangoCairo"]),
         .executableTarget(name: "reel", dependencies: [

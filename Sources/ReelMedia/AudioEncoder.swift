@@ -42,7 +42,7 @@ public final class AudioEncoder: Flushable {
             codec.pointee.sample_rate = Int32(settings.sampleRate)
             av_channel_layout_default(&codec.pointee.ch_layout, Int32(settings.channels))
             codec.pointee.time_base = AVRational(num: 1, den: Int32(settings.sampleRate))
-            if let bitrate = settings.bitrate, bitrate > 0, settings.codec != .pcm {
+            if let bitrate = settings.bitrate, bitrate > 0, !settings.codec.isLossless {
                 codec.pointee.bit_rate = Int64(bitrate)
             }
         }

@@ -54,6 +54,9 @@ public final class AudioReader {
         for plane in buffer { plane.deallocate() }
     }
 
+    /// The output index just past the stream's last sample, once a read has decoded to the end; nil before.
+    public var endSample: Int64? { knownEnd }
+
     /// The frame the decoder fills; unreferenced between decodes.
     private var received: UnsafeMutablePointer<AVFrame> { receivedFrame.avFrame }
 

@@ -44,12 +44,18 @@ public enum AudioCodec: String, Sendable, CaseIterable {
     case opus
     /// Uncompressed signed 16-bit little-endian PCM (mov, mkv, nut, wav).
     case pcm
+    /// MP3 through libmp3lame.
+    case mp3
+    /// FLAC through FFmpeg's native encoder, 16-bit.
+    case flac
 
     var encoderNames: [String] {
         switch self {
         case .aac: ["aac"]
         case .opus: ["libopus"]
         case .pcm: ["pcm_s16le"]
+        case .mp3: ["libmp3lame"]
+        case .flac: ["flac"]
         }
     }
 
@@ -58,8 +64,13 @@ public enum AudioCodec: String, Sendable, CaseIterable {
         case .aac: AV_CODEC_ID_AAC
         case .opus: AV_CODEC_ID_OPUS
         case .pcm: AV_CODEC_ID_PCM_S16LE
+        case .mp3: AV_CODEC_ID_MP3
+        case .flac: AV_CODEC_ID_FLAC
         }
     }
+
+    /// Whether the codec is lossless (pcm, flac): no bit rate applies.
+    public var isLossless: Bool { self == .pcm || self == .flac }
 }
 
 /// How to encode a video stream.

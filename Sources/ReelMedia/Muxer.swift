@@ -166,6 +166,7 @@ public final class Muxer {
         if name == "mpegts" {
             return [AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_AAC, AV_CODEC_ID_OPUS].contains(codec)
         }
+        if name == "ogg" { return [AV_CODEC_ID_OPUS, AV_CODEC_ID_FLAC, AV_CODEC_ID_VORBIS].contains(codec) }
         return false
     }
 

@@ -23,8 +23,17 @@ struct EncodingSettings {
         case .webm: "webm"
         case .nut: "nut"
         case .ts: "mpegts"
+        case .m4a: "ipod"
+        case .mp3: "mp3"
+        case .opus: "opus"
+        case .ogg: "ogg"
+        case .flac: "flac"
+        case .wav: "wav"
         }
     }
+
+    /// Whether the output holds audio alone: nothing of the video composition is rendered (docs/outputs.md).
+    let isAudioOnly: Bool
 
     init(project: CompiledProject, destination: ExportDestination, threads: Int = 0) throws(RenderError) {
         let output = project.output
@@ -33,6 +42,7 @@ struct EncodingSettings {
         }
         // MP4 and MOV stream as fragmented MP4 (the muxer turns fragmentation on for a pipe).
         container = Self.muxerName(for: format)
+        isAudioOnly = format.isAudioOnly
 
         let (quality, audioBitrate): (EncodingQuality, Int) = switch output.preset {
         case .high: (.high, 256_000)
@@ -63,11 +73,14 @@ struct EncodingSettings {
             }
             audio = AudioEncoderSettings(
                 codec: codec, sampleRate: settings.sampleRate, channels: settings.channels,
-                bitrate: codec == .pcm ? nil : (settings.bitrate ?? audioBitrate))
+                bitrate: codec.isLossless ? nil : (settings.bitrate ?? audioBitrate))
         } else {
             audio = nil
         }
-        guard Muxer.canHold(formatName: container, video: videoCodec, audio: audio?.codec) else {
+        if isAudioOnly, audio == nil {
+            throw RenderError(.invalid, "a .\(format.rawValue) output holds audio only, but output.audio is false")
+        }
+        guard Muxer.canHold(formatName: container, video: isAudioOnly ? nil : videoCodec, audio: audio?.codec) else {
             throw RenderError(
                 .invalid, "the \(container) container cannot hold \(videoCodec.rawValue)"
                     + (audio.map { " with \($0.codec.rawValue) audio" } ?? ""))

@@ -21,6 +21,8 @@ public struct ExportProgress: Sendable {
     public let time: Time
     /// True on the last report, after the file is complete.
     public let done: Bool
+    /// On the last report of an export with `output.audio.loudness`: what the normalisation measured and did.
+    public var loudness: LoudnessReport? = nil
 }
 
 /// Renders a compiled project into a file (the AVAssetExportSession analogue).
@@ -37,6 +39,8 @@ public final class ExportSession {
 
     /// The export's state; set on the exporting thread.
     public private(set) var status = Status.waiting
+    /// What the loudness normalisation measured and did, once an export with `output.audio.loudness` is done.
+    public private(set) var loudnessReport: LoudnessReport?
     /// The project being exported.
     public let project: CompiledProject
     private let facts: [String: MediaFactsResult]
@@ -140,7 +144,7 @@ public final class ExportSession {
         onProgress?(ExportProgress(
             frame: grid.frameCount, frames: grid.frameCount,
             time: chunkPlan == nil ? project.exportRange.duration : (try? grid.offset(ofFrame: grid.frameCount)) ?? .zero,
-            done: true))
+            done: true, loudness: loudnessReport))
     }
 
     /// The render itself: the core's frames into an encoding sink, which pulls the audio stage as it goes.
@@ -148,6 +152,17 @@ public final class ExportSession {
                         output: OutputSettings) throws(RenderError) {
         let catalog = SourceCatalog(project: project, facts: facts)
         let opener = MediaFileOpener(policy: policy)
+        // Audio-only outputs (.m4a .mp3 .opus .ogg .flac .wav): the mix alone, no video work at all.
+        if settings.isAudioOnly && !audioPart {
+            loudnessReport = try AudioOnlyExport.render(
+                project: project, catalog: catalog, opener: opener, settings: settings, output: output,
+                into: destination, cancellation: cancellation) { [onProgress, project] frameIndex in
+                let offset = (try? Time.frames(frameIndex + 1, frameDuration: project.frameDuration)) ?? .zero
+                onProgress?(ExportProgress(frame: frameIndex + 1, frames: project.frameCount,
+                                           time: min(offset, project.exportRange.duration), done: false))
+            }
+            return
+        }
         if audioPart, let audio = settings.audio {
             try AudioPart.render(project: project, catalog: catalog, opener: opener, settings: audio, output: output,
                                  into: destination, cancellation: cancellation) { [onProgress, project] frameIndex in
@@ -173,7 +188,7 @@ public final class ExportSession {
         }
         let audio = try settings.audio.map { audio throws(RenderError) in
             try AudioStage(project: project, catalog: catalog, opener: opener,
-                           sampleRate: audio.sampleRate, channels: audio.channels)
+                           sampleRate: audio.sampleRate, channels: audio.channels, cancellation: cancellation)
         }
         let sink = try EncodingSink(destination: destination, settings: settings, output: output, audio: audio)
         sink.onFrameEncoded = { [onProgress] frameIndex in
@@ -182,5 +197,6 @@ public final class ExportSession {
         }
         let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
         try core.run(grid, into: sink, cancellation: cancellation)
+        loudnessReport = audio?.loudnessReport
     }
 }

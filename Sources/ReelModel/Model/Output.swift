@@ -108,6 +108,10 @@ public enum AudioCodecName: String, Sendable, CaseIterable {
     case opus
     /// Uncompressed 16-bit PCM.
     case pcm
+    /// MPEG-1 Layer III (libmp3lame), for `.mp3` files.
+    case mp3
+    /// FLAC, lossless, 16-bit, for `.flac` (and Ogg) files.
+    case flac
 }
 
 /// The containers an output may be written in (`output.format`), with the codecs each can hold.
@@ -124,6 +128,18 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     case nut
     /// MPEG transport stream (`.ts`).
     case ts
+    /// MPEG-4 audio (`.m4a`): AAC alone (docs/outputs.md).
+    case m4a
+    /// MP3 (`.mp3`).
+    case mp3
+    /// Ogg Opus (`.opus`).
+    case opus
+    /// Ogg (`.ogg`): Opus or FLAC.
+    case ogg
+    /// FLAC (`.flac`).
+    case flac
+    /// WAVE (`.wav`): 16-bit PCM.
+    case wav
 
     /// The container named by a file name's extension (case-insensitive), or nil.
     public init?(pathExtensionOf path: String) {
@@ -136,7 +152,12 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     /// WebM is Matroska). MP4 and MOV write their index after the media.
     public var isStreamable: Bool { [.mkv, .webm, .nut, .ts].contains(self) }
 
-    /// Video codecs this container holds, in order of preference (the first is the default).
+    /// Whether the container holds sound alone: the video composition is neither rendered nor decoded, and the
+    /// output settings for pictures (`size`, `video`, …) are ignored (docs/outputs.md).
+    public var isAudioOnly: Bool { videoCodecs.isEmpty }
+
+    /// Video codecs this container holds, in order of preference (the first is the default); none for the
+    /// audio-only containers.
     public var videoCodecs: [VideoCodecName] {
         switch self {
         case .mp4: return [.h264, .hevc, .av1, .vp9]
@@ -144,6 +165,7 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         case .mkv, .nut: return [.h264, .hevc, .vp9, .av1, .prores]
         case .webm: return [.vp9, .av1]
         case .ts: return [.h264, .hevc]
+        case .m4a, .mp3, .opus, .ogg, .flac, .wav: return []
         }
     }
 
@@ -155,6 +177,12 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         case .mkv, .nut: return [.aac, .opus, .pcm]
         case .webm: return [.opus]
         case .ts: return [.aac, .opus]
+        case .m4a: return [.aac]
+        case .mp3: return [.mp3]
+        case .opus: return [.opus]
+        case .ogg: return [.opus, .flac]
+        case .flac: return [.flac]
+        case .wav: return [.pcm]
         }
     }
 }
@@ -201,6 +229,27 @@ public struct VideoOutputSettings: Sendable, Hashable {
     public var needsEvenHeight: Bool { effectivePixelFormat.hasPrefix("yuv420") || effectivePixelFormat == "nv12" }
 }
 
+/// `output.audio.loudness`: the loudness the final mix is normalised to, measured as ITU-R BS.1770-4 and EBU R128
+/// define it (docs/outputs.md).
+public struct LoudnessTarget: Sendable, Hashable {
+    /// Integrated (programme) loudness to reach, LUFS (−70 … −5).
+    public var integrated: Double
+    /// True-peak ceiling, dBTP (−9 … 0): a limiter keeps the gained mix under it.
+    public var truePeak: Double
+    /// Loudness range (LRA) the programme should stay within, LU (1 … 50); measured and reported, never enforced.
+    public var range: Double?
+
+    /// The streaming and podcast default: −16 LUFS, −1 dBTP.
+    public static let streaming = LoudnessTarget(integrated: -16, truePeak: -1)
+
+    /// Creates a target.
+    public init(integrated: Double, truePeak: Double, range: Double? = nil) {
+        self.integrated = integrated
+        self.truePeak = truePeak
+        self.range = range
+    }
+}
+
 /// `output.audio`: the audio encoder's settings.
 public struct AudioOutputSettings: Sendable, Hashable {
     /// The codec; default the container's first (aac, or opus for WebM).
@@ -211,13 +260,17 @@ public struct AudioOutputSettings: Sendable, Hashable {
     public var sampleRate: Int
     /// Output channel count, 1 or 2 (default 2).
     public var channels: Int
+    /// The loudness the mix is normalised to; nil leaves it where the mix lands.
+    public var loudness: LoudnessTarget?
 
     /// Creates audio settings.
-    public init(codec: AudioCodecName, bitrate: Int? = nil, sampleRate: Int = 48000, channels: Int = 2) {
+    public init(codec: AudioCodecName, bitrate: Int? = nil, sampleRate: Int = 48000, channels: Int = 2,
+                loudness: LoudnessTarget? = nil) {
         self.codec = codec
         self.bitrate = bitrate
         self.sampleRate = sampleRate
         self.channels = channels
+        self.loudness = loudness
     }
 }
 
@@ -268,8 +321,8 @@ public struct OutputSettings: Sendable, Equatable {
         renderScale = Rational(1)
         background = .black
         preset = .medium
-        video = VideoOutputSettings(codec: container?.videoCodecs[0] ?? .h264)
-        audio = AudioOutputSettings(codec: container?.audioCodecs[0] ?? .aac)
+        video = VideoOutputSettings(codec: container?.videoCodecs.first ?? .h264)
+        audio = AudioOutputSettings(codec: container?.audioCodecs.first ?? .aac)
         metadata = []
         range = nil
         end = nil
@@ -319,7 +372,7 @@ public struct OutputSettings: Sendable, Equatable {
     /// Codecs that were not written become `container`'s defaults; a written codec stays, and the container
     /// diagnostics say when the new container cannot hold it.
     private mutating func codecsFollow(_ container: ContainerFormat) {
-        if !videoCodecWasWritten { video.codec = container.videoCodecs[0] }
+        if !videoCodecWasWritten, let codec = container.videoCodecs.first { video.codec = codec }
         if !audioCodecWasWritten, audio != nil { audio?.codec = container.audioCodecs[0] }
     }
 
@@ -332,7 +385,7 @@ public struct OutputSettings: Sendable, Equatable {
         var settings = self
         settings.format = container
         settings.formatWasWritten = true
-        if !videoCodecWasWritten { settings.video.codec = container.videoCodecs[0] }
+        if !videoCodecWasWritten, let codec = container.videoCodecs.first { settings.video.codec = codec }
         if !audioCodecWasWritten, settings.audio != nil { settings.audio?.codec = container.audioCodecs[0] }
         return (settings, settings.containerDiagnostics(at: JSONPath.root.key("output").key("format")))
     }
@@ -348,7 +401,13 @@ public struct OutputSettings: Sendable, Equatable {
             return []
         }
         var found: [Diagnostic] = []
-        if !container.videoCodecs.contains(video.codec) {
+        // An audio-only file ignores the picture settings, so any project can be written as one.
+        if container.isAudioOnly, audio == nil {
+            found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("audio"),
+                                    message: "\(container.rawValue) holds audio only, but output.audio is false",
+                                    hint: "remove \"audio\": false, or write a video container"))
+        }
+        if !container.isAudioOnly, !container.videoCodecs.contains(video.codec) {
             found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("video").key("codec"),
                                     message: "\(container.rawValue) cannot hold \(video.codec.rawValue) video",
                                     hint: "use one of \(container.videoCodecs.map(\.rawValue).joined(separator: ", "))"))

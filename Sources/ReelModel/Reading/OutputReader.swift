@@ -21,7 +21,7 @@ extension DocumentDecoder {
         if let json = fields["format"] {
             if let container: ContainerFormat = enumeration(json, path.key("format"), "container format") {
                 output.format = container
-                output.video.codec = container.videoCodecs[0]
+                if let codec = container.videoCodecs.first { output.video.codec = codec }
                 output.audio?.codec = container.audioCodecs[0]
             }
             output.formatWasWritten = true
@@ -138,12 +138,24 @@ extension DocumentDecoder {
         if let json = fields["channels"], let channels = integer(json, path.key("channels"), in: 1...2, what: "a channel count") {
             audio.channels = channels
         }
+        if let json = fields["loudness"] { audio.loudness = readLoudness(json, path.key("loudness")) }
         let opusRates = [8000, 12000, 16000, 24000, 48000]
         if audio.codec == .opus, !opusRates.contains(audio.sampleRate) {
             error(path.key("sampleRate"), "opus cannot encode at \(audio.sampleRate) Hz",
                   hint: "use one of " + opusRates.map(String.init).joined(separator: ", "))
         }
         output.audio = audio
+    }
+
+    /// `output.audio.loudness`: `{"integrated": LUFS, "truePeak": dBTP, "range": LU}`, range optional.
+    private func readLoudness(_ json: JSON, _ path: JSONPath) -> LoudnessTarget? {
+        guard let fields = object(json, path, .loudness) else { return nil }
+        let integrated = fields["integrated"].flatMap { double($0, path.key("integrated"), in: -70 ... -5) }
+        let truePeak = fields["truePeak"].flatMap { double($0, path.key("truePeak"), in: -9...0) }
+        let range = fields["range"].flatMap { double($0, path.key("range"), in: 1...50) }
+        guard let integrated, let truePeak else { return nil }
+        if fields["range"] != nil, range == nil { return nil }
+        return LoudnessTarget(integrated: integrated, truePeak: truePeak, range: range)
     }
 
     /// Bits per second: a whole number, or a string like `"192k"` or `"5M"`.

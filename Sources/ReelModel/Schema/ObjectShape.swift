@@ -27,7 +27,7 @@ extension ObjectShape {
     /// Every shape of the table that stands for one object of the schema; the derived `asset` is not among them.
     public static let all: [ObjectShape] = [
         .project, .timeRange,
-        .output, .videoOutput, .audioOutput, .fileAsset, .imageAsset, .colorAsset,
+        .output, .videoOutput, .audioOutput, .loudness, .fileAsset, .imageAsset, .colorAsset,
         .timeline, .gap, .clip, .transition, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .animation,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
@@ -59,7 +59,11 @@ extension ObjectShape {
 
     /// `output.audio` when it is an object, not `false` (SPEC §2.1).
     public static let audioOutput = ObjectShape(
-        name: "output.audio", allowed: ["codec", "bitrate", "sampleRate", "channels"])
+        name: "output.audio", allowed: ["codec", "bitrate", "sampleRate", "channels", "loudness"])
+
+    /// `output.audio.loudness` (docs/outputs.md).
+    public static let loudness = ObjectShape(
+        name: "output.audio.loudness", allowed: ["integrated", "truePeak", "range"], required: ["integrated", "truePeak"])
 
     /// An asset that is a media file (SPEC §2.2).
     public static let fileAsset = ObjectShape(

@@ -156,7 +156,7 @@ public enum ProjectSchema {
         [
             ("output", described("Output settings (SPEC §2.1).", closed(.output, [
                 ("path", described("The output file; the CLI's -o overrides it.", nonEmptyString)),
-                ("format", enumeration(["mp4", "mov", "mkv", "webm", "nut", "ts"])),
+                ("format", enumeration(ContainerFormat.allCases.map(\.rawValue))),
                 ("size", ref("size")),
                 ("frameRate", ref("frameRate")),
                 ("renderScale", ref("renderScale")),
@@ -176,10 +176,18 @@ public enum ProjectSchema {
                     ("oneOf", array([
                         object([("type", .string("boolean"))]),
                         closed(.audioOutput, [
-                            ("codec", enumeration(["aac", "opus", "pcm"])),
+                            ("codec", enumeration(AudioCodecName.allCases.map(\.rawValue))),
                             ("bitrate", ref("bitrate")),
                             ("sampleRate", integer(8000, 192_000)),
                             ("channels", integer(1, 2)),
+                            ("loudness", described(
+                                "Normalise the mix to an integrated loudness (LUFS) under a true-peak ceiling (dBTP); "
+                                    + "range (LU) is measured and reported against, not enforced (docs/outputs.md).",
+                                closed(.loudness, [
+                                    ("integrated", number(minimum: "-70", maximum: "-5")),
+                                    ("truePeak", number(minimum: "-9", maximum: "0")),
+                                    ("range", number(minimum: "1", maximum: "50")),
+                                ]))),
                         ]),
                     ])),
                 ]))),

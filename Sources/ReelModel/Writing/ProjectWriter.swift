@@ -61,6 +61,12 @@ public enum ProjectWriter {
             if let bitrate = audio.bitrate { fields.append(("bitrate", .number(String(bitrate)))) }
             fields.append(("sampleRate", .number(String(audio.sampleRate))))
             fields.append(("channels", .number(String(audio.channels))))
+            if let loudness = audio.loudness {
+                var target: [(String, JSONValue)] = [("integrated", numberValue(loudness.integrated)),
+                                                     ("truePeak", numberValue(loudness.truePeak))]
+                if let range = loudness.range { target.append(("range", numberValue(range))) }
+                fields.append(("loudness", object(target)))
+            }
             members.append(("audio", object(fields)))
         } else {
             members.append(("audio", .bool(false)))

@@ -46,6 +46,7 @@ public enum AudioPart {
         let rate = project.output.frameRate.map { "\($0)" } ?? "-"
         let described = "reel audio part 1\nframes \(project.frameCount)\nrate \(rate)\nrange \(project.exportRange)\n"
             + "audio \(describe(settings))\n"
+            + (project.output.audio?.loudness.map { "loudness \($0.integrated) \($0.truePeak)\n" } ?? "")
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in Array(ProjectWriter.explicitProject(sound).utf8) + Array(described.utf8) {
             hash ^= UInt64(byte)

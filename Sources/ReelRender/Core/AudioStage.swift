@@ -11,7 +11,9 @@ final class AudioStage {
     let sampleRate: Int
     /// Output channels.
     let channels: Int
-    private let mixer: AudioMixer
+    private let mixer: any MixSource
+    /// The loudness plan and the mix it makes, when `output.audio.loudness` asks for one (docs/outputs.md).
+    private let loudness: (plan: LoudnessPlan, mix: NormalizedMix)?
     private let buffers: SampleBuffers
     private let frameDuration: Time
     /// The export start on the composition's sample grid.
@@ -23,12 +25,15 @@ final class AudioStage {
 
     /// The mix of `project`'s audio tracks at `sampleRate` Hz in `channels` channels, reading the assets
     /// `catalog` resolves through `opener`.
-    init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener, sampleRate: Int, channels: Int)
-        throws(RenderError)
+    ///
+    /// With `output.audio.loudness`, the export's span of the mix is measured first (`LoudnessPlan.measure`, which
+    /// `cancellation` can stop) and the stage hands out the normalised mix; `loudnessReport` then says what it did.
+    init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener, sampleRate: Int, channels: Int,
+         cancellation: CancellationFlag? = nil) throws(RenderError)
     {
         self.sampleRate = sampleRate
         self.channels = channels
-        mixer = try AudioMixer(
+        let mixer = try AudioMixer(
             project: project, catalog: catalog, opener: opener, sampleRate: sampleRate, channels: channels)
         buffers = SampleBuffers(channels: channels, capacity: AudioMixer.maximumChunk)
         frameDuration = project.frameDuration
@@ -38,6 +43,42 @@ final class AudioStage {
         } catch {
             throw RenderError(.invalid, "the export range start \(range.start) s is out of range")
         }
+        if let target = project.output.audio?.loudness {
+            let span = try Self.sampleCount(of: project, sampleRate: sampleRate)
+            let plan = try LoudnessPlan.measure(
+                project: project, target: target, catalog: catalog, opener: opener, sampleRate: sampleRate,
+                channels: channels, first: firstSampleIndex, sampleCount: span, cancellation: cancellation)
+            let mix = try plan.apply(to: mixer, sampleRate: sampleRate, channels: channels, first: firstSampleIndex,
+                                     sampleCount: span)
+            loudness = (plan, mix)
+            self.mixer = mix
+        } else {
+            loudness = nil
+            self.mixer = mixer
+        }
+    }
+
+    /// Samples per channel the export's audio holds at `sampleRate`: for an audio-only output the export range
+    /// exactly (its end rounded to the nearest sample), otherwise up to the end of the last frame.
+    static func sampleCount(of project: CompiledProject, sampleRate: Int) throws(RenderError) -> Int64 {
+        let rate = Int64(sampleRate)
+        do {
+            let range = project.exportRange
+            let first = try range.start.count(atRate: rate, rounding: .nearest)
+            if project.output.format?.isAudioOnly == true {
+                return try range.end.count(atRate: rate, rounding: .nearest) - first
+            }
+            return try Time.frames(project.frameCount, frameDuration: project.frameDuration)
+                .count(atRate: rate, rounding: .nearest)
+        } catch {
+            throw RenderError(.invalid, "the export's length cannot be placed on the \(sampleRate) Hz sample grid")
+        }
+    }
+
+    /// What the loudness normalisation measured and did, for the samples handed out so far; nil without
+    /// `output.audio.loudness`.
+    var loudnessReport: LoudnessReport? {
+        loudness.map { $0.plan.report(after: $0.mix) }
     }
 
     /// Mixes the output samples from the last one delivered up to the end of output frame `frameIndex`, handing
@@ -46,9 +87,17 @@ final class AudioStage {
         throughFrame frameIndex: Int64,
         into deliver: (_ planes: [UnsafePointer<Float>], _ sampleCount: Int) throws(RenderError) -> Void
     ) throws(RenderError) {
-        let frameEnd = try endSample(ofFrame: frameIndex)
-        while samplesDelivered < frameEnd {
-            let sampleCount = Int(min(Int64(Self.spanSampleCount), frameEnd - samplesDelivered))
+        try pull(throughSample: try endSample(ofFrame: frameIndex), into: deliver)
+    }
+
+    /// Mixes the output samples from the last one delivered up to (not including) output sample `end`, handing
+    /// them to `deliver` as `pull(throughFrame:into:)` does.
+    func pull(
+        throughSample end: Int64,
+        into deliver: (_ planes: [UnsafePointer<Float>], _ sampleCount: Int) throws(RenderError) -> Void
+    ) throws(RenderError) {
+        while samplesDelivered < end {
+            let sampleCount = Int(min(Int64(Self.spanSampleCount), end - samplesDelivered))
             try mixer.mix(fromSample: firstSampleIndex + samplesDelivered, sampleCount: sampleCount, into: buffers)
             try deliver(buffers.readOnly, sampleCount)
             samplesDelivered += Int64(sampleCount)
