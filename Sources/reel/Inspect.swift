@@ -15,6 +15,8 @@ struct Inspect: ParsableCommand {
               reel inspect media/cat.mov
               reel inspect --json media/cat.mov | jq '.streams[] | select(.type == "video") | .frameRate'
               reel inspect project.json
+              reel inspect --loudness media/interview.wav
+              reel inspect --loudness --json project.json
             """)
 
     @Argument(help: "A project (.json, or - for standard input) or a media file.")
@@ -23,13 +25,21 @@ struct Inspect: ParsableCommand {
     @Flag(help: "Write JSON instead of text.")
     var json = false
 
+    @Flag(help: ArgumentHelp(
+        "Measure loudness (EBU R128: integrated LUFS, LRA, true peak) instead: a media file's audio stream decoded, or "
+            + "a project's audio mix, without rendering anything else."))
+    var loudness = false
+
     @OptionGroup var media: MediaOptions
 
     @OptionGroup var interchange: InterchangeArguments
 
     func run() throws {
         media.applyLogLevel()
-        if path == "-" || path.lowercased().hasSuffix(".json") || InterchangeFormat(path: path) != nil {
+        let isProject = path == "-" || path.lowercased().hasSuffix(".json") || InterchangeFormat(path: path) != nil
+        if loudness {
+            try isProject ? measureProjectLoudness() : measureMediaLoudness()
+        } else if isProject {
             try inspectProject()
         } else {
             try inspectMedia()
@@ -122,6 +132,60 @@ struct Inspect: ParsableCommand {
             let animations = layer.animations.map(\.property.rawValue).joined(separator: ", ")
             printOutput("  \(layer.timeRange.start)–\(layer.timeRange.end) s: \(kind) \(what)"
                 + (animations.isEmpty ? "" : ", animates \(animations)"))
+        }
+    }
+
+    private func measureMediaLoudness() throws {
+        let info = try MediaProbe.probe(path: path, policy: media.policy)
+        guard let stream = info.bestAudioStream ?? info.streams.first(where: { $0.type == .audio }) else {
+            throw MediaError(.noSuchStream, "has no audio stream to measure", path: path)
+        }
+        let measurement: LoudnessMeasurement
+        do {
+            measurement = try LoudnessMeter.measure(path: path, streamIndex: stream.index, policy: media.policy) {
+                Interrupts.cancellation.isCancelled
+            }
+        } catch {
+            if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
+            throw error
+        }
+        if json {
+            printOutput("{\"path\":\(JSONWriter.quoted(path)),\"stream\":\(stream.index),"
+                        + "\"loudness\":\(LoudnessText.json(measurement))}")
+        } else {
+            printOutput("\(path) #\(stream.index): \(LoudnessText.text(measurement))")
+        }
+    }
+
+    private func measureProjectLoudness() throws {
+        let loaded = try loadProject(path, interchange, policy: media.policy)
+        Exit.report(loaded.diagnostics, file: ProjectFile(argument: path))
+        guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
+            throw CommandFailure.rejected(loaded.diagnostics)
+        }
+        let result = try LoudnessAnalysis.measure(project: compiled, facts: catalog.facts, policy: media.policy,
+                                                  cancellation: Interrupts.cancellation)
+        if json {
+            var text = "{\"loudness\":\(LoudnessText.json(result.measurement))"
+            if let target = result.target, let gain = result.gainDB, let limiter = result.limiterEngaged {
+                text += ",\"target\":\(LoudnessText.json(target)),\"gain\":"
+                    + (result.measurement.isBelowGate ? "0" : String(format: "%.2f", gain))
+                    + ",\"limiter\":\(limiter)"
+            }
+            printOutput(text + "}")
+        } else {
+            printOutput("mix: \(LoudnessText.text(result.measurement))")
+            if let target = result.target, let gain = result.gainDB, let limiter = result.limiterEngaged {
+                if result.measurement.isBelowGate {
+                    printOutput("target \(ProjectWriter.numberText(target.integrated)) LUFS: below the gate, "
+                                + "a render leaves the mix as it is")
+                } else {
+                    printOutput("target \(ProjectWriter.numberText(target.integrated)) LUFS, "
+                                + "\(ProjectWriter.numberText(target.truePeak)) dBTP: a render applies "
+                                + String(format: "%+.2f dB", gain)
+                                + (limiter ? " and the true-peak limiter" : ", no limiter needed"))
+                }
+            }
         }
     }
 

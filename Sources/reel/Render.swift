@@ -14,10 +14,15 @@ import Glibc
 /// `reel render`: validate, then export the project to a file or standard output.
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Render a project to a video file.",
+        abstract: "Render a project to a video file, or its sound alone.",
         discussion: """
             The project is validated first; nothing is written unless it is valid. The output goes to a \
             temporary file beside it and is renamed on success.
+
+            An output named .m4a (AAC), .mp3, .opus or .ogg (Opus), .flac or .wav holds the audio mix alone: \
+            the video composition is not rendered or decoded. output.audio.loudness normalises the mix \
+            (e.g. {"integrated": -16, "truePeak": -1}) and the report gives the measured loudness \
+            (docs/outputs.md).
 
             Examples:
               reel render project.json
@@ -27,6 +32,7 @@ struct Render: ParsableCommand {
               reel render project.json --progress json 2>progress.jsonl
               reel render project.json --chunk 2/8 -o part-2.mkv
               reel render project.json --chunk audio -o sound.mov
+              reel render project.json -o podcast.mp3
             """)
 
     enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
@@ -203,6 +209,9 @@ struct Render: ParsableCommand {
             throw error
         }
         meter.finishLine()
+        if !quiet, style != .json, let report = session.loudnessReport {
+            printError(LoudnessText.text(report))
+        }
         MediaOptions.reportConcealments(in: policy, asJSON: style == .json)
         // With JSON progress the last object already names the file.
         if !quiet, style != .json, case .file(let written) = finalDestination {
@@ -273,7 +282,8 @@ final class ProgressMeter {
                 + "\"time\":\(format(mediaSeconds, 3)),\"percent\":\(format(percent, 1)),"
                 + "\"fps\":\(format(fps, 1)),\"speed\":\(format(speed, 2)),\"eta\":\(format(eta, 1)),"
                 + "\"done\":\(progress.done)"
-                + (progress.done ? outputPath.map { ",\"path\":" + JSONWriter.quoted($0) } ?? "" : "") + "}"
+                + (progress.done ? outputPath.map { ",\"path\":" + JSONWriter.quoted($0) } ?? "" : "")
+                + (progress.loudness.map { ",\"loudness\":" + LoudnessText.json($0) } ?? "") + "}"
             printError(line)
         } else {
             let text = "\(format(percent, 1))%  frame \(progress.frame)/\(progress.frames)  "

@@ -56,7 +56,8 @@ struct LoudnessPlan {
     /// gain for the loudness the limiter took off.
     static func measure(
         project: CompiledProject, target: LoudnessTarget, catalog: SourceCatalog, opener: any SourceOpener,
-        sampleRate: Int, channels: Int, first: Int64, sampleCount: Int64, cancellation: CancellationFlag?
+        sampleRate: Int, channels: Int, first: Int64, sampleCount: Int64, cancellation: CancellationFlag?,
+        correctingForLimiter: Bool = true
     ) throws(RenderError) -> LoudnessPlan {
         func mixer() throws(RenderError) -> AudioMixer {
             try AudioMixer(project: project, catalog: catalog, opener: opener, sampleRate: sampleRate, channels: channels)
@@ -72,7 +73,7 @@ struct LoudnessPlan {
         var gain = target.integrated - integrated
         let engaged = (input.truePeak ?? -Double.infinity) + gain > ceiling
         var passes = 1
-        if engaged {
+        if engaged && correctingForLimiter {
             // The limiter takes a little off the loudness: measure what it leaves, and add that back (twice at
             // most; each correction is smaller than the last).
             for _ in 0..<2 {
@@ -191,5 +192,46 @@ final class NormalizedMix: MixSource {
             if gain != 1 { for k in 0..<audible { plane[k] *= gain } }
             if audible < count { (plane + audible).update(repeating: 0, count: count - audible) }
         }
+    }
+}
+
+/// `reel inspect --loudness PROJECT`: the loudness of a project's mix, measured without rendering anything else.
+public enum LoudnessAnalysis {
+    /// What a project's mix measures over the export's span, and, when the project sets `output.audio.loudness`,
+    /// the gain and limiter a render would apply.
+    public struct Result: Sendable {
+        /// The mix as the timeline makes it.
+        public let measurement: LoudnessMeasurement
+        /// The target, when the project sets one.
+        public let target: LoudnessTarget?
+        /// The gain a render would apply, dB; nil without a target.
+        public let gainDB: Double?
+        /// Whether a render would engage the true-peak limiter; nil without a target.
+        public let limiterEngaged: Bool?
+    }
+
+    /// Measures `project`'s mix at its output's sample rate and channel count (48 kHz stereo when it writes no
+    /// audio) over the samples an export would write, reading sources described by `facts` through `policy`.
+    public static func measure(project: CompiledProject, facts: [String: MediaFactsResult], policy: MediaPolicy,
+                               cancellation: CancellationFlag? = nil) throws(RenderError) -> Result {
+        let catalog = SourceCatalog(project: project, facts: facts)
+        let opener = MediaFileOpener(policy: policy)
+        let sampleRate = project.output.audio?.sampleRate ?? 48000
+        let channels = project.output.audio?.channels ?? 2
+        let first: Int64
+        do {
+            first = try project.exportRange.start.count(atRate: Int64(sampleRate), rounding: .nearest)
+        } catch {
+            throw RenderError(.invalid, "the export range start \(project.exportRange.start) s is out of range")
+        }
+        let span = try AudioStage.sampleCount(of: project, sampleRate: sampleRate)
+        let target = project.output.audio?.loudness ?? LoudnessTarget.streaming
+        let plan = try LoudnessPlan.measure(
+            project: project, target: target, catalog: catalog, opener: opener, sampleRate: sampleRate,
+            channels: channels, first: first, sampleCount: span, cancellation: cancellation,
+            correctingForLimiter: project.output.audio?.loudness != nil)
+        let asked = project.output.audio?.loudness != nil
+        return Result(measurement: plan.input, target: asked ? target : nil, gainDB: asked ? plan.gainDB : nil,
+                      limiterEngaged: asked ? plan.limiterEngaged : nil)
     }
 }

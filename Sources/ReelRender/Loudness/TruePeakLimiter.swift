@@ -5,8 +5,10 @@ import Foundation
 /// output sample for sample, however it is cut into calls.
 ///
 /// For every input sample n it estimates the peak of the waveform between samples n − 1 and n from the sample
-/// itself and three points interpolated at n − ¾, n − ½ and n − ¼ by a Hann-windowed sinc of 16 taps (the
-/// 4× oversampling of ITU-R BS.1770-4 Annex 2), taking the largest magnitude over the channels. The gain that
+/// itself and three points interpolated at n − ¾, n − ½ and n − ¼ by a Kaiser-windowed sinc of 32 taps (the
+/// 4× oversampling of ITU-R BS.1770-4 Annex 2, with a longer, flatter filter than the standard's 12 taps per phase,
+/// so that content close to the Nyquist frequency is not underestimated), taking the largest magnitude over the
+/// channels. The gain that
 /// peak needs is q[n] = min(1, ceiling / peak). The gain applied to sample n is
 ///
 ///     env[n] = mean of r[n − L + 1 … n],   r[n] = min(h[n], r[n − 1] + (1 − r[n − 1]) · a),
@@ -17,7 +19,7 @@ import Foundation
 /// along a linear ramp over L samples (no step, no click), and recovers exponentially after it. All channels share
 /// one gain, so the stereo image holds.
 ///
-/// The output lags the input by `latency` samples (L + 7): `process` writes, in place of each input sample, the
+/// The output lags the input by `latency` samples (L + 15): `process` writes, in place of each input sample, the
 /// limited sample `latency` samples earlier (zeros before the first).
 final class TruePeakLimiter {
     /// Channels processed, all under one gain.
@@ -27,10 +29,10 @@ final class TruePeakLimiter {
     /// The ceiling, as a linear amplitude.
     let ceiling: Double
     private let lookAhead: Int
-    private let halfTaps = 8
+    private let halfTaps = 16
     private let releaseCoefficient: Double
     /// Interpolation filters for the points ¼, ½ and ¾ of the way from sample m to sample m + 1: tap t
-    /// multiplies x[m − 7 + t].
+    /// multiplies x[m − 15 + t].
     private let phases: [[Double]]
     private let mask: Int
     /// Ring buffers indexed by sample index & mask: the input per channel, the gains q and r.
@@ -38,13 +40,20 @@ final class TruePeakLimiter {
     private var needed: [Double]
     private var released: [Double]
     private var lastReleased = 1.0
+    /// Indices of q in the look-ahead window whose values increase from front to back (a monotonic queue: the
+    /// front is the window's minimum), kept in a ring of `mask + 1` slots.
+    private var queue: [Int]
+    private var queueFront = 0
+    private var queueCount = 0
+    /// The sum of r over the last L samples.
+    private var releasedSum: Double
     /// Samples taken so far.
     private var taken = 0
     /// The last index whose q was below 1, and whose r was below 1 (−1: none yet): beyond them every gain is 1,
     /// which skips the window scans on quiet stretches.
     private var lastReducedNeed = -1
     private var lastReducedRelease = -1
-    /// Output samples whose gain was below 1.
+    /// Output samples turned down by more than 0.01 dB.
     private(set) var reducedSampleCount: Int64 = 0
     /// The smallest gain applied, linear (1: never engaged).
     private(set) var deepestGain = 1.0
@@ -63,7 +72,8 @@ final class TruePeakLimiter {
             for t in 0..<(2 * halfTaps) {
                 let distance = Double(t - halfTaps + 1) - fraction
                 let sinc = sin(Double.pi * distance) / (Double.pi * distance)
-                let window = 0.5 * (1 + cos(Double.pi * distance / Double(halfTaps)))
+                let edge = distance / Double(halfTaps)
+                let window = besselI0(7 * (1 - edge * edge).squareRoot()) / besselI0(7)
                 taps.append(sinc * window)
             }
             let sum = taps.reduce(0, +)
@@ -76,6 +86,8 @@ final class TruePeakLimiter {
         input = Array(repeating: Array(repeating: 0, count: size), count: channels)
         needed = Array(repeating: 1, count: size)
         released = Array(repeating: 1, count: size)
+        queue = Array(repeating: 0, count: size)
+        releasedSum = Double(lookAhead)
     }
 
     /// Takes `count` samples per channel from `planes` and writes in their place the limited samples `latency`
@@ -98,36 +110,58 @@ final class TruePeakLimiter {
                         peak = max(peak, abs(sum))
                     }
                 }
-                needed[j & mask] = peak > ceiling ? ceiling / peak : 1
+                let q = peak > ceiling ? ceiling / peak : 1
+                needed[j & mask] = q
                 if peak > ceiling { lastReducedNeed = j }
+                while queueCount > 0, needed[queue[(queueFront + queueCount - 1) & mask] & mask] >= q { queueCount -= 1 }
+                queue[(queueFront + queueCount) & mask] = j
+                queueCount += 1
             }
-            // The gain of sample n, now that q[n + L] is known.
+            // The gain of sample n, now that q[n + L] is known. It is followed from n = −L on, so that the ramp down
+            // to a peak in the first L samples starts before the first sample (the signal is silent before it).
             let n = j - lookAhead
-            guard n >= 0 else {
+            guard j >= 0 else {
                 for c in 0..<channels { planes[c][k] = 0 }
                 continue
             }
-            var hold = 1.0
-            if lastReducedNeed >= n {
-                for t in n...(n + lookAhead) { hold = min(hold, needed[t & mask]) }
+            while queueCount > 0, queue[queueFront & mask] < n {
+                queueFront += 1
+                queueCount -= 1
             }
+            let hold = lastReducedNeed >= n && queueCount > 0 ? needed[queue[queueFront & mask] & mask] : 1
             let recovered = lastReleased + (1 - lastReleased) * releaseCoefficient
             let r = min(hold, recovered)
             // The recovery only approaches 1: call it 1 once it is within float resolution.
             lastReleased = r > 1 - 1e-9 ? 1 : r
+            // The window sum moves by one sample; it is exact again (L) whenever the window is all ones.
+            releasedSum += lastReleased - released[(n - lookAhead) & mask]
             released[n & mask] = lastReleased
             if lastReleased < 1 { lastReducedRelease = n }
             var gain = 1.0
             if lastReducedRelease > n - lookAhead {
-                var sum = 0.0
-                for t in (n - lookAhead + 1)...n { sum += t >= 0 ? released[t & mask] : 1 }
-                gain = sum / Double(lookAhead)
+                gain = min(1, releasedSum / Double(lookAhead))
+            } else {
+                releasedSum = Double(lookAhead)
             }
-            if gain < 1 {
-                reducedSampleCount += 1
-                deepestGain = min(deepestGain, gain)
+            guard n >= 0 else {
+                for c in 0..<channels { planes[c][k] = 0 }
+                continue
             }
+            // Reductions under 0.01 dB (the tail of a release) are not counted as limiting.
+            if gain < 0.99885 { reducedSampleCount += 1 }
+            deepestGain = min(deepestGain, gain)
             for c in 0..<channels { planes[c][k] = Float(input[c][n & mask] * gain) }
         }
     }
+}
+
+/// The modified Bessel function of the first kind, order 0 (the Kaiser window's), by its power series.
+private func besselI0(_ x: Double) -> Double {
+    var sum = 1.0, term = 1.0
+    for k in 1..<40 {
+        term *= (x / (2 * Double(k))) * (x / (2 * Double(k)))
+        sum += term
+        if term < sum * 1e-17 { break }
+    }
+    return sum
 }
