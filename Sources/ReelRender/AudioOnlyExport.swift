@@ -36,9 +36,10 @@ enum AudioOnlyExport {
             func deliver(_ planes: [UnsafePointer<Float>], _ count: Int) throws(RenderError) {
                 do throws(MediaError) { try encoder.encode(planes, count: count) } catch { throw RenderError(media: error) }
             }
+            // The stage stops at the output's exact length, whatever the last frame's end.
             for frame in 0..<project.frameCount {
                 if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
-                try stage.pull(throughSample: min(total, try stage.endSample(ofFrame: frame)), into: deliver)
+                try stage.pull(throughFrame: frame, into: deliver)
                 onFrame(frame)
             }
             try stage.pull(throughSample: total, into: deliver)

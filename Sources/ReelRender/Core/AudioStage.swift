@@ -20,6 +20,8 @@ final class AudioStage {
     private let firstSampleIndex: Int64
     /// Output samples handed out so far.
     private(set) var samplesDelivered: Int64 = 0
+    /// For an audio-only output, its exact length in samples: no pull goes past it (the last frame's end may).
+    private let audioOnlyEnd: Int64?
     /// The most samples handed out at once.
     private static let spanSampleCount = AudioMixer.maximumChunk / 2
 
@@ -43,8 +45,9 @@ final class AudioStage {
         } catch {
             throw RenderError(.invalid, "the export range start \(range.start) s is out of range")
         }
+        let span = try Self.sampleCount(of: project, sampleRate: sampleRate)
+        audioOnlyEnd = project.output.format?.isAudioOnly == true ? span : nil
         if let target = project.output.audio?.loudness {
-            let span = try Self.sampleCount(of: project, sampleRate: sampleRate)
             let plan = try LoudnessPlan.measure(
                 project: project, target: target, catalog: catalog, opener: opener, sampleRate: sampleRate,
                 channels: channels, first: firstSampleIndex, sampleCount: span, cancellation: cancellation)
@@ -81,13 +84,15 @@ final class AudioStage {
         loudness.map { $0.plan.report(after: $0.mix) }
     }
 
-    /// Mixes the output samples from the last one delivered up to the end of output frame `frameIndex`, handing
-    /// them to `deliver` in order, in spans of at most 4096 samples (planar floats, valid during the call).
+    /// Mixes the output samples from the last one delivered up to the end of output frame `frameIndex` (for an
+    /// audio-only output, at most up to its exact length), handing them to `deliver` in order, in spans of at most
+    /// 4096 samples (planar floats, valid during the call).
     func pull(
         throughFrame frameIndex: Int64,
         into deliver: (_ planes: [UnsafePointer<Float>], _ sampleCount: Int) throws(RenderError) -> Void
     ) throws(RenderError) {
-        try pull(throughSample: try endSample(ofFrame: frameIndex), into: deliver)
+        let frameEnd = try endSample(ofFrame: frameIndex)
+        try pull(throughSample: audioOnlyEnd.map { min($0, frameEnd) } ?? frameEnd, into: deliver)
     }
 
     /// Mixes the output samples from the last one delivered up to (not including) output sample `end`, handing
