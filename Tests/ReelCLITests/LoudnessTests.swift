@@ -79,9 +79,9 @@ import Testing
 
     @Test(arguments: ["speech", "music", "ducked"])
     func reachesTheTargetUnderTheCeiling(mix: String) throws {
-        let result = try run(reel.path, ["render", try project(mix, output: "\(mix).wav"), "--progress", "json"])
+        let result = try run(reel.path, ["render", try project(mix, output: "out-\(mix).wav"), "--progress", "json"])
         #expect(result.status == 0, "\(result.stderrText)")
-        let measured = try Self.ffmpegLoudness(folder.file("\(mix).wav").path)
+        let measured = try Self.ffmpegLoudness(folder.file("out-\(mix).wav").path)
         #expect(abs(measured.integrated - -16) <= 0.5, "\(mix): ffmpeg reads \(measured)")
         #expect(measured.truePeak <= -1.0, "\(mix): ffmpeg reads \(measured)")
         let last = try lastProgress(result.stderrText)
@@ -133,13 +133,13 @@ import Testing
     }
 
     @Test func aNearSilentTimelineIsReportedNotAmplified() throws {
-        let result = try run(reel.path, ["render", try project("hush", output: "hush.wav"), "--progress", "json"])
+        let result = try run(reel.path, ["render", try project("hush", output: "out-hush.wav"), "--progress", "json"])
         #expect(result.status == 0, "\(result.stderrText)")
         let loudness = try #require(try lastProgress(result.stderrText)["loudness"] as? [String: Any])
         #expect(loudness["belowGate"] as? Bool == true, "\(loudness)")
         #expect(loudness["gain"] as? Double == 0, "\(loudness)")
         // Left as it is: the −100 dBFS tone comes out where it went in.
-        let stats = try run("ffmpeg", ["-nostats", "-hide_banner", "-i", folder.file("hush.wav").path, "-af",
+        let stats = try run("ffmpeg", ["-nostats", "-hide_banner", "-i", folder.file("out-hush.wav").path, "-af",
                                        "astats=measure_perchannel=none", "-f", "null", "-"])
         let peakLine = stats.stderrText.split(separator: "\n").first { $0.contains("Peak level dB") } ?? ""
         let peak = try #require(peakLine.split(separator: " ").compactMap { Double($0) }.last)
