@@ -261,11 +261,12 @@ extension DocumentDecoder {
             guard key.start < previous.end || (key.start == previous.start && key.start == previous.end) else { continue }
             let previousText: String
             if case .ramp = previous {
-                previousText = "volume[\(index - 1)] (\(describeTime(previous.start, frameDuration: nil)) to \(describeTime(previous.end, frameDuration: nil)))"
+                previousText = "volume[\(index - 1)], which runs from "
+                    + describeSpan(previous.start, previous.end, frameDuration: frameDuration)
             } else {
-                previousText = "volume[\(index - 1)] (at \(describeTime(previous.start, frameDuration: nil)))"
+                previousText = "volume[\(index - 1)], which is at \(describeTime(previous.start, frameDuration: frameDuration))"
             }
-            error(path.index(index), "volume[\(index)] (at \(describeTime(key.start, frameDuration: nil))) does not come after \(previousText)",
+            error(path.index(index), "volume[\(index)] at \(describeTime(key.start, frameDuration: frameDuration)) does not come after \(previousText)",
                   hint: "keys must be in ascending time and must not overlap", time: key.start)
             ordered = false
         }
