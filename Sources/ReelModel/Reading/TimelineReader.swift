@@ -124,17 +124,12 @@ extension DocumentDecoder {
         return .clip(clip)
     }
 
-    /// The `type` names of transitions.
-    private enum TransitionType: String, CaseIterable {
-        case dissolve, push, slide, wipe, dip
-    }
-
     /// A clip's `transition` (SPEC §3.1): `type`, `duration`, `direction` (push, slide, wipe),
     /// `color` (dip), `audioCurve`.
     private func readTransition(_ json: JSON, _ path: JSONPath) -> Transition? {
         guard let fields = object(json, path, .transition, expected: "a transition object") else { return nil }
         var valid = true
-        let type: TransitionType? = fields["type"].flatMap { enumeration($0, path.key("type"), "transition type") }
+        let type: TransitionTypeName? = fields["type"].flatMap { enumeration($0, path.key("type"), "transition type") }
         let duration = fields["duration"].flatMap { positiveDuration($0, path.key("duration"), what: "transition duration") }
         var direction = TransitionDirection.left
         if let json = fields["direction"] {
