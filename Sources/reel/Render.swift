@@ -27,7 +27,7 @@ struct Render: ParsableCommand {
               reel render project.json --progress json 2>progress.jsonl
               reel render project.json --chunk 2/8 -o part-2.mkv
               reel render project.json --chunk audio -o sound.mov
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
         case auto, bar, json, none

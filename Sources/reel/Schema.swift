@@ -16,9 +16,7 @@ struct Schema: ParsableCommand {
             Examples:
               reel schema > reel.schema.json    # then "$schema": "./reel.schema.json" in a project
               reel schema --markdown
-
-            Exit codes: 0 done (the schema needs no input).
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Flag(help: "Print the key tables of docs/format.md (Markdown) instead of the JSON Schema.")
     var markdown = false

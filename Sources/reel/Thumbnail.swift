@@ -18,7 +18,7 @@ struct Thumbnail: ParsableCommand {
               reel thumbnail project.json --at 0,2.5,00:00:05:12 -o shot-%d.png
               reel thumbnail project.json --every 10 -o contact-%d.jpg --size 320x180
               reel thumbnail project.json --at 48f -o poster.png
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project file, or - for standard input.")
     var project: String
