@@ -6,7 +6,8 @@ import ReelRender
 /// `reel plan PROJECT --chunks N`: the frame ranges of a chunked render, for a scheduler to hand out.
 struct Plan: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Split a render into chunks that separate processes or machines render (see docs/chunks.md).")
+        abstract: "Split a render into chunks that separate processes or machines render (see docs/chunks.md).",
+        discussion: exitCodesHelp)
 
     @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
@@ -66,7 +67,7 @@ struct Join: ParsableCommand {
             Examples:
               reel join edit.json part-*.mkv sound.mov -o final.mp4
               reel join edit.json part-0.mkv part-1.mkv -o final.mkv --force
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project file the parts were rendered from.")
     var project: String

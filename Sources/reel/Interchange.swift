@@ -12,7 +12,7 @@ struct Import: ParsableCommand {
             Examples:
               reel import cut.edl --frame-rate 25 --media-dir media -o project.json
               reel import timeline.otio -o - | reel validate -
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The .otio or .edl file.")
     var file: String
@@ -55,7 +55,7 @@ struct ExportOTIO: ParsableCommand {
         discussion: """
             Example:
               reel export-otio project.json -o edit.otio
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project (.json, .otio, .edl, or - for standard input).")
     var project: String

@@ -13,7 +13,7 @@ struct Reel: ParsableCommand {
               reel render project.json -o out.mp4 --force
               reel render project.json -o - --format mkv | ffplay -
               reel --generate-completion-script bash > /etc/bash_completion.d/reel
-            """,
+            """ + "\n\n" + exitCodesHelp,
         subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Thumbnail.self, Play.self, Schema.self,
                       Import.self, ExportOTIO.self, Plan.self, Join.self])
 

@@ -27,7 +27,7 @@ struct Render: ParsableCommand {
               reel render project.json --progress json 2>progress.jsonl
               reel render project.json --chunk 2/8 -o part-2.mkv
               reel render project.json --chunk audio -o sound.mov
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
         case auto, bar, json, none
@@ -80,7 +80,7 @@ struct Render: ParsableCommand {
     /// `--chunk K/N` as numbers, when well formed.
     private var chunkNumbers: (index: Int, count: Int)? {
         guard let chunk, !audioChunk else { return nil }
-        let parts = chunk.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+        let parts = chunk.split(separator: "/", omittingEmptySubsequences: false).map { wholeNumber($0) }
         guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (0..<count).contains(index)
         else { return nil }
         return (index, count)
@@ -115,9 +115,11 @@ struct Render: ParsableCommand {
         if chunk != nil && smart { throw Exit.report(.usage("--chunk and --smart cannot be combined")) }
     }
 
-    /// A `--render-scale` value as a number: decimal, or an exact form of SPEC §1 such as "1/2".
+    /// A `--render-scale` value as a number: a plain decimal ("0.5") or "N/D" ("1/2"), strictly (no sign, exponent
+    /// or spaces).
     private static func scale(_ text: String) -> Rational? {
-        let parsed = (try? TimeSyntax.parseDecimal(text)) ?? (try? TimeSyntax.parseString(text, frameRate: nil))
+        let parsed = text.contains("/")
+            ? try? TimeSyntax.parseString(text, frameRate: nil) : try? TimeSyntax.parsePlainDecimal(text, subject: "scale")
         return parsed?.rational
     }
 

@@ -18,7 +18,7 @@ struct Thumbnail: ParsableCommand {
               reel thumbnail project.json --at 0,2.5,00:00:05:12 -o shot-%d.png
               reel thumbnail project.json --every 10 -o contact-%d.jpg --size 320x180
               reel thumbnail project.json --at 48f -o poster.png
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project file, or - for standard input.")
     var project: String
@@ -66,8 +66,9 @@ struct Thumbnail: ParsableCommand {
         let times = try requestedTimes(frameRate: compiled.output.frameRate, duration: compiled.duration)
         if let failure = patternFailure(timeCount: times.count) { throw failure }
         if let outside = times.first(where: { $0.isNegative || $0 >= compiled.duration }) {
-            throw CommandFailure.usage("--at: \(describeTime(outside, frameDuration: nil)) is outside the composition, "
-                                       + "which runs from 0 to \(describeTime(compiled.duration, frameDuration: nil)) "
+            throw CommandFailure.usage("--at: \(describeTime(outside, frameDuration: compiled.frameDuration)) is outside "
+                                       + "the composition, which runs from "
+                                       + "\(describeSpan(.zero, compiled.duration, frameDuration: compiled.frameDuration)) "
                                        + "(a picture needs 0 ≤ time < end)")
         }
         let paths = times.indices.map { output.replacingOccurrences(of: "%d", with: String($0 + 1)) }
@@ -147,8 +148,15 @@ struct Thumbnail: ParsableCommand {
 /// "320x180" → 320×180 (even sides, 2…8192).
 func parseSize(_ text: String) -> PixelSize? {
     let parts = text.lowercased().split(separator: "x")
-    guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+    guard parts.count == 2, let width = wholeNumber(parts[0]), let height = wholeNumber(parts[1]),
         (2...8192).contains(width), (2...8192).contains(height), width % 2 == 0, height % 2 == 0
     else { return nil }
     return PixelSize(width: width, height: height)
+}
+
+/// A whole number typed on the command line: ASCII digits only (`Int("+5")` would take a sign; reel's number
+/// forms take none), nil otherwise or when too large.
+func wholeNumber(_ text: Substring) -> Int? {
+    guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+    return Int(text)
 }

@@ -15,7 +15,7 @@ struct Validate: ParsableCommand {
               reel validate project.json
               reel validate --json project.json | jq -r .message
               reel validate --no-probe projects/*.json
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "Project files (.json, .otio or .edl), or - for standard input.")
     var projects: [String]
@@ -70,7 +70,7 @@ struct Compile: ParsableCommand {
 
             Example:
               reel compile project.json > explicit.json && reel render explicit.json
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String

@@ -253,7 +253,7 @@ final class CompileSession {
             return nil
         }
         if duration > Compiler.maximumDuration, !lengthIsStandIn {
-            error(endPath, "the composition lasts \(describeDuration(duration, frameDuration: nil)), more than 24 hours",
+            error(endPath, "the composition lasts \(describeDuration(duration, frameDuration: frameDuration)), more than 24 hours",
                   hint: "keep projects under 24 hours")
             return nil
         }
@@ -268,7 +268,7 @@ final class CompileSession {
             output.rangeRunsToEnd = false
             if output.range == nil {
                 error(.root.key("output").key("range"),
-                      "range starts at \(describeTime(range.start, frameDuration: nil)), at or after the composition's end at \(describeTime(duration, frameDuration: nil))",
+                      "range starts at \(describeTime(range.start, frameDuration: frameDuration)), at or after the composition's end at \(describeTime(duration, frameDuration: frameDuration))",
                       hint: "start the range before \(describeTime(duration, frameDuration: nil))", time: range.start)
                 return nil
             }
@@ -276,7 +276,7 @@ final class CompileSession {
         if let range = output.range {
             if range.start >= duration || range.end > duration, !lengthIsStandIn {
                 error(.root.key("output").key("range"),
-                      "range \(describeTime(range.start, frameDuration: nil)) to \(describeTime(range.end, frameDuration: nil)) is not inside the composition (0 s to \(describeTime(duration, frameDuration: nil)))",
+                      "range \(describeSpan(range.start, range.end, frameDuration: frameDuration)) is not inside the composition (\(describeSpan(.zero, duration, frameDuration: frameDuration, inParentheses: true)))",
                       hint: "export a range within 0 s and \(describeTime(duration, frameDuration: nil))", time: range.start)
                 return nil
             }

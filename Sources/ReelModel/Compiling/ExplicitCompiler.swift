@@ -118,6 +118,9 @@ extension CompileSession {
     /// Images and colours may sit on video tracks with any source range (a still has no end), never on audio
     /// tracks.
     private func checkSegmentsAgainstMedia(_ composition: Composition) {
+        // Source times in messages count frames at the project's frame rate, when the project states one.
+        let frameDuration = project.videoComposition.flatMap { $0.frameDuration.value > 0 ? $0.frameDuration : nil }
+            ?? project.output.frameRate.flatMap { try? $0.inverse }.map(Time.init)
         for (trackIndex, track) in composition.tracks.enumerated() {
             for (segmentIndex, segment) in track.segments.enumerated() {
                 guard let id = segment.asset, let source = segment.source else { continue }
@@ -162,7 +165,7 @@ extension CompileSession {
                 }
                 guard let streamDuration, source.end > streamDuration else { continue }
                 error(path.key("source"),
-                      "source \(describeTime(source.start, frameDuration: nil)) to \(describeTime(source.end, frameDuration: nil)) reaches beyond the end of asset \"\(id)\" (\(describeTime(streamDuration, frameDuration: nil)))",
+                      "source \(describeSpan(source.start, source.end, frameDuration: frameDuration)) reaches beyond the end of asset \"\(id)\", which lasts \(describeDuration(streamDuration, frameDuration: frameDuration))",
                       hint: "asset \"\(id)\" lasts \(describeDuration(streamDuration, frameDuration: nil)); end the source range there or earlier",
                       time: source.end)
             }

@@ -248,7 +248,7 @@ extension CompileSession {
         guard fits, let previousIncoming, !previousIncoming.isZero, let length = previousLength else { return fits }
         guard let together = try? previousIncoming + d, together > length else { return true }
         error(path,
-              "clips[\(index - 1)]'s incoming transition (\(describeDuration(previousIncoming, frameDuration: nil))) and outgoing transition (\(describeDuration(d, frameDuration: nil))) together last \(describeDuration(together, frameDuration: frameDuration)), more than the clip's \(describeDuration(length, frameDuration: frameDuration))",
+              "clips[\(index - 1)]'s incoming transition of \(describeDuration(previousIncoming, frameDuration: frameDuration)) and outgoing transition of \(describeDuration(d, frameDuration: frameDuration)) together last \(describeDuration(together, frameDuration: frameDuration)), more than the clip's \(describeDuration(length, frameDuration: frameDuration))",
               hint: "shorten the transitions so that together they last at most \(describeDuration(length, frameDuration: nil))")
         return false
     }
