@@ -33,6 +33,13 @@ public enum InputProtection {
         return nil
     }
 
+    /// Whether `first` and `second` name the same file: the same path once links and `.`/`..` are resolved, or
+    /// (both existing) the same device and inode. For outputs checked against inputs that are not assets (the
+    /// project file itself, parts to join).
+    public static func isSameFile(_ first: String, _ second: String) -> Bool {
+        FileName(first).isSameFile(as: FileName(second))
+    }
+
     /// The error an export reports for `clash`: exit 73, naming the output and the input.
     public static func error(output outputPath: String, clash: Clash) -> RenderError {
         RenderError(

@@ -23,8 +23,10 @@ enum UsageErrors {
         }
         if code == .success {
             print(message)
+        } else if Console.jsonMessages {
+            printError(Console.jsonLine(for: message, extra: [("exitCode", String(code.rawValue))]))
         } else {
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            printError(message)
         }
         return code.rawValue
     }
