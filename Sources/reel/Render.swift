@@ -220,8 +220,8 @@ struct Render: ParsableCommand {
             // A reader that closed the pipe (`| head -c 1000`, `| ffprobe -`) ends the render with one exit code,
             // 74, whatever write noticed it first (docs/decisions.md).
             if finalDestination == .standardOutput, error.kind != .cancelled, Console.outputReaderIsGone() {
-                throw CommandFailure(.io, "standard output was closed by its reader after \(meter.lastFrame) of "
-                                     + "\(compiled.frameCount) frames; the render stopped (no file was written)")
+                throw CommandFailure(.io, "standard output was closed by its reader (\(meter.lastFrame) of "
+                                     + "\(compiled.frameCount) frames encoded); the render stopped, no file was written")
             }
             throw error
         } catch {

@@ -24,7 +24,9 @@ enum UsageErrors {
         if code == .success {
             print(message)
         } else if Console.jsonMessages {
-            printError(Console.jsonLine(for: message, extra: [("exitCode", String(code.rawValue))]))
+            // The usage lines after the message are for a person reading a terminal.
+            let lines = message.components(separatedBy: "\n").filter { !$0.hasPrefix("Usage:") && !$0.hasPrefix("See '") }
+            printError(Console.jsonLine(for: lines.joined(separator: "\n"), extra: [("exitCode", String(code.rawValue))]))
         } else {
             printError(message)
         }
