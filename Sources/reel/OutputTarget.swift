@@ -76,12 +76,10 @@ enum OutputTarget {
             missing.insert(next.path, at: 0)
             next = next.deletingLastPathComponent()
         }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            for path in missing.reversed() { rmdir(path) }
-            throw CommandFailure(.cannotCreate, "cannot create the output folder \(folder) (--mkdir): "
-                                 + "\(error.localizedDescription)")
+        for (index, path) in missing.enumerated() where Glibc.mkdir(path, 0o777) != 0 && errno != EEXIST {
+            let reason = String(cString: strerror(errno))
+            for created in missing[..<index].reversed() { rmdir(created) }
+            throw CommandFailure(.cannotCreate, "cannot create the output folder \(path) (--mkdir): \(reason)")
         }
         return missing
     }

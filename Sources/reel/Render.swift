@@ -16,8 +16,14 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a project to a video file.",
         discussion: """
-            The project is validated first; nothing is written unless it is valid. The output goes to a \
-            temporary file beside it and is renamed on success.
+            The project is validated first; nothing is written unless it is valid (with --strict, nothing \
+            either if it has warnings). The output goes to a temporary file beside it and is renamed on \
+            success; a missing output folder is an error (exit 73) unless --mkdir creates it.
+
+            Pipes: SIGPIPE is ignored. With --progress json every line on standard error is one JSON object \
+            (its "type" is diagnostic, warning, error, progress, smart or exit). If the reader of standard \
+            error goes away, messages stop and the render goes on to its end. If the reader of standard \
+            output goes away (-o - | head -c 1000), the render stops and reel exits 74, leaving no file.
 
             Examples:
               reel render project.json
