@@ -53,6 +53,7 @@ public struct ChunkPlan: Sendable, Equatable {
         pictures.output.audio = nil
         pictures.output.metadata = []
         pictures.output.faststart = true
+        settings = described
         fingerprint = Self.fingerprint(ProjectWriter.explicitProject(pictures) + described)
     }
 
@@ -63,7 +64,6 @@ public struct ChunkPlan: Sendable, Equatable {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
-        settings = described
         let digits = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
