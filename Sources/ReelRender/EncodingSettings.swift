@@ -35,7 +35,7 @@ struct EncodingSettings {
     /// Whether the output holds audio alone: nothing of the video composition is rendered (docs/outputs.md).
     let isAudioOnly: Bool
 
-    init(project: CompiledProject, destination: ExportDestination, threads: Int = 0) throws(RenderError) {
+    init(project: CompiledProject, threads: Int = 0) throws(RenderError) {
         let output = project.output
         guard let format = output.format else {
             throw RenderError(.invalid, "cannot tell the container from the output path; set output.format")

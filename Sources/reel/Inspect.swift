@@ -17,7 +17,7 @@ struct Inspect: ParsableCommand {
               reel inspect project.json
               reel inspect --loudness media/interview.wav
               reel inspect --loudness --json project.json
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "A project (.json, or - for standard input) or a media file.")
     var path: String

@@ -22,6 +22,8 @@ final class AudioStage {
     private(set) var samplesDelivered: Int64 = 0
     /// For an audio-only output, its exact length in samples: no pull goes past it (the last frame's end may).
     private let audioOnlyEnd: Int64?
+    /// The export's last frame: pulling through it brings an audio-only output to its exact length.
+    private let lastFrameIndex: Int64
     /// The most samples handed out at once.
     private static let spanSampleCount = AudioMixer.maximumChunk / 2
 
@@ -47,6 +49,7 @@ final class AudioStage {
         }
         let span = try Self.sampleCount(of: project, sampleRate: sampleRate)
         audioOnlyEnd = project.output.format?.isAudioOnly == true ? span : nil
+        lastFrameIndex = project.frameCount - 1
         if let target = project.output.audio?.loudness {
             let plan = try LoudnessPlan.measure(
                 project: project, target: target, catalog: catalog, opener: opener, sampleRate: sampleRate,
@@ -92,7 +95,8 @@ final class AudioStage {
         into deliver: (_ planes: [UnsafePointer<Float>], _ sampleCount: Int) throws(RenderError) -> Void
     ) throws(RenderError) {
         let frameEnd = try endSample(ofFrame: frameIndex)
-        try pull(throughSample: audioOnlyEnd.map { min($0, frameEnd) } ?? frameEnd, into: deliver)
+        guard let audioOnlyEnd else { return try pull(throughSample: frameEnd, into: deliver) }
+        try pull(throughSample: frameIndex >= lastFrameIndex ? audioOnlyEnd : min(audioOnlyEnd, frameEnd), into: deliver)
     }
 
     /// Mixes the output samples from the last one delivered up to (not including) output sample `end`, handing
