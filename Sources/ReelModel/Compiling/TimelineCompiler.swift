@@ -11,6 +11,8 @@ extension CompileSession {
         let video: MediaFacts.VideoFacts?
         /// Whether the clip contributes sound to the main audio track.
         let sounds: Bool
+        /// How long the source's sound lasts, when known (for audioTail).
+        var audioDuration: Time?
         /// Whether `length` stands in for the unprobed media's (`--no-probe`): nothing is checked against it.
         var lengthIsStandIn = false
 
@@ -32,8 +34,21 @@ extension CompileSession {
         var outgoing: Time
         /// The fit transform placing it on the canvas.
         let placement: AffineTransform
+        /// Timeline range of its sound: `target`, moved by its own audioLead and audioTail and cut where a
+        /// neighbour's split edit takes over.
+        var audioTarget: TimeRange
 
         var audioTrack: Int { videoTrack + 1 }
+
+        /// The source range heard over `audioTarget`, at the clip's speed (exact).
+        var audioSource: TimeRange? {
+            let speed = clip.speed
+            guard let startOffset = try? (audioTarget.start - target.start).multiplied(by: speed),
+                  let endOffset = try? (audioTarget.end - target.start).multiplied(by: speed),
+                  let start = try? resolved.source.start + startOffset, let end = try? resolved.source.start + endOffset
+            else { return nil }
+            return try? TimeRange(start: start, end: end)
+        }
     }
 
     /// An item of the storyline with its timeline range.
@@ -77,6 +92,7 @@ extension CompileSession {
                              sizeWasWritten: output.size != nil)
         }
         let layout = layOut(timeline, resolved, canvas: size, frameDuration: frameDuration)
+            .flatMap { laid in applySplitEdits(laid.0, frameDuration: frameDuration).map { ($0, laid.1) } }
         guard !hasErrors, let frameRate, let size, let frameDuration, let encodedSize, let (placed, storylineEnd) = layout
         else {
             // Without an error of its own, an unknown rate or size comes from an entry the reader refused.
@@ -98,6 +114,7 @@ extension CompileSession {
         }
         guard let finished = finish(output: &output, contentEnd: contentEnd, frameDuration: frameDuration, endPath: timelinePath)
         else { return nil }
+        guard tailsEndInTime(placed, compositionEnd: finished.duration, frameDuration: frameDuration) else { return nil }
 
         var instructions = storylineInstructions(placed, canvas: size)
         guard !hasErrors else { return nil }
@@ -217,7 +234,8 @@ extension CompileSession {
                     placement = Compiler.fitTransform(clip.fit, source: displaySize(clipInfo.asset, video), canvas: canvas)
                 }
                 placed.append(.clip(PlacedClip(clip: clip, resolved: clipInfo, target: target, videoTrack: currentTrack,
-                                               incoming: incoming, outgoing: .zero, placement: placement)))
+                                               incoming: incoming, outgoing: .zero, placement: placement,
+                                               audioTarget: target)))
                 position = target.end
             }
         }
@@ -258,11 +276,17 @@ extension CompileSession {
     /// each gap empty edits on tracks 1 and 2, and holes before and between segments are empty edits.
     private func storylineTracks(_ placed: [PlacedItem], withTransitions: Bool) -> [CompositionTrack] {
         var segments: [Int: [Segment]] = [:]
-        for item in placed {
+        for (index, item) in placed.enumerated() {
             switch item {
             case .gap(let target):
                 segments[Compiler.mainVideoTrackID, default: []].append(Segment(emptyTarget: target))
-                segments[Compiler.mainAudioTrackID, default: []].append(Segment(emptyTarget: target))
+                // A neighbour's split edit takes the ends of the gap's silence.
+                var start = target.start, end = target.end
+                if index > 0, case .clip(let before) = placed[index - 1] { start = max(start, before.audioTarget.end) }
+                if index + 1 < placed.count, case .clip(let after) = placed[index + 1] { end = min(end, after.audioTarget.start) }
+                if start < end, let silence = try? TimeRange(start: start, end: end) {
+                    segments[Compiler.mainAudioTrackID, default: []].append(Segment(emptyTarget: silence))
+                }
             case .clip(let placedClip):
                 let clip = placedClip.clip, resolved = placedClip.resolved
                 let (videoStream, audioStream) = streams(of: resolved.asset)
@@ -270,9 +294,9 @@ extension CompileSession {
                     Segment(asset: clip.asset, sourceTrack: videoStream, source: resolved.source, target: placedClip.target,
                             fit: clip.fit))
                 let audio = resolved.sounds
-                    ? Segment(asset: clip.asset, sourceTrack: audioStream, source: resolved.source, target: placedClip.target,
-                              pitch: clip.speed == Rational(1) ? .keep : clip.pitch)
-                    : Segment(emptyTarget: placedClip.target)
+                    ? Segment(asset: clip.asset, sourceTrack: audioStream, source: placedClip.audioSource ?? resolved.source,
+                              target: placedClip.audioTarget, pitch: clip.speed == Rational(1) ? .keep : clip.pitch)
+                    : Segment(emptyTarget: placedClip.audioTarget)
                 segments[placedClip.audioTrack, default: []].append(audio)
             }
         }
@@ -479,8 +503,10 @@ extension CompileSession {
             return nil
         }
         let sounds = asset.stillKind == nil && !clip.muted && (mediaFacts == nil || mediaFacts?.audio != nil)
-        return ResolvedClip(clip: clip, asset: asset, source: source, length: length, video: mediaFacts?.video, sounds: sounds,
-                            lengthIsStandIn: standsIn)
+        var resolvedClip = ResolvedClip(clip: clip, asset: asset, source: source, length: length, video: mediaFacts?.video,
+                                        sounds: sounds, lengthIsStandIn: standsIn)
+        resolvedClip.audioDuration = mediaFacts?.audio?.duration ?? mediaFacts?.duration
+        return resolvedClip
     }
 }
 

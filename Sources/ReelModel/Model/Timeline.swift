@@ -42,6 +42,12 @@ public struct Clip: Sendable, Hashable {
     public var pitch: Pitch
     /// The passage into this clip from the previous one; nil: a cut.
     public var transition: Transition?
+    /// Timeline seconds the clip's sound starts before its picture (a J cut), taken from the source before `in`;
+    /// the sound of the item before gives way. Nil: none.
+    public var audioLead: Time?
+    /// Timeline seconds the clip's sound runs on after its picture (an L cut), taken from the source after `out`;
+    /// the sound of the item after gives way. Nil: none.
+    public var audioTail: Time?
     /// Where the clip was written: `$.timeline.clips[i]`.
     public var path: JSONPath
     /// Keys whose written values the reader refused (and reported), such as `"speed"` or `"transition"`; their

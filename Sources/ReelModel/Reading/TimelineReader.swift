@@ -120,6 +120,8 @@ extension DocumentDecoder {
                         duration: refused.contains("duration") ? nil : duration, speed: speed,
                         volume: volume ?? 1, muted: muted ?? false, fit: fit ?? .contain, pitch: pitch ?? .keep,
                         transition: transition, path: path)
+        clip.audioLead = take(fields["audioLead"].flatMap { positiveDuration($0, path.key("audioLead"), what: "audioLead") }, "audioLead")
+        clip.audioTail = take(fields["audioTail"].flatMap { positiveDuration($0, path.key("audioTail"), what: "audioTail") }, "audioTail")
         clip.refusedKeys = refused
         return .clip(clip)
     }

@@ -88,7 +88,8 @@ extension ObjectShape {
     /// A clip in `timeline.clips` (SPEC §3.1).
     public static let clip = ObjectShape(
         name: "clip",
-        allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition"],
+        allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
+                  "audioLead", "audioTail"],
         required: ["asset"])
 
     /// A clip's `transition` (SPEC §3.1).

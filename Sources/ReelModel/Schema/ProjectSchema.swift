@@ -243,6 +243,8 @@ public enum ProjectSchema {
                 ("fit", enumeration(["contain", "cover", "stretch", "none"])),
                 ("pitch", ref("pitch")),
                 ("transition", ref("transition")),
+                ("audioLead", described("A J cut: the clip's sound starts this long before its picture, from the source before in; the sound before gives way.", ref("duration"))),
+                ("audioTail", described("An L cut: the clip's sound runs on this long after its picture, from the source after out; the sound after gives way.", ref("duration"))),
             ], extra: [("not", requiring(["out", "duration"]))]))),
             ("pitch", described("How audio of a scaled segment sounds: time-stretched (keep) or resampled (varispeed).",
                                 enumeration(["keep", "varispeed"]))),
