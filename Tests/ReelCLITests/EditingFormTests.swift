@@ -1,0 +1,187 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// The editing-form additions of issue 19.8, run through the binary and checked from outside: split edits heard
+/// sample-exactly, JSONC projects, time units, thumbnail patterns and sizes, and `play` on imported files.
+@Suite struct EditingFormTests: CLISuite {
+    let folder: TemporaryDirectory
+    let reel: URL
+
+    init() throws {
+        (folder, reel) = try Self.workspace(prefix: "reel-editing")
+        // 2 s at 30 fps, PCM counter audio: sample k carries k mod 4000 exactly.
+        try IndexedMedia.makeVideo(
+            at: folder.file("pcm.mov"), frameCount: 60, frameRate: "30", gop: 12,
+            audio: .counter(sampleRate: 48000, channels: 2, codec: "pcm_s16le"))
+    }
+
+    /// The counter phase (k mod 4000 of the source sample) of each output sample of the first channel.
+    func phases(_ url: URL) throws -> [Int?] {
+        try readAudioSamplesS16(of: url, sampleRate: 48000, channels: 2)[0].map { AudioSignal.counter.counterPhase(of: $0) }
+    }
+
+    @Test func aJCutIsHeardFromTheExactSampleBeforeItsFirstPicture() throws {
+        // Clip 2 shows source 1.4 s (frame 42) from timeline 1 s; its sound starts 0.25 s earlier, at source 1.15 s.
+        let path = try write("j.json", """
+            { "reel": 1,
+              "output": { "path": "j.mkv", "size": [64, 36], "frameRate": 30, "audio": { "codec": "pcm" } },
+              "assets": { "m": { "path": "pcm.mov" } },
+              "timeline": { "clips": [
+                { "asset": "m", "in": 0, "out": 1 },
+                { "asset": "m", "in": 1.4, "out": 1.9, "audioLead": "250ms" } ] } }
+            """)
+        let result = try reel(["render", path, "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let output = folder.file("j.mkv")
+        let frames = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        #expect(frames == Array(0..<30) + Array(42..<57))
+        let heard = try phases(output)
+        #expect(heard.count == 72000)
+        // Up to sample 35999 the first clip (source sample k); from 36000 (0.75 s) source sample k + 19200.
+        let expected = (0..<72000).map { k in k < 36000 ? k % 4000 : (k + 19200) % 4000 }
+        let mismatches = heard.indices.filter { heard[$0] != expected[$0] }
+        #expect(mismatches.isEmpty, "first mismatch at sample \(mismatches.first ?? -1)")
+    }
+
+    @Test func anLCutRunsOnOverTheNextPicture() throws {
+        let path = try write("l.json", """
+            { "reel": 1,
+              "output": { "path": "l.mkv", "size": [64, 36], "frameRate": 30, "audio": { "codec": "pcm" } },
+              "assets": { "m": { "path": "pcm.mov" } },
+              "timeline": { "clips": [
+                { "asset": "m", "in": 0.5, "out": 1, "audioTail": "10f" },
+                { "asset": "m", "in": 0.1, "out": 1.1 } ] } }
+            """)
+        let result = try reel(["render", path, "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let output = folder.file("l.mkv")
+        #expect(try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36) == Array(15..<30) + Array(3..<33))
+        let heard = try phases(output)
+        // Clip 1's sound runs on for 10 frames (16000 samples) past its last picture: to sample 40000.
+        let expected = (0..<72000).map { k in k < 40000 ? (k + 24000) % 4000 : (k - 24000 + 4800) % 4000 }
+        let mismatches = heard.indices.filter { heard[$0] != expected[$0] }
+        #expect(heard.count == 72000)
+        #expect(mismatches.isEmpty, "first mismatch at sample \(mismatches.first ?? -1)")
+    }
+
+    @Test func aSplitEditThatCannotBeIsALocatedError() throws {
+        let path = try write("bad.json", """
+            { "reel": 1,
+              "output": { "path": "bad.mkv", "size": [64, 36], "frameRate": 30 },
+              "assets": { "m": { "path": "pcm.mov" } },
+              "timeline": { "clips": [
+                { "asset": "m", "in": 0, "out": 1 },
+                { "asset": "m", "in": 0.1, "out": 1, "audioLead": 0.5 } ] } }
+            """)
+        let result = try reel(["validate", path])
+        #expect(result.status == 65)
+        #expect(result.stderrText.contains("$.timeline.clips[1].audioLead"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("line 6"), "\(result.stderrText)")
+        #expect(try reel(["render", path, "-q"]).status == 65)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("bad.mkv").path))
+    }
+
+    @Test func aProjectWithCommentsAndTimeUnitsRenders() throws {
+        let path = try write("c.json", """
+            // A project written by hand.
+            { "reel": 1, /* format 1 */
+              "output": { "path": "c.mp4", "size": [64, 36], "frameRate": 30 },
+              "assets": { "clip": { "path": "clip.mp4" } },
+              "timeline": { "clips": [
+                // 200 ms in, half a second long
+                { "asset": "clip", "in": "200ms", "duration": "0.5s" } ] } }
+            """)
+        let result = try reel(["render", path, "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(try IndexedMedia.readFrameIndices(of: folder.file("c.mp4"), width: 64, height: 36) == Array(6..<21))
+    }
+
+    @Test func errorsInACommentedProjectKeepTheirLineAndColumn() throws {
+        let path = try write("e.json", """
+            { "reel": 1,
+              /* two
+                 lines */ "output": { "path": "e.mp4", "size": [64, 36], "frameRate": 30 },
+              "assets": { "clip": { "path": "clip.mp4" } }, // the clip
+              "timeline": { "clips": [ { "asset": "clip", "in": "2 s" } ] } }
+            """)
+        let result = try reel(["validate", path, "--json"])
+        #expect(result.status == 65)
+        let line = try #require(result.stdoutText.split(separator: "\n").first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["path"] as? String == "$.timeline.clips[0].in")
+        #expect(object["line"] as? Int == 5)
+        #expect(object["column"] as? Int == 54)
+        let open = try write("o.json", "{ \"reel\": 1 /* never closed\n")
+        let syntax = try reel(["validate", open])
+        #expect(syntax.status == 65)
+        #expect(syntax.stderrText.contains("unterminated /* comment (no closing */) at line 1, column 13"), "\(syntax.stderrText)")
+    }
+
+    func thumbnailProject() throws -> String {
+        try write("t.json", """
+            { "reel": 1,
+              "output": { "path": "t.mp4", "size": [64, 36], "frameRate": 30 },
+              "assets": { "clip": { "path": "clip.mp4" } },
+              "timeline": { "clips": [ { "asset": "clip" } ] } }
+            """)
+    }
+
+    @Test func thumbnailPatternsTakePrintfWidths() throws {
+        let path = try thumbnailProject()
+        let result = try reel(["thumbnail", path, "--at", "0,1/30,2f", "-o", folder.file("shot-%03d-%%.png").path])
+        #expect(result.status == 0, "\(result.stderrText)")
+        for (index, want) in [0, 1, 2].enumerated() {
+            let png = folder.file(String(format: "shot-%03d-%%.png", index + 1))
+            let gray = try run("ffmpeg", ["-v", "error", "-i", png.path, "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+            #expect(gray.status == 0, "\(png.lastPathComponent)")
+            #expect(IndexedMedia.decodeIndex(luma: [UInt8](gray.stdout), width: 64, height: 36) == want)
+        }
+        let bad = try reel(["thumbnail", path, "--at", "0,1", "-o", folder.file("x-%s.png").path])
+        #expect(bad.status == 64)
+        #expect(bad.stderrText.contains("%0Nd"), "\(bad.stderrText)")
+    }
+
+    @Test func thumbnailSizesMayBeOddForPNGAndKeepTheAspectWithAWidthAlone() throws {
+        let path = try thumbnailProject()
+        #expect(try reel(["thumbnail", path, "--at", "0", "-o", folder.file("odd.png").path, "--size", "33x19"]).status == 0)
+        var stream = try #require(try probe(folder.file("odd.png")).first("video"))
+        #expect(stream.width == 33 && stream.height == 19)
+        // 64×36 at width 101: 101 × 36 / 64 = 56.8 → 57 for PNG, 56 (even) for JPEG.
+        #expect(try reel(["thumbnail", path, "--at", "0", "-o", folder.file("w.png").path, "--size", "101"]).status == 0)
+        stream = try #require(try probe(folder.file("w.png")).first("video"))
+        #expect(stream.width == 101 && stream.height == 57)
+        #expect(try reel(["thumbnail", path, "--at", "0", "-o", folder.file("w.jpg").path, "--size", "100"]).status == 0)
+        stream = try #require(try probe(folder.file("w.jpg")).first("video"))
+        #expect(stream.width == 100 && stream.height == 56)
+        #expect(try reel(["thumbnail", path, "--at", "0", "-o", folder.file("odd.jpg").path, "--size", "33x19"]).status == 64)
+    }
+
+    @Test func playOpensAnEDLLikeEveryOtherCommand() throws {
+        let edl = try write("cut.edl", """
+            TITLE: CUT
+            FCM: NON-DROP FRAME
+
+            001  CLIP     V     C        00:00:00:05 00:00:00:20 01:00:00:00 01:00:00:15
+            * FROM CLIP NAME: clip.mp4
+            """)
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"] { environment[name] = nil }
+        environment["SDL_AUDIODRIVER"] = "dummy"
+        // Without a display, play gets as far as opening its window: the EDL was imported, compiled and validated.
+        let result = try run(reel.path, ["play", edl, "--media-dir", folder.url.path, "--frame-rate", "30"],
+                             environment: environment)
+        #expect(result.status == 69, "\(result.stderrText)")
+        #expect(result.stderrText.contains("ffplay"), "\(result.stderrText)")
+        // A missing medium is told as for render, naming the EDL's event.
+        let missing = try write("missing.edl", """
+            TITLE: MISSING
+
+            001  NOWHERE  V     C        00:00:00:05 00:00:00:20 01:00:00:00 01:00:00:15
+            * FROM CLIP NAME: nowhere.mp4
+            """)
+        let failed = try run(reel.path, ["play", missing, "--frame-rate", "30"], environment: environment)
+        #expect(failed.status == 66 || failed.status == 65, "\(failed.stderrText)")
+        #expect(failed.stderrText.contains("missing.edl"), "\(failed.stderrText)")
+    }
+}
