@@ -118,6 +118,25 @@ import Testing
         #expect(syntax.stderrText.contains("unterminated /* comment (no closing */) at line 1, column 13"), "\(syntax.stderrText)")
     }
 
+    @Test func framesAndTimecodesCountAtTheFirstClipsRateWithoutOutputFrameRate() throws {
+        try IndexedMedia.makeVideo(at: folder.file("pal.mp4"), frameCount: 50, frameRate: "25", gop: 10)
+        let path = try write("pal.json", """
+            { "reel": 1,
+              "output": { "path": "pal.mp4" },
+              "assets": { "pal": { "path": "pal.mp4" } },
+              "timeline": { "clips": [ { "asset": "pal", "in": "5f", "out": "00:00:01:05" } ] } }
+            """)
+        let result = try reel(["render", path, "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let output = folder.file("pal.mp4")
+        #expect(try probe(output).first("video")?.rFrameRate == "25/1")
+        #expect(try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36) == Array(5..<30))
+        // Without probing there is no rate to count at: the time is an error that says how to fix it.
+        let lint = try reel(["validate", path, "--no-probe"])
+        #expect(lint.status == 65)
+        #expect(lint.stderrText.contains("\"5f\" counts frames, but the project has no frame rate"), "\(lint.stderrText)")
+    }
+
     func thumbnailProject() throws -> String {
         try write("t.json", """
             { "reel": 1,

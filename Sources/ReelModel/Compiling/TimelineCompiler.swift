@@ -373,7 +373,7 @@ extension CompileSession {
     /// Images count (their pixel size, no frame rate); colours have no size of their own and are skipped.
     /// An entry before it whose asset is unknown for a reason already reported (refused by the reader, or not
     /// declared) may have been that clip: the result is then `(nil, .failed)`, and nothing is inferred or said.
-    private func firstVideoSource(_ timeline: Timeline) -> (asset: Asset?, knowledge: MediaKnowledge)? {
+    func firstVideoSource(_ timeline: Timeline) -> (asset: Asset?, knowledge: MediaKnowledge)? {
         for item in timeline.items {
             switch item {
             case .gap:
