@@ -89,7 +89,7 @@ extension ObjectShape {
     public static let clip = ObjectShape(
         name: "clip",
         allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
-                  "audioLead", "audioTail"],
+                  "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations"],
         required: ["asset"])
 
     /// A clip's `transition` (SPEC §3.1).
