@@ -137,6 +137,47 @@ import Testing
         #expect(lint.stderrText.contains("\"5f\" counts frames, but the project has no frame rate"), "\(lint.stderrText)")
     }
 
+    @Test func aClipMovesAsItsAnimationSaysAndItsCompiledFormRendersTheSame() throws {
+        _ = try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=white:s=64x36:r=30:d=3",
+                                      "-pix_fmt", "yuv420p", "-c:v", "libx264", "-y", folder.file("white.mp4").path])
+        // A half-size white box slides from x = 0.25 to 0.75 of the width over 2 s, across a dissolve starting at 1.5 s.
+        let path = try write("m.json", """
+            { "reel": 1,
+              "output": { "path": "m.mkv", "size": [64, 36], "frameRate": 30, "video": { "codec": "h264", "crf": 0 } },
+              "assets": { "white": { "path": "white.mp4" }, "clip": { "path": "clip.mp4" } },
+              "timeline": { "clips": [
+                { "asset": "white", "out": 2.5, "scale": 0.5,
+                  "animations": [ { "property": "position", "from": [0.25, 0.5], "to": [0.75, 0.5], "start": 0, "duration": 2 } ] },
+                { "asset": "clip", "in": 0, "out": 1, "transition": { "type": "dissolve", "duration": 1 } } ] } }
+            """)
+        let result = try reel(["render", path, "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let frames = try runChecked("ffmpeg", ["-v", "error", "-i", folder.file("m.mkv").path, "-f", "rawvideo",
+                                               "-pix_fmt", "gray", "-"])
+        let luma = [UInt8](frames)
+        #expect(luma.count == 75 * 64 * 36)
+        // In the clip's solo stretch, the white columns of the middle row are centred where the animation says
+        // (layer edges snap to even pixels: within 2 px).
+        for n in [0, 15, 30, 44] {
+            let row = Array(luma[(n * 36 + 18) * 64..<(n * 36 + 18) * 64 + 64])
+            let white = row.indices.filter { row[$0] > 128 }
+            let first = try #require(white.first), last = try #require(white.last)
+            let centre = Double(first + last + 1) / 2
+            let expected = 64 * (0.25 + 0.5 * Double(n) / 60)
+            #expect(abs(centre - expected) <= 2, "frame \(n): centre \(centre), expected \(expected)")
+            #expect(last + 1 - first >= 30 && last + 1 - first <= 34, "frame \(n): width \(last + 1 - first)")
+        }
+        // The explicit form reel compiles renders the same pictures.
+        let compiled = try reel(["compile", path])
+        #expect(compiled.status == 0, "\(compiled.stderrText)")
+        let explicit = try write("m-explicit.json", compiled.stdoutText)
+        let again = try reel(["render", explicit, "-o", folder.file("m2.mkv").path, "-q"])
+        #expect(again.status == 0, "\(again.stderrText)")
+        let framesAgain = try runChecked("ffmpeg", ["-v", "error", "-i", folder.file("m2.mkv").path, "-f", "rawvideo",
+                                                    "-pix_fmt", "gray", "-"])
+        #expect(framesAgain == frames)
+    }
+
     func thumbnailProject() throws -> String {
         try write("t.json", """
             { "reel": 1,
