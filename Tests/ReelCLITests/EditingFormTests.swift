@@ -178,6 +178,34 @@ import Testing
         #expect(framesAgain == frames)
     }
 
+    @Test func anImageSequencePlaysFrameExactlyAndAMissingFrameIsNamed() throws {
+        let frames = folder.file("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        try IndexedMedia.makeVideo(at: folder.file("seq-src.mp4"), frameCount: 24, frameRate: "24", gop: 1)
+        // ffmpeg numbers the files from 1: img_0001.png shows index 0.
+        _ = try runChecked("ffmpeg", ["-v", "error", "-i", folder.file("seq-src.mp4").path,
+                                      frames.appendingPathComponent("img_%04d.png").path])
+        let path = try write("seq.json", """
+            { "reel": 1,
+              "output": { "path": "seq.mp4" },
+              "assets": { "shots": { "sequence": "frames/img_%04d.png", "frameRate": 24 } },
+              "timeline": { "clips": [ { "asset": "shots", "in": "5f", "out": "15f" } ] } }
+            """)
+        let result = try reel(["render", path, "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let output = folder.file("seq.mp4")
+        #expect(try probe(output).first("video")?.rFrameRate == "24/1")
+        #expect(try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36) == Array(5..<15))
+        let compiled = try reel(["compile", path])
+        #expect(compiled.stdoutText.contains(#""sequence": "frames/img_%04d.png""#), "\(compiled.stdoutText)")
+        try FileManager.default.removeItem(at: frames.appendingPathComponent("img_0009.png"))
+        let broken = try reel(["validate", path])
+        #expect(broken.status == 66, "\(broken.stderrText)")
+        #expect(broken.stderrText.contains("$.assets.shots.sequence"), "\(broken.stderrText)")
+        #expect(broken.stderrText.contains("frame 9 (") && broken.stderrText.contains("img_0009.png) is missing"),
+                "\(broken.stderrText)")
+    }
+
     func thumbnailProject() throws -> String {
         try write("t.json", """
             { "reel": 1,

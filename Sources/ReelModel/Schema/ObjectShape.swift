@@ -68,13 +68,17 @@ extension ObjectShape {
     /// An asset that is a still image (SPEC §2.2).
     public static let imageAsset = ObjectShape(name: "image asset", allowed: ["image"], required: ["image"])
 
+    /// An asset that is a numbered image sequence played as a video.
+    public static let sequenceAsset = ObjectShape(
+        name: "image sequence asset", allowed: ["sequence", "frameRate", "start"], required: ["sequence", "frameRate"])
+
     /// An asset that is a solid colour (SPEC §2.2).
     public static let colorAsset = ObjectShape(name: "color asset", allowed: ["color"], required: ["color"])
 
     /// An asset before its kind is known: the keys of the file, image and colour assets, in that
     /// order, none required (a missing `"path"` gets its own diagnostic).
     public static let asset = ObjectShape(
-        name: "asset", allowed: fileAsset.allowed + imageAsset.allowed + colorAsset.allowed)
+        name: "asset", allowed: fileAsset.allowed + imageAsset.allowed + colorAsset.allowed + sequenceAsset.allowed)
 
     // MARK: timeline
 

@@ -215,6 +215,12 @@ public enum ProjectSchema {
                           closed(.imageAsset, [("image", nonEmptyString)])),
                 described("A solid opaque colour, usable for any duration; its clips need a duration and cover the whole canvas whatever their fit.",
                           closed(.colorAsset, [("color", ref("color"))])),
+                described("Numbered images played as a video: frame k of the sequence (from its first number) is shown at k / frameRate. Every number from the first to the last in the folder must exist.",
+                          closed(.sequenceAsset, [
+                              ("sequence", described("The file names with one %d or %0Nd for the number, e.g. frames/img_%04d.png.", nonEmptyString)),
+                              ("frameRate", ref("frameRate")),
+                              ("start", described("The first frame's number (default 0 if that file exists, else 1).", object([("type", .string("integer")), ("minimum", .number("0"))]))),
+                          ])),
             ]))])),
         ]
     }
