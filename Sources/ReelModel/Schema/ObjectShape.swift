@@ -27,7 +27,7 @@ extension ObjectShape {
     /// Every shape of the table that stands for one object of the schema; the derived `asset` is not among them.
     public static let all: [ObjectShape] = [
         .project, .timeRange,
-        .output, .videoOutput, .audioOutput, .fileAsset, .imageAsset, .colorAsset,
+        .output, .videoOutput, .audioOutput, .fileAsset, .imageAsset, .colorAsset, .sequenceAsset,
         .timeline, .gap, .clip, .transition, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .animation,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,

@@ -83,13 +83,13 @@ import ReelTime
 
     @Test(arguments: [
         (#"{"asset": "a", "out": 2, "animations": [{"property": "opacity", "to": 0, "start": 0, "duration": 1}]}"#,
-         "error: $.timeline.clips[0].animations[0].property: a clip's opacity is not animated: its transitions set it\n  hint: animate position, scale or rotation; fade a clip with a dissolve or dip"),
+         "error: $.timeline.clips[0].animations[0].property: a clip's opacity is not animated: its transitions set it\n       hint: animate position, scale or rotation; fade a clip with a dissolve or dip"),
         (#"{"asset": "a", "out": 2, "animations": [{"property": "scale", "to": 2, "start": 1, "duration": 2}]}"#,
-         "error: $.timeline.clips[0].animations[0]: the animation runs to 3 s (frame 90) of its clip, which lasts 2 s (60 frames) on the timeline\n  hint: animation times are relative to the clip's start; end it by 2 s"),
+         "error: $.timeline.clips[0].animations[0]: the animation runs to 3 s (frame 90) of its clip, which lasts 2 s (60 frames) on the timeline\n       hint: animation times are relative to the clip's start; end it by 2 s"),
         (#"{"asset": "a", "out": 2}, {"asset": "b", "out": 2, "rotation": 5, "transition": {"type": "wipe", "duration": 1}}"#,
-         "error: $.timeline.clips[1].transition.type: a wipe into a clip that is cropped, rotated or animated during the wipe cannot be drawn: the wipe is a crop of the clip's picture\n  hint: use a dissolve, push or slide, or start the clip's animations after the wipe"),
+         "error: $.timeline.clips[1].transition.type: a wipe into a clip that is cropped, rotated or animated during the wipe cannot be drawn: the wipe is a crop of the clip's picture\n       hint: use a dissolve, push or slide, or start the clip's animations after the wipe"),
         (#"{"asset": "a", "out": 2, "crop": [0, 0, 0, 10]}"#,
-         "error: $.timeline.clips[0].crop: a crop's width and height must be greater than 0\n  hint: write [x, y, w, h] with w and h in source pixels"),
+         "error: $.timeline.clips[0].crop: a crop's width and height must be greater than 0\n       hint: write [x, y, w, h] with w and h in source pixels"),
     ])
     func motionThatCannotBeIsALocatedError(clips: String, expected: String) {
         #expect(compile(clips).errors == [expected])

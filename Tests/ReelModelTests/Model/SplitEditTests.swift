@@ -71,27 +71,27 @@ import ReelTime
             Segment(asset: "a", source: range(t(0), t(3)), target: range(t(0), t(3))),
         ])
         #expect(compile(#"{"asset": "a", "out": 2, "audioTail": 1}"#).errors == [
-            "error: $.timeline.clips[0].audioTail: audioTail runs 1 s (30 frames) past the composition's end at 2 s (frame 60)\n  hint: shorten the audioTail, or set output.end to at least 3 s so the sound plays over the background",
+            "error: $.timeline.clips[0].audioTail: audioTail runs 1 s (30 frames) past the composition's end at 2 s (frame 60)\n       hint: shorten the audioTail, or set output.end to at least 3 s so the sound plays over the background",
         ])
     }
 
     @Test(arguments: [
         (#"{"asset": "a", "in": 1, "out": 3, "audioLead": 0.5}"#,
-         "error: $.timeline.clips[0].audioLead: audioLead 0.5 s (15 frames) on the first item would start its sound before the timeline's start\n  hint: put a {\"gap\": T} at least that long before the clip, or remove the audioLead"),
+         "error: $.timeline.clips[0].audioLead: audioLead 0.5 s (15 frames) on the first item would start its sound before the timeline's start\n       hint: put a {\"gap\": T} at least that long before the clip, or remove the audioLead"),
         (#"{"asset": "a", "out": 3}, {"asset": "b", "in": 0.25, "out": 2, "audioLead": 0.5}"#,
-         "error: $.timeline.clips[1].audioLead: audioLead needs the source's sound from -0.25 s, before its start: in is at 0.25 s (frame 7.5)\n  hint: make the audioLead at most 0.25 s, or start the clip later in its source"),
+         "error: $.timeline.clips[1].audioLead: audioLead needs the source's sound from -0.25 s, before its start: in is at 0.25 s (in frame 7)\n       hint: make the audioLead at most 0.25 s, or start the clip later in its source"),
         (#"{"asset": "a", "out": 1}, {"asset": "b", "in": 5, "out": 7, "audioLead": 1}"#,
-         "error: $.timeline.clips[1].audioLead: audioLead 1 s (30 frames) is not shorter than the clip before it, which lasts 1 s (30 frames): its sound would vanish\n  hint: make the audioLead shorter than 1 s"),
+         "error: $.timeline.clips[1].audioLead: audioLead 1 s (30 frames) is not shorter than the clip before it, which lasts 1 s (30 frames): its sound would vanish\n       hint: make the audioLead shorter than 1 s"),
         (#"{"gap": 0.5}, {"asset": "b", "in": 5, "out": 7, "audioLead": 1}"#,
-         "error: $.timeline.clips[1].audioLead: audioLead 1 s (30 frames) is longer than the gap before it, which lasts 0.5 s (15 frames)\n  hint: make the audioLead at most 0.5 s"),
+         "error: $.timeline.clips[1].audioLead: audioLead 1 s (30 frames) is longer than the gap before it, which lasts 0.5 s (15 frames)\n       hint: make the audioLead at most 0.5 s"),
         (#"{"asset": "a", "out": 3, "audioTail": 0.5}, {"asset": "b", "in": 5, "out": 7, "audioLead": 1}"#,
-         "error: $.timeline.clips[1].audioLead: audioLead 1 s (30 frames) meets the audioTail of the clip before at the same cut: only one sound may reach over a cut\n  hint: keep one of clips[0].audioTail and this audioLead"),
+         "error: $.timeline.clips[1].audioLead: audioLead 1 s (30 frames) meets the audioTail of the clip before at the same cut: only one sound may reach over a cut\n       hint: keep one of clips[0].audioTail and this audioLead"),
         (#"{"asset": "a", "out": 3}, {"asset": "b", "in": 5, "out": 7, "audioLead": 1, "transition": {"type": "dissolve", "duration": 1}}"#,
-         "error: $.timeline.clips[1].audioLead: audioLead 1 s (30 frames) and a transition into the same clip: the transition already overlaps the two sounds\n  hint: remove the transition (a cut) or the audioLead"),
+         "error: $.timeline.clips[1].audioLead: audioLead 1 s (30 frames) and a transition into the same clip: the transition already overlaps the two sounds\n       hint: remove the transition (a cut) or the audioLead"),
         (#"{"asset": "a", "in": 8, "out": 9.5, "audioTail": 1}, {"asset": "b", "out": 3}"#,
-         "error: $.timeline.clips[0].audioTail: audioTail needs the source's sound up to 10.5 s, past its end at 10 s\n  hint: make the audioTail at most 0.5 s, or end the clip earlier in its source"),
+         "error: $.timeline.clips[0].audioTail: audioTail needs the source's sound up to 10.5 s, past its end at 10 s\n       hint: make the audioTail at most 0.5 s, or end the clip earlier in its source"),
         (#"{"asset": "a", "out": 3, "audioTail": 2}, {"asset": "b", "out": 2}"#,
-         "error: $.timeline.clips[0].audioTail: audioTail 2 s (60 frames) is not shorter than the clip after it, which lasts 2 s (60 frames): its sound would vanish\n  hint: make the audioTail shorter than 2 s"),
+         "error: $.timeline.clips[0].audioTail: audioTail 2 s (60 frames) is not shorter than the clip after it, which lasts 2 s (60 frames): its sound would vanish\n       hint: make the audioTail shorter than 2 s"),
     ])
     func splitEditsThatCannotBeAreLocatedErrors(clips: String, expected: String) {
         #expect(compile(clips).errors == [expected])
