@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Foundation
 import ReelTime
 #if canImport(Glibc)
 import Glibc
@@ -90,16 +91,35 @@ final class InputFile {
     /// The media's start in seconds: the earliest start of its audio and video streams, exactly.
     let startTime: Time
 
-    init(path: String, policy: MediaPolicy) throws(MediaError) {
-        let (url, protocols) = try vetInput(path: path, policy: policy)
-        self.path = path
+    init(path givenPath: String, policy: MediaPolicy) throws(MediaError) {
         var options = Options()
+        let url: String
+        let protocols: String
+        var format: UnsafePointer<AVInputFormat>?
+        let path: String
+        if let sequence = ImageSequenceInput(path: givenPath) {
+            // A numbered image sequence: every frame vetted as a file, then the image2 demuxer reads the numbers
+            // from the first one on, at the stated rate (frame k at k / rate).
+            path = sequence.pattern
+            let first = try sequence.vetFrames(displayPath: path)
+            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            (url, protocols) = ("file:" + absolute, "file")
+            format = av_find_input_format("image2")
+            try options.set("pattern_type", "sequence")
+            try options.set("framerate", "\(sequence.frameRate.numerator)/\(sequence.frameRate.denominator)")
+            try options.set("start_number", String(first))
+            try options.set("start_number_range", "1")
+        } else {
+            path = givenPath
+            (url, protocols) = try vetInput(path: path, policy: policy)
+            // The image2 demuxer would otherwise expand %d patterns and globs into other files.
+            try options.set("pattern_type", "none")
+        }
+        self.path = path
         try options.set("protocol_whitelist", protocols)
         try options.set("format_whitelist", mediaDemuxers)
-        // The image2 demuxer would otherwise expand %d patterns and globs into other files.
-        try options.set("pattern_type", "none")
         var opened: UnsafeMutablePointer<AVFormatContext>? = nil
-        let result = try check(avformat_open_input(&opened, url, nil, &options.avDictionary),
+        let result = try check(avformat_open_input(&opened, url, format, &options.avDictionary),
                                function: "avformat_open_input") { code in
             if code == cff_averror(ENOENT) { return MediaError(.missing, "no such file", path: path) }
             if code == cff_averror(EACCES) { return MediaError(.unreadable, "permission denied", path: path) }

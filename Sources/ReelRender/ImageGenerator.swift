@@ -43,7 +43,9 @@ public final class ImageGenerator {
                 throw MediaError(.internal, "the compositor returned no picture")
             }
             if let size, size.width != picture.width || size.height != picture.height {
-                picture = try scaler.converted(picture, width: size.width, height: size.height, format: .yuv420p)
+                // A PNG is scaled straight to RGB: its sides may be odd, which 4:2:0 chroma cannot carry exactly.
+                let target = format == .png ? PixelFormat(name: "rgb24") ?? .yuv420p : .yuv420p
+                picture = try scaler.converted(picture, width: size.width, height: size.height, format: target)
             }
             return try ImageWriter.encode(picture, as: format, scaler: scaler)
         } catch {

@@ -27,7 +27,7 @@ public struct MediaCatalog: Sendable {
             let file: String, pathInDocument: JSONPath
             switch asset.source {
             case .file(let path, _, _, _, _):
-                (file, pathInDocument) = (path, asset.path.key("path"))
+                (file, pathInDocument) = (path, asset.path.key(ImageSequencePath.decode(path) == nil ? "path" : "sequence"))
             case .image(let path):
                 (file, pathInDocument) = (path, asset.path.key("image"))
             case .color:

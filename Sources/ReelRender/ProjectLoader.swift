@@ -57,8 +57,15 @@ public enum ProjectLoader {
         _ bytes: [UInt8], baseDirectory: String, probe: Bool = true, policy: MediaPolicy = .localFilesOnly,
         overrides: ProjectOverrides = ProjectOverrides(), checkOutput: Bool = false
     ) -> LoadedProject {
-        let reading = ProjectReader.readDocument(
+        var reading = ProjectReader.readDocument(
             bytes, baseDirectory: baseDirectory, outputPathOverridden: overrides.outputPath != nil)
+        // "Nf" and timecodes without output.frameRate count frames at the rate the project will render at: the
+        // first video clip's, which only its media can tell. Probe that one asset, then read again.
+        if probe, reading.neededFrameRate, let first = reading.project,
+           let rate = Compiler.defaultFrameRate(first, facts: MediaCatalog(project: firstVideoAssetOnly(first), policy: policy).facts) {
+            reading = ProjectReader.readDocument(bytes, baseDirectory: baseDirectory,
+                                                 outputPathOverridden: overrides.outputPath != nil, defaultFrameRate: rate)
+        }
         guard var project = reading.project else {
             return LoadedProject(project: nil, compiled: nil, catalog: nil, diagnostics: reading.diagnostics)
         }
@@ -85,6 +92,18 @@ public enum ProjectLoader {
         return LoadedProject(
             project: project, compiled: failed ? nil : loaded.compiled, catalog: loaded.catalog,
             diagnostics: inDocumentOrder(diagnostics))
+    }
+
+    /// The project with only the asset of its first clip, so finding the default frame rate probes one file.
+    private static func firstVideoAssetOnly(_ project: Project) -> Project {
+        var trimmed = project
+        let firstFile = project.timeline?.items.lazy.compactMap { item -> Asset? in
+            guard case .clip(let clip) = item, let asset = project.asset(clip.asset) else { return nil }
+            if case .color = asset.source { return nil }
+            return asset
+        }.first
+        trimmed.assets = project.assets.filter { $0.id == firstFile?.id }
+        return trimmed
     }
 
     /// Flag problems first (the command must change before anything else), then the rest by their place in the

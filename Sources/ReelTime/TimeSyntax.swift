@@ -33,8 +33,14 @@ public enum TimeSyntax {
     /// A JSON string time: "N/D", "Nf" (needs frameRate), "HH:MM:SS.sss", "MM:SS.sss", "HH:MM:SS:FF", "HH:MM:SS;FF" (drop-frame, 29.97/59.94 only).
     ///
     /// `frameRate` is the project's frames per second, needed by "Nf" and timecodes.
+    ///
+    /// A decimal followed by a unit, as ffmpeg's duration syntax writes them, is taken exactly too: `"2s"`,
+    /// `"500ms"`, `"250us"`, `"1.5min"`, `"2h"` (an optional leading minus, no exponent).
     public static func parseString(_ text: String, frameRate: Rational?) throws(TimeParseError) -> Time {
         let bytes = Array(text.utf8)
+        if let unit = TimeUnit.suffixed(bytes) {
+            return try parseWithUnit(bytes.dropLast(unit.suffix.utf8.count), unit: unit, text: text)
+        }
         if bytes.contains(UInt8(ascii: "/")) {
             return try parseRationalSeconds(bytes[...], text: text)
         }
@@ -127,6 +133,24 @@ public enum TimeSyntax {
         Rational(5994, 100): Rational(60000, 1001),
         Rational(11988, 100): Rational(120000, 1001),
     ]
+
+    /// A decimal number of `unit`s ("1.5" of "1.5min"), exactly.
+    static func parseWithUnit(_ digits: ArraySlice<UInt8>, unit: TimeUnit, text: String) throws(TimeParseError) -> Time {
+        let subject = "time \(quoted(text))"
+        var number = digits
+        let negative = number.first == UInt8(ascii: "-")
+        if negative { number = number.dropFirst() }
+        guard var literal = DecimalLiteral(number, allowsSignAndExponent: false) else {
+            throw TimeParseError("\(subject) is not a decimal number followed by a unit (like \"2s\", \"500ms\", \"250us\", \"1.5min\" or \"2h\")")
+        }
+        literal.isNegative = negative
+        literal.power -= unit.decimalShift
+        let seconds = try literal.exactTime(subject: subject)
+        guard let scaled = try? seconds.multiplied(by: Rational(unit.secondsPerUnit)) else {
+            throw TimeParseError("\(subject) is too large: it does not fit a 64-bit value")
+        }
+        return try checkedTimescale(scaled, subject: subject)
+    }
 
     /// "N/D" seconds: integers, D > 0, optional minus on N.
     static func parseRationalSeconds(_ bytes: ArraySlice<UInt8>, text: String) throws(TimeParseError) -> Time {
@@ -233,6 +257,34 @@ public enum TimeSyntax {
     /// The text in double quotes, shortened to 40 characters so a huge input cannot flood a message.
     static func quoted(_ text: String) -> String {
         text.count > 40 ? "\"\(text.prefix(37))…\"" : "\"\(text)\""
+    }
+}
+
+/// A unit a time string may end in (ffmpeg's duration units, plus minutes and hours).
+struct TimeUnit {
+    /// The suffix as written: "s", "ms", "us", "min", "h".
+    let suffix: String
+    /// Powers of ten the number is divided by (3 for milliseconds).
+    let decimalShift: Int64
+    /// Whole seconds one unit lasts after the shift (60 for minutes).
+    let secondsPerUnit: Int64
+
+    /// Longest suffixes first, so "ms" is not read as "m" + "s".
+    static let all = [
+        TimeUnit(suffix: "min", decimalShift: 0, secondsPerUnit: 60),
+        TimeUnit(suffix: "ms", decimalShift: 3, secondsPerUnit: 1),
+        TimeUnit(suffix: "us", decimalShift: 6, secondsPerUnit: 1),
+        TimeUnit(suffix: "s", decimalShift: 0, secondsPerUnit: 1),
+        TimeUnit(suffix: "h", decimalShift: 0, secondsPerUnit: 3600),
+    ]
+
+    /// The unit `bytes` ends in, when what comes before it starts like a number (a digit, or a minus).
+    static func suffixed(_ bytes: [UInt8]) -> TimeUnit? {
+        guard let first = bytes.first, isDigit(first) || first == UInt8(ascii: "-") else { return nil }
+        return all.first { unit in
+            let suffix = Array(unit.suffix.utf8)
+            return bytes.count > suffix.count && bytes.suffix(suffix.count).elementsEqual(suffix)
+        }
     }
 }
 

@@ -15,7 +15,7 @@ struct Play: ParsableCommand {
             player: reel render PROJECT -o - | ffplay -
             """ + "\n\n" + exitCodesHelp)
 
-    @Argument(help: "The project file, or - for standard input.")
+    @Argument(help: "The project file (.json, or .otio / .edl to import), or - for standard input.")
     var project: String
 
     @Option(help: "Start at this time (any form a project accepts; a bare number is seconds).")
@@ -48,6 +48,8 @@ struct Play: ParsableCommand {
 
     @OptionGroup var media: MediaOptions
 
+    @OptionGroup var interchange: InterchangeArguments
+
     func validate() throws {
         if let range, range.components(separatedBy: "..").count != 2 {
             throw ValidationError("--range takes START..END")
@@ -71,9 +73,8 @@ struct Play: ParsableCommand {
         // A window smaller than the render size renders smaller: the compositor draws a quarter of the pixels at
         // --scale 0.5, as the render scale of a draft export does.
         if scale < 1 { overrides.renderScale = Rational(Int64((scale * 1000).rounded()), 1000) }
-        let (bytes, baseDirectory) = try readProject(project)
         let policy = media.policy
-        let loaded = ProjectLoader.load(bytes, baseDirectory: baseDirectory, policy: policy, overrides: overrides)
+        let loaded = try loadProject(project, interchange, policy: policy, overrides: overrides)
         Exit.report(loaded.diagnostics)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)

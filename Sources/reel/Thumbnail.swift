@@ -10,15 +10,18 @@ struct Thumbnail: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write composited frames of a project at given times as PNG or JPEG.",
         discussion: """
-            PATTERN names the files: %d is replaced by the 1-based index of the time in the list; with a \
-            single time it may name one file. The extension (.png, .jpg, .jpeg) picks the format. As with \
+            PATTERN names the files: %d is replaced by the 1-based index of the time in the list, %03d by the \
+            index padded with zeros to 3 digits (any width, as printf); %% is a percent sign. With a single \
+            time it may name one file. The extension (.png, .jpg, .jpeg) picks the format. As with \
             render, an existing file is replaced only with --force (checked for every file before the first \
             is written), an input is never replaced, and each file is written atomically. Frames are always \
-            decoded exactly, so --exact changes nothing.
+            decoded exactly, so --exact changes nothing. --size W keeps the render's aspect; PNG pictures may \
+            have odd sides, JPEG ones are even.
 
             Examples:
               reel thumbnail project.json --at 0,2.5,00:00:05:12 -o shot-%d.png
-              reel thumbnail project.json --every 10 -o contact-%d.jpg --size 320x180
+              reel thumbnail project.json --every 10 -o contact-%03d.jpg --size 320x180
+              reel thumbnail project.json --at 1 -o small.png --size 101
               reel thumbnail project.json --at 48f -o poster.png
             """ + "\n\n" + exitCodesHelp)
 
@@ -31,7 +34,7 @@ struct Thumbnail: ParsableCommand {
     @Option(help: "Take a picture every T seconds from 0 to the end.")
     var every: String?
 
-    @Option(name: .shortAndLong, help: "Output file pattern with %d, or one file for one time.")
+    @Option(name: .shortAndLong, help: "Output file pattern with %d or %03d, or one file for one time.")
     var output: String
 
     @Flag(help: "Replace output files that exist.")
@@ -40,7 +43,7 @@ struct Thumbnail: ParsableCommand {
     @Flag(help: "Create the output folder if it does not exist.")
     var mkdir = false
 
-    @Option(help: "Picture size WxH (default: the render size).")
+    @Option(help: "Picture size WxH, or W to keep the render's aspect (default: the render size).")
     var size: String?
 
     @Flag(help: "Decode to the exact frame (always the case).")
@@ -52,9 +55,18 @@ struct Thumbnail: ParsableCommand {
 
     func validate() throws {
         if (at == nil) == (every == nil) { throw ValidationError("give exactly one of --at and --every") }
-        if let size, parseSize(size) == nil { throw ValidationError("--size takes WxH, e.g. 320x180") }
         if ImageFormat(pathExtensionOf: output) == nil {
             throw ValidationError("the output pattern must end in .png, .jpg or .jpeg")
+        }
+        if let size, ThumbnailSize(size, allowsOddSides: format == .png) == nil {
+            throw ValidationError(format == .png
+                ? "--size takes WxH or W, 1 to 8192 pixels, e.g. 320x180 or 320"
+                : "--size takes WxH or W with even sides from 2 to 8192 for JPEG, e.g. 320x180 or 320")
+        }
+        do {
+            _ = try FilePattern(output)
+        } catch {
+            throw ValidationError(error.message)
         }
         if let at, let failure = patternFailure(timeCount: at.split(separator: ",").count) {
             throw Exit.report(failure)
@@ -79,7 +91,10 @@ struct Thumbnail: ParsableCommand {
                                        + "\(describeSpan(.zero, compiled.duration, frameDuration: compiled.frameDuration)) "
                                        + "(a picture needs 0 ≤ time < end)")
         }
-        let paths = times.indices.map { output.replacingOccurrences(of: "%d", with: String($0 + 1)) }
+        let pattern = try FilePattern(output)
+        let paths = times.indices.map { pattern.path(index: $0 + 1) }
+        let pictureSize = size.flatMap { ThumbnailSize($0, allowsOddSides: format == .png) }?
+            .pixels(renderSize: compiled.encodedSize, allowsOddSides: format == .png)
         // Checked for every file before the first is written: a picture never replaces a source, nor an existing
         // file without --force.
         for path in paths {
@@ -91,7 +106,7 @@ struct Thumbnail: ParsableCommand {
         try OutputTarget.withFolders(of: paths, create: mkdir) {
             for (time, path) in zip(times, paths) {
                 if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
-                let image = try generator.image(at: time, size: size.flatMap(parseSize), format: format)
+                let image = try generator.image(at: time, size: pictureSize, format: format)
                 try TextOutputFile.write(Data(image), to: path, overwrite: force)
             }
         }
@@ -106,10 +121,10 @@ struct Thumbnail: ParsableCommand {
         return format
     }
 
-    /// Refuses more than one time (or none) unless the output is a pattern with %d to number the files.
+    /// Refuses more than one time (or none) unless the output is a pattern with %d (or %03d) to number the files.
     private func patternFailure(timeCount: Int) -> CommandFailure? {
-        guard timeCount != 1, !output.contains("%d") else { return nil }
-        return .usage("\(timeCount) times need a pattern with %d, not \(output)")
+        guard timeCount != 1, (try? FilePattern(output))?.numbersFiles != true else { return nil }
+        return .usage("\(timeCount) times need a pattern with %d or %03d, not \(output)")
     }
 
     private func requestedTimes(frameRate: Rational?, duration: Time) throws -> [Time] {
@@ -134,6 +149,101 @@ struct Thumbnail: ParsableCommand {
         } catch let error as TimeError {
             throw CommandFailure.usage("time out of range: \(error)")
         }
+    }
+}
+
+/// A `--size` value: `WxH`, or `W` alone to keep the render's aspect.
+struct ThumbnailSize: Equatable {
+    var width: Int
+    var height: Int?
+
+    /// Parses "320x180" or "320"; sides 1…8192 (2…8192 and even unless `allowsOddSides`).
+    init?(_ text: String, allowsOddSides: Bool) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 1 || parts.count == 2 else { return nil }
+        let sides = parts.map { part in part.allSatisfy(\.isASCII) ? Int(part) : nil }
+        guard let width = sides[0], Self.isValid(width, allowsOddSides: allowsOddSides) else { return nil }
+        if parts.count == 2 {
+            guard let height = sides[1], Self.isValid(height, allowsOddSides: allowsOddSides) else { return nil }
+            self.height = height
+        } else {
+            self.height = nil
+        }
+        self.width = width
+    }
+
+    private static func isValid(_ side: Int, allowsOddSides: Bool) -> Bool {
+        allowsOddSides ? (1...8192).contains(side) : (2...8192).contains(side) && side % 2 == 0
+    }
+
+    /// The picture size: a missing height is width × render height / render width, rounded to the nearest pixel
+    /// (half up), at least 1; rounded down to even (at least 2) when sides must be even.
+    func pixels(renderSize: PixelSize, allowsOddSides: Bool) -> PixelSize {
+        if let height { return PixelSize(width: width, height: height) }
+        let exact = (2 * width * renderSize.height + renderSize.width) / (2 * renderSize.width)
+        let height = allowsOddSides ? max(1, min(exact, 8192)) : max(2, min(exact, 8192) & ~1)
+        return PixelSize(width: width, height: height)
+    }
+}
+
+/// A thumbnail file pattern: `%d` or a printf width (`%03d`, `%4d`) numbers the files, `%%` is a percent sign.
+struct FilePattern {
+    /// A pattern with a `%` that is neither `%%` nor a `%d` conversion.
+    struct Failure: Error {
+        let message: String
+    }
+
+    private enum Piece {
+        case text(String)
+        case index(width: Int, zeroPadded: Bool)
+    }
+
+    private let pieces: [Piece]
+
+    /// Whether the pattern holds a number conversion (else it names one file).
+    var numbersFiles: Bool {
+        pieces.contains { if case .index = $0 { true } else { false } }
+    }
+
+    init(_ pattern: String) throws(Failure) {
+        var pieces: [Piece] = []
+        var text = ""
+        var characters = pattern[...]
+        while let character = characters.popFirst() {
+            guard character == "%" else {
+                text.append(character)
+                continue
+            }
+            if characters.first == "%" {
+                characters.removeFirst()
+                text.append("%")
+                continue
+            }
+            let zeroPadded = characters.first == "0"
+            let digits = characters.prefix { $0.isASCII && $0.isNumber }
+            characters = characters.dropFirst(digits.count)
+            guard characters.popFirst() == "d", let width = digits.isEmpty ? 0 : Int(digits), width <= 32 else {
+                throw Failure(message: "the output pattern \(pattern) has a % that is not %d, %0Nd (N ≤ 32) or %%")
+            }
+            pieces.append(.text(text))
+            text = ""
+            pieces.append(.index(width: width, zeroPadded: zeroPadded))
+        }
+        pieces.append(.text(text))
+        self.pieces = pieces
+    }
+
+    /// The file name for the 1-based `index`.
+    func path(index: Int) -> String {
+        pieces.map { piece in
+            switch piece {
+            case .text(let text): return text
+            case .index(let width, let zeroPadded):
+                let digits = String(index)
+                let padding = String(repeating: zeroPadded ? "0" : " ", count: max(0, width - digits.count))
+                return padding + digits
+            }
+        }.joined()
     }
 }
 

@@ -59,7 +59,7 @@ extension CompileSession {
         var keys: [Key<Double>] = []
         var current = 1.0
         for clip in clips where clip.resolved.sounds && clip.clip.volume != current {
-            keys.append(.set(at: clip.target.start, value: clip.clip.volume))
+            keys.append(.set(at: clip.audioTarget.start, value: clip.clip.volume))
             current = clip.clip.volume
         }
         return keys

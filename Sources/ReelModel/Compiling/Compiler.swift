@@ -50,6 +50,17 @@ public enum Compiler {
         return (failed ? nil : compiled, session.diagnostics)
     }
 
+    /// The frame rate an editing-form project without `output.frameRate` renders at (SPEC §2.1: the first video
+    /// clip's rate when its stream is constant-rate, else 30), so that `"Nf"` and timecodes can count its frames.
+    /// Nil when it cannot be told (no timeline, the first video clip's media unknown or not probed).
+    public static func defaultFrameRate(_ project: Project, facts: [String: MediaFactsResult]) -> Rational? {
+        guard project.output.frameRate == nil, let timeline = project.timeline else { return nil }
+        let session = CompileSession(project: project, facts: facts)
+        guard let first = session.firstVideoSource(timeline) else { return Rational(30) }
+        guard case .known = first.knowledge else { return nil }
+        return session.resolveFrameRate(written: nil, firstVideo: first.knowledge, path: .root)
+    }
+
     /// The transform placing a source of display size `source` on a canvas of size `canvas` per `fit`
     /// (canvas pixels, before renderScale).
     public static func fitTransform(_ fit: Fit, source: PixelSize, canvas: PixelSize) -> AffineTransform {

@@ -11,6 +11,8 @@ extension CompileSession {
         let video: MediaFacts.VideoFacts?
         /// Whether the clip contributes sound to the main audio track.
         let sounds: Bool
+        /// How long the source's sound lasts, when known (for audioTail).
+        var audioDuration: Time?
         /// Whether `length` stands in for the unprobed media's (`--no-probe`): nothing is checked against it.
         var lengthIsStandIn = false
 
@@ -30,10 +32,48 @@ extension CompileSession {
         let incoming: Time
         /// Length of the transition out of it (zero for a cut).
         var outgoing: Time
-        /// The fit transform placing it on the canvas.
-        let placement: AffineTransform
+        /// The transform placing it on the canvas at its start: its fit, then its `position`, `scale` and
+        /// `rotation` (the fit alone without them).
+        var placement: AffineTransform
+        /// Timeline range of its sound: `target`, moved by its own audioLead and audioTail and cut where a
+        /// neighbour's split edit takes over.
+        var audioTarget: TimeRange
+
+        /// The fit transform alone.
+        var fitTransform = AffineTransform.identity
+        /// Where the fit puts the picture's centre, as fractions of the canvas.
+        var fitCentre = LayerPoint(x: 0.5, y: 0.5)
+        /// The canvas, in pixels before renderScale.
+        var canvas = PixelSize(width: 0, height: 0)
+        /// The output's frame duration (eased animations are cut at every frame).
+        var frameDuration = Time(value: 1, timescale: 30)
 
         var audioTrack: Int { videoTrack + 1 }
+
+        /// Fit, then `position`, `scale` and `rotation` with their animations at timeline time `t` (with `before`,
+        /// just before `t`: an animation starting there with a `from` of its own has not jumped yet).
+        func transform(at t: Time, before: Bool = false) -> AffineTransform {
+            let motion = clip.motion
+            guard motion.position != nil || motion.scale != LayerPoint(x: 1, y: 1) || motion.rotation != 0
+                || !motion.animations.isEmpty else { return fitTransform }
+            let state = motion.state(at: (try? t - target.start) ?? .zero, fitCentre: fitCentre, before: before)
+            let width = Double(canvas.width), height = Double(canvas.height)
+            let centre = (x: fitCentre.x * width, y: fitCentre.y * height)
+            let user = AffineTransform(
+                translate: (state.position.x * width - centre.x, state.position.y * height - centre.y),
+                scale: (state.scale.x, state.scale.y), rotateDegrees: state.rotation, anchor: centre)
+            return user.following(fitTransform)
+        }
+
+        /// The source range heard over `audioTarget`, at the clip's speed (exact).
+        var audioSource: TimeRange? {
+            let speed = clip.speed
+            guard let startOffset = try? (audioTarget.start - target.start).multiplied(by: speed),
+                  let endOffset = try? (audioTarget.end - target.start).multiplied(by: speed),
+                  let start = try? resolved.source.start + startOffset, let end = try? resolved.source.start + endOffset
+            else { return nil }
+            return try? TimeRange(start: start, end: end)
+        }
     }
 
     /// An item of the storyline with its timeline range.
@@ -77,6 +117,8 @@ extension CompileSession {
                              sizeWasWritten: output.size != nil)
         }
         let layout = layOut(timeline, resolved, canvas: size, frameDuration: frameDuration)
+            .flatMap { laid in applySplitEdits(laid.0, frameDuration: frameDuration).map { ($0, laid.1) } }
+            .flatMap { laid in checkMotion(laid.0, frameDuration: frameDuration) ? laid : nil }
         guard !hasErrors, let frameRate, let size, let frameDuration, let encodedSize, let (placed, storylineEnd) = layout
         else {
             // Without an error of its own, an unknown rate or size comes from an entry the reader refused.
@@ -98,6 +140,7 @@ extension CompileSession {
         }
         guard let finished = finish(output: &output, contentEnd: contentEnd, frameDuration: frameDuration, endPath: timelinePath)
         else { return nil }
+        guard tailsEndInTime(placed, compositionEnd: finished.duration, frameDuration: frameDuration) else { return nil }
 
         var instructions = storylineInstructions(placed, canvas: size)
         guard !hasErrors else { return nil }
@@ -223,12 +266,21 @@ extension CompileSession {
                 }
                 guard writable(target.start, clip.path, what: "the start of this clip on the timeline"),
                       writable(target.end, clip.path, what: "the end of this item on the timeline") else { return nil }
-                var placement = AffineTransform.identity
+                var fit = AffineTransform.identity
+                var fitCentre = LayerPoint(x: 0.5, y: 0.5)
                 if let video = clipInfo.video, let canvas {
-                    placement = Compiler.fitTransform(clip.fit, source: displaySize(clipInfo.asset, video), canvas: canvas)
+                    let source = displaySize(clipInfo.asset, video)
+                    fit = Compiler.fitTransform(clip.fit, source: source, canvas: canvas)
+                    let centre = fit.apply(x: Double(source.width) / 2, y: Double(source.height) / 2)
+                    fitCentre = LayerPoint(x: centre.x / Double(canvas.width), y: centre.y / Double(canvas.height))
                 }
-                placed.append(.clip(PlacedClip(clip: clip, resolved: clipInfo, target: target, videoTrack: currentTrack,
-                                               incoming: incoming, outgoing: .zero, placement: placement)))
+                var placedClip = PlacedClip(clip: clip, resolved: clipInfo, target: target, videoTrack: currentTrack,
+                                            incoming: incoming, outgoing: .zero, placement: fit, audioTarget: target)
+                placedClip.fitTransform = fit
+                placedClip.fitCentre = fitCentre
+                placedClip.canvas = canvas ?? PixelSize(width: 0, height: 0)
+                if let frameDuration { placedClip.frameDuration = frameDuration }
+                placed.append(.clip(placedClip.withPlacementAtStart()))
                 position = target.end
             }
         }
@@ -269,11 +321,17 @@ extension CompileSession {
     /// each gap empty edits on tracks 1 and 2, and holes before and between segments are empty edits.
     private func storylineTracks(_ placed: [PlacedItem], withTransitions: Bool) -> [CompositionTrack] {
         var segments: [Int: [Segment]] = [:]
-        for item in placed {
+        for (index, item) in placed.enumerated() {
             switch item {
             case .gap(let target):
                 segments[Compiler.mainVideoTrackID, default: []].append(Segment(emptyTarget: target))
-                segments[Compiler.mainAudioTrackID, default: []].append(Segment(emptyTarget: target))
+                // A neighbour's split edit takes the ends of the gap's silence.
+                var start = target.start, end = target.end
+                if index > 0, case .clip(let before) = placed[index - 1] { start = max(start, before.audioTarget.end) }
+                if index + 1 < placed.count, case .clip(let after) = placed[index + 1] { end = min(end, after.audioTarget.start) }
+                if start < end, let silence = try? TimeRange(start: start, end: end) {
+                    segments[Compiler.mainAudioTrackID, default: []].append(Segment(emptyTarget: silence))
+                }
             case .clip(let placedClip):
                 let clip = placedClip.clip, resolved = placedClip.resolved
                 let (videoStream, audioStream) = streams(of: resolved.asset)
@@ -281,9 +339,9 @@ extension CompileSession {
                     Segment(asset: clip.asset, sourceTrack: videoStream, source: resolved.source, target: placedClip.target,
                             fit: clip.fit))
                 let audio = resolved.sounds
-                    ? Segment(asset: clip.asset, sourceTrack: audioStream, source: resolved.source, target: placedClip.target,
-                              pitch: clip.speed == Rational(1) ? .keep : clip.pitch)
-                    : Segment(emptyTarget: placedClip.target)
+                    ? Segment(asset: clip.asset, sourceTrack: audioStream, source: placedClip.audioSource ?? resolved.source,
+                              target: placedClip.audioTarget, pitch: clip.speed == Rational(1) ? .keep : clip.pitch)
+                    : Segment(emptyTarget: placedClip.audioTarget)
                 segments[placedClip.audioTrack, default: []].append(audio)
             }
         }
@@ -341,8 +399,8 @@ extension CompileSession {
                 if let soloStart = try? clip.target.start + clip.incoming, let soloEnd = try? clip.target.end - clip.outgoing,
                    soloStart < soloEnd, let solo = try? TimeRange(start: soloStart, end: soloEnd) {
                     let path = instructionsPath.index(instructions.count)
-                    let layer = LayerInstruction(track: clip.videoTrack, transform: placementKeys(clip, at: solo.start),
-                                                 path: path.key("layers").index(0))
+                    let layer = LayerInstruction(track: clip.videoTrack, transform: placementKeys(clip, over: solo),
+                                                 crop: cropKeys(clip, at: solo.start), path: path.key("layers").index(0))
                     instructions.append(VideoInstruction(timeRange: solo, layers: [layer], path: path))
                 }
                 previous = clip
@@ -351,16 +409,12 @@ extension CompileSession {
         return instructions
     }
 
-    /// The clip's fit transform as a set key at `t`, or no key when it is the identity.
-    func placementKeys(_ clip: PlacedClip, at t: Time) -> KeyList<AffineTransform> {
-        clip.placement == .identity ? KeyList() : KeyList([.set(at: t, value: clip.placement)])
-    }
 
     /// The asset of the first clip that has (or may have) a video stream, with what is known about it.
     /// Images count (their pixel size, no frame rate); colours have no size of their own and are skipped.
     /// An entry before it whose asset is unknown for a reason already reported (refused by the reader, or not
     /// declared) may have been that clip: the result is then `(nil, .failed)`, and nothing is inferred or said.
-    private func firstVideoSource(_ timeline: Timeline) -> (asset: Asset?, knowledge: MediaKnowledge)? {
+    func firstVideoSource(_ timeline: Timeline) -> (asset: Asset?, knowledge: MediaKnowledge)? {
         for item in timeline.items {
             switch item {
             case .gap:
@@ -490,8 +544,10 @@ extension CompileSession {
             return nil
         }
         let sounds = asset.stillKind == nil && !clip.muted && (mediaFacts == nil || mediaFacts?.audio != nil)
-        return ResolvedClip(clip: clip, asset: asset, source: source, length: length, video: mediaFacts?.video, sounds: sounds,
-                            lengthIsStandIn: standsIn)
+        var resolvedClip = ResolvedClip(clip: clip, asset: asset, source: source, length: length, video: mediaFacts?.video,
+                                        sounds: sounds, lengthIsStandIn: standsIn)
+        resolvedClip.audioDuration = mediaFacts?.audio?.duration ?? mediaFacts?.duration
+        return resolvedClip
     }
 }
 

@@ -31,22 +31,25 @@ extension CompileSession {
         case .dissolve:
             let layers = [
                 LayerInstruction(track: outgoing.videoTrack, opacity: KeyList([.ramp(overlap, from: 1, to: 0)]),
-                                 transform: placementKeys(outgoing, at: start), backdrop: outgoingBackdrop, path: layerPath(0)),
-                LayerInstruction(track: incoming.videoTrack, transform: placementKeys(incoming, at: start),
-                                 backdrop: incomingBackdrop, path: layerPath(1)),
+                                 transform: placementKeys(outgoing, over: overlap), crop: cropKeys(outgoing, at: start),
+                                 backdrop: outgoingBackdrop, path: layerPath(0)),
+                LayerInstruction(track: incoming.videoTrack, transform: placementKeys(incoming, over: overlap),
+                                 crop: cropKeys(incoming, at: start), backdrop: incomingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
 
         case .push(let direction), .slide(let direction):
             let (dx, dy) = Self.entryOffset(direction, width: width, height: height)
-            let entering = KeyList([Key.ramp(overlap, from: incoming.placement.translated(dx, dy), to: incoming.placement)])
-            var leaving = placementKeys(outgoing, at: start)
+            let entering = placementKeys(incoming, over: overlap, shiftFrom: (dx, dy), shiftTo: (0, 0))
+            var leaving = placementKeys(outgoing, over: overlap)
             if case .push = transition.kind {
-                leaving = KeyList([.ramp(overlap, from: outgoing.placement, to: outgoing.placement.translated(-dx, -dy))])
+                leaving = placementKeys(outgoing, over: overlap, shiftFrom: (0, 0), shiftTo: (-dx, -dy))
             }
             let layers = [
-                LayerInstruction(track: incoming.videoTrack, transform: entering, backdrop: incomingBackdrop, path: layerPath(0)),
-                LayerInstruction(track: outgoing.videoTrack, transform: leaving, backdrop: outgoingBackdrop, path: layerPath(1)),
+                LayerInstruction(track: incoming.videoTrack, transform: entering, crop: cropKeys(incoming, at: start),
+                                 backdrop: incomingBackdrop, path: layerPath(0)),
+                LayerInstruction(track: outgoing.videoTrack, transform: leaving, crop: cropKeys(outgoing, at: start),
+                                 backdrop: outgoingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
 
@@ -62,10 +65,10 @@ extension CompileSession {
             let crop = KeyList([Key.ramp(overlap, from: Self.sourceRect(hidden, placement: incoming.placement),
                                          to: Self.sourceRect(whole, placement: incoming.placement))])
             let layers = [
-                LayerInstruction(track: incoming.videoTrack, transform: placementKeys(incoming, at: start), crop: crop,
+                LayerInstruction(track: incoming.videoTrack, transform: placementKeys(incoming, over: overlap), crop: crop,
                                  backdrop: incomingBackdrop, path: layerPath(0)),
-                LayerInstruction(track: outgoing.videoTrack, transform: placementKeys(outgoing, at: start),
-                                 backdrop: outgoingBackdrop, path: layerPath(1)),
+                LayerInstruction(track: outgoing.videoTrack, transform: placementKeys(outgoing, over: overlap),
+                                 crop: cropKeys(outgoing, at: start), backdrop: outgoingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
 
@@ -76,10 +79,12 @@ extension CompileSession {
             else { return [] }
             let secondPath = instructionsPath.index(firstIndex + 1)
             let fadingOut = LayerInstruction(track: outgoing.videoTrack, opacity: KeyList([.ramp(first, from: 1, to: 0)]),
-                                             transform: placementKeys(outgoing, at: start), backdrop: outgoingBackdrop,
+                                             transform: placementKeys(outgoing, over: first), crop: cropKeys(outgoing, at: start),
+                                             backdrop: outgoingBackdrop,
                                              path: layerPath(0))
             let fadingIn = LayerInstruction(track: incoming.videoTrack, opacity: KeyList([.ramp(second, from: 0, to: 1)]),
-                                            transform: placementKeys(incoming, at: middle), backdrop: incomingBackdrop,
+                                            transform: placementKeys(incoming, over: second), crop: cropKeys(incoming, at: middle),
+                                            backdrop: incomingBackdrop,
                                             path: secondPath.key("layers").index(0))
             return [
                 VideoInstruction(timeRange: first, layers: [fadingOut], background: color, path: path),
@@ -104,7 +109,8 @@ extension CompileSession {
     /// least as large as the canvas) or when its size is unknown; else the canvas rectangle mapped
     /// into its source pixels, in the output background.
     private func backdrop(_ clip: PlacedClip, canvas: PixelSize) -> LayerBackdrop? {
-        guard !clip.resolved.asset.isColor, let video = clip.resolved.video else { return nil }
+        // A clip the user placed, scaled or turned is a picture over the background, not a letterboxed frame.
+        guard !clip.resolved.asset.isColor, clip.clip.motion.isNone, let video = clip.resolved.video else { return nil }
         let source = displaySize(clip.resolved.asset, video)
         guard !Self.fitCovers(clip.clip.fit, source: source, canvas: canvas) else { return nil }
         let whole = CropRect(x: 0, y: 0, width: Double(canvas.width), height: Double(canvas.height))

@@ -19,9 +19,10 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String { "\(position): \(message)" }
 }
 
-/// A strict RFC 8259 parser over UTF-8 bytes.
+/// A strict RFC 8259 parser over UTF-8 bytes, with JSONC comments.
 ///
-/// A leading UTF-8 byte order mark is skipped. Invalid UTF-8 anywhere, duplicate
+/// A leading UTF-8 byte order mark is skipped. Comments (`// …` to the end of the line and
+/// `/* … */`, not nested) may stand wherever whitespace may; lines and columns count them. Invalid UTF-8 anywhere, duplicate
 /// keys in one object, lone surrogates, raw control characters in strings,
 /// trailing content and nesting deeper than `maximumDepth` are errors. Numbers
 /// are checked against the JSON grammar and kept as their literal text.
@@ -60,6 +61,8 @@ private enum ASCII {
     static let closeBracket = UInt8(ascii: "]")
     static let minus = UInt8(ascii: "-")
     static let plus = UInt8(ascii: "+")
+    static let slash = UInt8(ascii: "/")
+    static let star = UInt8(ascii: "*")
     static let dot = UInt8(ascii: ".")
     static let zero = UInt8(ascii: "0")
     static let nine = UInt8(ascii: "9")
@@ -138,12 +141,12 @@ private struct ByteParser {
             lineStart = 3
             columnCacheIndex = 3
         }
-        skipWhitespace()
+        try skipWhitespace()
         if index >= count {
             throw error("empty document", at: index, path: .root)
         }
         let document = try parseValues()
-        skipWhitespace()
+        try skipWhitespace()
         if index < count {
             throw error("unexpected content after JSON value", at: index, path: .root)
         }
@@ -160,7 +163,7 @@ private struct ByteParser {
             case ASCII.openBrace where start < count:
                 try checkDepth(at: start)
                 index += 1
-                skipWhitespace()
+                try skipWhitespace()
                 if index < count, bytes[index] == ASCII.closeBrace {
                     index += 1
                     value = JSON(.object(JSONObject()), position: position)
@@ -175,7 +178,7 @@ private struct ByteParser {
             case ASCII.openBracket where start < count:
                 try checkDepth(at: start)
                 index += 1
-                skipWhitespace()
+                try skipWhitespace()
                 if index < count, bytes[index] == ASCII.closeBracket {
                     index += 1
                     value = JSON(.array([]), position: position)
@@ -193,13 +196,13 @@ private struct ByteParser {
 
             // The value is complete: hand it to its container, closing containers as they end.
             while let top = stack.indices.last {
-                skipWhitespace()
+                try skipWhitespace()
                 if stack[top].isObject {
                     stack[top].members.append((key: stack[top].currentKey, value: value))
                     switch byte(at: index) {
                     case ASCII.comma where index < count:
                         index += 1
-                        skipWhitespace()
+                        try skipWhitespace()
                         guard index < count, bytes[index] == ASCII.quote else {
                             let message = byte(at: index) == ASCII.closeBrace && index < count
                                 ? "trailing comma in object" : "expected string key"
@@ -220,7 +223,7 @@ private struct ByteParser {
                     switch byte(at: index) {
                     case ASCII.comma where index < count:
                         index += 1
-                        skipWhitespace()
+                        try skipWhitespace()
                         if index < count, bytes[index] == ASCII.closeBracket {
                             throw error("trailing comma in array", at: index, path: path(includingCurrent: false))
                         }
@@ -255,12 +258,12 @@ private struct ByteParser {
         if try isDuplicate(key, in: top) {
             throw error("duplicate key \(JSONWriter.quoted(key))", at: keyStart, path: path(includingCurrent: true))
         }
-        skipWhitespace()
+        try skipWhitespace()
         guard index < count, bytes[index] == ASCII.colon else {
             throw error("expected ':' after object key", at: index, path: path(includingCurrent: false))
         }
         index += 1
-        skipWhitespace()
+        try skipWhitespace()
     }
 
     mutating func isDuplicate(_ key: String, in top: Int) throws(JSONSyntaxError) -> Bool {
@@ -446,7 +449,10 @@ private struct ByteParser {
 
     // MARK: Whitespace and positions
 
-    mutating func skipWhitespace() {
+    /// Skips whitespace and comments (`// …` to the end of the line, `/* … */`), keeping lines counted.
+    ///
+    /// Comments hold any valid UTF-8; a `/*` without its `*/` is an error at the `/*`.
+    mutating func skipWhitespace() throws(JSONSyntaxError) {
         while index < count {
             switch bytes[index] {
             case 0x20, 0x09:
@@ -458,9 +464,51 @@ private struct ByteParser {
                 index += 1
                 if index < count, bytes[index] == ASCII.lineFeed { index += 1 }
                 startLine()
+            case ASCII.slash where byte(at: index + 1) == ASCII.slash && index + 1 < count:
+                index += 2
+                while index < count, bytes[index] != ASCII.lineFeed, bytes[index] != ASCII.carriageReturn {
+                    try skipCommentByte()
+                }
+            case ASCII.slash where byte(at: index + 1) == ASCII.star && index + 1 < count:
+                let start = index
+                index += 2
+                while true {
+                    guard index < count else {
+                        throw error("unterminated /* comment (no closing */)", at: start, path: path(includingCurrent: false))
+                    }
+                    if bytes[index] == ASCII.star, byte(at: index + 1) == ASCII.slash, index + 1 < count {
+                        index += 2
+                        break
+                    }
+                    switch bytes[index] {
+                    case ASCII.lineFeed:
+                        index += 1
+                        startLine()
+                    case ASCII.carriageReturn:
+                        index += 1
+                        if index < count, bytes[index] == ASCII.lineFeed { index += 1 }
+                        startLine()
+                    default:
+                        try skipCommentByte()
+                    }
+                }
             default:
                 return
             }
+        }
+    }
+
+    /// Steps over one character inside a comment, refusing invalid UTF-8 there as anywhere else.
+    mutating func skipCommentByte() throws(JSONSyntaxError) {
+        guard bytes[index] >= 0x80 else {
+            index += 1
+            return
+        }
+        switch checkUTF8(at: index) {
+        case .valid(let length, _):
+            index += length
+        case .invalid(let message):
+            throw error(message, at: index, path: path(includingCurrent: false))
         }
     }
 

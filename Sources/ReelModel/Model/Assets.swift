@@ -21,6 +21,39 @@ public enum AssetSource: Sendable, Hashable {
     case color(RGBAColor)
 }
 
+/// A numbered image sequence (`{"sequence": "frames/img_%04d.png", "frameRate": 24}`) travels as a file asset
+/// whose path is the pattern followed by `marker` and its settings, the form ReelMedia opens
+/// (`ImageSequenceInput`); `reel compile` writes it back as a sequence.
+public enum ImageSequencePath {
+    /// What separates the pattern from the settings (the same text as ReelMedia's `ImageSequenceInput.marker`).
+    public static let marker = "#reel-sequence:"
+
+    /// The path of a sequence: `pattern`, frames per second, first frame number (nil: 0 if it exists, else 1).
+    public static func encode(pattern: String, frameRate: Rational, start: Int?) -> String {
+        "\(pattern)\(marker)rate=\(frameRate.numerator)/\(frameRate.denominator):start=\(start.map(String.init) ?? "auto")"
+    }
+
+    /// The pattern, rate and start a sequence path carries; nil for any other path.
+    public static func decode(_ path: String) -> (pattern: String, frameRate: Rational, start: Int?)? {
+        guard let range = path.range(of: marker) else { return nil }
+        var rate: Rational?
+        var start: Int?
+        for field in path[range.upperBound...].split(separator: ":") {
+            let parts = field.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return nil }
+            if parts[0] == "rate" {
+                let numbers = parts[1].split(separator: "/").compactMap { Int64($0) }
+                guard numbers.count == 2, numbers[0] > 0, numbers[1] > 0 else { return nil }
+                rate = Rational(numbers[0], numbers[1])
+            } else if parts[0] == "start", parts[1] != "auto" {
+                start = Int(parts[1])
+            }
+        }
+        guard let rate else { return nil }
+        return (String(path[..<range.lowerBound]), rate, start)
+    }
+}
+
 /// One entry of `assets`.
 public struct Asset: Sendable, Hashable {
     /// The asset's id (its key in `assets`).

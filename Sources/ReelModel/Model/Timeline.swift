@@ -42,6 +42,14 @@ public struct Clip: Sendable, Hashable {
     public var pitch: Pitch
     /// The passage into this clip from the previous one; nil: a cut.
     public var transition: Transition?
+    /// Timeline seconds the clip's sound starts before its picture (a J cut), taken from the source before `in`;
+    /// the sound of the item before gives way. Nil: none.
+    public var audioLead: Time?
+    /// Timeline seconds the clip's sound runs on after its picture (an L cut), taken from the source after `out`;
+    /// the sound of the item after gives way. Nil: none.
+    public var audioTail: Time?
+    /// Where the clip sits on the canvas and how it moves: `position`, `scale`, `rotation`, `crop`, `animations`.
+    public var motion = ClipMotion()
     /// Where the clip was written: `$.timeline.clips[i]`.
     public var path: JSONPath
     /// Keys whose written values the reader refused (and reported), such as `"speed"` or `"transition"`; their
@@ -64,6 +72,51 @@ public struct Clip: Sendable, Hashable {
         self.pitch = pitch
         self.transition = transition
         self.path = path
+    }
+}
+
+/// A clip's place on the canvas beyond its fit, as titles have it (SPEC §3.5): the fitted picture's centre at
+/// `position`, scaled and turned about that centre, masked by `crop`, and animated over the clip's own time.
+public struct ClipMotion: Sendable, Hashable {
+    /// Centre of the fitted picture as fractions of the render size; nil: where the fit puts it.
+    public var position: LayerPoint?
+    /// Scale factors about the centre (negative mirrors).
+    public var scale = LayerPoint(x: 1, y: 1)
+    /// Degrees clockwise on screen about the centre.
+    public var rotation = 0.0
+    /// A mask in source pixels `[x, y, w, h]` (SPEC §4.4): outside it the clip is transparent; nil: none.
+    public var crop: CropRect?
+    /// Changes of `position`, `scale` and `rotation`, relative to the clip's start on the timeline.
+    public var animations: [LayerAnimation] = []
+
+    /// No motion: the clip sits where its fit puts it.
+    public init() {}
+
+    /// Whether nothing is written: the fit alone places the clip.
+    public var isNone: Bool { self == ClipMotion() }
+
+    /// Position (nil: `fitCentre`), scale and rotation at `local` seconds since the clip's start. With
+    /// `before`, animations starting exactly at `local` are not yet applied (the value just before it).
+    func state(at local: Time, fitCentre: LayerPoint, before: Bool = false) -> LayerState {
+        var state = LayerState(opacity: 1, position: position ?? fitCentre, scale: scale, rotation: rotation)
+        let ordered = animations.sorted { $0.timeRange.start < $1.timeRange.start }
+        for animation in ordered where before ? animation.timeRange.start < local : animation.timeRange.start <= local {
+            let current: LayerAnimation.Value
+            switch animation.property {
+            case .opacity: current = .scalar(state.opacity)
+            case .rotation: current = .scalar(state.rotation)
+            case .scale: current = .point(state.scale)
+            case .position: current = .point(state.position)
+            }
+            switch (animation.property, animation.value(at: local, current: current)) {
+            case (.rotation, .scalar(let v)): state.rotation = v
+            case (.scale, .scalar(let v)): state.scale = LayerPoint(x: v, y: v)
+            case (.scale, .point(let p)): state.scale = p
+            case (.position, .point(let p)): state.position = p
+            default: break
+            }
+        }
+        return state
     }
 }
 

@@ -8,6 +8,11 @@ final class DocumentDecoder {
     var frameRate: Rational?
     /// Set when output.frameRate was written but invalid: frame-based times then say nothing more.
     var frameRateIsBroken = false
+    /// The rate the project renders at when output.frameRate is absent (the first video clip's, found by probing),
+    /// for `"Nf"` and timecodes; nil until the loader has probed.
+    var defaultFrameRate: Rational?
+    /// Set when a frame-based time was met with no frame rate to count it at.
+    var neededFrameRate = false
     /// Asset ids declared in `assets`, for reference checks.
     var assetIDs: [String] = []
     /// Set when the command line replaces `output.path` (`-o`): the written path's extension then says nothing.
@@ -305,15 +310,17 @@ final class DocumentDecoder {
                 return nil
             }
         case .string(let text):
-            if frameRate == nil, isFrameBased(text) {
+            let rate = frameRate ?? (frameRateIsBroken ? nil : defaultFrameRate)
+            if rate == nil, isFrameBased(text) {
+                neededFrameRate = true
                 if !frameRateIsBroken {
                     error(path, "\"\(text)\" counts frames, but the project has no frame rate",
-                          hint: "set output.frameRate, or write the time in seconds")
+                          hint: "set output.frameRate, or write the time in seconds (without output.frameRate, frames count at the first clip's rate once its media is probed)")
                 }
                 return nil
             }
             do {
-                return try TimeSyntax.parseString(text, frameRate: frameRate)
+                return try TimeSyntax.parseString(text, frameRate: rate)
             } catch {
                 self.error(path, error.message)
                 return nil

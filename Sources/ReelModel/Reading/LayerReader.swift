@@ -106,7 +106,7 @@ extension DocumentDecoder {
         return (range, position, animations)
     }
 
-    private func readAnimation(_ json: JSON, _ path: JSONPath) -> LayerAnimation? {
+    func readAnimation(_ json: JSON, _ path: JSONPath) -> LayerAnimation? {
         guard let fields = object(json, path, .animation, expected: "an animation object") else { return nil }
         let property: LayerAnimation.Property? = fields["property"].flatMap { enumeration($0, path.key("property"), "animated property") }
         let range = rangeFields(fields, what: "animation")
@@ -130,7 +130,7 @@ extension DocumentDecoder {
     }
 
     /// A value of `property`: opacity 0…1, rotation in degrees, scale s or [sx, sy], position [x, y].
-    private func animationValue(_ json: JSON, _ path: JSONPath, _ property: LayerAnimation.Property) -> LayerAnimation.Value? {
+    func animationValue(_ json: JSON, _ path: JSONPath, _ property: LayerAnimation.Property) -> LayerAnimation.Value? {
         switch property {
         case .opacity:
             return double(json, path, in: 0...1).map { .scalar($0) }
@@ -150,7 +150,7 @@ extension DocumentDecoder {
     }
 
     /// Animations inside their layer's time, and no two of one property overlapping.
-    private func animationsFit(_ animations: [LayerAnimation], layerDuration: Time, what: String) -> Bool {
+    func animationsFit(_ animations: [LayerAnimation], layerDuration: Time, what: String) -> Bool {
         var fits = true
         for animation in animations where animation.timeRange.end > layerDuration {
             error(animation.path,
@@ -219,7 +219,7 @@ extension DocumentDecoder {
     /// A layer's centre may lie off the canvas, up to 100 render sizes away (fractions of the render size).
     static let positionRange: ClosedRange<Double> = -100...100
 
-    private func point(_ json: JSON, _ path: JSONPath, what: String, in range: ClosedRange<Double>? = nil) -> LayerPoint? {
+    func point(_ json: JSON, _ path: JSONPath, what: String, in range: ClosedRange<Double>? = nil) -> LayerPoint? {
         numbers(json, path, count: 2, expected: what, in: range).map { LayerPoint(x: $0[0], y: $0[1]) }
     }
 

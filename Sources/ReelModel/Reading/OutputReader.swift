@@ -205,10 +205,34 @@ extension DocumentDecoder {
         return assets
     }
 
+    /// `{"sequence": "frames/img_%04d.png", "frameRate": 24, "start": 1}`: numbered images played as a video.
+    private func readSequence(id: String, _ json: JSON, _ fields: Fields, _ path: JSONPath) -> Asset? {
+        guard let pattern = filePath(json, path.key("sequence")) else { return nil }
+        let conversions = pattern.matches(of: /%0?[0-9]*d/).count
+        guard conversions == 1, pattern.filter({ $0 == "%" }).count == 1 else {
+            error(path.key("sequence"), "an image sequence pattern has exactly one frame number, %d or %0Nd (like img_%04d.png)",
+                  hint: "write the numbered part of the file names as %04d for 4 digits with leading zeros")
+            return nil
+        }
+        guard let rateJSON = fields["frameRate"] else {
+            error(path, "missing \"frameRate\"", hint: "say how many images a second the sequence plays, e.g. \"frameRate\": 24")
+            return nil
+        }
+        guard let rate = readFrameRate(rateJSON, path.key("frameRate")) else { return nil }
+        var start: Int?
+        if let startJSON = fields["start"] {
+            guard let number = integer(startJSON, path.key("start"), in: 0...999_999_999, what: "a frame number") else { return nil }
+            start = number
+        }
+        return Asset(id: id, source: .file(path: ImageSequencePath.encode(pattern: pattern, frameRate: rate, start: start),
+                                           videoTrack: nil, audioTrack: nil, language: nil, rotation: .auto), path: path)
+    }
+
     private func readAsset(id: String, _ json: JSON, _ path: JSONPath) -> Asset? {
         // A file asset, or one without a kind key, is checked against every asset key, so that a misspelt
         // "image" or "color" still gets its "did you mean".
-        let kinds: [(key: String, shape: ObjectShape)] = [("path", .asset), ("image", .imageAsset), ("color", .colorAsset)]
+        let kinds: [(key: String, shape: ObjectShape)] = [("path", .asset), ("image", .imageAsset), ("color", .colorAsset),
+                                                          ("sequence", .sequenceAsset)]
         let present = json.value.objectValue.map { object in kinds.filter { object[$0.key] != nil } } ?? []
         if present.count > 1 {
             error(path, "an asset is one of path, image or color, found \(present.map(\.key).joined(separator: " and "))",
@@ -219,6 +243,9 @@ extension DocumentDecoder {
         if let imageJSON = fields["image"] {
             guard let file = filePath(imageJSON, path.key("image")) else { return nil }
             return Asset(id: id, source: .image(path: file), path: path)
+        }
+        if let sequenceJSON = fields["sequence"] {
+            return readSequence(id: id, sequenceJSON, fields, path)
         }
         if let colorJSON = fields["color"] {
             guard let color = color(colorJSON, path.key("color")) else { return nil }

@@ -22,8 +22,12 @@ public enum ProjectReader {
     /// that the compiler and validator can still look at the rest and one run lists every problem. Each
     /// diagnostic carries its place in the document (`position`). With `outputPathOverridden` (the CLI's `-o`),
     /// `output.path` is not checked for a container: the path replacing it is.
-    public static func readDocument(_ bytes: [UInt8], baseDirectory: String, outputPathOverridden: Bool = false)
-        -> ProjectReading {
+    ///
+    /// `defaultFrameRate` is the rate the project renders at when it writes no `output.frameRate` (the first
+    /// video clip's, which only probing tells): `"Nf"` and timecodes then count frames at it. Without it such times
+    /// are errors, and the reading says `neededFrameRate`, so a loader can probe and read again.
+    public static func readDocument(_ bytes: [UInt8], baseDirectory: String, outputPathOverridden: Bool = false,
+                                    defaultFrameRate: Rational? = nil) -> ProjectReading {
         let document: JSON
         do {
             document = try JSONParser.parse(bytes)
@@ -36,9 +40,12 @@ public enum ProjectReader {
         }
         let decoder = DocumentDecoder()
         decoder.outputPathOverridden = outputPathOverridden
+        decoder.defaultFrameRate = defaultFrameRate
         let project = decode(document, decoder: decoder, baseDirectory: baseDirectory)
         let reading = ProjectReading(project: project, document: document, diagnostics: [])
-        return ProjectReading(project: project, document: document, diagnostics: reading.placed(decoder.diagnostics))
+        var result = ProjectReading(project: project, document: document, diagnostics: reading.placed(decoder.diagnostics))
+        result.neededFrameRate = decoder.neededFrameRate
+        return result
     }
 
     /// Reads a document given as text (tests, stdin already decoded).
@@ -138,6 +145,8 @@ public struct ProjectReading: Sendable {
     public let document: JSON?
     /// The reader's diagnostics, each with its position in the document.
     public let diagnostics: [Diagnostic]
+    /// Whether a frame-based time (`"Nf"`, a timecode) could not be read for want of a frame rate.
+    public internal(set) var neededFrameRate = false
 
     /// Whether the reader found any error.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }

@@ -120,8 +120,66 @@ extension DocumentDecoder {
                         duration: refused.contains("duration") ? nil : duration, speed: speed,
                         volume: volume ?? 1, muted: muted ?? false, fit: fit ?? .contain, pitch: pitch ?? .keep,
                         transition: transition, path: path)
+        if let motion = readClipMotion(fields, path) { clip.motion = motion } else { refused.insert("animations") }
+        clip.audioLead = take(fields["audioLead"].flatMap { positiveDuration($0, path.key("audioLead"), what: "audioLead") }, "audioLead")
+        clip.audioTail = take(fields["audioTail"].flatMap { positiveDuration($0, path.key("audioTail"), what: "audioTail") }, "audioTail")
         clip.refusedKeys = refused
         return .clip(clip)
+    }
+
+    /// A clip's `position`, `scale`, `rotation`, `crop` and `animations` (as titles have them, SPEC §3.5; crop as
+    /// SPEC §4.4). Nil after reporting a problem.
+    private func readClipMotion(_ fields: Fields, _ path: JSONPath) -> ClipMotion? {
+        var motion = ClipMotion()
+        var valid = true
+        if let json = fields["position"] {
+            if let value = point(json, path.key("position"), what: "a position [x, y]", in: Self.positionRange) {
+                motion.position = value
+            } else { valid = false }
+        }
+        if let json = fields["scale"] {
+            switch animationValue(json, path.key("scale"), .scale) {
+            case .scalar(let s)?: motion.scale = LayerPoint(x: s, y: s)
+            case .point(let p)?: motion.scale = p
+            case nil: valid = false
+            }
+        }
+        if let json = fields["rotation"] {
+            if case .scalar(let degrees)? = animationValue(json, path.key("rotation"), .rotation) {
+                motion.rotation = degrees
+            } else { valid = false }
+        }
+        if let json = fields["crop"] {
+            if let values = numbers(json, path.key("crop"), count: 4, expected: "a crop [x, y, w, h] in source pixels",
+                                    in: -65_536...65_536) {
+                if values[2] > 0, values[3] > 0 {
+                    motion.crop = CropRect(x: values[0], y: values[1], width: values[2], height: values[3])
+                } else {
+                    error(path.key("crop"), "a crop's width and height must be greater than 0",
+                          hint: "write [x, y, w, h] with w and h in source pixels")
+                    valid = false
+                }
+            } else { valid = false }
+        }
+        if let json = fields["animations"], let entries = array(json, path.key("animations")) {
+            for (entryJSON, entryPath) in entries {
+                guard let animation = readAnimation(entryJSON, entryPath) else {
+                    valid = false
+                    continue
+                }
+                if animation.property == .opacity {
+                    error(entryPath.key("property"), "a clip's opacity is not animated: its transitions set it",
+                          hint: "animate position, scale or rotation; fade a clip with a dissolve or dip")
+                    valid = false
+                    continue
+                }
+                motion.animations.append(animation)
+            }
+            if !animationsFit(motion.animations, layerDuration: Compiler.maximumDuration, what: "clip") { valid = false }
+        } else if fields.has("animations") {
+            valid = false
+        }
+        return valid ? motion : nil
     }
 
     /// A clip's `transition` (SPEC §3.1): `type`, `duration`, `direction` (push, slide, wipe),

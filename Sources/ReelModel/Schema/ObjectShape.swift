@@ -27,7 +27,7 @@ extension ObjectShape {
     /// Every shape of the table that stands for one object of the schema; the derived `asset` is not among them.
     public static let all: [ObjectShape] = [
         .project, .timeRange,
-        .output, .videoOutput, .audioOutput, .loudness, .fileAsset, .imageAsset, .colorAsset,
+        .output, .videoOutput, .audioOutput, .loudness, .fileAsset, .imageAsset, .colorAsset, .sequenceAsset,
         .timeline, .gap, .clip, .transition, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .animation,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
@@ -72,13 +72,17 @@ extension ObjectShape {
     /// An asset that is a still image (SPEC §2.2).
     public static let imageAsset = ObjectShape(name: "image asset", allowed: ["image"], required: ["image"])
 
+    /// An asset that is a numbered image sequence played as a video.
+    public static let sequenceAsset = ObjectShape(
+        name: "image sequence asset", allowed: ["sequence", "frameRate", "start"], required: ["sequence", "frameRate"])
+
     /// An asset that is a solid colour (SPEC §2.2).
     public static let colorAsset = ObjectShape(name: "color asset", allowed: ["color"], required: ["color"])
 
     /// An asset before its kind is known: the keys of the file, image and colour assets, in that
     /// order, none required (a missing `"path"` gets its own diagnostic).
     public static let asset = ObjectShape(
-        name: "asset", allowed: fileAsset.allowed + imageAsset.allowed + colorAsset.allowed)
+        name: "asset", allowed: fileAsset.allowed + imageAsset.allowed + colorAsset.allowed + sequenceAsset.allowed)
 
     // MARK: timeline
 
@@ -92,7 +96,8 @@ extension ObjectShape {
     /// A clip in `timeline.clips` (SPEC §3.1).
     public static let clip = ObjectShape(
         name: "clip",
-        allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition"],
+        allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
+                  "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations"],
         required: ["asset"])
 
     /// A clip's `transition` (SPEC §3.1).

@@ -60,6 +60,7 @@ public enum ProjectSchema {
             FormatTable(shape: .fileAsset, keys: fileAssetKeys),
             FormatTable(shape: .imageAsset, keys: imageAssetKeys),
             FormatTable(shape: .colorAsset, keys: colorAssetKeys),
+            FormatTable(shape: .sequenceAsset, keys: sequenceAssetKeys),
             FormatTable(shape: .timeline, keys: timelineKeys),
             FormatTable(shape: .clip, keys: clipKeys),
             FormatTable(shape: .gap, keys: gapKeys),
@@ -262,6 +263,35 @@ public enum ProjectSchema {
                       default: .enumCase(Fit.contain)),
             FormatKey("pitch", ref("pitch"), "How the audio of a clip at a speed other than 1 sounds.", default: .enumCase(Pitch.keep)),
             FormatKey("transition", ref("transition"), "The passage into this clip from the previous one.", default: .described("a cut")),
+            FormatKey("audioLead", ref("duration"),
+                      "A J cut: the clip's sound starts this long (seconds, timeline time) before its picture, taken from the source before in; the sound of the item before gives way.",
+                      default: .described("none"), example: #""500ms""#),
+            FormatKey("audioTail", ref("duration"),
+                      "An L cut: the clip's sound runs on this long (seconds, timeline time) after its picture, taken from the source after out; the sound of the item after gives way.",
+                      default: .described("none"), example: #""12f""#),
+            FormatKey("position", ref("point"),
+                      "Centre of the fitted picture as fractions of the render size [x, y]; scale and rotation turn about it.",
+                      default: .described("where the fit puts it (the canvas centre for contain and cover)"), example: "[0.75, 0.25]"),
+            FormatKey("scale", ref("scale"), "Scale about the picture's centre: s or [sx, sy] (negative mirrors).", default: .number("1")),
+            FormatKey("rotation", object([("type", .string("number"))]), "Degrees clockwise on screen about the picture's centre.",
+                      default: .number("0")),
+            FormatKey("crop", ref("crop"), "A mask [x, y, w, h] in source pixels: outside it the clip is transparent; the picture stays where it is.",
+                      default: .described("none")),
+            FormatKey("animations", arrayOf(ref("animation")),
+                      "Changes of position, scale or rotation over the clip's own time (start relative to the clip's start on the timeline), as on titles.",
+                      default: .described("none")),
+        ]
+    }
+
+    private static var sequenceAssetKeys: [FormatKey] {
+        [
+            FormatKey("sequence", nonEmptyString,
+                      "Numbered image files played as a video, relative to the project's folder, with one %d or %0Nd where the number goes; every number from the first to the last in the folder must exist.",
+                      default: .required, example: #""frames/img_%04d.png""#),
+            FormatKey("frameRate", ref("frameRate"), "Images per second: frame k of the sequence (counting from its first number) shows at k / frameRate.",
+                      default: .required, example: "24"),
+            FormatKey("start", object([("type", .string("integer")), ("minimum", .number("0"))]), "The first image's number.",
+                      default: .described("0 if that file exists, else 1")),
         ]
     }
 
@@ -650,6 +680,8 @@ public enum ProjectSchema {
                           closed(.imageAsset, imageAssetKeys)),
                 described("A solid opaque colour, usable for any duration; its clips need a duration and cover the whole canvas whatever their fit.",
                           closed(.colorAsset, colorAssetKeys)),
+                described("Numbered images played as a video (frame-exact at the stated rate).",
+                          closed(.sequenceAsset, sequenceAssetKeys)),
             ]))])),
         ]
     }

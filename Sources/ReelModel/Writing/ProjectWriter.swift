@@ -83,6 +83,14 @@ public enum ProjectWriter {
     private static func assetValue(_ asset: Asset) -> JSONValue {
         switch asset.source {
         case .file(let path, let videoTrack, let audioTrack, let language, let rotation):
+            if let sequence = ImageSequencePath.decode(path) {
+                var members: [(String, JSONValue)] = [
+                    ("sequence", .string(sequence.pattern)),
+                    ("frameRate", .string("\(sequence.frameRate.numerator)/\(sequence.frameRate.denominator)")),
+                ]
+                if let start = sequence.start { members.append(("start", .number(String(start)))) }
+                return object(members)
+            }
             var members: [(String, JSONValue)] = [("path", .string(path))]
             if let videoTrack { members.append(("videoTrack", .number(String(videoTrack)))) }
             if let audioTrack { members.append(("audioTrack", .number(String(audioTrack)))) }

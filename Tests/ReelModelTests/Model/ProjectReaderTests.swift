@@ -125,8 +125,8 @@ import ReelTime
         {"reel": 1, "assets": {"a": {"path": "a.mp4"}},
          "timeline": {"clips": [{"asset": "a", "in": "48f", "out": "00:00:10:00"}]}}
         """) == [
-            "error: $.timeline.clips[0].in: \"48f\" counts frames, but the project has no frame rate\n       hint: set output.frameRate, or write the time in seconds",
-            "error: $.timeline.clips[0].out: \"00:00:10:00\" counts frames, but the project has no frame rate\n       hint: set output.frameRate, or write the time in seconds",
+            "error: $.timeline.clips[0].in: \"48f\" counts frames, but the project has no frame rate\n       hint: set output.frameRate, or write the time in seconds (without output.frameRate, frames count at the first clip's rate once its media is probed)",
+            "error: $.timeline.clips[0].out: \"00:00:10:00\" counts frames, but the project has no frame rate\n       hint: set output.frameRate, or write the time in seconds (without output.frameRate, frames count at the first clip's rate once its media is probed)",
         ])
     }
 
@@ -141,7 +141,7 @@ import ReelTime
             "error: $.assets.a: missing \"path\"\n       hint: give the asset a \"path\" (or \"image\" or \"color\")",
             "error: $.timeline.clip: unknown key \"clip\"\n       hint: did you mean \"clips\"?",
             "error: $.timeline.clips[0].speeed: unknown key \"speeed\"\n       hint: did you mean \"speed\"?",
-            "error: $.timeline.clips[0].zzz: unknown key \"zzz\"\n       hint: allowed keys: asset, in, out, duration, speed, volume, muted, fit, pitch, transition",
+            "error: $.timeline.clips[0].zzz: unknown key \"zzz\"\n       hint: allowed keys: asset, in, out, duration, speed, volume, muted, fit, pitch, transition, audioLead, audioTail, position, scale, rotation, crop, animations",
         ])
     }
 

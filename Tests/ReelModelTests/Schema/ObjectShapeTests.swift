@@ -13,7 +13,8 @@ struct ObjectShapeTests {
             #expect(shape.required.allSatisfy(shape.allowed.contains), "\(shape.name): a required key is not allowed")
         }
         #expect(ObjectShape.asset.allowed
-            == ObjectShape.fileAsset.allowed + ObjectShape.imageAsset.allowed + ObjectShape.colorAsset.allowed)
+            == ObjectShape.fileAsset.allowed + ObjectShape.imageAsset.allowed + ObjectShape.colorAsset.allowed
+                + ObjectShape.sequenceAsset.allowed)
         #expect(ObjectShape.asset.required == [])
         #expect(ProjectReader.topLevelKeys == ObjectShape.project.allowed)
     }
@@ -74,6 +75,7 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .fileAsset: ["#/$defs/asset/oneOf/0"],
     .imageAsset: ["#/$defs/asset/oneOf/1"],
     .colorAsset: ["#/$defs/asset/oneOf/2"],
+    .sequenceAsset: ["#/$defs/asset/oneOf/3"],
     .timeline: ["#/$defs/timeline"],
     .gap: ["#/$defs/gap"],
     .clip: ["#/$defs/clip"],
@@ -165,6 +167,7 @@ private let readerProbes: [ReaderProbe] = [
     ReaderProbe(shape: .asset, document: editing(assets: #"{"a": {"path": "a.mp4"}, "b": {"zzzz": 1}}"#)),
     ReaderProbe(shape: .imageAsset, document: editing(assets: #"{"a": {"path": "a.mp4"}, "b": {"image": "b.png", "zzzz": 1}}"#)),
     ReaderProbe(shape: .colorAsset, document: editing(assets: ##"{"a": {"path": "a.mp4"}, "b": {"color": "#000000", "zzzz": 1}}"##)),
+    ReaderProbe(shape: .sequenceAsset, document: editing(assets: #"{"a": {"path": "a.mp4"}, "b": {"sequence": "f/%04d.png", "frameRate": 24, "zzzz": 1}}"#)),
     ReaderProbe(shape: .timeline, document: #"{"reel": 1, "timeline": {"clips": [], "zzzz": 1}}"#),
     ReaderProbe(shape: .gap, document: editing(#""clips": [{"asset": "a"}, {"gap": 1, "zzzz": 1}]"#)),
     ReaderProbe(shape: .clip, document: editing(#""clips": [{"zzzz": 1}]"#)),
