@@ -27,6 +27,7 @@ struct Render: ParsableCommand {
               reel render project.json --progress json 2>progress.jsonl
               reel render project.json --chunk 2/8 -o part-2.mkv
               reel render project.json --chunk audio -o sound.mov
+              reel render template.json --set title="Hello" --set duration=3 --vars row.json
             """)
 
     enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
@@ -86,6 +87,8 @@ struct Render: ParsableCommand {
         return (index, count)
     }
 
+    @OptionGroup var template: TemplateOptions
+
     @OptionGroup var media: MediaOptions
 
     @OptionGroup var interchange: InterchangeArguments
@@ -134,6 +137,7 @@ struct Render: ParsableCommand {
         }
         overrides.renderScale = renderScale.flatMap(Self.scale)
         overrides.smart = smart
+        overrides.variables = try template.values()
 
         var policy = media.policy
         policy.decoderThreads = threads ?? 0

@@ -26,6 +26,8 @@ struct Validate: ParsableCommand {
     @Flag(name: .customLong("no-probe"), help: "Do not open media files: a lint that skips the checks needing them.")
     var noProbe = false
 
+    @OptionGroup var template: TemplateOptions
+
     @OptionGroup var media: MediaOptions
 
     @OptionGroup var interchange: InterchangeArguments
@@ -54,8 +56,10 @@ struct Validate: ParsableCommand {
     /// Checks one project, printing its problems; returns its exit code.
     private func check(_ project: String) throws -> ExitCode {
         // A lint looks at the project alone; a full check includes where the output goes.
+        var overrides = ProjectOverrides()
+        overrides.variables = try template.values()
         let loaded = try loadProject(project, interchange, probe: !noProbe, policy: media.policy,
-                                     checkOutput: !noProbe)
+                                     overrides: overrides, checkOutput: !noProbe)
         Exit.report(loaded.diagnostics, file: ProjectFile(argument: project), json: json)
         return Exit.code(for: loaded.diagnostics)
     }
@@ -68,12 +72,21 @@ struct Compile: ParsableCommand {
         discussion: """
             File paths in the result are absolute, so it renders the same from wherever it is saved.
 
-            Example:
+            With --filled, a template is printed filled in with its values (--set, --vars, defaults) instead: \
+            the editing form as the reader sees it, before compiling.
+
+            Examples:
               reel compile project.json > explicit.json && reel render explicit.json
+              reel compile template.json --set title=Hi --filled
             """)
 
     @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
+
+    @Flag(help: "Print the filled-in template (before compiling) instead of the explicit form.")
+    var filled = false
+
+    @OptionGroup var template: TemplateOptions
 
     @OptionGroup var media: MediaOptions
 
@@ -81,8 +94,18 @@ struct Compile: ParsableCommand {
 
     func run() throws {
         media.applyLogLevel()
-        let loaded = try loadProject(project, interchange, policy: media.policy)
+        var overrides = ProjectOverrides()
+        overrides.variables = try template.values()
+        let loaded = try loadProject(project, interchange, probe: !filled, policy: media.policy, overrides: overrides)
         Exit.report(loaded.diagnostics, file: ProjectFile(argument: project))
+        if filled {
+            guard let filling = loaded.filling, filling.isComplete, !loaded.hasErrors else {
+                if loaded.filling == nil { throw CommandFailure(.usage, "--filled: \(project) is not a template (it declares no variables)") }
+                throw CommandFailure.rejected(loaded.diagnostics)
+            }
+            printOutput(JSONWriter.write(filling.document.value, pretty: true))
+            return
+        }
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         printOutput(ProjectWriter.explicitProject(compiled.withAbsolutePaths()))
     }

@@ -22,11 +22,16 @@ public enum ProjectReader {
     /// that the compiler and validator can still look at the rest and one run lists every problem. Each
     /// diagnostic carries its place in the document (`position`). With `outputPathOverridden` (the CLI's `-o`),
     /// `output.path` is not checked for a container: the path replacing it is.
-    public static func readDocument(_ bytes: [UInt8], baseDirectory: String, outputPathOverridden: Bool = false)
-        -> ProjectReading {
-        let document: JSON
+    ///
+    /// A document that declares `variables` is a template (docs/batch.md): it is filled in with `variables` (by
+    /// name; defaults for the rest) before it is decoded, and diagnostics about filled-in values name the
+    /// variable and where its value came from. `variables` given for a document that is not a template are
+    /// reported as errors.
+    public static func readDocument(_ bytes: [UInt8], baseDirectory: String, outputPathOverridden: Bool = false,
+                                    variables: [String: VariableValue] = [:]) -> ProjectReading {
+        let parsed: JSON
         do {
-            document = try JSONParser.parse(bytes)
+            parsed = try JSONParser.parse(bytes)
         } catch {
             var diagnostic = Diagnostic(.error, path: error.path,
                                         message: "\(error.message) at line \(error.position.line), column \(error.position.column)",
@@ -34,6 +39,24 @@ public enum ProjectReader {
             diagnostic.position = error.position
             return ProjectReading(project: nil, document: nil, diagnostics: [diagnostic])
         }
+        let template = Template(document: parsed)
+        guard template.isTemplate || !variables.isEmpty else {
+            return readDocument(parsed: parsed, baseDirectory: baseDirectory, outputPathOverridden: outputPathOverridden)
+        }
+        let filling = template.fill(variables)
+        let placing = ProjectReading(project: nil, document: parsed, diagnostics: [])
+        let templateProblems = placing.placed(filling.diagnostics)
+        guard filling.isComplete else {
+            return ProjectReading(project: nil, document: parsed, diagnostics: templateProblems, filling: filling)
+        }
+        let reading = readDocument(parsed: filling.document, baseDirectory: baseDirectory,
+                                   outputPathOverridden: outputPathOverridden)
+        return ProjectReading(project: reading.project, document: reading.document,
+                              diagnostics: templateProblems + filling.annotate(reading.diagnostics), filling: filling)
+    }
+
+    /// Decodes a parsed (and, for a template, filled-in) document.
+    static func readDocument(parsed document: JSON, baseDirectory: String, outputPathOverridden: Bool) -> ProjectReading {
         let decoder = DocumentDecoder()
         decoder.outputPathOverridden = outputPathOverridden
         let project = decode(document, decoder: decoder, baseDirectory: baseDirectory)
@@ -138,6 +161,16 @@ public struct ProjectReading: Sendable {
     public let document: JSON?
     /// The reader's diagnostics, each with its position in the document.
     public let diagnostics: [Diagnostic]
+    /// For a template: how it was filled in (the values, and which variable went where). Nil for a plain project.
+    public let filling: TemplateFilling?
+
+    /// A reading of `document`.
+    public init(project: Project?, document: JSON?, diagnostics: [Diagnostic], filling: TemplateFilling? = nil) {
+        self.project = project
+        self.document = document
+        self.diagnostics = diagnostics
+        self.filling = filling
+    }
 
     /// Whether the reader found any error.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }

@@ -39,7 +39,8 @@ extension ObjectShape {
     /// The project document (SPEC §2).
     public static let project = ObjectShape(
         name: "project",
-        allowed: ["reel", "output", "assets", "timeline", "composition", "audioMix", "videoComposition", "$schema"],
+        allowed: ["reel", "output", "assets", "timeline", "composition", "audioMix", "videoComposition", "$schema",
+                  "variables"],
         required: ["reel"])
 
     /// A half-open time range `{"start", "duration"|"end"}` (SPEC §1); exactly one of duration and end is checked apart.

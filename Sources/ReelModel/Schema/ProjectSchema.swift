@@ -40,6 +40,16 @@ public enum ProjectSchema {
             ("videoComposition", ref("videoComposition")),
             ("$schema", described("The schema an editor should use for completion (e.g. the output of `reel schema`); "
                                       + "reel ignores it.", object([("type", .string("string"))]))),
+            ("variables", described(
+                "Makes the project a template (docs/batch.md): variable name → declaration. Any string may use "
+                    + "{{name}}; a string that is exactly {{name}} takes the variable's type. Values come from "
+                    + "--set, --vars or a row of reel batch, and are filled in before the project is read (this "
+                    + "schema describes the filled-in document).",
+                object([
+                    ("type", .string("object")),
+                    ("propertyNames", pattern("^[A-Za-z_][A-Za-z0-9_-]{0,63}$")),
+                    ("additionalProperties", ref("variable")),
+                ]))),
         ]) + [
             ("oneOf", array([
                 described("The editing form (SPEC §3).", object([
@@ -59,7 +69,23 @@ public enum ProjectSchema {
 
     private static var definitions: [(String, JSONValue)] {
         timeDefinitions + valueDefinitions + outputDefinitions + timelineDefinitions + explicitDefinitions
-            + layerDefinitions + keyListDefinitions
+            + layerDefinitions + keyListDefinitions + templateDefinitions
+    }
+
+    private static var templateDefinitions: [(String, JSONValue)] {
+        [
+            ("variable", described("A template variable: its type, default value, description and, for numbers, range.",
+                                   object(closedMembers([
+                ("type", described("What values it takes (default string). A path may name subfolders but never "
+                                       + "leaves the template's folder; any other type put into a file path must "
+                                       + "be a plain file name part.",
+                                   enumeration(VariableType.allCases.map(\.rawValue)))),
+                ("default", described("The value when none is given; without it every render must give one.", object([]))),
+                ("description", described("What the variable is for.", object([("type", .string("string"))]))),
+                ("minimum", described("Numbers only: the smallest allowed value.", object([("type", .string("number"))]))),
+                ("maximum", described("Numbers only: the largest allowed value.", object([("type", .string("number"))]))),
+            ], required: [])))),
+        ]
     }
 
     /// Characters that may not appear in ids (C0 and C1 controls).
