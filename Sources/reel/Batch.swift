@@ -66,6 +66,9 @@ struct Batch: ParsableCommand {
     @Flag(help: "Replace outputs that exist.")
     var force = false
 
+    @Flag(name: .customLong("dry-run"), help: "Validate every row and print where each would go; render nothing.")
+    var dryRun = false
+
     @Flag(name: .shortAndLong, help: "Write nothing but errors.")
     var quiet = false
 
@@ -216,6 +219,14 @@ struct Batch: ParsableCommand {
             throw CommandFailure(worst)
         }
 
+        if dryRun {
+            for planned in plans {
+                printOutput("row \(planned.row)\t\(planned.upToDate ? "up to date" : "render")\t\(planned.output)")
+            }
+            let worst = Exit.worst(failures.map(\.code))
+            if worst != .success { throw CommandFailure(worst) }
+            return
+        }
         let journal = try Manifest(path: manifest, append: resume)
         for failure in failures {
             journal.record(row: failure.row, output: failure.output, status: "failed", exitCode: failure.code,
