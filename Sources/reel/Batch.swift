@@ -214,7 +214,7 @@ struct Batch: ParsableCommand {
         if !failures.isEmpty && !keepGoing {
             let worst = Exit.worst(failures.map(\.code))
             printError("error: \(failures.count) of \(selected.count + badRowNumbers.count) rows are not valid "
-                       + "(rows \(Self.list(failures.map(\.row)))); nothing was rendered"
+                       + "(row\(failures.count == 1 ? "" : "s") \(Self.list(failures.map(\.row)))); nothing was rendered"
                        + "\n       hint: fix them, or pass --keep-going to render the others")
             throw CommandFailure(worst)
         }
