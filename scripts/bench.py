@@ -889,7 +889,8 @@ def main():
     args = parse_arguments()
     try:
         reel = check_tools(args)
-        ensure_media()
+        if args.cases or args.memory_minutes or args.chunk_minutes > 0 or args.smart_rounds > 0:
+            ensure_media()
         cases = [COMPARISONS[name](args) for name in args.cases]
         print(f"bench: {args.rounds} rounds (+{args.warmup} warm-up), interleaved; "
               f"h264 crf {CRF} preset {ENCODER_PRESET}, aac {AUDIO_BITRATE // 1000}k; {os.cpu_count()} CPUs")

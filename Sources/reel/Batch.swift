@@ -119,7 +119,11 @@ struct Batch: ParsableCommand {
                                  + "(docs/batch.md)")
         }
         let placing = ProjectReading(project: nil, document: parsed, diagnostics: [])
-        let templateProblems = placing.placed(shape.diagnostics)
+        // A variable only the -o pattern uses is used.
+        let patternNames = output.flatMap { try? Template.variables(inPattern: $0).get() } ?? []
+        let templateProblems = placing.placed(shape.diagnostics).filter { diagnostic in
+            !(diagnostic.severity == .warning && patternNames.contains { diagnostic.path == JSONPath.root.key("variables").key($0) })
+        }
         Exit.report(quiet ? templateProblems.filter { $0.severity == .error } : templateProblems, file: file)
         if templateProblems.contains(where: { $0.severity == .error }) { throw CommandFailure.rejected(templateProblems) }
         if let output, case .success(let names) = Template.variables(inPattern: output) {

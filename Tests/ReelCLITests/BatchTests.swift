@@ -15,9 +15,10 @@ import Glibc
     static let template = """
         { "reel": 1,
           "variables": {
+            "id": { "type": "string", "default": "single" },
             "name": { "type": "string", "description": "what the card says" },
             "seconds": { "type": "number", "default": 0.5, "minimum": 0.2, "maximum": 60 } },
-          "output": { "path": "single.mp4", "size": [64, 36], "frameRate": 10, "preset": "draft" },
+          "output": { "path": "{{id}}.mp4", "size": [64, 36], "frameRate": 10, "preset": "draft" },
           "assets": { "photo": { "image": "photo.png" } },
           "timeline": { "clips": [ { "asset": "photo", "duration": "{{seconds}}" } ],
                         "titles": [ { "text": "{{name}}", "start": 0, "duration": "{{seconds}}", "size": 8 } ] } }
@@ -67,7 +68,7 @@ import Glibc
         #expect(!filled.stdoutText.contains("variables"))
         let missing = try reel(["validate", "t.json"])
         #expect(missing.status == 65)
-        #expect(missing.stderrText.contains("t.json:3:13: error: $.variables.name: variable name has no value"), "\(missing.stderrText)")
+        #expect(missing.stderrText.contains("t.json:4:13: error: $.variables.name: variable name has no value"), "\(missing.stderrText)")
         let typo = try reel(["render", "t.json", "--set", "nme=x", "--set", "name=x"])
         #expect(typo.status == 64)
         #expect(typo.stderrText.contains("did you mean name?"), "\(typo.stderrText)")
@@ -114,8 +115,8 @@ import Glibc
         let refused = try reel(["batch", "t.json", "rows.jsonl", "-o", "out/{{id}}.mp4", "--manifest", "m.jsonl"])
         #expect(refused.status == 65)
         #expect(try outputs().isEmpty)
-        for expected in ["row 2: t.json:4:16: error: $.variables.seconds: row 2 of rows.jsonl (line 2), column \"seconds\": 99 is above the maximum 60",
-                         "row 3: t.json:3:13: error: $.variables.name: variable name has no value",
+        for expected in ["row 2: t.json:5:16: error: $.variables.seconds: row 2 of rows.jsonl (line 2), column \"seconds\": 99 is above the maximum 60",
+                         "row 3: t.json:4:13: error: $.variables.name: variable name has no value",
                          "rows.jsonl: error: row 4 (line 4):",
                          "3 of 5 rows are not valid (rows 2–4); nothing was rendered"] {
             #expect(refused.stderrText.contains(expected), "\(expected)\n\(refused.stderrText)")

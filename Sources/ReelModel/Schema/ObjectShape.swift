@@ -32,6 +32,7 @@ extension ObjectShape {
         .title, .textOutline, .textShadow, .textBackground, .overlay, .animation,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
         .videoComposition, .instruction, .layerInstruction, .backdrop, .stepKey, .rampKey, .decomposedTransform,
+        .variable,
     ]
 
     // MARK: Document and values
@@ -191,4 +192,10 @@ extension ObjectShape {
     /// A transform written as parts `{"translate", "scale", "rotate", "anchor"}` rather than a matrix (SPEC §4.4).
     public static let decomposedTransform = ObjectShape(
         name: "decomposed transform", allowed: ["translate", "scale", "rotate", "anchor"])
+
+    // MARK: Templates
+
+    /// A declaration in a template's `variables` (docs/batch.md).
+    public static let variable = ObjectShape(
+        name: "variable", allowed: ["type", "default", "description", "minimum", "maximum"])
 }

@@ -84,7 +84,7 @@ public enum ProjectSchema {
                 ("description", described("What the variable is for.", object([("type", .string("string"))]))),
                 ("minimum", described("Numbers only: the smallest allowed value.", object([("type", .string("number"))]))),
                 ("maximum", described("Numbers only: the largest allowed value.", object([("type", .string("number"))]))),
-            ], required: [])))),
+            ], required: ObjectShape.variable.required)))),
         ]
     }
 

@@ -269,7 +269,7 @@ public struct Template: Sendable {
         }
         for member in fields.members where !VariableDeclaration.keys.contains(member.key) {
             let close = suggestion(for: member.key, among: VariableDeclaration.keys)
-            problem(path.key(member.key), "unknown key \(JSONPath.printableQuoted(member.key)) in a variable declaration",
+            problem(path.key(member.key), "unknown key \(JSONPath.printableQuoted(member.key))",
                     hint: close.map { "did you mean \"\($0)\"?" } ?? "allowed keys: " + VariableDeclaration.keys.joined(separator: ", "))
         }
         for member in fields.members where member.value.value == .null {

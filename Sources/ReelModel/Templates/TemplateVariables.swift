@@ -69,7 +69,7 @@ public struct VariableDeclaration: Sendable {
     public let path: JSONPath
 
     /// The keys a declaration may have.
-    public static let keys = ["type", "default", "description", "minimum", "maximum"]
+    public static let keys = ObjectShape.variable.allowed
 }
 
 extension VariableDeclaration {

@@ -82,7 +82,7 @@ import Testing
                                                  variables: row.variableValues(file: "rows.csv"))
         let problem = try #require(reading.diagnostics.first { $0.severity == .error })
         #expect(problem.path.description == "$.timeline.clips[0].speed")
-        #expect(problem.position == JSONPosition(line: 4, column: 71))
+        #expect(problem.position == JSONPosition(line: 4, column: 68))
         #expect(problem.message.hasSuffix("(variable speed = \"500\" from row 7 of rows.csv (line 8), column \"speed\")"),
                 "\(problem.message)")
     }
