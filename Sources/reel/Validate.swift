@@ -15,13 +15,17 @@ struct Validate: ParsableCommand {
               reel validate project.json
               reel validate --json project.json | jq -r .message
               reel validate --no-probe projects/*.json
-            """)
+              reel validate --strict project.json     # warnings fail too (exit 65), for CI
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "Project files (.json, .otio or .edl), or - for standard input.")
     var projects: [String]
 
     @Flag(help: "Also write each problem as one JSON object per line on standard output.")
     var json = false
+
+    @Flag(help: "Treat warnings as errors (exit 65), for CI.")
+    var strict = false
 
     @Flag(name: .customLong("no-probe"), help: "Do not open media files: a lint that skips the checks needing them.")
     var noProbe = false
@@ -60,8 +64,9 @@ struct Validate: ParsableCommand {
         overrides.variables = try template.values()
         let loaded = try loadProject(project, interchange, probe: !noProbe, policy: media.policy,
                                      overrides: overrides, checkOutput: !noProbe)
-        Exit.report(loaded.diagnostics, file: ProjectFile(argument: project), json: json)
-        return Exit.code(for: loaded.diagnostics)
+        let diagnostics = strict ? Exit.strict(loaded.diagnostics) : loaded.diagnostics
+        Exit.report(diagnostics, file: ProjectFile(argument: project), json: json)
+        return Exit.code(for: diagnostics)
     }
 }
 
@@ -72,16 +77,27 @@ struct Compile: ParsableCommand {
         discussion: """
             File paths in the result are absolute, so it renders the same from wherever it is saved.
 
-            With --filled, a template is printed filled in with its values (--set, --vars, defaults) instead: \
-            the editing form as the reader sees it, before compiling.
+            With -o the result is written to a file as renders are: atomically, never over an existing file \
+            without --force, never over an input. With --filled, a template is printed filled in with its values \
+            (--set, --vars, defaults) instead: the editing form as the reader sees it, before compiling.
 
             Examples:
               reel compile project.json > explicit.json && reel render explicit.json
+              reel compile project.json -o explicit.json --force
               reel compile template.json --set title=Hi --filled
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
+
+    @Option(name: .shortAndLong, help: "The file to write (default, or -: standard output).")
+    var output: String?
+
+    @Flag(help: "Replace the output file if it exists.")
+    var force = false
+
+    @Flag(help: "Create the output folder if it does not exist.")
+    var mkdir = false
 
     @Flag(help: "Print the filled-in template (before compiling) instead of the explicit form.")
     var filled = false
@@ -107,6 +123,15 @@ struct Compile: ParsableCommand {
             return
         }
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
-        printOutput(ProjectWriter.explicitProject(compiled.withAbsolutePaths()))
+        let text = ProjectWriter.explicitProject(compiled.withAbsolutePaths())
+        guard let output, output != "-" else {
+            printOutput(text)
+            return
+        }
+        try OutputTarget.refuseInputs(output, inputs: [project])
+        try OutputTarget.refuseAssets(output, of: compiled)
+        try OutputTarget.withFolders(of: [output], create: mkdir) {
+            try TextOutputFile.write(text + "\n", to: output, overwrite: force)
+        }
     }
 }

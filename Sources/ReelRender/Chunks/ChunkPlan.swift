@@ -18,6 +18,10 @@ public struct ChunkPlan: Sendable, Equatable {
     /// 16 hex digits (FNV-1a, 64 bits): a check against joining parts of another project or plan, not a
     /// cryptographic hash.
     public let fingerprint: String
+    /// The output settings the fingerprint covers besides the pictures themselves, one `name value` line each
+    /// (chunks, frames, rate, size, range, preset, video): carried by every part (`reel_settings`) so that a join
+    /// of stale parts can name what changed.
+    public let settings: String
 
     /// Plans `count` chunks of `project`.
     ///
@@ -49,20 +53,45 @@ public struct ChunkPlan: Sendable, Equatable {
         pictures.output.audio = nil
         pictures.output.metadata = []
         pictures.output.faststart = true
-        let document = ProjectWriter.explicitProject(pictures)
+        settings = described
+        fingerprint = Self.fingerprint(ProjectWriter.explicitProject(pictures) + described)
+    }
+
+    /// 16 hex digits of FNV-1a (64 bits) over `text`'s UTF-8: what ties a part to its project and plan.
+    static func fingerprint(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in Array(document.utf8) + Array(described.utf8) {
+        for byte in text.utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
         let digits = String(hash, radix: 16)
-        fingerprint = String(repeating: "0", count: 16 - digits.count) + digits
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// Metadata tags a part of chunk `index` carries, checked by `ChunkJoiner`.
     func tags(chunk index: Int) -> [(key: String, value: String)] {
         [("reel_fingerprint", fingerprint), ("reel_chunk", "\(index)/\(chunks.count)"),
-         ("reel_frames", "\(chunks[index].lowerBound)-\(chunks[index].upperBound)")]
+         ("reel_frames", "\(chunks[index].lowerBound)-\(chunks[index].upperBound)"),
+         ("reel_settings", settings.split(separator: "\n").joined(separator: "; "))]
+    }
+
+    /// Why a part whose fingerprint is not this plan's does not fit, from its `reel_settings` tag: the settings
+    /// that differ (`video h264 … in the part, vp9 … here`), or, when they all agree, that the pictures themselves
+    /// (the project's clips, layers or media) changed since the part was rendered.
+    public func mismatch(partSettings: String?) -> String {
+        guard let partSettings else { return "it was rendered by an older reel or from another project" }
+        let theirs = partSettings.components(separatedBy: "; ")
+        let ours = settings.split(separator: "\n").map(String.init)
+        func name(_ line: String) -> Substring { line.split(separator: " ", maxSplits: 1).first ?? Substring(line) }
+        let changed = ours.compactMap { line -> String? in
+            guard let other = theirs.first(where: { name($0) == name(line) }), other != line else { return nil }
+            return "\(name(line)) is \"\(other.dropFirst(name(line).count + 1))\" in the part but "
+                + "\"\(line.dropFirst(name(line).count + 1))\" now"
+        }
+        if changed.isEmpty {
+            return "the project's pictures changed since it was rendered (clips, layers, media or the explicit form)"
+        }
+        return changed.joined(separator: "; ")
     }
 
     /// libx264 parameters every chunk is encoded with: identical parameter sets in every part (`stitchable`), and
