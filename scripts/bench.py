@@ -745,6 +745,90 @@ def run_chunks(reel, minutes, chunks=4, jobs=2):
     return {name: [m] for name, m in results.items()}
 
 
+BATCH_SECONDS = 5
+BATCH_PHOTOS = 4
+
+
+def batch_template():
+    """A 5 s 720p template: one photo (chosen by the row) under one title (written by the row)."""
+    return {
+        "reel": 1,
+        "variables": {
+            "id": {"type": "string", "description": "names the output"},
+            "title": {"type": "string", "default": "Hello"},
+            "photo": {"type": "string", "description": "photo file name in photos/, without .png"},
+        },
+        "output": {"size": [WIDTH, HEIGHT], "frameRate": FPS, "audio": False,
+                   "video": {"codec": "h264", "crf": CRF, "encoderPreset": ENCODER_PRESET}},
+        "assets": {"photo": {"image": "photos/{{photo}}.png"}},
+        "timeline": {
+            "clips": [{"asset": "photo", "duration": BATCH_SECONDS}],
+            "titles": [{"text": "{{title}}", "start": 0, "duration": BATCH_SECONDS, "size": 72,
+                        "position": [0.5, 0.8], "outline": {"color": "#000000", "width": 3}}],
+        },
+    }
+
+
+def run_batch(reel, rows, jobs=2):
+    """`rows` rows of the 5 s 720p template rendered by one `reel batch -jJOBS`, against as many separate
+    `reel render --set …` processes one after another (what a shell loop does) and against one render's time × rows.
+    Per-row overhead: the batch's wall time outside its renders (reading, validating and probing every row before
+    the first render, and starting up) divided by the rows; also the validation alone (`--dry-run`) per row."""
+    folder = WORK / "batch"
+    shutil.rmtree(folder, ignore_errors=True)
+    (folder / "photos").mkdir(parents=True)
+    (folder / "out").mkdir()
+    (folder / "single").mkdir()
+    for k in range(BATCH_PHOTOS):
+        run_quietly(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"{SOURCES[k % len(SOURCES)][1]}",
+                     "-vf", f"select=eq(n\\,{10 * k})", "-frames:v", "1", str(folder / "photos" / f"p{k}.png")],
+                    "batch photo")
+    template = folder / "card.json"
+    template.write_text(json.dumps(batch_template(), indent=2) + "\n")
+    table = [("row-%03d" % n, f"Card number {n}", f"p{n % BATCH_PHOTOS}") for n in range(1, rows + 1)]
+    with open(folder / "rows.csv", "w") as handle:
+        handle.write("id,title,photo\n")
+        for row in table:
+            handle.write(",".join(row) + "\n")
+    print(f"\n== batch: {rows} rows of a {BATCH_SECONDS} s {WIDTH}x{HEIGHT} template (a title and a photo per row)",
+          flush=True)
+
+    def render_args(row, out_folder):
+        ident, title, photo = row
+        return [str(reel), "render", str(template), "--set", f"id={ident}", "--set", f"title={title}",
+                "--set", f"photo={photo}", "-o", str(out_folder / f"{ident}.mp4"), "--force", "-q"]
+
+    single = measure(render_args(table[0], folder / "single"), "batch: one render")
+    print(f"   one render:            wall {single.wall:8.2f} s  cpu {single.cpu:8.2f} s", flush=True)
+    dry = measure([str(reel), "batch", str(template), str(folder / "rows.csv"), "-o", str(folder / "out/{{id}}.mp4"),
+                   "--dry-run", "-q"], "batch --dry-run")
+    print(f"   batch --dry-run:       wall {dry.wall:8.2f} s  ({dry.wall / rows * 1000:.1f} ms a row to read, fill, "
+          f"probe and validate)", flush=True)
+    start = time.perf_counter()
+    separate_cpu = 0.0
+    for row in table:
+        separate_cpu += measure(render_args(row, folder / "single"), "batch: separate render").cpu
+    separate = time.perf_counter() - start
+    print(f"   {rows} reel render:      wall {separate:8.2f} s  cpu {separate_cpu:8.2f} s", flush=True)
+    manifest = folder / "manifest.jsonl"
+    batch = measure([str(reel), "batch", str(template), str(folder / "rows.csv"), "-o", str(folder / "out/{{id}}.mp4"),
+                     "-j", str(jobs), "--manifest", str(manifest), "--force", "-q"], "reel batch")
+    print(f"   reel batch -j{jobs}:        wall {batch.wall:8.2f} s  cpu {batch.cpu:8.2f} s", flush=True)
+    lines = [json.loads(line) for line in manifest.read_text().splitlines()]
+    done = sum(1 for line in lines if line["status"] == "done")
+    render_seconds = sum(line["seconds"] for line in lines)
+    overhead = max(0.0, batch.wall - render_seconds / jobs) / rows
+    speedup = separate / batch.wall
+    print(f"   batch / separate processes: {speedup:.2f}x faster (target >= 1.0: {'met' if speedup >= 1.0 else 'missed'}); "
+          f"one render x {rows} = {single.wall * rows:.2f} s, batch / that: {single.wall * rows / batch.wall:.2f}x", flush=True)
+    print(f"   per-row overhead of the batch (wall outside its renders / rows): {overhead * 1000:.1f} ms "
+          f"(target < 50 ms: {'met' if overhead < 0.05 else 'missed'}); rows done {done}/{rows}", flush=True)
+    durations = {round(probe_duration(folder / "out" / f"{row[0]}.mp4"), 2) for row in table[:3]}
+    print(f"   output durations (first rows): {sorted(durations)} s", flush=True)
+    return {"single": [single], "dry-run": [dry], "batch": [batch],
+            "separate": [Measurement(wall=separate, cpu=separate_cpu, max_rss_kib=0)]}
+
+
 def decoded_audio_digest(path):
     """SHA-256 of the file's first audio stream decoded to 16-bit samples."""
     decoded = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:a:0", "-f", "s16le", "-"],
@@ -770,6 +854,8 @@ def parse_arguments():
                         help="timeline length of the chunked-rendering part; 0 to skip (default: %(default)s)")
     parser.add_argument("--smart-gop", type=int, default=30,
                         help="keyframe interval of the smart-render part's 30 fps source (default: %(default)s)")
+    parser.add_argument("--batch-rows", type=int, default=100,
+                        help="rows of the batch part (reel batch -j2 against separate renders); 0 to skip (default: %(default)s)")
     parser.add_argument("--smart-rounds", type=int, default=3,
                         help="timed rounds of the smart-render part; 0 to skip (default: %(default)s)")
     args = parser.parse_args()
@@ -803,7 +889,8 @@ def main():
     args = parse_arguments()
     try:
         reel = check_tools(args)
-        ensure_media()
+        if args.cases or args.memory_minutes or args.chunk_minutes > 0 or args.smart_rounds > 0:
+            ensure_media()
         cases = [COMPARISONS[name](args) for name in args.cases]
         print(f"bench: {args.rounds} rounds (+{args.warmup} warm-up), interleaved; "
               f"h264 crf {CRF} preset {ENCODER_PRESET}, aac {AUDIO_BITRATE // 1000}k; {os.cpu_count()} CPUs")
@@ -813,6 +900,7 @@ def main():
         memory = [] if args.ffmpeg_only or not args.memory_minutes else run_memory(reel, args.memory_minutes)
         smart = {} if args.ffmpeg_only or args.smart_rounds < 1 else run_smart(reel, args.smart_rounds, args.warmup, args.smart_gop)
         chunked = {} if args.ffmpeg_only or args.chunk_minutes < 1 else run_chunks(reel, args.chunk_minutes)
+        batched = {} if args.ffmpeg_only or args.batch_rows < 1 else run_batch(reel, args.batch_rows)
     except BenchError as error:
         print(f"bench: {error}", file=sys.stderr)
         return 1
@@ -826,6 +914,7 @@ def main():
             "memory": [{"minutes": minutes, "clips": clips, **vars(m)} for minutes, clips, m in memory],
             "smart": {tool: [vars(m) for m in runs] for tool, runs in smart.items()},
             "chunks": {step: [vars(m) for m in runs] for step, runs in chunked.items()},
+            "batch": {step: [vars(m) for m in runs] for step, runs in batched.items()},
         }
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     return 0

@@ -20,7 +20,8 @@ public struct MediaCatalog: Sendable {
     ]
 
     /// Probes every file and image asset of `project` through `policy`.
-    public init(project: Project, policy: MediaPolicy) {
+    /// With `cache`, each file is probed once however many projects name it (the rows of a batch).
+    public init(project: Project, policy: MediaPolicy, cache: ProbeCache? = nil) {
         var facts: [String: MediaFactsResult] = [:]
         var infos: [String: MediaInfo] = [:]
         for asset in project.assets {
@@ -34,7 +35,11 @@ public struct MediaCatalog: Sendable {
                 continue
             }
             do {
-                let info = try MediaProbe.probe(path: project.resolvedPath(file), policy: policy)
+                let resolved = project.resolvedPath(file)
+                let info: MediaInfo
+                if let cache { info = try cache.probe(resolved, policy: policy) } else {
+                    info = try MediaProbe.probe(path: resolved, policy: policy)
+                }
                 infos[asset.id] = info
                 switch asset.source {
                 case .file(_, let videoTrack, let audioTrack, let language, let rotation):

@@ -12,6 +12,8 @@ public struct LoadedProject: Sendable {
     public let catalog: MediaCatalog?
     /// Every problem found, in document order as far as possible.
     public let diagnostics: [Diagnostic]
+    /// For a template: the filled-in document and the values that went into it.
+    public var filling: TemplateFilling? = nil
 
     /// Whether any diagnostic is an error.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
@@ -32,6 +34,10 @@ public struct ProjectOverrides: Sendable {
     public var smart = false
     /// Replaces `output.format` (`--format`).
     public var format: ContainerFormat?
+    /// Values for a template's variables (`--set`, `--vars`, a batch row), by name.
+    public var variables: [String: VariableValue] = [:]
+    /// Probe results shared by several loads (the rows of one batch), so each file is probed once.
+    public var probeCache: ProbeCache?
 
     /// No overrides.
     public init(outputPath: String? = nil, preset: Preset? = nil, range: (start: String, end: String)? = nil,
@@ -58,20 +64,23 @@ public enum ProjectLoader {
         overrides: ProjectOverrides = ProjectOverrides(), checkOutput: Bool = false
     ) -> LoadedProject {
         var reading = ProjectReader.readDocument(
-            bytes, baseDirectory: baseDirectory, outputPathOverridden: overrides.outputPath != nil)
+            bytes, baseDirectory: baseDirectory, outputPathOverridden: overrides.outputPath != nil,
+            variables: overrides.variables)
         // "Nf" and timecodes without output.frameRate count frames at the rate the project will render at: the
         // first video clip's, which only its media can tell. Probe that one asset, then read again.
         if probe, reading.neededFrameRate, let first = reading.project,
            let rate = Compiler.defaultFrameRate(first, facts: MediaCatalog(project: firstVideoAssetOnly(first), policy: policy).facts) {
             reading = ProjectReader.readDocument(bytes, baseDirectory: baseDirectory,
-                                                 outputPathOverridden: overrides.outputPath != nil, defaultFrameRate: rate)
+                                                 outputPathOverridden: overrides.outputPath != nil, defaultFrameRate: rate,
+                                                 variables: overrides.variables)
         }
         guard var project = reading.project else {
-            return LoadedProject(project: nil, compiled: nil, catalog: nil, diagnostics: reading.diagnostics)
+            return LoadedProject(project: nil, compiled: nil, catalog: nil, diagnostics: reading.diagnostics,
+                                 filling: reading.filling)
         }
         var diagnostics = reading.diagnostics
         diagnostics += reading.placed(apply(overrides, to: &project))
-        let loaded = load(project, probe: probe, policy: policy)
+        let loaded = load(project, probe: probe, policy: policy, cache: overrides.probeCache)
         let rangePath = JSONPath.root.key("output").key("range")
         let later = loaded.diagnostics.map { diagnostic in
             guard let (start, end) = overrides.range, diagnostic.path == rangePath else { return diagnostic }
@@ -81,7 +90,7 @@ public enum ProjectLoader {
             return flagged
         }
         let refused = reading.diagnostics.filter { $0.severity == .error }.map(\.path)
-        for diagnostic in reading.placed(later)
+        for diagnostic in reading.placed(reading.filling?.annotate(later) ?? later)
         where !refused.contains(where: { $0.overlaps(diagnostic.path) }) && !diagnostics.contains(diagnostic) {
             diagnostics.append(diagnostic)
         }
@@ -91,7 +100,7 @@ public enum ProjectLoader {
         let failed = diagnostics.contains { $0.severity == .error }
         return LoadedProject(
             project: project, compiled: failed ? nil : loaded.compiled, catalog: loaded.catalog,
-            diagnostics: inDocumentOrder(diagnostics))
+            diagnostics: inDocumentOrder(diagnostics), filling: reading.filling)
     }
 
     /// The project with only the asset of its first clip, so finding the default frame rate probes one file.
@@ -120,12 +129,13 @@ public enum ProjectLoader {
     }
 
     /// Probes, compiles and validates a project built in code (for example around a `MutableComposition`).
-    public static func load(_ project: Project, probe: Bool = true, policy: MediaPolicy = .localFilesOnly)
-        -> LoadedProject
+    /// With `cache`, files it has seen are not probed again.
+    public static func load(_ project: Project, probe: Bool = true, policy: MediaPolicy = .localFilesOnly,
+                            cache: ProbeCache? = nil) -> LoadedProject
     {
-        let catalog = probe ? MediaCatalog(project: project, policy: policy) : nil
+        let catalog = probe ? MediaCatalog(project: project, policy: policy, cache: cache) : nil
         var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe)
-        diagnostics += LayerCheck.diagnostics(for: project)
+        diagnostics += LayerCheck.diagnostics(for: project, cache: cache)
         if let compiled, !diagnostics.contains(where: { $0.severity == .error }) {
             var imageSizes: [String: PixelSize] = [:]
             for (id, result) in catalog?.facts ?? [:] {

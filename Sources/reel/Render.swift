@@ -39,6 +39,7 @@ struct Render: ParsableCommand {
               reel render project.json --chunk 2/8 -o part-2.mkv
               reel render project.json --chunk audio -o sound.mov
               reel render project.json -o podcast.mp3
+              reel render template.json --set title="Hello" --set duration=3 --vars row.json
             """ + "\n\n" + exitCodesHelp)
 
     enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
@@ -104,6 +105,8 @@ struct Render: ParsableCommand {
         return (index, count)
     }
 
+    @OptionGroup var template: TemplateOptions
+
     @OptionGroup var media: MediaOptions
 
     @OptionGroup var interchange: InterchangeArguments
@@ -158,6 +161,7 @@ struct Render: ParsableCommand {
         }
         overrides.renderScale = renderScale.flatMap(Self.scale)
         overrides.smart = smart
+        overrides.variables = try template.values()
 
         var policy = media.policy
         policy.decoderThreads = threads ?? 0

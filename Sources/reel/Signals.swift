@@ -13,7 +13,7 @@ private let interruptPipe = Atomic<Int32>(-1)
 /// SIGINT and SIGTERM handling for the whole process (and SIGPIPE, ignored), installed before anything else runs.
 ///
 /// A signal raises `cancellation` (an export stops at its next frame and removes its temporary file). If the
-/// process has not exited 0.8 s later, the interrupt thread removes the temporary file itself and exits with
+/// process has not exited 0.8 s later, the interrupt thread removes the temporary files itself and exits with
 /// `ExitCode.interrupted`, so an interrupt during validation or a blocked call still ends promptly and leaves
 /// nothing behind. The handler itself only writes a byte to a pipe (async-signal-safe); it is installed with
 /// `sigaction` before `install` returns, so no signal that arrives afterwards is lost.
@@ -22,6 +22,8 @@ enum Interrupts {
     static let cancellation = CancellationFlag()
     /// The temporary file an export is writing, if any.
     static let temporaryFile = Mutex<String?>(nil)
+    /// The temporary files the renders of `reel batch` are writing, by row.
+    static let temporaryFiles = Mutex<[Int: String]>([:])
 
     /// Installs the handlers. A parent may have started reel with SIGINT and SIGTERM blocked (Foundation's
     /// `Process` does): they are unblocked once the handlers are in place.
@@ -41,6 +43,7 @@ enum Interrupts {
             cancellation.cancel()
             usleep(800_000)
             if let path = temporaryFile.withLock({ $0 }) { unlink(path) }
+            for path in temporaryFiles.withLock({ Array($0.values) }) { unlink(path) }
             _exit(interrupted)
         }
         var action = sigaction()

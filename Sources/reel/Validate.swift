@@ -30,6 +30,8 @@ struct Validate: ParsableCommand {
     @Flag(name: .customLong("no-probe"), help: "Do not open media files: a lint that skips the checks needing them.")
     var noProbe = false
 
+    @OptionGroup var template: TemplateOptions
+
     @OptionGroup var media: MediaOptions
 
     @OptionGroup var interchange: InterchangeArguments
@@ -58,8 +60,10 @@ struct Validate: ParsableCommand {
     /// Checks one project, printing its problems; returns its exit code.
     private func check(_ project: String) throws -> ExitCode {
         // A lint looks at the project alone; a full check includes where the output goes.
+        var overrides = ProjectOverrides()
+        overrides.variables = try template.values()
         let loaded = try loadProject(project, interchange, probe: !noProbe, policy: media.policy,
-                                     checkOutput: !noProbe)
+                                     overrides: overrides, checkOutput: !noProbe)
         let diagnostics = strict ? Exit.strict(loaded.diagnostics) : loaded.diagnostics
         Exit.report(diagnostics, file: ProjectFile(argument: project), json: json)
         return Exit.code(for: diagnostics)
@@ -74,11 +78,13 @@ struct Compile: ParsableCommand {
             File paths in the result are absolute, so it renders the same from wherever it is saved.
 
             With -o the result is written to a file as renders are: atomically, never over an existing file \
-            without --force, never over an input.
+            without --force, never over an input. With --filled, a template is printed filled in with its values \
+            (--set, --vars, defaults) instead: the editing form as the reader sees it, before compiling.
 
             Examples:
               reel compile project.json > explicit.json && reel render explicit.json
               reel compile project.json -o explicit.json --force
+              reel compile template.json --set title=Hi --filled
             """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
@@ -93,14 +99,29 @@ struct Compile: ParsableCommand {
     @Flag(help: "Create the output folder if it does not exist.")
     var mkdir = false
 
+    @Flag(help: "Print the filled-in template (before compiling) instead of the explicit form.")
+    var filled = false
+
+    @OptionGroup var template: TemplateOptions
+
     @OptionGroup var media: MediaOptions
 
     @OptionGroup var interchange: InterchangeArguments
 
     func run() throws {
         media.applyLogLevel()
-        let loaded = try loadProject(project, interchange, policy: media.policy)
+        var overrides = ProjectOverrides()
+        overrides.variables = try template.values()
+        let loaded = try loadProject(project, interchange, probe: !filled, policy: media.policy, overrides: overrides)
         Exit.report(loaded.diagnostics, file: ProjectFile(argument: project))
+        if filled {
+            guard let filling = loaded.filling, filling.isComplete, !loaded.hasErrors else {
+                if loaded.filling == nil { throw CommandFailure(.usage, "--filled: \(project) is not a template (it declares no variables)") }
+                throw CommandFailure.rejected(loaded.diagnostics)
+            }
+            printOutput(JSONWriter.write(filling.document.value, pretty: true))
+            return
+        }
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         let text = ProjectWriter.explicitProject(compiled.withAbsolutePaths())
         guard let output, output != "-" else {

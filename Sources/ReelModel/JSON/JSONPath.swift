@@ -61,7 +61,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `text` as a JSON string whose every character shows in a terminal (see `visible`), for messages.
-    static func printableQuoted(_ text: String) -> String { visible(JSONWriter.quoted(text)) }
+    public static func printableQuoted(_ text: String) -> String { visible(JSONWriter.quoted(text)) }
 
     /// `quoted` with every character that prints as nothing or as a gap written as a JSON escape (`\u0085`,
     /// `\u200b`, `\ufeff`, a private-use or unassigned code point, any space but U+0020), so a key made of

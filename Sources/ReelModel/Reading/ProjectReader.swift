@@ -23,14 +23,20 @@ public enum ProjectReader {
     /// diagnostic carries its place in the document (`position`). With `outputPathOverridden` (the CLI's `-o`),
     /// `output.path` is not checked for a container: the path replacing it is.
     ///
+    /// A document that declares `variables` is a template (docs/batch.md): it is filled in with `variables` (by
+    /// name; defaults for the rest) before it is decoded, and diagnostics about filled-in values name the
+    /// variable and where its value came from. `variables` given for a document that is not a template are
+    /// reported as errors.
+    ///
     /// `defaultFrameRate` is the rate the project renders at when it writes no `output.frameRate` (the first
     /// video clip's, which only probing tells): `"Nf"` and timecodes then count frames at it. Without it such times
     /// are errors, and the reading says `neededFrameRate`, so a loader can probe and read again.
     public static func readDocument(_ bytes: [UInt8], baseDirectory: String, outputPathOverridden: Bool = false,
-                                    defaultFrameRate: Rational? = nil) -> ProjectReading {
-        let document: JSON
+                                    defaultFrameRate: Rational? = nil,
+                                    variables: [String: VariableValue] = [:]) -> ProjectReading {
+        let parsed: JSON
         do {
-            document = try JSONParser.parse(bytes)
+            parsed = try JSONParser.parse(bytes)
         } catch {
             var diagnostic = Diagnostic(.error, path: error.path,
                                         message: "\(error.message) at line \(error.position.line), column \(error.position.column)",
@@ -38,6 +44,28 @@ public enum ProjectReader {
             diagnostic.position = error.position
             return ProjectReading(project: nil, document: nil, diagnostics: [diagnostic])
         }
+        let template = Template(document: parsed)
+        guard template.isTemplate || !variables.isEmpty else {
+            return readDocument(parsed: parsed, baseDirectory: baseDirectory, outputPathOverridden: outputPathOverridden,
+                                defaultFrameRate: defaultFrameRate)
+        }
+        let filling = template.fill(variables)
+        let placing = ProjectReading(project: nil, document: parsed, diagnostics: [])
+        let templateProblems = placing.placed(filling.diagnostics)
+        guard filling.isComplete else {
+            return ProjectReading(project: nil, document: parsed, diagnostics: templateProblems, filling: filling)
+        }
+        let reading = readDocument(parsed: filling.document, baseDirectory: baseDirectory,
+                                   outputPathOverridden: outputPathOverridden, defaultFrameRate: defaultFrameRate)
+        var result = ProjectReading(project: reading.project, document: reading.document,
+                                    diagnostics: templateProblems + filling.annotate(reading.diagnostics), filling: filling)
+        result.neededFrameRate = reading.neededFrameRate
+        return result
+    }
+
+    /// Decodes a parsed (and, for a template, filled-in) document.
+    static func readDocument(parsed document: JSON, baseDirectory: String, outputPathOverridden: Bool,
+                             defaultFrameRate: Rational?) -> ProjectReading {
         let decoder = DocumentDecoder()
         decoder.outputPathOverridden = outputPathOverridden
         decoder.defaultFrameRate = defaultFrameRate
@@ -147,6 +175,16 @@ public struct ProjectReading: Sendable {
     public let diagnostics: [Diagnostic]
     /// Whether a frame-based time (`"Nf"`, a timecode) could not be read for want of a frame rate.
     public internal(set) var neededFrameRate = false
+    /// For a template: how it was filled in (the values, and which variable went where). Nil for a plain project.
+    public let filling: TemplateFilling?
+
+    /// A reading of `document`.
+    public init(project: Project?, document: JSON?, diagnostics: [Diagnostic], filling: TemplateFilling? = nil) {
+        self.project = project
+        self.document = document
+        self.diagnostics = diagnostics
+        self.filling = filling
+    }
 
     /// Whether the reader found any error.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }

@@ -32,6 +32,7 @@ extension ObjectShape {
         .title, .textOutline, .textShadow, .textBackground, .overlay, .animation,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
         .videoComposition, .instruction, .layerInstruction, .backdrop, .stepKey, .rampKey, .decomposedTransform,
+        .variable,
     ]
 
     // MARK: Document and values
@@ -39,7 +40,8 @@ extension ObjectShape {
     /// The project document (SPEC §2).
     public static let project = ObjectShape(
         name: "project",
-        allowed: ["reel", "output", "assets", "timeline", "composition", "audioMix", "videoComposition", "$schema"],
+        allowed: ["reel", "output", "assets", "timeline", "composition", "audioMix", "videoComposition", "$schema",
+                  "variables"],
         required: ["reel"])
 
     /// A half-open time range `{"start", "duration"|"end"}` (SPEC §1); exactly one of duration and end is checked apart.
@@ -199,4 +201,10 @@ extension ObjectShape {
     /// A transform written as parts `{"translate", "scale", "rotate", "anchor"}` rather than a matrix (SPEC §4.4).
     public static let decomposedTransform = ObjectShape(
         name: "decomposed transform", allowed: ["translate", "scale", "rotate", "anchor"])
+
+    // MARK: Templates
+
+    /// A declaration in a template's `variables` (docs/batch.md).
+    public static let variable = ObjectShape(
+        name: "variable", allowed: ["type", "default", "description", "minimum", "maximum"])
 }

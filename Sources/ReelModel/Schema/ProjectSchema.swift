@@ -88,6 +88,7 @@ public enum ProjectSchema {
             FormatTable(shape: .backdrop, keys: backdropKeys),
             FormatTable(shape: .decomposedTransform, keys: decomposedTransformKeys),
             FormatTable(shape: .timeRange, keys: timeRangeKeys),
+            FormatTable(shape: .variable, keys: variableKeys),
         ]
     }
 
@@ -108,6 +109,15 @@ public enum ProjectSchema {
                       default: .described("every audio track at gain 1")),
             FormatKey("videoComposition", ref("videoComposition"), "The explicit form's instructions, render settings and layers.",
                       default: .described("with a single video track: one instruction showing it over the whole duration")),
+            FormatKey("variables", object([
+                ("type", .string("object")),
+                ("propertyNames", pattern("^[A-Za-z_][A-Za-z0-9_-]{0,63}$")),
+                ("additionalProperties", ref("variable")),
+            ]), "Makes the project a template (docs/batch.md): variable name → declaration. Any string may use "
+                + "{{name}}; a string that is exactly {{name}} takes the variable's type. Values come from --set, "
+                + "--vars or a row of reel batch and are filled in before the project is read (the rest of this "
+                + "schema describes the filled-in document).",
+                      default: .described("none: the project is not a template")),
             FormatKey("$schema", object([("type", .string("string"))]),
                       "The schema an editor should use for completion (e.g. the output of `reel schema` saved to a file); reel ignores it.",
                       default: .described("none"), example: #""./reel.schema.json""#),
@@ -566,7 +576,29 @@ public enum ProjectSchema {
 
     private static var definitions: [(String, JSONValue)] {
         timeDefinitions + valueDefinitions + outputDefinitions + timelineDefinitions + explicitDefinitions
-            + layerDefinitions + keyListDefinitions
+            + layerDefinitions + keyListDefinitions + templateDefinitions
+    }
+
+    private static var templateDefinitions: [(String, JSONValue)] {
+        [("variable", described("A template variable: its type, default value, description and, for numbers, range.",
+                                closed(.variable, variableKeys)))]
+    }
+
+    private static var variableKeys: [FormatKey] {
+        [
+            FormatKey("type", enumeration(VariableType.allCases.map(\.rawValue)),
+                      "What values it takes. A path may name subfolders but never leaves the template's folder; any "
+                          + "other type put into a file path must be a plain file name part.",
+                      default: .described("string"), example: #""number""#),
+            FormatKey("default", object([]), "The value when none is given.",
+                      default: .described("none: every render must give a value"), example: #""Hello""#),
+            FormatKey("description", object([("type", .string("string"))]), "What the variable is for.",
+                      default: .described("none"), example: #""the caption""#),
+            FormatKey("minimum", object([("type", .string("number"))]), "Numbers only: the smallest allowed value.",
+                      default: .described("none"), example: "0"),
+            FormatKey("maximum", object([("type", .string("number"))]), "Numbers only: the largest allowed value.",
+                      default: .described("none"), example: "10"),
+        ]
     }
 
     /// Characters that may not appear in ids (C0 and C1 controls).

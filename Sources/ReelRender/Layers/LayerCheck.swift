@@ -6,7 +6,7 @@ import ReelModel
 /// font is invalid; a character no installed font has is a warning naming it, never a silent box.
 enum LayerCheck {
     /// Problems with the fonts and characters of `project`'s titles (both forms).
-    static func diagnostics(for project: Project) -> [Diagnostic] {
+    static func diagnostics(for project: Project, cache: ProbeCache? = nil) -> [Diagnostic] {
         let titles = (project.timeline?.titles ?? []) + (project.videoComposition?.titles ?? [])
         guard !titles.isEmpty else { return [] }
         var diagnostics: [Diagnostic] = []
@@ -30,7 +30,7 @@ enum LayerCheck {
                     }
                     style.font = file
                 } else {
-                    if families == nil { families = (try? TextRasterizer.families()) ?? [] }
+                    if families == nil { families = cache?.fontFamilies() ?? (try? TextRasterizer.families()) ?? [] }
                     if let known = families, !genericFamilies.contains(font.lowercased()),
                        !known.contains(where: { $0.caseInsensitiveCompare(font) == .orderedSame }) {
                         diagnostics.append(Diagnostic(path: fontPath, message: "no installed font family is called \"\(font)\"",

@@ -67,6 +67,7 @@ struct ObjectShapeTests {
 /// Where each shape's object is in the schema, as JSON Pointers (RFC 6901) from `#`, the schema's root.
 private let schemaPointers: [ObjectShape: [String]] = [
     .project: ["#"],
+    .variable: ["#/$defs/variable"],
     .timeRange: ["#/$defs/timeRange"],
     .output: ["#/$defs/output"],
     .videoOutput: ["#/$defs/videoOutput"],
@@ -158,6 +159,7 @@ struct ReaderProbe: Sendable, CustomTestStringConvertible {
 /// so that a misspelt "image" or "color" still gets its "did you mean".
 private let readerProbes: [ReaderProbe] = [
     ReaderProbe(shape: .project, document: #"{"zzzz": 1, "timeline": {"clips": []}}"#),
+    ReaderProbe(shape: .variable, document: #"{"reel": 1, "variables": {"v": {"zzzz": 1}}, "output": {"end": 1}, "timeline": {"clips": [], "titles": [{"text": "{{v}}"}]}}"#),
     ReaderProbe(shape: .timeRange, document: editing(output: #"{"range": {"zzzz": 1}}"#)),
     ReaderProbe(shape: .output, document: editing(output: #"{"zzzz": 1}"#)),
     ReaderProbe(shape: .videoOutput, document: editing(output: #"{"video": {"zzzz": 1}}"#)),

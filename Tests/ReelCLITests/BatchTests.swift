@@ -1,0 +1,236 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `reel render --set/--vars`, `reel compile --filled` and `reel batch`, run as a user would: real media made with
+/// ffmpeg, outputs checked with ffprobe, rows that try to escape their folder.
+@Suite struct BatchTests {
+    let folder: TemporaryDirectory
+    let reel: URL
+
+    static let template = """
+        { "reel": 1,
+          "variables": {
+            "id": { "type": "string", "default": "single" },
+            "name": { "type": "string", "description": "what the card says" },
+            "seconds": { "type": "number", "default": 0.5, "minimum": 0.2, "maximum": 60 } },
+          "output": { "path": "{{id}}.mp4", "size": [64, 36], "frameRate": 10, "preset": "draft" },
+          "assets": { "photo": { "image": "photo.png" } },
+          "timeline": { "clips": [ { "asset": "photo", "duration": "{{seconds}}" } ],
+                        "titles": [ { "text": "{{name}}", "start": 0, "duration": "{{seconds}}", "size": 8 } ] } }
+        """
+
+    init() throws {
+        folder = try TemporaryDirectory(prefix: "reel-batch")
+        reel = try builtExecutable(named: "reel")
+        _ = try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x36", "-frames:v", "1",
+                                      folder.file("photo.png").path])
+        try Self.template.write(to: folder.file("t.json"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: folder.file("out"), withIntermediateDirectories: true)
+    }
+
+    private func reel(_ args: [String]) throws -> ProcessResult {
+        try run("/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", folder.url.path, reel.path] + args)
+    }
+
+    private func write(_ name: String, _ bytes: [UInt8]) throws {
+        try Data(bytes).write(to: folder.file(name))
+    }
+
+    private func duration(_ name: String) throws -> Double {
+        try #require(try probe(folder.file(name)).formatDuration)
+    }
+
+    private func manifest(_ name: String) throws -> [[String: Any]] {
+        let text = try String(contentsOf: folder.file(name), encoding: .utf8)
+        return try text.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    private func outputs() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.file("out").path).filter { $0.hasSuffix(".mp4") }.sorted()
+    }
+
+    @Test func renderTakesSetAndVarsAndCompileShowsTheFilledInProject() throws {
+        try write("row.json", Array(#"{"name": "from file", "seconds": 2}"#.utf8))
+        let rendered = try reel(["render", "t.json", "--vars", "row.json", "--set", "seconds=0.7", "-q"])
+        #expect(rendered.status == 0, "\(rendered.stderrText)")
+        #expect(abs(try duration("single.mp4") - 0.7) < 0.05)
+        let filled = try reel(["compile", "t.json", "--set", "name=\"Hi\"", "--set", "seconds=1", "--filled"])
+        #expect(filled.status == 0, "\(filled.stderrText)")
+        #expect(filled.stdoutText.contains(#""text": "Hi""#))
+        #expect(filled.stdoutText.contains(#""duration": 1"#))
+        #expect(!filled.stdoutText.contains("variables"))
+        let missing = try reel(["validate", "t.json"])
+        #expect(missing.status == 65)
+        #expect(missing.stderrText.contains("t.json:4:13: error: $.variables.name: variable name has no value"), "\(missing.stderrText)")
+        let typo = try reel(["render", "t.json", "--set", "nme=x", "--set", "name=x"])
+        #expect(typo.status == 64)
+        #expect(typo.stderrText.contains("did you mean name?"), "\(typo.stderrText)")
+    }
+
+    @Test func batchRendersEveryRowWritesAManifestAndResumes() throws {
+        // Quotes, a comma, a newline and a formula-like cell are text, never evaluated.
+        try write("rows.csv", Array("id,name,seconds\na,\"Ann, \"\"the\"\" first\",0.5\nb,\"two\nlines\",0.3\nc,=cmd|' /C calc'!A0,\n".utf8))
+        let first = try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4", "-j", "2", "--manifest", "m.jsonl"])
+        #expect(first.status == 0, "\(first.stderrText)")
+        #expect(try outputs() == ["a.mp4", "b.mp4", "c.mp4"])
+        #expect(abs(try duration("out/a.mp4") - 0.5) < 0.05)
+        #expect(abs(try duration("out/b.mp4") - 0.3) < 0.05)
+        #expect(abs(try duration("out/c.mp4") - 0.5) < 0.05)
+        let lines = try manifest("m.jsonl")
+        #expect(lines.compactMap { $0["row"] as? Int }.sorted() == [1, 2, 3])
+        #expect(lines.allSatisfy { $0["status"] as? String == "done" && $0["exitCode"] as? Int == 0 })
+        #expect(lines.allSatisfy { ($0["output"] as? String)?.hasPrefix(folder.file("out").path) == true })
+
+        let before = try FileManager.default.attributesOfItem(atPath: folder.file("out/b.mp4").path)[.modificationDate] as? Date
+        try write("rows.csv", Array("id,name,seconds\na,\"Ann, \"\"the\"\" first\",0.5\nb,\"two\nlines\",0.3\nc,changed,0.4\n".utf8))
+        let again = try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4", "--manifest", "m.jsonl", "--resume"])
+        #expect(again.status == 0, "\(again.stderrText)")
+        let resumed = try manifest("m.jsonl").suffix(3)
+        #expect(Set(resumed.map { "\($0["row"]!) \($0["status"]!)" }) == ["1 skipped", "2 skipped", "3 done"])
+        let after = try FileManager.default.attributesOfItem(atPath: folder.file("out/b.mp4").path)[.modificationDate] as? Date
+        #expect(before == after)
+        #expect(abs(try duration("out/c.mp4") - 0.4) < 0.05)
+
+        // Without --resume or --force an existing output stops the batch before anything renders.
+        let exists = try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4"])
+        #expect(exists.status == 73, "\(exists.stderrText)")
+    }
+
+    @Test func invalidRowsAreAllReportedAndNothingRendersUnlessKeepGoing() throws {
+        try write("rows.jsonl", Array("""
+            {"id": "a", "name": "fine"}
+            {"id": "b", "name": "too long", "seconds": 99}
+            {"id": "c"}
+            not json
+            {"id": "e", "name": "also fine", "seconds": "0.3"}
+
+            """.utf8))
+        let refused = try reel(["batch", "t.json", "rows.jsonl", "-o", "out/{{id}}.mp4", "--manifest", "m.jsonl"])
+        #expect(refused.status == 65)
+        #expect(try outputs().isEmpty)
+        for expected in ["row 2: t.json:5:16: error: $.variables.seconds: row 2 of rows.jsonl (line 2), column \"seconds\": 99 is above the maximum 60",
+                         "row 3: t.json:4:13: error: $.variables.name: variable name has no value",
+                         "rows.jsonl: error: row 4 (line 4):",
+                         "3 of 5 rows are not valid (rows 2–4); nothing was rendered"] {
+            #expect(refused.stderrText.contains(expected), "\(expected)\n\(refused.stderrText)")
+        }
+        let going = try reel(["batch", "t.json", "rows.jsonl", "-o", "out/{{id}}.mp4", "--manifest", "m.jsonl", "--keep-going", "-q"])
+        #expect(going.status == 65)
+        #expect(try outputs() == ["a.mp4", "e.mp4"])
+        let statuses = Dictionary(uniqueKeysWithValues: try manifest("m.jsonl").map { ($0["row"] as! Int, $0["status"] as! String) })
+        #expect(statuses == [1: "done", 2: "failed", 3: "failed", 4: "failed", 5: "done"])
+    }
+
+    @Test func hostileRowsCannotWriteOutsideTheirFolderOrOverAnotherFile() throws {
+        var rows = Array("id,name\n../escape,x\n/tmp/absolute,x\nsub/dir,x\nnul\u{0}byte,x\ndup,x\ndup,y\nphoto.png,x\n".utf8)
+        rows += Array("bad".utf8) + [0xC3, 0x28] + Array(",x\n".utf8)
+        rows += Array("\"new\nline\",x\nok,fine\n".utf8)
+        try write("rows.csv", rows)
+        // The pattern's folder is the template's: a row named photo.png would replace the template's input.
+        let result = try reel(["batch", "t.json", "rows.csv", "-o", "{{id}}", "--keep-going", "--manifest", "out/m.jsonl", "-q"])
+        #expect(result.status == 65, "\(result.stderrText)")
+        let stderr = result.stderrText
+        for expected in ["row 1 of rows.csv (line 2), column \"id\": the value of id cannot go into a file path: it holds a path separator",
+                         "row 2 of rows.csv (line 3), column \"id\"", "row 3 of rows.csv (line 4), column \"id\"",
+                         "row 4 of rows.csv (line 5), column \"id\": the value of id cannot go into a file path: it holds the control character U+0000",
+                         "row 6: writes \(folder.url.path)/dup, as row 5 does",
+                         "is the file of asset \"photo\"", "row 8 (line 9), column \"id\": not valid UTF-8",
+                         "row 9 of rows.csv (line 10), column \"id\": the value of id cannot go into a file path: it holds the control character U+000A"] {
+            #expect(stderr.contains(expected), "\(expected)\n\(stderr)")
+        }
+        // Only the one good row was written; the photo is intact and nothing appeared above the folder.
+        #expect(FileManager.default.fileExists(atPath: folder.file("ok").path))
+        #expect(try probe(folder.file("photo.png")).streams.first?.codecName == "png")
+        #expect(!FileManager.default.fileExists(atPath: folder.url.deletingLastPathComponent().appendingPathComponent("escape").path))
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/absolute"))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("dup").path))
+        let statuses = try manifest("out/m.jsonl").map { "\($0["row"]!) \($0["status"]!) \($0["exitCode"]!)" }
+        #expect(Set(statuses) == ["1 failed 65", "2 failed 65", "3 failed 65", "4 failed 65", "5 failed 73", "6 failed 73",
+                                  "7 failed 73", "8 failed 65", "9 failed 65", "10 done 0"], "\(statuses)")
+    }
+
+    @Test func aPathVariableMayNameASubfolderButNotLeaveIt() throws {
+        try FileManager.default.createDirectory(at: folder.file("pics"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: folder.file("photo.png"), to: folder.file("pics/p.png"))
+        let template = Self.template.replacingOccurrences(of: #""name": { "type": "string", "description": "what the card says" },"#,
+                                                          with: #""name": { "type": "string", "default": "x" }, "pic": { "type": "path" },"#)
+            .replacingOccurrences(of: #""image": "photo.png""#, with: #""image": "{{pic}}""#)
+        try template.write(to: folder.file("p.json"), atomically: true, encoding: .utf8)
+        try write("rows.csv", Array("id,pic\nin,pics/p.png\nout,pics/../../etc/passwd\n".utf8))
+        let result = try reel(["batch", "p.json", "rows.csv", "-o", "out/{{id}}.mp4", "--keep-going", "-q"])
+        #expect(result.status == 65)
+        #expect(result.stderrText.contains("error: $.assets.photo.image: row 2 of rows.csv (line 3), column \"pic\": the value of pic cannot go into a file path: it climbs out of the template's folder"), "\(result.stderrText)")
+        #expect(try outputs() == ["in.mp4"])
+    }
+
+    @Test func shardsSplitTheRowsWithoutOverlap() throws {
+        var text = "id,name\n"
+        for index in 1...7 { text += "r\(index),n\n" }
+        try write("rows.csv", Array(text.utf8))
+        var seen: [String] = []
+        for shard in 0..<3 {
+            let result = try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4", "--rows", "\(shard)/3", "--dry-run"])
+            #expect(result.status == 0, "\(result.stderrText)")
+            seen += result.stdoutText.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
+        }
+        #expect(seen == ["row 1", "row 4", "row 7", "row 2", "row 5", "row 3", "row 6"])
+        #expect(try outputs().isEmpty)
+        #expect(try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4", "--rows", "3/3"]).status == 64)
+    }
+
+    @Test func anInterruptStopsCleanlyAndTheManifestSaysWhatFinished() throws {
+        try write("rows.csv", Array("id,name,seconds\nquick,a,0.2\nlong1,b,60\nlong2,c,60\n".utf8))
+        let template = Self.template.replacingOccurrences(of: "[64, 36]", with: "[1280, 720]")
+            .replacingOccurrences(of: #""preset": "draft""#, with: #""preset": "high""#)
+        try template.write(to: folder.file("big.json"), atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = reel
+        process.currentDirectoryURL = folder.url
+        process.arguments = ["batch", "big.json", "rows.csv", "-o", "out/{{id}}.mp4", "-j", "1", "--manifest", "m.jsonl", "-q"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the quick row is recorded, then interrupt the long one.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, (try? String(contentsOf: folder.file("m.jsonl"), encoding: .utf8))?.contains("\"done\"") != true {
+            usleep(100_000)
+        }
+        usleep(500_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.file("out").path)
+        #expect(files == ["quick.mp4"], "\(files)")
+        let lines = try manifest("m.jsonl")
+        #expect(lines.first?["row"] as? Int == 1 && lines.first?["status"] as? String == "done")
+        #expect(!lines.contains { $0["row"] as? Int == 3 && $0["status"] as? String == "done" })
+    }
+}
+
+/// scripts/slurm-local.sh on a real one-node Slurm: the rows and chunks recipes submitted with sbatch.
+@Suite struct SlurmRecipeTests {
+    /// Root, and the Slurm and munge packages present (installed here with apt-get when they are not).
+    static let slurmReady: Bool = {
+        guard getuid() == 0 else { return false }
+        let tools = ["/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch"]
+        if tools.allSatisfy(FileManager.default.isExecutableFile) { return true }
+        _ = try? run("apt-get", ["install", "-y", "--no-install-recommends", "munge", "slurmctld", "slurmd", "slurm-client"],
+                     environment: ["DEBIAN_FRONTEND": "noninteractive"])
+        return tools.allSatisfy(FileManager.default.isExecutableFile)
+    }()
+
+    @Test(.enabled(if: slurmReady, "needs root and the Debian packages munge, slurmctld, slurmd and slurm-client"),
+          .timeLimit(.minutes(15)))
+    func rowsAndChunksRecipesRunOnARealSlurm() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let result = try run(root.appendingPathComponent("scripts/slurm-local.sh").path, [try builtExecutable(named: "reel").path])
+        #expect(result.status == 0, "\(result.stdoutText)\n\(result.stderrText)")
+        #expect(result.stderrText.contains("slurm-local: all checks passed"), "\(result.stderrText)")
+    }
+}
