@@ -82,10 +82,12 @@ extension CompileSession {
                                                                                           path: path.key("layers").index(0))],
                                              path: path)]
         }
-        let videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
+        var videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions,
                                                 compositor: written?.compositor ?? .builtIn,
                                                 titles: written?.titles ?? [], overlays: written?.overlays ?? [])
+        guard let captions = compileExplicitCaptions(written?.captions ?? [], duration: finished.duration) else { return nil }
+        videoComposition.captions = captions
         guard checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
         var resolvedComposition = composition
         resolvedComposition.duration = finished.duration

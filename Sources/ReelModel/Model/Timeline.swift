@@ -42,6 +42,8 @@ public struct Clip: Sendable, Hashable {
     public var pitch: Pitch
     /// The passage into this clip from the previous one; nil: a cut.
     public var transition: Transition?
+    /// A caption file in the clip's source time, retimed with the clip (docs/captions.md); nil: none.
+    public var captions: Captions?
     /// Where the clip was written: `$.timeline.clips[i]`.
     public var path: JSONPath
     /// Keys whose written values the reader refused (and reported), such as `"speed"` or `"transition"`; their
@@ -240,6 +242,8 @@ public struct Timeline: Sendable, Hashable {
     public var titles: [MovieLayer]
     /// Image layers over the video and under the titles, later ones on top (SPEC §3.5).
     public var overlays: [MovieLayer]
+    /// Caption files on the movie timeline (docs/captions.md), drawn above the titles, later ones on top.
+    public var captions: [Captions] = []
 
     /// Whether the reader refused part of the storyline (an entry, or a value in a clip): the timeline then
     /// compiles to diagnostics only.

@@ -47,8 +47,10 @@ extension DocumentDecoder {
             }
         }
         let layers = readMovieLayers(fields, path)
-        return Timeline(items: items, audio: audio, ducking: ducking, volume: volume, titles: layers.titles,
-                        overlays: layers.overlays)
+        var timeline = Timeline(items: items, audio: audio, ducking: ducking, volume: volume, titles: layers.titles,
+                                overlays: layers.overlays)
+        timeline.captions = readCaptionsList(fields, path).captions
+        return timeline
     }
 
     private static func isGap(_ json: JSON) -> Bool {
@@ -120,6 +122,10 @@ extension DocumentDecoder {
                         duration: refused.contains("duration") ? nil : duration, speed: speed,
                         volume: volume ?? 1, muted: muted ?? false, fit: fit ?? .contain, pitch: pitch ?? .keep,
                         transition: transition, path: path)
+        if let captionsJSON = fields["captions"] {
+            clip.captions = readCaptions(captionsJSON, path.key("captions"), explicit: false)
+            if clip.captions == nil { refused.insert("captions") }
+        }
         clip.refusedKeys = refused
         return .clip(clip)
     }

@@ -29,7 +29,7 @@ extension ObjectShape {
         .project, .timeRange,
         .output, .videoOutput, .audioOutput, .fileAsset, .imageAsset, .colorAsset,
         .timeline, .gap, .clip, .transition, .audioTrack, .ducking, .volumeAutomation,
-        .title, .textOutline, .textShadow, .textBackground, .overlay, .animation,
+        .title, .textOutline, .textShadow, .textBackground, .overlay, .animation, .captions, .captionStyle, .captionCue,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
         .videoComposition, .instruction, .layerInstruction, .backdrop, .stepKey, .rampKey, .decomposedTransform,
     ]
@@ -80,7 +80,7 @@ extension ObjectShape {
 
     /// `timeline`, the editing form (SPEC §3).
     public static let timeline = ObjectShape(
-        name: "timeline", allowed: ["clips", "audio", "ducking", "volume", "titles", "overlays"])
+        name: "timeline", allowed: ["clips", "audio", "ducking", "volume", "titles", "overlays", "captions"])
 
     /// A gap in `timeline.clips` (SPEC §3.1).
     public static let gap = ObjectShape(name: "gap", allowed: ["gap"], required: ["gap"])
@@ -88,7 +88,7 @@ extension ObjectShape {
     /// A clip in `timeline.clips` (SPEC §3.1).
     public static let clip = ObjectShape(
         name: "clip",
-        allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition"],
+        allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition", "captions"],
         required: ["asset"])
 
     /// A clip's `transition` (SPEC §3.1).
@@ -137,6 +137,23 @@ extension ObjectShape {
         name: "animation", allowed: ["property", "from", "to", "start", "duration", "end", "timing"],
         required: ["property", "to", "start"])
 
+    // MARK: captions (both forms; docs/captions.md)
+
+    /// An entry of `captions`, or a clip's `captions`: a caption file and how to show it.
+    public static let captions = ObjectShape(
+        name: "captions",
+        allowed: ["file", "format", "encoding", "at", "style", "mode", "language", "default", "cues"],
+        required: ["file"])
+
+    /// `captions.style`: the look of SubRip and WebVTT cues.
+    public static let captionStyle = ObjectShape(
+        name: "caption style",
+        allowed: ["font", "size", "color", "outline", "shadow", "background", "align", "placement", "margin", "maxWidth"])
+
+    /// An entry of a compiled `captions.cues`: one cue in movie time, its text ASS event text.
+    public static let captionCue = ObjectShape(
+        name: "caption cue", allowed: ["start", "end", "text", "style", "layer", "margins", "effect"], required: ["start", "end", "text"])
+
     // MARK: The explicit form
 
     /// `composition` (SPEC §4.1).
@@ -165,7 +182,7 @@ extension ObjectShape {
     public static let videoComposition = ObjectShape(
         name: "videoComposition",
         allowed: ["frameDuration", "renderSize", "renderScale", "background", "compositor", "instructions", "titles",
-                  "overlays"],
+                  "overlays", "captions"],
         required: ["instructions"])
 
     /// An entry of `videoComposition.instructions` (SPEC §4.4).
