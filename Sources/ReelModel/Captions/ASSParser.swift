@@ -16,7 +16,7 @@ struct ASSParser {
 
     /// The field order libass expects of events handed to it one by one (`ass_process_chunk`); the header given
     /// to libass always declares it, whatever the file wrote.
-    static let eventFormat = "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text"
+    static let eventFormat = ASSScriptFormat.events
     /// The field order an `[Events]` section without a `Format:` line has.
     private static let defaultFields = ["layer", "start", "end", "style", "name", "marginl", "marginr", "marginv",
                                         "effect", "text"]
@@ -113,4 +113,11 @@ struct ASSParser {
             marginLeft: integer("marginl"), marginRight: integer("marginr"), marginVertical: integer("marginv"),
             effect: values["effect"] ?? "", number: number, line: line))
     }
+}
+
+/// Lines of the ASS format that reel writes itself.
+public enum ASSScriptFormat {
+    /// The `[Events]` `Format:` line reel declares in every header it gives libass: the field order of events
+    /// handed over one at a time (`ass_process_chunk`, Matroska's layout after ReadOrder).
+    public static let events = "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text"
 }
