@@ -107,6 +107,7 @@ public enum ProjectLoader {
         let catalog = probe ? MediaCatalog(project: project, policy: policy) : nil
         var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe)
         diagnostics += LayerCheck.diagnostics(for: project)
+        if let compiled { diagnostics += CaptionCheck.diagnostics(for: compiled) }
         let failed = diagnostics.contains { $0.severity == .error }
         return LoadedProject(
             project: project, compiled: failed ? nil : compiled, catalog: catalog, diagnostics: diagnostics)
