@@ -175,7 +175,13 @@ public final class ExportSession {
             try AudioStage(project: project, catalog: catalog, opener: opener,
                            sampleRate: audio.sampleRate, channels: audio.channels)
         }
-        let sink = try EncodingSink(destination: destination, settings: settings, output: output, audio: audio)
+        // Chunks are joined from picture-only parts; their subtitles are not carried (docs/captions.md).
+        let subtitles = chunkPlan == nil
+            ? try SubtitleTrackPlan.plans(project: project, from: grid.start, to: project.exportRange.end,
+                                          container: settings.container)
+            : []
+        let sink = try EncodingSink(destination: destination, settings: settings, output: output, audio: audio,
+                                    subtitles: (subtitles, project.frameDuration))
         sink.onFrameEncoded = { [onProgress] frameIndex in
             let offset = (try? grid.offset(ofFrame: frameIndex)) ?? .zero
             onProgress?(ExportProgress(frame: frameIndex + 1, frames: grid.frameCount, time: offset, done: false))
