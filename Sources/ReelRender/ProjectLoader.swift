@@ -105,7 +105,8 @@ public enum ProjectLoader {
         -> LoadedProject
     {
         let catalog = probe ? MediaCatalog(project: project, policy: policy) : nil
-        var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe)
+        var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe,
+                                                       measure: CaptionScript.measure)
         diagnostics += LayerCheck.diagnostics(for: project)
         if let compiled { diagnostics += CaptionCheck.diagnostics(for: compiled) }
         let failed = diagnostics.contains { $0.severity == .error }

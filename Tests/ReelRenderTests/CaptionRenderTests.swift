@@ -180,4 +180,61 @@ import Testing
         #expect(bad.stderrText.contains("bad.vtt:1: $.timeline.captions[1].file: not a WebVTT file"), "\(bad.stderrText)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
     }
+
+    /// ffprobe's view of `file`: per subtitle stream its codec, language and default flag, and its packets' times.
+    static func subtitleStreams(_ file: URL) throws -> [(codec: String, language: String, isDefault: Bool, packets: [(Double, Double)])] {
+        let streams = try Spine.checked("ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries",
+                                                    "stream=index,codec_name:stream_tags=language:stream_disposition=default",
+                                                    "-of", "json", file.path])
+        let json = try #require(try JSONSerialization.jsonObject(with: streams) as? [String: Any])
+        var result: [(String, String, Bool, [(Double, Double)])] = []
+        for stream in json["streams"] as? [[String: Any]] ?? [] {
+            let index = stream["index"] as? Int ?? -1
+            let packetsJSON = try Spine.checked("ffprobe", ["-v", "error", "-select_streams", "\(index)", "-show_entries",
+                                                        "packet=pts_time,duration_time", "-of", "json", file.path])
+            let packets = (try JSONSerialization.jsonObject(with: packetsJSON) as? [String: Any])?["packets"] as? [[String: Any]] ?? []
+            result.append((stream["codec_name"] as? String ?? "", (stream["tags"] as? [String: Any])?["language"] as? String ?? "",
+                           ((stream["disposition"] as? [String: Any])?["default"] as? Int) == 1,
+                           packets.map { (Double($0["pts_time"] as? String ?? "") ?? -1, Double($0["duration_time"] as? String ?? "") ?? -1) }))
+        }
+        return result
+    }
+
+    @Test(arguments: [("mp4", "mov_text", "mov_text"), ("mkv", "webvtt", "ass"), ("webm", "webvtt", "webvtt")])
+    func softSubtitleStreamsCarryTheRetimedCues(_ container: String, _ srtCodec: String, _ assCodec: String) throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try Self.makeSource(in: folder)
+        try "1\n00:00:01,000 --> 00:00:02,000\nOne\n\n2\n00:00:02,500 --> 00:00:03,000\nTwo\n"
+            .write(to: folder.file("talk.srt"), atomically: true, encoding: .utf8)
+        try """
+            [Script Info]
+            ScriptType: v4.00+
+
+            [Events]
+            Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+            Dialogue: 0,0:00:00.20,0:00:00.60,Default,,0,0,0,,{\\b1}Bold{\\b0} words
+
+            """.write(to: folder.file("s.ass"), atomically: true, encoding: .utf8)
+        let project = """
+            { "reel": 1, "output": { "path": "out.\(container)", "audio": false, "preset": "draft" },
+              "assets": { "v": { "path": "v.mp4" } },
+              "timeline": { "clips": [ { "asset": "v", "in": 0.5, "speed": 2,
+                                         "captions": { "file": "talk.srt", "mode": "stream", "language": "fra" } } ],
+                            "captions": [ { "file": "s.ass", "mode": "both", "language": "eng", "default": false } ] } }
+            """
+        let result = try Spine.render(project, in: folder)
+        try #require(result.status == 0, "\(result.stderrText)")
+        let streams = try Self.subtitleStreams(folder.file("out.\(container)"))
+        try #require(streams.count == 2)
+        #expect(streams.map(\.codec) == [srtCodec, assCodec])
+        #expect(streams.map(\.language) == ["fra", "eng"])
+        #expect(streams.map(\.isDefault) == [true, false])
+        // Clip from source 0.5 at 2×: [1, 2) → [0.25, 0.75), [2.5, 3) → [1, 1.25). MP4 timed text fills the gaps
+        // with empty samples; the cues are the samples with text.
+        let cues = streams[0].packets.filter { container != "mp4" || [0.25, 1.0].contains($0.0) }
+        #expect(cues.map(\.0) == [0.25, 1.0])
+        #expect(cues.map(\.1) == [0.5, 0.25])
+        #expect(streams[1].packets.contains { $0.0 == 0.2 && abs($0.1 - 0.4) < 0.0005 })
+    }
 }

@@ -5,12 +5,14 @@ extension CompileSession {
     /// Timeline captions (file time + `at` = movie time) and clip captions (file time + `at` = the clip's source
     /// time, retimed as the clip's picture is), as compiled captions in movie time: clip captions first, in clip
     /// order, then the timeline's, later ones drawn on top. Nil after an error (already reported).
-    func compileCaptions(_ timeline: Timeline, placed: [PlacedItem], duration: Time) -> [CompiledCaptions]? {
+    func compileCaptions(_ timeline: Timeline, placed: [PlacedItem], duration: Time, renderSize: PixelSize)
+        -> [CompiledCaptions]?
+    {
         var compiled: [CompiledCaptions] = []
         var valid = true
         for item in placed {
             guard case .clip(let placedClip) = item, let captions = placedClip.clip.captions else { continue }
-            guard let document = captionDocument(captions) else {
+            guard let document = captionDocument(captions, renderSize: renderSize) else {
                 valid = false
                 continue
             }
@@ -46,7 +48,7 @@ extension CompileSession {
             compiled.append(CompiledCaptions(captions: retimed, assHeader: document.assHeader))
         }
         for captions in timeline.captions {
-            guard let document = captionDocument(captions) else {
+            guard let document = captionDocument(captions, renderSize: renderSize) else {
                 valid = false
                 continue
             }
@@ -69,7 +71,9 @@ extension CompileSession {
 
     /// Explicit-form captions: the cues as written (or, without `cues`, the file's shifted by `at`), and the ASS
     /// header read from the file for ASS scripts. Nil after an error.
-    func compileExplicitCaptions(_ list: [CompiledCaptions], duration: Time) -> [CompiledCaptions]? {
+    func compileExplicitCaptions(_ list: [CompiledCaptions], duration: Time, renderSize: PixelSize)
+        -> [CompiledCaptions]?
+    {
         var compiled: [CompiledCaptions] = []
         var valid = true
         for entry in list {
@@ -79,7 +83,7 @@ extension CompileSession {
                 compiled.append(cutAtEnd(CompiledCaptions(captions: captions, assHeader: nil), duration: duration))
                 continue
             }
-            guard let document = captionDocument(captions) else {
+            guard let document = captionDocument(captions, renderSize: renderSize) else {
                 valid = false
                 continue
             }
@@ -101,13 +105,27 @@ extension CompileSession {
     /// The caption file of `captions` read, its problems reported as diagnostics at `captions.file` placed by the
     /// file's line and cue; nil when the file is missing or refused. SubRip cues that overlap are reported once
     /// (SubRip has no layers; they are drawn stacked, as libass does).
-    func captionDocument(_ captions: Captions) -> CaptionDocument? {
-        let filePath = captions.path.key("file")
+    func captionDocument(_ captions: Captions, renderSize: PixelSize) -> CaptionDocument? {
+        let filePath = captions.path.key(captions.isTranscript ? "transcript" : "file")
         let path = project.resolvedPath(captions.file)
         guard FileManager.default.isReadableFile(atPath: path) else {
-            error(filePath, "caption file \(captions.file) is missing or unreadable",
+            error(filePath, "\(captions.isTranscript ? "transcript" : "caption file") \(captions.file) is missing or unreadable",
                   hint: "check the path (relative paths start at the project's folder)", category: .missingInput)
             return nil
+        }
+        if captions.isTranscript {
+            let bytes = FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
+            let (words, problems) = TranscriptReader.read(bytes, file: captions.file)
+            for problem in problems {
+                var diagnostic = Diagnostic(problem.severity, path: captions.path.key("transcript"),
+                                            message: (problem.cue.map { "word \($0): " } ?? "") + problem.message)
+                diagnostic.origin = problem.place
+                diagnostics.append(diagnostic)
+            }
+            guard let words else { return nil }
+            let cues = TranscriptPager.cues(words, style: captions.style, highlight: captions.highlight,
+                                            renderSize: renderSize, measure: measure ?? TranscriptPager.estimate)
+            return CaptionDocument(format: .webVTT, cues: cues)
         }
         let reading = CaptionReader.read(path: path, file: captions.file, format: captions.format,
                                          encoding: captions.encoding)

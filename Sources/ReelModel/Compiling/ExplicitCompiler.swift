@@ -86,7 +86,7 @@ extension CompileSession {
                                                 background: output.background, instructions: instructions,
                                                 compositor: written?.compositor ?? .builtIn,
                                                 titles: written?.titles ?? [], overlays: written?.overlays ?? [])
-        guard let captions = compileExplicitCaptions(written?.captions ?? [], duration: finished.duration) else { return nil }
+        guard let captions = compileExplicitCaptions(written?.captions ?? [], duration: finished.duration, renderSize: size) else { return nil }
         videoComposition.captions = captions
         guard checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
         var resolvedComposition = composition

@@ -115,7 +115,7 @@ extension CompileSession {
         guard let audioMix = audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
                                       frameDuration: frameDuration) else { return nil }
         let layers = timeline.overlays + timeline.titles
-        guard let captions = compileCaptions(timeline, placed: placed, duration: finished.duration) else { return nil }
+        guard let captions = compileCaptions(timeline, placed: placed, duration: finished.duration, renderSize: size) else { return nil }
         var videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions,
                                                 titles: timeline.titles, overlays: timeline.overlays)

@@ -46,6 +46,8 @@ public struct CaptionStyle: Sendable, Hashable {
     public var margin: Double?
     /// Widest a line may be, as a fraction of the render width (0 < w ≤ 1); longer cues wrap.
     public var maxWidth: Double?
+    /// Most lines a transcript's page has (default 2); files' cues show as written.
+    public var maxLines: Int?
 
     /// A style with every value at its default.
     public init(font: String? = nil, size: Double? = nil, color: RGBAColor? = nil, outline: TextStyle.Outline? = nil,
@@ -71,8 +73,12 @@ public struct CaptionStyle: Sendable, Hashable {
 /// A caption file placed on the movie (`timeline.captions[i]`), on a clip (`timeline.clips[i].captions`), or
 /// compiled (`videoComposition.captions[i]`, its cues in movie time).
 public struct Captions: Sendable, Hashable {
-    /// The caption file as written (relative to the project's folder).
+    /// The caption file as written (relative to the project's folder), or the transcript when `isTranscript`.
     public var file: String
+    /// Whether `file` is a word-level transcript (`"transcript"` in JSON) rather than a subtitle file.
+    public var isTranscript = false
+    /// How a transcript marks the word being spoken; nil: not at all.
+    public var highlight: CaptionHighlight?
     /// Its format; nil: from the extension, else from the content.
     public var format: CaptionFormat?
     /// Its text encoding; nil: UTF-8.

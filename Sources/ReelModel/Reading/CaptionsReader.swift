@@ -27,7 +27,26 @@ extension DocumentDecoder {
             return value
         }
         let file = take(fields["file"].flatMap { filePath($0, path.key("file")) }, "file")
-        if fields["file"] == nil { valid = false }
+        let transcript = take(fields["transcript"].flatMap { filePath($0, path.key("transcript")) }, "transcript")
+        if fields.has("file") == fields.has("transcript") {
+            error(path, fields.has("file") ? "\"file\" and \"transcript\" are both given" : "a captions object needs \"file\" or \"transcript\"",
+                  hint: "give a caption file (\"file\") or a word-level transcript (\"transcript\")")
+            valid = false
+        }
+        var highlight: CaptionHighlight?
+        if let json = fields["highlight"] {
+            if let highlightFields = object(json, path.key("highlight"), .captionHighlight, expected: "a highlight object") {
+                var value = CaptionHighlight()
+                value.color = take(highlightFields["color"].flatMap { color($0, path.key("highlight").key("color")) }, "highlight")
+                value.scale = take(highlightFields["scale"].flatMap { double($0, path.key("highlight").key("scale"), in: 0.1...10) },
+                                   "highlight")
+                if highlightFields.has("color"), value.color == nil { valid = false }
+                if highlightFields.has("scale"), value.scale == nil { valid = false }
+                highlight = value
+            } else {
+                valid = false
+            }
+        }
         var format: CaptionFormat?
         if let json = fields["format"] {
             format = enumeration(json, path.key("format"), "caption format")
@@ -66,9 +85,12 @@ extension DocumentDecoder {
                 valid = false
             }
         }
-        guard valid, let file else { return nil }
-        return Captions(file: file, format: format, encoding: encoding, at: at ?? .zero, style: style ?? CaptionStyle(),
-                        mode: mode ?? .burn, language: language, isDefault: isDefault, cues: cues, path: path)
+        guard valid, let name = file ?? transcript else { return nil }
+        var captions = Captions(file: name, format: format, encoding: encoding, at: at ?? .zero, style: style ?? CaptionStyle(),
+                                mode: mode ?? .burn, language: language, isDefault: isDefault, cues: cues, path: path)
+        captions.isTranscript = transcript != nil
+        captions.highlight = highlight
+        return captions
     }
 
     private func readCaptionStyle(_ json: JSON, _ path: JSONPath) -> CaptionStyle? {
@@ -91,6 +113,7 @@ extension DocumentDecoder {
         style.margin = take(fields["margin"].flatMap { double($0, path.key("margin"), in: 0...8192) }, "margin")
         style.maxWidth = take(fields["maxWidth"].flatMap { positiveNumber($0, path.key("maxWidth"), what: "maxWidth", upTo: 1) },
                               "maxWidth")
+        style.maxLines = take(fields["maxLines"].flatMap { integer($0, path.key("maxLines"), in: 1...10) }, "maxLines")
         return valid ? style : nil
     }
 

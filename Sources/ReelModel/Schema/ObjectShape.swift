@@ -29,7 +29,7 @@ extension ObjectShape {
         .project, .timeRange,
         .output, .videoOutput, .audioOutput, .fileAsset, .imageAsset, .colorAsset,
         .timeline, .gap, .clip, .transition, .audioTrack, .ducking, .volumeAutomation,
-        .title, .textOutline, .textShadow, .textBackground, .overlay, .animation, .captions, .captionStyle, .captionCue,
+        .title, .textOutline, .textShadow, .textBackground, .overlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
         .videoComposition, .instruction, .layerInstruction, .backdrop, .stepKey, .rampKey, .decomposedTransform,
     ]
@@ -142,13 +142,17 @@ extension ObjectShape {
     /// An entry of `captions`, or a clip's `captions`: a caption file and how to show it.
     public static let captions = ObjectShape(
         name: "captions",
-        allowed: ["file", "format", "encoding", "at", "style", "mode", "language", "default", "cues"],
-        required: ["file"])
+        allowed: ["file", "transcript", "format", "encoding", "at", "style", "highlight", "mode", "language", "default",
+                  "cues"])
 
     /// `captions.style`: the look of SubRip and WebVTT cues.
     public static let captionStyle = ObjectShape(
         name: "caption style",
-        allowed: ["font", "size", "color", "outline", "shadow", "background", "align", "placement", "margin", "maxWidth"])
+        allowed: ["font", "size", "color", "outline", "shadow", "background", "align", "placement", "margin", "maxWidth",
+                  "maxLines"])
+
+    /// `captions.highlight`: how a transcript marks the word being spoken.
+    public static let captionHighlight = ObjectShape(name: "caption highlight", allowed: ["color", "scale"])
 
     /// An entry of a compiled `captions.cues`: one cue in movie time, its text ASS event text.
     public static let captionCue = ObjectShape(

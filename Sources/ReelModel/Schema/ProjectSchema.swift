@@ -412,15 +412,20 @@ public enum ProjectSchema {
             ]))),
             ("captions", described("A caption file (SubRip, WebVTT, ASS/SSA) and how it shows (docs/captions.md).", closed(.captions, [
                 ("file", described("The caption file, relative to the project's folder.", nonEmptyString)),
+                ("transcript", described("A word-level transcript (Deepgram, WhisperX, AssemblyAI JSON) in place of file.", nonEmptyString)),
                 ("format", enumeration(["srt", "vtt", "ass"])),
                 ("encoding", described("The file's text encoding (default UTF-8), e.g. gb18030, windows-1252.", nonEmptyString)),
                 ("at", described("Where the file's zero lands: movie time, or the clip's source time for clip captions.", ref("time"))),
                 ("style", ref("captionStyle")),
+                ("highlight", described("How a transcript marks the word being spoken.", closed(.captionHighlight, [
+                    ("color", ref("color")),
+                    ("scale", number(minimum: "0.1", maximum: "10")),
+                ]))),
                 ("mode", enumeration(["burn", "stream", "both"])),
                 ("language", described("ISO 639-2 code of the subtitle stream.", pattern("^[a-z]{3}$"))),
                 ("default", described("Whether the subtitle stream is marked default.", object([("type", .string("boolean"))]))),
                 ("cues", described("The cues in movie time (written by reel compile).", arrayOf(ref("captionCue")))),
-            ]))),
+            ], extra: [("oneOf", array([requiring(["file"]), requiring(["transcript"])]))]))),
             ("captionStyle", described("The look of SubRip and WebVTT cues; ASS scripts keep their own.", closed(.captionStyle, [
                 ("font", described("A family name (fontconfig) or a font file.", nonEmptyString)),
                 ("size", described("Em size in pixels at the render size (default 5.5 % of the height).", number(minimum: "1", maximum: "2000"))),
@@ -432,6 +437,7 @@ public enum ProjectSchema {
                 ("placement", enumeration(["bottom", "middle", "top"])),
                 ("margin", described("Pixels from the bottom or top edge.", number(minimum: "0", maximum: "8192"))),
                 ("maxWidth", described("Widest line as a fraction of the render width.", object([("type", .string("number")), ("exclusiveMinimum", .number("0")), ("maximum", .number("1"))]))),
+                ("maxLines", described("Most lines on a transcript's page (default 2).", integer(1, 10))),
             ]))),
             ("captionCue", described("One cue in movie time; text is ASS event text.", closed(.captionCue, [
                 ("start", ref("time")),

@@ -139,7 +139,7 @@ public enum ProjectWriter {
 
     /// Compiled captions: the file (for an ASS script's styles), how they show, and every cue in movie time.
     private static func captionsValue(_ captions: Captions) -> JSONValue {
-        var members: [(String, JSONValue)] = [("file", .string(captions.file))]
+        var members: [(String, JSONValue)] = [(captions.isTranscript ? "transcript" : "file", .string(captions.file))]
         if let format = captions.format { members.append(("format", .string(format.rawValue))) }
         if let encoding = captions.encoding { members.append(("encoding", .string(encoding))) }
         let style = captions.style
@@ -163,7 +163,14 @@ public enum ProjectWriter {
         if let placement = style.placement { styleMembers.append(("placement", .string(placement.rawValue))) }
         if let margin = style.margin { styleMembers.append(("margin", numberValue(margin))) }
         if let maxWidth = style.maxWidth { styleMembers.append(("maxWidth", numberValue(maxWidth))) }
+        if let maxLines = style.maxLines { styleMembers.append(("maxLines", .number(String(maxLines)))) }
         if !styleMembers.isEmpty { members.append(("style", object(styleMembers))) }
+        if let highlight = captions.highlight {
+            var fields: [(String, JSONValue)] = []
+            if let color = highlight.color { fields.append(("color", .string(color.description))) }
+            if let scale = highlight.scale { fields.append(("scale", numberValue(scale))) }
+            members.append(("highlight", object(fields)))
+        }
         members.append(("mode", .string(captions.mode.rawValue)))
         if let language = captions.language { members.append(("language", .string(language))) }
         if let isDefault = captions.isDefault { members.append(("default", .bool(isDefault))) }

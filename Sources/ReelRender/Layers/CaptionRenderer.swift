@@ -141,6 +141,13 @@ enum CaptionScript {
     /// The default em size: 5.5 % of the render height.
     static func defaultSize(renderSize: PixelSize) -> Double { (Double(renderSize.height) * 0.055).rounded() }
 
+    /// The width Pango gives `text` in `font` at ASS font size `size` (an em is the size over the font's line height,
+    /// 1.164 for DejaVu Sans, taken for every font), for breaking a transcript's lines.
+    static let measure: TranscriptPager.Measure = { text, font, size in
+        let style = TextStyle(text: text, font: font, size: size / 1.164)
+        return (try? TextRasterizer.measure(style).logical.width) ?? TranscriptPager.estimate(text, font, size)
+    }
+
     static func header(for style: CaptionStyle, renderSize: PixelSize, family: String?) -> String {
         let width = renderSize.width, height = renderSize.height
         let size = style.size ?? defaultSize(renderSize: renderSize)
