@@ -237,4 +237,26 @@ import Testing
         #expect(cues.map(\.1) == [0.5, 0.25])
         #expect(streams[1].packets.contains { $0.0 == 0.2 && abs($0.1 - 0.4) < 0.0005 })
     }
+
+    @Test func theActiveWordOfATranscriptMovesOnTheRightFrames() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try #"[{"word": "MMMM", "start": 0.2, "end": 0.45}, {"word": "WWWW", "start": 0.5, "end": 0.9}]"#
+            .write(to: folder.file("w.json"), atomically: true, encoding: .utf8)
+        let frames = try Self.render(Self.project("""
+            "clips": [], "captions": [{"transcript": "w.json", "style": {"size": 24}, "highlight": {"color": "#0000FF"}}]
+            """, end: 1.2), in: folder)
+        try #require(frames.count == 36)
+        // White (luma 235) against blue (luma 32): which half of the canvas holds the brightest ink.
+        func brightLeft(_ luma: [UInt8]) -> Bool {
+            Self.bottom.contains { y in (0..<(Self.width / 2)).contains { luma[y * Self.width + $0] > 180 } }
+        }
+        func brightRight(_ luma: [UInt8]) -> Bool {
+            Self.bottom.contains { y in ((Self.width / 2)..<Self.width).contains { luma[y * Self.width + $0] > 180 } }
+        }
+        // The page shows from 0.2 s (frame 6) to 0.9 s (frame 26); the first word is active until 0.5 s (frame 15).
+        #expect(Self.inkedFrames(frames, rows: Self.bottom) == Array(6...26))
+        for index in 6...14 { #expect(!brightLeft(frames[index]) && brightRight(frames[index]), "frame \(index)") }
+        for index in 15...26 { #expect(brightLeft(frames[index]) && !brightRight(frames[index]), "frame \(index)") }
+    }
 }
