@@ -187,15 +187,18 @@ import Testing
                                                     "stream=index,codec_name:stream_tags=language:stream_disposition=default",
                                                     "-of", "json", file.path])
         let json = try #require(try JSONSerialization.jsonObject(with: streams) as? [String: Any])
-        var result: [(String, String, Bool, [(Double, Double)])] = []
+        var result: [(codec: String, language: String, isDefault: Bool, packets: [(Double, Double)])] = []
         for stream in json["streams"] as? [[String: Any]] ?? [] {
             let index = stream["index"] as? Int ?? -1
             let packetsJSON = try Spine.checked("ffprobe", ["-v", "error", "-select_streams", "\(index)", "-show_entries",
                                                         "packet=pts_time,duration_time", "-of", "json", file.path])
             let packets = (try JSONSerialization.jsonObject(with: packetsJSON) as? [String: Any])?["packets"] as? [[String: Any]] ?? []
-            result.append((stream["codec_name"] as? String ?? "", (stream["tags"] as? [String: Any])?["language"] as? String ?? "",
-                           ((stream["disposition"] as? [String: Any])?["default"] as? Int) == 1,
-                           packets.map { (Double($0["pts_time"] as? String ?? "") ?? -1, Double($0["duration_time"] as? String ?? "") ?? -1) }))
+            let times = packets.map { packet -> (Double, Double) in
+                (Double(packet["pts_time"] as? String ?? "") ?? -1, Double(packet["duration_time"] as? String ?? "") ?? -1)
+            }
+            result.append((codec: stream["codec_name"] as? String ?? "",
+                           language: (stream["tags"] as? [String: Any])?["language"] as? String ?? "",
+                           isDefault: ((stream["disposition"] as? [String: Any])?["default"] as? Int) == 1, packets: times))
         }
         return result
     }

@@ -9,6 +9,13 @@ public struct TranscriptWord: Sendable, Hashable {
     public var start: Time
     /// Where it ends, exclusive; not before `start`.
     public var end: Time
+
+    /// Creates a word.
+    public init(text: String, start: Time, end: Time) {
+        self.text = text
+        self.start = start
+        self.end = end
+    }
 }
 
 /// Reads word-level transcripts (docs/captions.md, "Transcripts"). Accepted shapes, tried in this order:
