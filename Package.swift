@@ -27,9 +27,10 @@ let package = Package(
             providers: [.apt(["libpango1.0-dev", "libcairo2-dev", "libfontconfig-dev"])]
         ),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
+        .systemLibrary(name: "CLibass", pkgConfig: "libass", providers: [.apt(["libass-dev"])]),
         .target(name: "ReelMedia", dependencies: ["CFFmpeg", "CEBUR128", "ReelTime"]),
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
-        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime", "CPangoCairo"]),
+        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime", "CPangoCairo", "CLibass"]),
         .executableTarget(name: "reel", dependencies: [
             "ReelRender", "ReelModel", "ReelTime", "ReelInterchange", "CSDL2",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

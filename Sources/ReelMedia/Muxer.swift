@@ -226,6 +226,14 @@ public final class Muxer {
         return encoder
     }
 
+    /// Adds a text subtitle stream and opens its encoder (after the video and audio streams).
+    ///
+    /// Throws `.unsupported` when the encoder is missing or rejects the header.
+    public func addSubtitles(_ settings: SubtitleStreamSettings) throws(MediaError) -> SubtitleEncoder {
+        try requireSetup()
+        return try SubtitleEncoder(settings, output: output)
+    }
+
     /// Adds a stream with the codec parameters of stream `streamIndex` of `reader`, for its packets unchanged
     /// (stream copy); write them with `write(_:to:)`.
     ///

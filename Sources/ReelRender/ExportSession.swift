@@ -130,9 +130,15 @@ public final class ExportSession {
         case .whole, .chunk:
             break
         }
+        // Subtitle streams come with a whole render; chunks are picture-only parts (docs/captions.md).
+        var subtitles: [SubtitleTrackPlan] = []
+        if case .whole = plan.mode {
+            subtitles = try SubtitleTrackPlan.plans(project: project, from: plan.grid.start, to: project.exportRange.end,
+                                                    container: container.name)
+        }
         let writer = try OutputWriter(destination: target, container: container,
                                       video: .encoded(plan.settings.video), audio: audio, frameRate: frameRate,
-                                      progress: progress)
+                                      progress: progress, subtitles: subtitles)
         let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
         try core.run(plan.grid, into: EncodingSink(writer), cancellation: cancellation)
     }

@@ -134,8 +134,10 @@ public enum ProjectLoader {
                             cache: ProbeCache? = nil) -> LoadedProject
     {
         let catalog = probe ? MediaCatalog(project: project, policy: policy, cache: cache) : nil
-        var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe)
+        var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe,
+                                                       measure: CaptionScript.measure)
         diagnostics += LayerCheck.diagnostics(for: project, cache: cache)
+        if let compiled { diagnostics += CaptionCheck.diagnostics(for: compiled) }
         if let compiled, !diagnostics.contains(where: { $0.severity == .error }) {
             var imageSizes: [String: PixelSize] = [:]
             for (id, result) in catalog?.facts ?? [:] {

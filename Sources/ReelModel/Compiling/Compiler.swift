@@ -26,10 +26,12 @@ public enum Compiler {
     /// With `probed` false the media was deliberately not opened (`reel validate --no-probe`, a lint): what
     /// would need it (a default frame rate or size, the length of an untrimmed clip) takes a stand-in value,
     /// never an error, and checks against a length that is not known are skipped.
-    public static func compile(_ project: Project, facts: [String: MediaFactsResult], probed: Bool = true)
+    public static func compile(_ project: Project, facts: [String: MediaFactsResult], probed: Bool = true,
+                               measure: TranscriptPager.Measure? = nil)
         -> (compiled: CompiledProject?, diagnostics: [Diagnostic]) {
         let session = CompileSession(project: project, facts: facts)
         session.isLint = !probed
+        session.measure = measure
         let compiled: CompiledProject?
         if let timeline = project.timeline {
             compiled = session.compileTimeline(timeline)
@@ -88,6 +90,8 @@ final class CompileSession {
     private var reportedFailures: Set<String> = []
     /// Media is not opened on purpose (`--no-probe`): unknown facts get stand-ins instead of errors.
     var isLint = false
+    /// How wide a transcript's words are set in the caption font; nil: `TranscriptPager.estimate`.
+    var measure: TranscriptPager.Measure?
     /// Set when a stand-in length was used: the composition's true end is then unknown.
     var lengthIsStandIn = false
 

@@ -86,6 +86,9 @@ extension CompileSession {
                                                 background: output.background, instructions: instructions,
                                                 compositor: written?.compositor ?? .builtIn,
                                                 titles: written?.titles ?? [], overlays: written?.overlays ?? [])
+        guard let captions = compileExplicitCaptions(written?.captions ?? [], duration: finished.duration, renderSize: size)
+        else { return nil }
+        videoComposition.captions = captions
         var resolvedComposition = composition
         resolvedComposition.duration = finished.duration
         if finished.isCut {

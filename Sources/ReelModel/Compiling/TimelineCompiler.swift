@@ -169,13 +169,19 @@ extension CompileSession {
         guard let audioMix = audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
                                       frameDuration: frameDuration) else { return nil }
         let layers = timeline.overlays + timeline.titles
-        // With layers, instructions under none of them skip the layer stage (and the compiled form says so).
-        if !layers.isEmpty {
-            for index in instructions.indices { instructions[index].postProcessing = instructions[index].isCovered(by: layers) }
-        }
-        let videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
+        guard let captions = compileCaptions(timeline, placed: placed, duration: finished.duration, renderSize: size) else { return nil }
+        var videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions,
                                                 titles: timeline.titles, overlays: timeline.overlays)
+        videoComposition.captions = captions
+        // With layers, instructions under none of them (and showing no burned-in cue) skip the layer stage, and the
+        // compiled form says so.
+        if !layers.isEmpty || !captions.isEmpty {
+            for index in instructions.indices {
+                instructions[index].postProcessing = videoComposition.layerStageShows(during: instructions[index].timeRange)
+            }
+            videoComposition.instructions = instructions
+        }
         guard checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
         return CompiledProject(output: output, encodedSize: encodedSize, frameDuration: frameDuration, assets: project.assets,
                                composition: composition, audioMix: audioMix, videoComposition: videoComposition,

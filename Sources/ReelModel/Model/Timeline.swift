@@ -50,6 +50,8 @@ public struct Clip: Sendable, Hashable {
     public var audioTail: Time?
     /// Where the clip sits on the canvas and how it moves: `position`, `scale`, `rotation`, `crop`, `animations`.
     public var motion = ClipMotion()
+    /// A caption file in the clip's source time, retimed with the clip (docs/captions.md); nil: none.
+    public var captions: Captions?
     /// Where the clip was written: `$.timeline.clips[i]`.
     public var path: JSONPath
     /// Keys whose written values the reader refused (and reported), such as `"speed"` or `"transition"`; their
@@ -307,6 +309,8 @@ public struct Timeline: Sendable, Hashable {
     public var titles: [MovieLayer]
     /// Image layers over the video and under the titles, later ones on top (SPEC §3.5).
     public var overlays: [MovieLayer]
+    /// Caption files on the movie timeline (docs/captions.md), drawn above the titles, later ones on top.
+    public var captions: [Captions] = []
 
     /// Whether the reader refused part of the storyline (an entry, or a value in a clip): the timeline then
     /// compiles to diagnostics only.

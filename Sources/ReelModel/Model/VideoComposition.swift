@@ -97,6 +97,8 @@ public struct VideoComposition: Sendable, Hashable {
     public var titles: [MovieLayer]
     /// Image layers drawn over the composed video and under the titles, later ones on top (SPEC §3.5).
     public var overlays: [MovieLayer]
+    /// Caption files with their cues in movie time, drawn above the titles (docs/captions.md); empty: none.
+    public var captions: [CompiledCaptions] = []
 
     /// Creates a video composition.
     public init(frameDuration: Time, renderSize: PixelSize, renderScale: Rational = Rational(1),
@@ -110,6 +112,12 @@ public struct VideoComposition: Sendable, Hashable {
         self.compositor = compositor
         self.titles = titles
         self.overlays = overlays
+    }
+
+    /// Whether anything of the layer stage shows during `range`: a title, an overlay or a burned-in caption cue.
+    public func layerStageShows(during range: TimeRange) -> Bool {
+        movieLayers.contains { range.intersection($0.timeRange).map { !$0.isEmpty } ?? false }
+            || captions.contains { $0.captions.mode.burns && $0.shows(during: range) }
     }
 
     /// Every title and overlay in drawing order, bottom first: overlays, then titles.

@@ -196,11 +196,14 @@ extension DocumentDecoder {
             valid = false
         }
         let layers = readMovieLayers(fields, path)
-        guard valid, layers.valid else { return nil }
+        let captions = readCaptionsList(fields, path)
+        guard valid, layers.valid, captions.valid else { return nil }
+        var composition = VideoComposition(frameDuration: frameDuration, renderSize: renderSize, renderScale: renderScale,
+                                           background: background, instructions: instructions, compositor: compositor,
+                                           titles: layers.titles, overlays: layers.overlays)
+        composition.captions = captions.captions.map { CompiledCaptions(captions: $0, assHeader: nil) }
         return VideoCompositionReading(
-            composition: VideoComposition(frameDuration: frameDuration, renderSize: renderSize, renderScale: renderScale,
-                                          background: background, instructions: instructions, compositor: compositor,
-                                          titles: layers.titles, overlays: layers.overlays),
+            composition: composition,
             hasFrameDuration: fields.has("frameDuration"), hasRenderSize: fields.has("renderSize"),
             hasRenderScale: fields.has("renderScale"), hasBackground: fields.has("background"))
     }

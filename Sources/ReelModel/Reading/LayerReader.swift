@@ -171,7 +171,7 @@ extension DocumentDecoder {
         return fits
     }
 
-    private func readOutline(_ json: JSON, _ path: JSONPath) -> TextStyle.Outline? {
+    func readOutline(_ json: JSON, _ path: JSONPath) -> TextStyle.Outline? {
         guard let fields = object(json, path, .textOutline, expected: "an outline object {\"color\", \"width\"}") else { return nil }
         let color = fields["color"].flatMap { self.color($0, path.key("color")) }
         let width = fields["width"].flatMap { double($0, path.key("width"), in: 0...500) }
@@ -179,7 +179,7 @@ extension DocumentDecoder {
         return TextStyle.Outline(color: color, width: width)
     }
 
-    private func readShadow(_ json: JSON, _ path: JSONPath) -> TextStyle.Shadow? {
+    func readShadow(_ json: JSON, _ path: JSONPath) -> TextStyle.Shadow? {
         guard let fields = object(json, path, .textShadow, expected: "a shadow object {\"color\", \"offset\", \"blur\"}") else { return nil }
         let color = fields["color"].flatMap { self.color($0, path.key("color")) }
         var valid = color != nil
@@ -200,7 +200,7 @@ extension DocumentDecoder {
     }
 
     /// A bare colour (padding 0) or `{"color", "padding"}`.
-    private func readTextBackground(_ json: JSON, _ path: JSONPath) -> TextStyle.Background? {
+    func readTextBackground(_ json: JSON, _ path: JSONPath) -> TextStyle.Background? {
         if case .string = json.value {
             return color(json, path).map { TextStyle.Background(color: $0, padding: 0) }
         }
@@ -224,7 +224,7 @@ extension DocumentDecoder {
     }
 
     /// A number greater than 0 and at most `limit`.
-    private func positiveNumber(_ json: JSON, _ path: JSONPath, what: String, upTo limit: Double) -> Double? {
+    func positiveNumber(_ json: JSON, _ path: JSONPath, what: String, upTo limit: Double) -> Double? {
         guard let value = double(json, path) else { return nil }
         guard value > 0, value <= limit else {
             error(path, "\(what) \(plain(value)) is outside (0, \(plain(limit))]", hint: "use a \(what) greater than 0")

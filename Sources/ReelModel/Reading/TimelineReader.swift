@@ -47,8 +47,10 @@ extension DocumentDecoder {
             }
         }
         let layers = readMovieLayers(fields, path)
-        return Timeline(items: items, audio: audio, ducking: ducking, volume: volume, titles: layers.titles,
-                        overlays: layers.overlays)
+        var timeline = Timeline(items: items, audio: audio, ducking: ducking, volume: volume, titles: layers.titles,
+                                overlays: layers.overlays)
+        timeline.captions = readCaptionsList(fields, path).captions
+        return timeline
     }
 
     private static func isGap(_ json: JSON) -> Bool {
@@ -123,6 +125,10 @@ extension DocumentDecoder {
         if let motion = readClipMotion(fields, path) { clip.motion = motion } else { refused.insert("animations") }
         clip.audioLead = take(fields["audioLead"].flatMap { positiveDuration($0, path.key("audioLead"), what: "audioLead") }, "audioLead")
         clip.audioTail = take(fields["audioTail"].flatMap { positiveDuration($0, path.key("audioTail"), what: "audioTail") }, "audioTail")
+        if let captionsJSON = fields["captions"] {
+            clip.captions = readCaptions(captionsJSON, path.key("captions"), explicit: false)
+            if clip.captions == nil { refused.insert("captions") }
+        }
         clip.refusedKeys = refused
         return .clip(clip)
     }

@@ -29,7 +29,7 @@ extension ObjectShape {
         .project, .timeRange,
         .output, .videoOutput, .audioOutput, .loudness, .fileAsset, .imageAsset, .colorAsset, .sequenceAsset,
         .timeline, .gap, .clip, .transition, .audioTrack, .ducking, .volumeAutomation,
-        .title, .textOutline, .textShadow, .textBackground, .overlay, .animation,
+        .title, .textOutline, .textShadow, .textBackground, .overlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
         .videoComposition, .instruction, .layerInstruction, .backdrop, .stepKey, .rampKey, .decomposedTransform,
         .variable,
@@ -90,7 +90,7 @@ extension ObjectShape {
 
     /// `timeline`, the editing form (SPEC §3).
     public static let timeline = ObjectShape(
-        name: "timeline", allowed: ["clips", "audio", "ducking", "volume", "titles", "overlays"])
+        name: "timeline", allowed: ["clips", "audio", "ducking", "volume", "titles", "overlays", "captions"])
 
     /// A gap in `timeline.clips` (SPEC §3.1).
     public static let gap = ObjectShape(name: "gap", allowed: ["gap"], required: ["gap"])
@@ -99,7 +99,7 @@ extension ObjectShape {
     public static let clip = ObjectShape(
         name: "clip",
         allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
-                  "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations"],
+                  "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions"],
         required: ["asset"])
 
     /// A clip's `transition` (SPEC §3.1).
@@ -148,6 +148,27 @@ extension ObjectShape {
         name: "animation", allowed: ["property", "from", "to", "start", "duration", "end", "timing"],
         required: ["property", "to", "start"])
 
+    // MARK: captions (both forms; docs/captions.md)
+
+    /// An entry of `captions`, or a clip's `captions`: a caption file and how to show it.
+    public static let captions = ObjectShape(
+        name: "captions",
+        allowed: ["file", "transcript", "format", "encoding", "at", "style", "highlight", "mode", "language", "default",
+                  "cues"])
+
+    /// `captions.style`: the look of SubRip and WebVTT cues.
+    public static let captionStyle = ObjectShape(
+        name: "caption style",
+        allowed: ["font", "size", "color", "outline", "shadow", "background", "align", "placement", "margin", "maxWidth",
+                  "maxLines"])
+
+    /// `captions.highlight`: how a transcript marks the word being spoken.
+    public static let captionHighlight = ObjectShape(name: "caption highlight", allowed: ["color", "scale"])
+
+    /// An entry of a compiled `captions.cues`: one cue in movie time, its text ASS event text.
+    public static let captionCue = ObjectShape(
+        name: "caption cue", allowed: ["start", "end", "text", "style", "layer", "margins", "effect"], required: ["start", "end", "text"])
+
     // MARK: The explicit form
 
     /// `composition` (SPEC §4.1).
@@ -176,7 +197,7 @@ extension ObjectShape {
     public static let videoComposition = ObjectShape(
         name: "videoComposition",
         allowed: ["frameDuration", "renderSize", "renderScale", "background", "compositor", "instructions", "titles",
-                  "overlays"],
+                  "overlays", "captions"],
         required: ["instructions"])
 
     /// An entry of `videoComposition.instructions` (SPEC §4.4).

@@ -74,6 +74,10 @@ public enum ProjectSchema {
             FormatTable(shape: .textBackground, keys: textBackgroundKeys),
             FormatTable(shape: .overlay, keys: overlayKeys),
             FormatTable(shape: .animation, keys: animationKeys),
+            FormatTable(shape: .captions, keys: captionsKeys),
+            FormatTable(shape: .captionStyle, keys: captionStyleKeys),
+            FormatTable(shape: .captionHighlight, keys: captionHighlightKeys),
+            FormatTable(shape: .captionCue, keys: captionCueKeys),
             FormatTable(shape: .composition, keys: compositionKeys),
             FormatTable(shape: .compositionTrack, keys: compositionTrackKeys),
             FormatTable(shape: .mediaSegment, keys: mediaSegmentKeys),
@@ -251,6 +255,8 @@ public enum ProjectSchema {
             FormatKey("volume", arrayOf(ref("volumeAutomation")), "Hand-written volume keys per track.", default: .described("none")),
             FormatKey("titles", arrayOf(ref("title")), "Text layers.", default: .described("none")),
             FormatKey("overlays", arrayOf(ref("overlay")), "Image layers.", default: .described("none")),
+            FormatKey("captions", arrayOf(ref("captions")), "Caption files and transcripts on the movie timeline (docs/captions.md).",
+                      default: .described("none")),
         ]
     }
 
@@ -289,6 +295,8 @@ public enum ProjectSchema {
                       default: .described("none")),
             FormatKey("animations", arrayOf(ref("animation")),
                       "Changes of position, scale or rotation over the clip's own time (start relative to the clip's start on the timeline), as on titles.",
+                      default: .described("none")),
+            FormatKey("captions", ref("captions"), "A caption file in the clip's source time, retimed with the clip (docs/captions.md).",
                       default: .described("none")),
         ]
     }
@@ -418,6 +426,77 @@ public enum ProjectSchema {
         ]
     }
 
+    private static var captionsKeys: [FormatKey] {
+        [
+            FormatKey("file", nonEmptyString, "A SubRip, WebVTT or ASS/SSA file, relative to the project's folder; give file or transcript.",
+                      default: .described("none"), example: #""talk.srt""#),
+            FormatKey("transcript", nonEmptyString, "A word-level transcript (Deepgram, WhisperX, AssemblyAI JSON) in place of file.",
+                      default: .described("none")),
+            FormatKey("format", enumeration(CaptionFormat.allCases), "The file's format.",
+                      default: .described("from the extension, else the content")),
+            FormatKey("encoding", nonEmptyString, "The file's text encoding (gb18030, windows-1252, shift_jis, …).",
+                      default: .string("utf-8")),
+            FormatKey("at", ref("time"), "Where the file's zero lands, in seconds: movie time, or the clip's source time on a clip.",
+                      default: .number("0")),
+            FormatKey("style", ref("captionStyle"), "The look of SubRip, WebVTT and transcript cues; ASS scripts keep their own.",
+                      default: .described("the defaults of captionStyle")),
+            FormatKey("highlight", ref("captionHighlight"), "How a transcript marks the word being spoken.",
+                      default: .described("none")),
+            FormatKey("mode", enumeration(CaptionMode.allCases), "Burned into the picture, a subtitle stream, or both.",
+                      default: .enumCase(CaptionMode.burn)),
+            FormatKey("language", pattern("^[a-z]{3}$"), "ISO 639-2 code of the subtitle stream.", default: .described("none")),
+            FormatKey("default", boolean, "The subtitle stream's default flag.",
+                      default: .described("true for the first streamed captions")),
+            FormatKey("cues", arrayOf(ref("captionCue")), "The cues in movie time (written by reel compile).",
+                      default: .described("read from the file")),
+        ]
+    }
+
+    private static var captionStyleKeys: [FormatKey] {
+        [
+            FormatKey("font", nonEmptyString, "A family name (fontconfig) or a font file.", default: .string("DejaVu Sans")),
+            FormatKey("size", number(minimum: "1", maximum: "2000"), "ASS font size (about the line height) in pixels at the render size.",
+                      default: .described("5.5 % of the render height")),
+            FormatKey("color", ref("color"), "The text's colour.", default: .string("#FFFFFF")),
+            FormatKey("outline", ref("textOutline"), "A stroke around the glyphs.", default: .described("black, 6 % of the size")),
+            FormatKey("shadow", ref("textShadow"), "A shadow as deep as the larger offset (blur is not applied).",
+                      default: .described("none")),
+            FormatKey("background", object([("oneOf", array([ref("color"), ref("textBackground")]))]),
+                      "An opaque box behind each line (replaces the outline).", default: .described("none")),
+            FormatKey("align", enumeration(TextStyle.Alignment.allCases), "How lines align.",
+                      default: .enumCase(TextStyle.Alignment.center)),
+            FormatKey("placement", enumeration(CaptionPlacement.allCases), "Where cues sit vertically.",
+                      default: .enumCase(CaptionPlacement.bottom)),
+            FormatKey("margin", number(minimum: "0", maximum: "8192"), "Pixels from the bottom or top edge.",
+                      default: .described("5 % of the render height")),
+            FormatKey("maxWidth", object([("type", .string("number")), ("exclusiveMinimum", .number("0")), ("maximum", .number("1"))]),
+                      "The widest a line may be, as a fraction of the render width.", default: .number("0.9")),
+            FormatKey("maxLines", integer(1, 10), "The most lines on a transcript's page.", default: .number("2")),
+        ]
+    }
+
+    private static var captionHighlightKeys: [FormatKey] {
+        [
+            FormatKey("color", ref("color"), "The spoken word's colour.", default: .described("unchanged")),
+            FormatKey("scale", number(minimum: "0.1", maximum: "10"), "The spoken word's scale.", default: .number("1")),
+        ]
+    }
+
+    private static var captionCueKeys: [FormatKey] {
+        [
+            FormatKey("start", ref("time"), "Movie time where the cue starts, in seconds.", default: .required),
+            FormatKey("end", ref("time"), "Movie time where it ends (exclusive), in seconds.", default: .required),
+            FormatKey("text", object([("type", .string("string"))]), "ASS event text (override tags in braces, \\N breaks lines).",
+                      default: .required),
+            FormatKey("style", object([("type", .string("string"))]), "The ASS style it names.", default: .string("Default")),
+            FormatKey("layer", object([("type", .string("integer"))]), "ASS layer; higher draws on top.", default: .number("0")),
+            FormatKey("margins", object([("type", .string("array")), ("items", object([("type", .string("integer"))])),
+                                         ("minItems", .number("3")), ("maxItems", .number("3"))]),
+                      "ASS margins [left, right, vertical] in script pixels.", default: .described("the style's")),
+            FormatKey("effect", object([("type", .string("string"))]), "ASS Effect field.", default: .described("none")),
+        ]
+    }
+
     private static var animationKeys: [FormatKey] {
         [
             FormatKey("property", enumeration(LayerAnimation.Property.allCases), "What changes.", default: .required),
@@ -494,6 +573,8 @@ public enum ProjectSchema {
                       default: .required),
             FormatKey("titles", arrayOf(ref("title")), "Text layers.", default: .described("none")),
             FormatKey("overlays", arrayOf(ref("overlay")), "Image layers.", default: .described("none")),
+            FormatKey("captions", arrayOf(ref("captions")), "Caption files with their cues in movie time (docs/captions.md).",
+                      default: .described("none")),
         ]
     }
 
@@ -768,6 +849,11 @@ public enum ProjectSchema {
     private static var layerDefinitions: [(String, JSONValue)] {
         let timed: [(String, JSONValue)] = [("oneOf", array([requiring(["duration"]), requiring(["end"])]))]
         return [
+            ("captions", described("A caption file or transcript and how it shows (docs/captions.md).",
+                                   closed(.captions, captionsKeys, extra: [("oneOf", array([requiring(["file"]), requiring(["transcript"])]))]))),
+            ("captionStyle", described("The look of SubRip, WebVTT and transcript cues.", closed(.captionStyle, captionStyleKeys))),
+            ("captionHighlight", described("How a transcript marks the word being spoken.", closed(.captionHighlight, captionHighlightKeys))),
+            ("captionCue", described("One cue in movie time.", closed(.captionCue, captionCueKeys))),
             ("title", described("A text layer.", closed(.title, titleKeys, extra: timed))),
             ("textOutline", described("A stroke around the glyphs, outside the fill.", closed(.textOutline, textOutlineKeys))),
             ("textShadow", described("A copy of the text (and outline) under it, offset and blurred.", closed(.textShadow, textShadowKeys))),

@@ -145,6 +145,62 @@ public enum ProjectWriter {
         if !composition.overlays.isEmpty {
             members.append(("overlays", .array(composition.overlays.map { JSON(movieLayerValue($0)) })))
         }
+        if !composition.captions.isEmpty {
+            members.append(("captions", .array(composition.captions.map { JSON(captionsValue($0.captions)) })))
+        }
+        return object(members)
+    }
+
+    /// Compiled captions: the file (for an ASS script's styles), how they show, and every cue in movie time.
+    private static func captionsValue(_ captions: Captions) -> JSONValue {
+        var members: [(String, JSONValue)] = [(captions.isTranscript ? "transcript" : "file", .string(captions.file))]
+        if let format = captions.format { members.append(("format", .string(format.rawValue))) }
+        if let encoding = captions.encoding { members.append(("encoding", .string(encoding))) }
+        let style = captions.style
+        var styleMembers: [(String, JSONValue)] = []
+        if let font = style.font { styleMembers.append(("font", .string(font))) }
+        if let size = style.size { styleMembers.append(("size", numberValue(size))) }
+        if let color = style.color { styleMembers.append(("color", .string(color.description))) }
+        if let outline = style.outline {
+            styleMembers.append(("outline", object([("color", .string(outline.color.description)),
+                                                    ("width", numberValue(outline.width))])))
+        }
+        if let shadow = style.shadow {
+            styleMembers.append(("shadow", object([("color", .string(shadow.color.description)),
+                                                   ("offset", pointValue(shadow.offset)), ("blur", numberValue(shadow.blur))])))
+        }
+        if let background = style.background {
+            styleMembers.append(("background", object([("color", .string(background.color.description)),
+                                                       ("padding", numberValue(background.padding))])))
+        }
+        if let align = style.align { styleMembers.append(("align", .string(align.rawValue))) }
+        if let placement = style.placement { styleMembers.append(("placement", .string(placement.rawValue))) }
+        if let margin = style.margin { styleMembers.append(("margin", numberValue(margin))) }
+        if let maxWidth = style.maxWidth { styleMembers.append(("maxWidth", numberValue(maxWidth))) }
+        if let maxLines = style.maxLines { styleMembers.append(("maxLines", .number(String(maxLines)))) }
+        if !styleMembers.isEmpty { members.append(("style", object(styleMembers))) }
+        if let highlight = captions.highlight {
+            var fields: [(String, JSONValue)] = []
+            if let color = highlight.color { fields.append(("color", .string(color.description))) }
+            if let scale = highlight.scale { fields.append(("scale", numberValue(scale))) }
+            members.append(("highlight", object(fields)))
+        }
+        members.append(("mode", .string(captions.mode.rawValue)))
+        if let language = captions.language { members.append(("language", .string(language))) }
+        if let isDefault = captions.isDefault { members.append(("default", .bool(isDefault))) }
+        members.append(("cues", .array((captions.cues ?? []).map { cue in
+            var fields: [(String, JSONValue)] = [("start", timeValue(cue.start)), ("end", timeValue(cue.end)),
+                                                 ("text", .string(cue.text))]
+            if let style = cue.style { fields.append(("style", .string(style))) }
+            if cue.layer != 0 { fields.append(("layer", .number(String(cue.layer)))) }
+            if cue.marginLeft != 0 || cue.marginRight != 0 || cue.marginVertical != 0 {
+                fields.append(("margins", .array([cue.marginLeft, cue.marginRight, cue.marginVertical].map {
+                    JSON(.number(String($0)))
+                })))
+            }
+            if !cue.effect.isEmpty { fields.append(("effect", .string(cue.effect))) }
+            return JSON(object(fields))
+        })))
         return object(members)
     }
 

@@ -22,6 +22,18 @@ struct YUVColor: Equatable {
         v = clamp(128 + 224 * (r - luma) / (2 * (1 - kr)))
     }
 
+    /// The Y′CbCr (limited range) BT.601 gives `color`: how VSFilter, and libass's users after it, show the colours
+    /// of an ASS script that does not name its matrix, whatever the video's own matrix.
+    init(bt601 color: RGBAColor) {
+        let r = Double(color.red) / 255, g = Double(color.green) / 255, b = Double(color.blue) / 255
+        let kr = 0.299, kb = 0.114
+        let luma = kr * r + (1 - kr - kb) * g + kb * b
+        func clamp(_ value: Double) -> UInt8 { UInt8(max(0, min(255, value.rounded()))) }
+        y = clamp(16 + 219 * luma)
+        u = clamp(128 + 224 * (b - luma) / (2 * (1 - kb)))
+        v = clamp(128 + 224 * (r - luma) / (2 * (1 - kr)))
+    }
+
     /// The value of plane `index` (0: Y′, 1: Cb, 2: Cr).
     func component(_ index: Int) -> UInt8 {
         index == 0 ? y : index == 1 ? u : v

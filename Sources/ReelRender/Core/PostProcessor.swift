@@ -35,6 +35,12 @@ final class PostProcessor {
     private var pictures: [PictureKey: LayerPicture] = [:]
     /// Decoded overlay images by asset id, at their own size, kept while a layer showing them is drawn.
     private var images: [String: LayerRaster] = [:]
+    /// The captions burned in, drawn above the titles.
+    private let captions: [CompiledCaptions]
+    /// libass, started when the first cue shows.
+    private var captionRenderer: CaptionRenderer?
+    private let renderSize: PixelSize
+    private let resolvePath: @Sendable (String) -> String
 
     /// The stage for `project`'s titles and overlays on a canvas of `canvas` pixels, reading overlay images
     /// through `catalog` and `opener`.
@@ -51,18 +57,27 @@ final class PostProcessor {
             }
         }
         self.fontFiles = fontFiles
+        captions = project.videoComposition.captions.filter { $0.captions.mode.burns && !$0.cues.isEmpty }
+        renderSize = project.videoComposition.renderSize
+        resolvePath = { [project] path in project.resolvedPath(path) }
     }
 
     /// Whether any layer could be drawn at all (else every frame passes through).
-    var isEmpty: Bool { layers.isEmpty }
+    var isEmpty: Bool { layers.isEmpty && captions.isEmpty }
+
+    /// Whether a burned-in cue shows at `time`.
+    private func showsCue(at time: Time) -> Bool {
+        captions.contains { entry in entry.cues.contains { $0.start <= time && time < $0.end } }
+    }
 
     /// The frame to hand to the sink: `composed` with the layers shown at `time` drawn over it when
     /// `postProcessing` is true; `composed` itself when nothing is to be drawn.
     func process(_ composed: ComposedFrame, at time: Time, postProcessing: Bool) throws(RenderError) -> ComposedFrame {
-        guard postProcessing, !layers.isEmpty else { return composed }
+        guard postProcessing, !isEmpty else { return composed }
         let shown = layers.indices.filter { layers[$0].timeRange.contains(time) }
         dropPictures(keeping: Set(shown))
-        guard !shown.isEmpty else { return composed }
+        let cueShows = !captions.isEmpty && showsCue(at: time)
+        guard !shown.isEmpty || cueShows else { return composed }
         let frame: VideoFrame
         do {
             frame = composed.isSourceFrame ? try copy(composed.frame) : composed.frame
@@ -80,6 +95,13 @@ final class PostProcessor {
                 scale: LayerPoint(x: state.scale.x / level, y: state.scale.y / level),
                 rotation: state.rotation, opacity: state.opacity)
             LayerBlender.draw(picture, onto: frame, at: placement)
+        }
+        if cueShows {
+            if captionRenderer == nil {
+                captionRenderer = try CaptionRenderer(captions: captions, canvas: canvas, renderSize: renderSize,
+                                                      fontFile: resolvePath)
+            }
+            captionRenderer?.draw(at: time, onto: frame)
         }
         return ComposedFrame(frameIndex: composed.frameIndex, frame: frame, isSourceFrame: false, threadID: composed.threadID)
     }

@@ -69,11 +69,11 @@ enum LayerCheck {
     }
 
     /// The generic names fontconfig resolves to a configured family (CSS's and fontconfig's own).
-    private static let genericFamilies: Set<String> = ["sans-serif", "sans", "serif", "monospace", "mono", "cursive",
+    static let genericFamilies: Set<String> = ["sans-serif", "sans", "serif", "monospace", "mono", "cursive",
                                                        "fantasy", "system-ui", "emoji"]
 
     /// "did you mean" the closest families, else a few installed ones.
-    private static func hint(for font: String, among families: [String]) -> String {
+    static func hint(for font: String, among families: [String]) -> String {
         let lower = font.lowercased()
         let close = families.filter { $0.lowercased().contains(lower) || lower.contains($0.lowercased()) }
         if let suggested = suggestion(for: font, among: families) {

@@ -53,10 +53,14 @@ final class OutputWriter {
     private let progress: ProgressCounter
     /// The last frame through which every picture (and its sound) is written; -1 before the first.
     private var completedThrough: Int64 = -1
+    /// Soft subtitle streams, written as the frames reach their events (docs/captions.md).
+    private let subtitles: [SubtitleWriter]
+    private let frameRate: Rational
 
-    /// Opens the muxer on `destination`, adds the streams and writes the container's header.
+    /// Opens the muxer on `destination`, adds the streams (`subtitles` after the video and audio) and writes the
+    /// container's header.
     init(destination: MuxerDestination, container: Container, video: Video, audio: Audio, frameRate: Rational,
-         progress: ProgressCounter) throws(RenderError) {
+         progress: ProgressCounter, subtitles: [SubtitleTrackPlan] = []) throws(RenderError) {
         do {
             let muxer = try Muxer(destination: destination, formatName: container.name,
                                   metadata: container.metadata.map { ($0.key, $0.value) },
@@ -85,12 +89,14 @@ final class OutputWriter {
             case .none:
                 self.audio = .none
             }
+            self.subtitles = try subtitles.map { plan throws(MediaError) in try SubtitleWriter(plan: plan, muxer: muxer) }
             try muxer.start()
             self.muxer = muxer
         } catch {
             throw RenderError(anyError: error)
         }
         self.progress = progress
+        self.frameRate = frameRate
     }
 
     /// Encodes picture `frame` as output frame `index`, then completes that frame.
@@ -146,6 +152,16 @@ final class OutputWriter {
         case .none:
             break
         }
+        if !subtitles.isEmpty {
+            // Events starting before the next frame's time go in now, interleaved with the pictures.
+            let next = (try? Time(Rational(index + 1)).divided(by: frameRate)) ?? .zero
+            let milliseconds = (try? next.count(atRate: 1000, rounding: .nearest)) ?? .max
+            do {
+                for writer in subtitles { try writer.write(before: milliseconds) }
+            } catch {
+                throw RenderError(media: error)
+            }
+        }
         completedThrough = index
         progress.completed(throughFrame: index)
     }
@@ -155,6 +171,7 @@ final class OutputWriter {
         try complete(throughFrame: progress.frameCount - 1)
         if case .copied(let copied) = audio { try copied.finish(into: muxer) }
         do {
+            for writer in subtitles { try writer.finish() }
             try muxer.finish()
         } catch {
             throw RenderError(media: error)

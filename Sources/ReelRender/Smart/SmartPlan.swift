@@ -349,7 +349,10 @@ enum PostProcessingLayers {
     static func covering(_ time: Time, in project: CompiledProject, instruction: VideoInstruction) -> String? {
         guard instruction.postProcessing else { return nil }
         guard let layer = project.videoComposition.movieLayers.last(where: { $0.timeRange.contains(time) }) else {
-            return nil
+            let burned = project.videoComposition.captions.last { entry in
+                entry.captions.mode.burns && entry.cues.contains { $0.start <= time && time < $0.end }
+            }
+            return burned.map { "a caption cue (\($0.captions.path))" }
         }
         switch layer.content {
         case .text: return "a title (\(layer.path))"

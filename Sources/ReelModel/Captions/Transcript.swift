@@ -1,0 +1,184 @@
+import Foundation
+import ReelTime
+
+/// One word of a speech-to-text transcript, with its time in the transcript's own clock.
+public struct TranscriptWord: Sendable, Hashable {
+    /// The word as it is to be shown (punctuated when the tool gives that form).
+    public var text: String
+    /// Where it starts, inclusive.
+    public var start: Time
+    /// Where it ends, exclusive; not before `start`.
+    public var end: Time
+
+    /// Creates a word.
+    public init(text: String, start: Time, end: Time) {
+        self.text = text
+        self.start = start
+        self.end = end
+    }
+}
+
+/// Reads word-level transcripts (docs/captions.md, "Transcripts"). Accepted shapes, tried in this order:
+/// - Deepgram: `results.channels[0].alternatives[0].words[]` of `{word, punctuated_word?, start, end}` (seconds);
+/// - WhisperX: `segments[].words[]` of `{word, start, end}` (seconds), or its flat `word_segments[]`;
+/// - AssemblyAI: `words[]` of `{text, start, end}` in milliseconds;
+/// - a plain array `[{word | text, start, end}]` in seconds.
+/// Words without times (WhisperX leaves numbers it could not align untimed) are dropped with a warning.
+public enum TranscriptReader {
+    /// The words of `bytes`, the transcript file `file`, in order; nil (with an error) when it is none of the shapes.
+    public static func read(_ bytes: [UInt8], file: String) -> (words: [TranscriptWord]?, problems: [CaptionProblem]) {
+        guard let document = try? JSONParser.parse(bytes) else {
+            return (nil, [CaptionProblem(.error, file: file, line: nil, cue: nil, message: "not a JSON document")])
+        }
+        var problems: [CaptionProblem] = []
+        func field(_ value: JSONValue, _ key: String) -> JSONValue? { value.objectValue?[key]?.value }
+        var entries: [JSONValue] = []
+        var milliseconds = false
+        if let words = field(document.value, "results").flatMap({ field($0, "channels") })?.arrayValue?.first
+            .flatMap({ field($0.value, "alternatives") })?.arrayValue?.first.flatMap({ field($0.value, "words") })?.arrayValue {
+            entries = words.map(\.value)
+        } else if let segments = field(document.value, "segments")?.arrayValue {
+            entries = segments.flatMap { field($0.value, "words")?.arrayValue?.map(\.value) ?? [] }
+        } else if let words = field(document.value, "word_segments")?.arrayValue {
+            entries = words.map(\.value)
+        } else if let words = field(document.value, "words")?.arrayValue {
+            entries = words.map(\.value)
+            milliseconds = true
+        } else if let words = document.value.arrayValue {
+            entries = words.map(\.value)
+        } else {
+            return (nil, [CaptionProblem(.error, file: file, line: nil, cue: nil,
+                                         message: "not a transcript reel knows (Deepgram, WhisperX, AssemblyAI, or an array of {word, start, end})")])
+        }
+        var words: [TranscriptWord] = []
+        for (index, entry) in entries.enumerated() {
+            let text = (field(entry, "punctuated_word") ?? field(entry, "word") ?? field(entry, "text"))?.stringValue?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            guard !text.isEmpty else { continue }
+            func time(_ key: String) -> Time? {
+                guard case .number(let written)? = field(entry, key), let seconds = try? TimeSyntax.parseDecimal(written)
+                else { return nil }
+                return milliseconds ? try? seconds.divided(by: Rational(1000)) : seconds
+            }
+            guard let start = time("start"), let end = time("end"), !start.isNegative, start <= end else {
+                problems.append(CaptionProblem(.warning, file: file, line: nil, cue: index + 1,
+                                               message: "word \"\(text)\" has no usable start and end; it is left out"))
+                continue
+            }
+            words.append(TranscriptWord(text: text, start: start, end: end))
+        }
+        if words.isEmpty {
+            problems.append(CaptionProblem(.error, file: file, line: nil, cue: nil, message: "the transcript has no timed words"))
+            return (nil, problems)
+        }
+        return (words, problems)
+    }
+}
+
+/// How the spoken word is marked on a transcript's page (`captions.highlight`).
+public struct CaptionHighlight: Sendable, Hashable {
+    /// The active word's fill colour; nil: unchanged.
+    public var color: RGBAColor?
+    /// The active word's scale (1: unchanged).
+    public var scale: Double?
+
+    public init(color: RGBAColor? = nil, scale: Double? = nil) {
+        self.color = color
+        self.scale = scale
+    }
+}
+
+/// Pages of a transcript: words laid into lines no wider than the style's width, at most `maxLines` lines a page,
+/// and one cue per word of each page, showing the page with that word highlighted (docs/captions.md).
+public enum TranscriptPager {
+    /// The width in pixels at the render size that `text` takes in the caption font at ASS font size `size`.
+    public typealias Measure = @Sendable (_ text: String, _ font: String?, _ size: Double) -> Double
+
+    /// A rough width when no font is at hand: DejaVu Sans's mean advance, 0.55 em, an em being 1/1.164 of the ASS
+    /// font size (its line height).
+    public static let estimate: Measure = { text, _, size in Double(text.count) * 0.55 * size / 1.164 }
+
+    /// A pause of this much between two words starts a new page.
+    static let pause = Time(value: 1, timescale: 1)
+
+    /// The cues of `words` (movie time) for `style` on a render of `renderSize`.
+    public static func cues(_ words: [TranscriptWord], style: CaptionStyle, highlight: CaptionHighlight?,
+                            renderSize: PixelSize, measure: Measure) -> [CaptionCue] {
+        let size = style.size ?? (Double(renderSize.height) * 0.055).rounded()
+        let width = Double(renderSize.width) * (style.maxWidth ?? 0.9)
+        let maxLines = style.maxLines ?? 2
+        // Pages: lists of lines, each a list of word indices.
+        var pages: [[[Int]]] = []
+        var lines: [[Int]] = []
+        var line: [Int] = []
+        func text(_ indices: [Int]) -> String { indices.map { words[$0].text }.joined(separator: " ") }
+        for index in words.indices {
+            let pauseBefore = index > 0 && ((try? words[index].start - words[index - 1].end).map { $0 >= pause } ?? false)
+            let sentenceEnded = index > 0 && [".", "?", "!", "。", "？", "！"].contains { words[index - 1].text.hasSuffix($0) }
+            if !line.isEmpty, pauseBefore || (sentenceEnded && lines.count + 1 >= maxLines) {
+                lines.append(line)
+                pages.append(lines)
+                lines = []
+                line = []
+            }
+            // The active word grows by the highlight's scale: room is kept for the widest word of the line grown.
+            let candidate = line + [index]
+            let growth = max(0, (highlight?.scale ?? 1) - 1) * (candidate.map { measure(words[$0].text, style.font, size) }.max() ?? 0)
+            if !line.isEmpty, measure(text(candidate), style.font, size) + growth > width {
+                lines.append(line)
+                line = []
+                if lines.count >= maxLines {
+                    pages.append(lines)
+                    lines = []
+                }
+            }
+            line.append(index)
+        }
+        if !line.isEmpty { lines.append(line) }
+        if !lines.isEmpty { pages.append(lines) }
+
+        var cues: [CaptionCue] = []
+        for (pageIndex, page) in pages.enumerated() {
+            let indices = page.flatMap { $0 }
+            guard let first = indices.first, let last = indices.last else { continue }
+            var pageEnd = words[last].end
+            if pageIndex + 1 < pages.count, let next = pages[pageIndex + 1].first?.first {
+                // A page stays up until the next one when they are less than a pause apart, so the captions do not flicker.
+                let nextStart = words[next].start
+                if let gap = try? nextStart - pageEnd, gap < pause, pageEnd < nextStart { pageEnd = nextStart }
+                if pageEnd > nextStart { pageEnd = nextStart }
+            }
+            for (position, active) in indices.enumerated() {
+                let start = position == 0 ? words[first].start : words[active].start
+                let end = position + 1 < indices.count ? words[indices[position + 1]].start : pageEnd
+                guard start < end else { continue }
+                let body = page.map { lineIndices in
+                    lineIndices.map { index in
+                        let word = ASSText.escaping(words[index].text)
+                        return index == active ? highlighted(word, highlight, base: style.color) : word
+                    }.joined(separator: " ")
+                }.joined(separator: "\\N")
+                // `\q2`: libass keeps these line breaks and wraps nothing itself.
+                cues.append(CaptionCue(start: start, end: end, text: "{\\q2}" + body, number: active + 1, line: 0))
+            }
+        }
+        return cues
+    }
+
+    private static func highlighted(_ word: String, _ highlight: CaptionHighlight?, base: RGBAColor?) -> String {
+        guard let highlight else { return word }
+        var on = "", off = ""
+        if let color = highlight.color {
+            on += "\\1c" + ASSText.colour(red: color.red, green: color.green, blue: color.blue)
+            let base = base ?? RGBAColor(red: 255, green: 255, blue: 255)
+            off += "\\1c" + ASSText.colour(red: base.red, green: base.green, blue: base.blue)
+        }
+        if let scale = highlight.scale, scale != 1 {
+            let percent = ProjectWriter.numberText((scale * 100).rounded())
+            on += "\\fscx\(percent)\\fscy\(percent)"
+            off += "\\fscx100\\fscy100"
+        }
+        guard !on.isEmpty else { return word }
+        return "{\(on)}\(word){\(off)}"
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import ReelTime
+
+extension CompileSession {
+    /// Timeline captions (file time + `at` = movie time) and clip captions (file time + `at` = the clip's source
+    /// time, retimed as the clip's picture is), as compiled captions in movie time: clip captions first, in clip
+    /// order, then the timeline's, later ones drawn on top. Nil after an error (already reported).
+    func compileCaptions(_ timeline: Timeline, placed: [PlacedItem], duration: Time, renderSize: PixelSize)
+        -> [CompiledCaptions]?
+    {
+        var compiled: [CompiledCaptions] = []
+        var valid = true
+        for item in placed {
+            guard case .clip(let placedClip) = item, let captions = placedClip.clip.captions else { continue }
+            guard let document = captionDocument(captions, renderSize: renderSize) else {
+                valid = false
+                continue
+            }
+            let mapping = TimeMapping(source: placedClip.resolved.source, target: placedClip.target)
+            var cues: [CaptionCue] = []
+            var outside = 0
+            for cue in document.cues {
+                guard let start = try? cue.start + captions.at, let end = try? cue.end + captions.at,
+                      let sourceRange = try? TimeRange(start: start, end: end),
+                      let kept = sourceRange.intersection(placedClip.resolved.source), !kept.isEmpty,
+                      let movieStart = try? mapping.targetTime(atSource: kept.start),
+                      let movieEnd = try? mapping.targetTime(atSource: kept.end), movieStart < movieEnd
+                else {
+                    outside += 1
+                    continue
+                }
+                var moved = cue
+                moved.start = movieStart
+                moved.end = movieEnd
+                cues.append(moved)
+            }
+            if outside > 0 {
+                diagnostics.append(Diagnostic(
+                    .warning, path: captions.path.key("file"),
+                    message: "\(outside) of \(document.cues.count) cues of \(captions.file) lie outside the clip's source range "
+                        + "\(describeTime(placedClip.resolved.source.start, frameDuration: nil))–"
+                        + "\(describeTime(placedClip.resolved.source.end, frameDuration: nil)) and are not shown",
+                    hint: "check the clip's in and out points, or the captions' \"at\" (the source time of the file's zero)"))
+            }
+            var retimed = captions
+            retimed.at = .zero
+            retimed.cues = cues
+            compiled.append(CompiledCaptions(captions: retimed, assHeader: document.assHeader))
+        }
+        for captions in timeline.captions {
+            guard let document = captionDocument(captions, renderSize: renderSize) else {
+                valid = false
+                continue
+            }
+            var cues: [CaptionCue] = []
+            for cue in document.cues {
+                guard let start = try? cue.start + captions.at, let end = try? cue.end + captions.at else { continue }
+                var moved = cue
+                moved.start = start
+                moved.end = end
+                cues.append(moved)
+            }
+            var placedCaptions = captions
+            placedCaptions.at = .zero
+            placedCaptions.cues = cues
+            compiled.append(CompiledCaptions(captions: placedCaptions, assHeader: document.assHeader))
+        }
+        guard valid else { return nil }
+        return compiled.map { cutAtEnd($0, duration: duration) }
+    }
+
+    /// Explicit-form captions: the cues as written (or, without `cues`, the file's shifted by `at`), and the ASS
+    /// header read from the file for ASS scripts. Nil after an error.
+    func compileExplicitCaptions(_ list: [CompiledCaptions], duration: Time, renderSize: PixelSize)
+        -> [CompiledCaptions]?
+    {
+        var compiled: [CompiledCaptions] = []
+        var valid = true
+        for entry in list {
+            var captions = entry.captions
+            let format = captions.format ?? CaptionFormat(fileName: captions.file)
+            if captions.cues != nil, format != .ass {
+                compiled.append(cutAtEnd(CompiledCaptions(captions: captions, assHeader: nil), duration: duration))
+                continue
+            }
+            guard let document = captionDocument(captions, renderSize: renderSize) else {
+                valid = false
+                continue
+            }
+            if captions.cues == nil {
+                captions.cues = document.cues.compactMap { cue in
+                    guard let start = try? cue.start + captions.at, let end = try? cue.end + captions.at else { return nil }
+                    var moved = cue
+                    moved.start = start
+                    moved.end = end
+                    return moved
+                }
+                captions.at = .zero
+            }
+            compiled.append(cutAtEnd(CompiledCaptions(captions: captions, assHeader: document.assHeader), duration: duration))
+        }
+        return valid ? compiled : nil
+    }
+
+    /// The caption file of `captions` read, its problems reported as diagnostics at `captions.file` placed by the
+    /// file's line and cue; nil when the file is missing or refused. SubRip cues that overlap are reported once
+    /// (SubRip has no layers; they are drawn stacked, as libass does).
+    func captionDocument(_ captions: Captions, renderSize: PixelSize) -> CaptionDocument? {
+        let filePath = captions.path.key(captions.isTranscript ? "transcript" : "file")
+        let path = project.resolvedPath(captions.file)
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            error(filePath, "\(captions.isTranscript ? "transcript" : "caption file") \(captions.file) is missing or unreadable",
+                  hint: "check the path (relative paths start at the project's folder)", category: .missingInput)
+            return nil
+        }
+        if captions.isTranscript {
+            let bytes = FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
+            let (words, problems) = TranscriptReader.read(bytes, file: captions.file)
+            for problem in problems {
+                var diagnostic = Diagnostic(problem.severity, path: captions.path.key("transcript"),
+                                            message: (problem.cue.map { "word \($0): " } ?? "") + problem.message)
+                diagnostic.origin = problem.place
+                diagnostics.append(diagnostic)
+            }
+            guard let words else { return nil }
+            let cues = TranscriptPager.cues(words, style: captions.style, highlight: captions.highlight,
+                                            renderSize: renderSize, measure: measure ?? TranscriptPager.estimate)
+            return CaptionDocument(format: .webVTT, cues: cues)
+        }
+        let reading = CaptionReader.read(path: path, file: captions.file, format: captions.format,
+                                         encoding: captions.encoding)
+        for problem in reading.problems {
+            var diagnostic = Diagnostic(
+                problem.severity, path: filePath,
+                message: (problem.cue.map { "cue \($0): " } ?? "") + problem.message,
+                hint: problem.severity == .error ? "fix the caption file, or give its \"format\" or \"encoding\"" : nil)
+            diagnostic.origin = problem.place
+            diagnostics.append(diagnostic)
+        }
+        guard let document = reading.document else { return nil }
+        if document.format == .subRip {
+            let ordered = document.cues.sorted { $0.start < $1.start }
+            if let index = ordered.indices.dropFirst().first(where: { ordered[$0].start < ordered[$0 - 1].end }) {
+                var warning = Diagnostic(
+                    .warning, path: filePath,
+                    message: "cue \(ordered[index].number) starts before cue \(ordered[index - 1].number) ends; "
+                        + "SubRip cues should not overlap (both are shown, stacked)",
+                    hint: "end the earlier cue first, or use an ASS file, whose layers allow overlaps")
+                warning.origin = "\(captions.file):\(ordered[index].line)"
+                diagnostics.append(warning)
+            }
+        }
+        return document
+    }
+
+    /// `compiled` with cues starting at or after the composition's end dropped and ones running past it cut there,
+    /// with one warning naming how many.
+    private func cutAtEnd(_ compiled: CompiledCaptions, duration: Time) -> CompiledCaptions {
+        var result = compiled
+        var dropped = 0
+        var cues: [CaptionCue] = []
+        for cue in compiled.cues {
+            if cue.start >= duration {
+                dropped += 1
+                continue
+            }
+            var kept = cue
+            if kept.end > duration { kept.end = duration }
+            cues.append(kept)
+        }
+        if dropped > 0 {
+            diagnostics.append(Diagnostic(
+                .warning, path: compiled.captions.path.key("file"),
+                message: "\(dropped) cues of \(compiled.captions.file) start at or after the composition's end at "
+                    + "\(describeTime(duration, frameDuration: nil)) and are not shown",
+                time: duration, hint: "set output.end later to show them, or move the captions with \"at\""))
+        }
+        result.captions.cues = cues
+        return result
+    }
+}

@@ -1,0 +1,265 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Captions end to end (docs/captions.md): projects rendered by `reel` to lossless H.264 at 320×180, 30 fps, on
+/// black, read back as luma planes with the ffmpeg CLI. A cue leaves ink (luma well above black) in its region on
+/// exactly the frames it covers, so a cue shown a frame early or late, or in the wrong place, fails.
+@Suite struct CaptionRenderTests {
+    static let width = 320, height = 180
+
+    /// Rows of the bottom and top thirds of the canvas.
+    static let bottom = 120..<180, top = 0..<60
+
+    /// A project on black at 320×180, 30 fps, lossless, with `timeline` members as JSON text.
+    static func project(_ timeline: String, assets: String = "{}", end: Double? = nil) -> String {
+        """
+        { "reel": 1,
+          "output": { "path": "out.mkv", "size": [\(width), \(height)], "frameRate": 30,
+                      \(end.map { "\"end\": \($0)," } ?? "") "video": { "crf": 0 }, "audio": false },
+          "assets": \(assets),
+          "timeline": { \(timeline) } }
+        """
+    }
+
+    /// Renders `project` and returns its luma frames.
+    static func render(_ project: String, in folder: TemporaryDirectory) throws -> [[UInt8]] {
+        let result = try Spine.render(project, in: folder)
+        guard result.status == 0 else { throw SupportError("reel render failed (\(result.status)): \(result.stderrText)") }
+        return try Spine.grayFrames(folder.file("out.mkv"), width: width, height: height)
+    }
+
+    /// Whether `luma` has ink (luma above 100, where black is 16) in `rows`.
+    static func inked(_ luma: [UInt8], rows: Range<Int>) -> Bool {
+        rows.contains { y in (0..<width).contains { luma[y * width + $0] > 100 } }
+    }
+
+    /// The indices of the frames with ink in `rows`.
+    static func inkedFrames(_ frames: [[UInt8]], rows: Range<Int>) -> [Int] {
+        frames.indices.filter { inked(frames[$0], rows: rows) }
+    }
+
+    /// A dark grey 4 s source of 320×180 at 30 fps, `v.mp4` in `folder`.
+    static func makeSource(in folder: TemporaryDirectory) throws {
+        _ = try Spine.checked("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi",
+                                         "-i", "color=c=0x101010:s=320x180:r=30:d=4", "-pix_fmt", "yuv420p",
+                                         "-c:v", "libx264", "-g", "15", folder.file("v.mp4").path])
+    }
+
+    @Test func subRipCuesShowOnExactlyTheirFramesShiftedByAt() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try """
+            1
+            00:00:00,500 --> 00:00:01,000
+            Hello <i>world</i>
+
+            2
+            00:00:01,250 --> 00:00:01,260
+            Blink
+
+            """.write(to: folder.file("talk.srt"), atomically: true, encoding: .utf8)
+        let frames = try Self.render(Self.project(#""clips": [], "captions": [{"file": "talk.srt", "at": 0.1}]"#, end: 2),
+                                     in: folder)
+        try #require(frames.count == 60)
+        // [0.6, 1.1) covers frames 18…32 (frame 33 is at 1.1 s); [1.35, 1.36) covers no frame time and shows on none.
+        #expect(Self.inkedFrames(frames, rows: Self.bottom) == Array(18...32))
+        #expect(Self.inkedFrames(frames, rows: Self.top) == [])
+    }
+
+    @Test func clipCaptionsFollowTrimsSpeedGapsAndTransitions() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try Self.makeSource(in: folder)
+        try """
+            1
+            00:00:01,000 --> 00:00:02,000
+            One
+
+            2
+            00:00:02,500 --> 00:00:03,000
+            Two
+
+            """.write(to: folder.file("talk.srt"), atomically: true, encoding: .utf8)
+        let timeline = """
+            "clips": [ { "gap": 0.5 },
+                       { "asset": "v", "in": 1.5, "out": 3.9, "speed": 2, "captions": { "file": "talk.srt" } },
+                       { "asset": "v", "in": 0, "duration": 2, "captions": { "file": "talk.srt", "at": -0.5 },
+                         "transition": { "type": "dissolve", "duration": 0.5 } } ]
+            """
+        let frames = try Self.render(Self.project(timeline, assets: #"{"v": {"path": "v.mp4"}}"#), in: folder)
+        try #require(frames.count == 96)
+        // Clip 1 at [0.5, 1.7), source 1.5… at 2×: cue 1 cut by the in point to [1.5, 2) → [0.5, 0.75), frames 15…22;
+        // cue 2 [2.5, 3) → [1, 1.25), frames 30…37 (half as long). Clip 2 starts at 1.2 (the dissolve), its file's
+        // zero at source −0.5: cue 1 [0.5, 1.5) → [1.7, 2.7), frames 51…80; cue 2 [2, 2.5) is past its out point.
+        #expect(Self.inkedFrames(frames, rows: Self.bottom) == Array(15...22) + Array(30...37) + Array(51...80))
+    }
+
+    @Test func anASSScriptWithTwoStylesRendersBoth() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try """
+            [Script Info]
+            ScriptType: v4.00+
+            PlayResX: 320
+            PlayResY: 180
+
+            [V4+ Styles]
+            Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+            Style: Up,DejaVu Sans,24,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,0,0,8,10,10,10,1
+            Style: Down,DejaVu Sans,24,&H0000FFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,0,0,2,10,10,10,1
+
+            [Events]
+            Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+            Dialogue: 0,0:00:00.20,0:00:00.50,Up,,0,0,0,,Top line
+            Dialogue: 0,0:00:00.40,0:00:00.80,Down,,0,0,0,,Bottom line
+
+            """.write(to: folder.file("two.ass"), atomically: true, encoding: .utf8)
+        let frames = try Self.render(Self.project(#""clips": [], "captions": [{"file": "two.ass"}]"#, end: 1), in: folder)
+        try #require(frames.count == 30)
+        #expect(Self.inkedFrames(frames, rows: Self.top) == Array(6...14))
+        #expect(Self.inkedFrames(frames, rows: Self.bottom) == Array(12...23))
+        // The Down style is yellow (&H0000FFFF is BGR), the Up style white: the white ink is brighter.
+        let upPeak = frames[8].max() ?? 0
+        let downPeak = frames[20].max() ?? 0
+        #expect(upPeak > downPeak, "white \(upPeak) vs yellow \(downPeak)")
+    }
+
+    @Test func theStylePlacesSubRipCuesAtTheTop() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try "1\n00:00:00,000 --> 00:00:00,500\nUp here\n".write(to: folder.file("t.srt"), atomically: true, encoding: .utf8)
+        let frames = try Self.render(Self.project("""
+            "clips": [], "captions": [{"file": "t.srt", "style": {"placement": "top", "size": 20, "color": "#FFFF00",
+                                       "background": {"color": "#0000FF", "padding": 4}}}]
+            """, end: 1), in: folder)
+        #expect(Self.inkedFrames(frames, rows: Self.top) == Array(0...14))
+        #expect(Self.inkedFrames(frames, rows: Self.bottom) == [])
+    }
+
+    @Test func compileWritesTheRetimedCues() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try Self.makeSource(in: folder)
+        try "1\n00:00:01,000 --> 00:00:03,000\nLong cue\n".write(to: folder.file("t.srt"), atomically: true, encoding: .utf8)
+        let path = folder.file("project.json")
+        try Self.project(#""clips": [{"asset": "v", "in": 0.5, "out": 2.5, "speed": 4, "captions": {"file": "t.srt"}}]"#,
+                         assets: #"{"v": {"path": "v.mp4"}}"#).write(to: path, atomically: true, encoding: .utf8)
+        let result = try run(Spine.reel().path, ["compile", path.path])
+        try #require(result.status == 0, "\(result.stderrText)")
+        let json = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let composition = try #require(json["videoComposition"] as? [String: Any])
+        let captions = try #require(composition["captions"] as? [[String: Any]])
+        let cues = try #require(captions.first?["cues"] as? [[String: Any]])
+        // Source [1, 3) cut by the out point to [1, 2.5), at 4× from source 0.5: [0.125, 0.5).
+        #expect(cues.count == 1)
+        #expect((cues.first?["start"] as? Double) == 0.125)
+        #expect((cues.first?["end"] as? Double) == 0.5)
+        // The compiled project renders the same cue frames (frames 4…14) as the editing form would.
+        try result.stdout.write(to: folder.file("compiled.json"))
+        let rendered = try run(Spine.reel().path, ["render", folder.file("compiled.json").path, "-q", "-o",
+                                                   folder.file("out.mkv").path])
+        try #require(rendered.status == 0, "\(rendered.stderrText)")
+        let frames = try Spine.grayFrames(folder.file("out.mkv"), width: Self.width, height: Self.height)
+        #expect(Self.inkedFrames(frames, rows: Self.bottom) == Array(4...14))
+    }
+
+    @Test func aMissingCaptionFileIsAMissingInputAndABadOneIsPlacedByLine() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let missing = try Spine.render(Self.project(#""clips": [], "captions": [{"file": "nope.srt"}]"#, end: 1), in: folder)
+        #expect(missing.status == 66)
+        #expect(missing.stderrText.contains("$.timeline.captions[0].file"))
+        try "WEBVTT\n\n00:00.000 --> 00:01.000\nok\n\n00:01 --> 00:02.000\nbad\n"
+            .write(to: folder.file("c.vtt"), atomically: true, encoding: .utf8)
+        try "NOT VTT\n".write(to: folder.file("bad.vtt"), atomically: true, encoding: .utf8)
+        let bad = try Spine.render(Self.project(#""clips": [], "captions": [{"file": "c.vtt"}, {"file": "bad.vtt"}]"#, end: 1),
+                                   in: folder)
+        #expect(bad.status == 65)
+        #expect(bad.stderrText.contains("c.vtt:6: $.timeline.captions[0].file: cue 2:"), "\(bad.stderrText)")
+        #expect(bad.stderrText.contains("bad.vtt:1: $.timeline.captions[1].file: not a WebVTT file"), "\(bad.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
+    }
+
+    /// ffprobe's view of `file`: per subtitle stream its codec, language and default flag, and its packets' times.
+    static func subtitleStreams(_ file: URL) throws -> [(codec: String, language: String, isDefault: Bool, packets: [(Double, Double)])] {
+        let streams = try Spine.checked("ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries",
+                                                    "stream=index,codec_name:stream_tags=language:stream_disposition=default",
+                                                    "-of", "json", file.path])
+        let json = try #require(try JSONSerialization.jsonObject(with: streams) as? [String: Any])
+        var result: [(codec: String, language: String, isDefault: Bool, packets: [(Double, Double)])] = []
+        for stream in json["streams"] as? [[String: Any]] ?? [] {
+            let index = stream["index"] as? Int ?? -1
+            let packetsJSON = try Spine.checked("ffprobe", ["-v", "error", "-select_streams", "\(index)", "-show_entries",
+                                                        "packet=pts_time,duration_time", "-of", "json", file.path])
+            let packets = (try JSONSerialization.jsonObject(with: packetsJSON) as? [String: Any])?["packets"] as? [[String: Any]] ?? []
+            let times = packets.map { packet -> (Double, Double) in
+                (Double(packet["pts_time"] as? String ?? "") ?? -1, Double(packet["duration_time"] as? String ?? "") ?? -1)
+            }
+            result.append((codec: stream["codec_name"] as? String ?? "",
+                           language: (stream["tags"] as? [String: Any])?["language"] as? String ?? "",
+                           isDefault: ((stream["disposition"] as? [String: Any])?["default"] as? Int) == 1, packets: times))
+        }
+        return result
+    }
+
+    @Test(arguments: [("mp4", "mov_text", "mov_text"), ("mkv", "webvtt", "ass"), ("webm", "webvtt", "webvtt")])
+    func softSubtitleStreamsCarryTheRetimedCues(_ container: String, _ srtCodec: String, _ assCodec: String) throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try Self.makeSource(in: folder)
+        try "1\n00:00:01,000 --> 00:00:02,000\nOne\n\n2\n00:00:02,500 --> 00:00:03,000\nTwo\n"
+            .write(to: folder.file("talk.srt"), atomically: true, encoding: .utf8)
+        try """
+            [Script Info]
+            ScriptType: v4.00+
+
+            [Events]
+            Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+            Dialogue: 0,0:00:00.20,0:00:00.60,Default,,0,0,0,,{\\b1}Bold{\\b0} words
+
+            """.write(to: folder.file("s.ass"), atomically: true, encoding: .utf8)
+        let project = """
+            { "reel": 1, "output": { "path": "out.\(container)", "audio": false, "preset": "draft" },
+              "assets": { "v": { "path": "v.mp4" } },
+              "timeline": { "clips": [ { "asset": "v", "in": 0.5, "speed": 2,
+                                         "captions": { "file": "talk.srt", "mode": "stream", "language": "fra" } } ],
+                            "captions": [ { "file": "s.ass", "mode": "both", "language": "eng", "default": false } ] } }
+            """
+        let result = try Spine.render(project, in: folder)
+        try #require(result.status == 0, "\(result.stderrText)")
+        let streams = try Self.subtitleStreams(folder.file("out.\(container)"))
+        try #require(streams.count == 2)
+        #expect(streams.map(\.codec) == [srtCodec, assCodec])
+        #expect(streams.map(\.language) == ["fra", "eng"])
+        #expect(streams.map(\.isDefault) == [true, false])
+        // Clip from source 0.5 at 2×: [1, 2) → [0.25, 0.75), [2.5, 3) → [1, 1.25). MP4 timed text fills the gaps
+        // with empty samples; the cues are the samples with text.
+        let cues = streams[0].packets.filter { container != "mp4" || [0.25, 1.0].contains($0.0) }
+        #expect(cues.map(\.0) == [0.25, 1.0])
+        #expect(cues.map(\.1) == [0.5, 0.25])
+        #expect(streams[1].packets.contains { $0.0 == 0.2 && abs($0.1 - 0.4) < 0.0005 })
+    }
+
+    @Test func theActiveWordOfATranscriptMovesOnTheRightFrames() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try #"[{"word": "MMMM", "start": 0.2, "end": 0.45}, {"word": "WWWW", "start": 0.5, "end": 0.9}]"#
+            .write(to: folder.file("w.json"), atomically: true, encoding: .utf8)
+        let frames = try Self.render(Self.project("""
+            "clips": [], "captions": [{"transcript": "w.json", "style": {"size": 24}, "highlight": {"color": "#0000FF"}}]
+            """, end: 1.2), in: folder)
+        try #require(frames.count == 36)
+        // White (luma 235) against blue (luma 32): which half of the canvas holds the brightest ink.
+        func brightLeft(_ luma: [UInt8]) -> Bool {
+            Self.bottom.contains { y in (0..<(Self.width / 2)).contains { luma[y * Self.width + $0] > 180 } }
+        }
+        func brightRight(_ luma: [UInt8]) -> Bool {
+            Self.bottom.contains { y in ((Self.width / 2)..<Self.width).contains { luma[y * Self.width + $0] > 180 } }
+        }
+        // The page shows from 0.2 s (frame 6) to 0.9 s (frame 26); the first word is active until 0.5 s (frame 15).
+        #expect(Self.inkedFrames(frames, rows: Self.bottom) == Array(6...26))
+        for index in 6...14 { #expect(!brightLeft(frames[index]) && brightRight(frames[index]), "frame \(index)") }
+        for index in 15...26 { #expect(brightLeft(frames[index]) && !brightRight(frames[index]), "frame \(index)") }
+    }
+}
