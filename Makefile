@@ -104,10 +104,10 @@ test: deps
 # Sanitizers (docs/testing.md): the suites built optimised with ThreadSanitizer or AddressSanitizer (LeakSanitizer
 # included), each in a scratch folder of its own. Too slow for every `make test`; run it before changing threads or
 # buffers. TSan runs the suites that start threads (compositor, core, player item, encoders, smart render, chunks
-# and join, and the CLI that drives them); ASan runs everything. Suppressions, each with its reason:
+# and join, titles and transitions through the core); ASan runs everything. Suppressions, each with its reason:
 # scripts/sanitizers/.
 SANITIZE_FLAGS = -c release -Xswiftc -enable-testing --sanitize=$(1) --scratch-path .build/$(1)
-TSAN_FILTER := ReelRenderTests|ReelMediaTests|ReelCLITests
+TSAN_FILTER := ReelRenderTests\.(Compositor|RenderCore|PlayerItem|SmartRender|ChunkRender|TitleRender|Transition)|ReelMediaTests\.EncodeTests
 TSAN_OPTIONS_ALL := halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/scripts/sanitizers/tsan.supp
 ASAN_OPTIONS_ALL := detect_leaks=1 halt_on_error=1 strict_string_checks=1
 LSAN_OPTIONS_ALL := suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp print_suppressions=0
@@ -129,9 +129,13 @@ asan: deps
 # FUZZ_SECONDS seconds with a 1 s hang limit and leak detection; failing inputs land in .build/fuzz/artifacts/.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= json project cmx otio
+# The harness has a `main` of its own that calls LLVMFuzzerRunDriver (SwiftPM renames every executable's main, so
+# libFuzzer's cannot be used): coverage as -sanitize=fuzzer gives it, and libFuzzer without its main.
+FUZZER_RUNTIME = $(shell $(SWIFT) -print-target-info 2>/dev/null | $(PYTHON) -c 'import json,sys; print(json.load(sys.stdin)["paths"]["runtimeResourcePath"])')/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a
 fuzz:
 	$(SWIFT) build -j 1 -c release --scratch-path .build/fuzz --product reel-fuzz \
-	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+	  -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table \
+	  -Xswiftc -DFUZZING -Xlinker $(FUZZER_RUNTIME) -Xlinker -lstdc++
 	bash scripts/fuzz.sh .build/fuzz/release/reel-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # OpenTimelineIO's own Python reader judges `reel export-otio` in the tests (Tests/ReelCLITests/InterchangeCLITests.swift).
