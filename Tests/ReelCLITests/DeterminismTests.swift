@@ -130,8 +130,7 @@ struct DeterminismTests {
                                             threads: String?) throws {
         try #require(Self.encoders.contains(" \(codec.encoder) "), "this FFmpeg has no \(codec.encoder)")
         let workspace = try Workspace()
-        let video = codec.name == "prores" ? #"{ "codec": "prores" }"# : #"{ "codec": "\#(codec.name)" }"#
-        let project = try workspace.project(video: video, name: "p-\(codec.name).json")
+        let project = try workspace.project(video: #"{ "codec": "\#(codec.name)" }"#, name: "p-\(codec.name).json")
         var arguments = ["render", project]
         if let threads { arguments += ["--threads", threads] }
         let files = try workspace.repeated(arguments, extension: codec.container,
@@ -172,8 +171,8 @@ struct DeterminismTests {
 
     /// The default thread count does not come from the machine: a render allowed one CPU gives the bytes of one
     /// allowed every CPU (x264, x265, libvpx and libaom size themselves from the CPUs otherwise).
-    @Test(arguments: [("h264", "mp4"), ("vp9", "webm")],
-          .enabled(if: (try? run("taskset", ["-c", "0", "true"]).status) == 0, "taskset is not available"))
+    @Test(.enabled(if: (try? run("taskset", ["-c", "0", "true"]).status) == 0, "taskset is not available"),
+          arguments: [("h264", "mp4"), ("vp9", "webm")])
     func theDefaultDoesNotDependOnTheNumberOfCPUs(codec: (name: String, container: String)) throws {
         let workspace = try Workspace()
         let project = try workspace.project(video: #"{ "codec": "\#(codec.name)" }"#, name: "p-cpus-\(codec.name).json")
