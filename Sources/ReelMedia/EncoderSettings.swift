@@ -124,8 +124,8 @@ extension VideoEncoderSettings {
     ///
     /// FFmpeg's wrappers size libx264, libvpx and libaom from the number of CPUs the process may use when
     /// `thread_count` is 0, and x265 sizes its frame threads from it whatever libavcodec says, while the
-    /// bitstream of each depends on that count (frame threads change what the motion search and the lookahead
-    /// see; libvpx's threads change its partitioning). So `threads` 0 pins them to `reproducibleThreadCount`;
+    /// bitstream of each depends on that count (x264's frame threads change what its motion search and lookahead
+    /// see; libvpx's output was measured to change with it). So `threads` 0 pins them to `reproducibleThreadCount`;
     /// x264 also gets `cpu-independent=1`, which keeps its output the same on CPUs with different instruction
     /// sets. Other encoders (prores_ks, whose pictures are independent) keep FFmpeg's automatic choice.
     func threading(forEncoder encoder: String) -> (threadCount: Int, x264Parameters: String?, x265Parameters: String?) {
