@@ -51,13 +51,13 @@ for target in "${targets[@]}"; do
     start=$(date +%s)
     set +e
     ASAN_OPTIONS=detect_leaks=1 "$binary" "$target" "$corpus" \
-        -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -max_len=65536 -detect_leaks=1 \
+        -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -max_len=8192 -detect_leaks=1 \
         -print_final_stats=1 -artifact_prefix="$work/artifacts/$target-" >"$log" 2>&1
     code=$?
     set -e
-    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-    [ -n "$runs" ] || runs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
-    found=$(ls "$work"/artifacts/"$target"-* 2>/dev/null | wc -l)
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    [ -n "$runs" ] || runs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#' || true)
+    found=$(find "$work/artifacts" -name "$target-*" | wc -l)
     echo "fuzz: $target: ${runs:-?} executions in $(( $(date +%s) - start )) s, exit $code, $found failing inputs in .build/fuzz/artifacts (log: $log)"
     [ "$code" -eq 0 ] || status=1
 done
