@@ -107,6 +107,13 @@ public enum ProjectLoader {
         let catalog = probe ? MediaCatalog(project: project, policy: policy) : nil
         var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe)
         diagnostics += LayerCheck.diagnostics(for: project)
+        if let compiled, !diagnostics.contains(where: { $0.severity == .error }) {
+            var imageSizes: [String: PixelSize] = [:]
+            for (id, result) in catalog?.facts ?? [:] {
+                if case .facts(let facts) = result, let video = facts.video { imageSizes[id] = video.displaySize }
+            }
+            diagnostics += CanvasCheck.diagnostics(for: compiled, imageSizes: imageSizes)
+        }
         let failed = diagnostics.contains { $0.severity == .error }
         return LoadedProject(
             project: project, compiled: failed ? nil : compiled, catalog: catalog, diagnostics: diagnostics)
@@ -179,8 +186,9 @@ public enum ProjectLoader {
                 let start = startText.isEmpty ? Time.zero : try parseCommandLineTime(startText, frameRate: project.output.frameRate)
                 let end = endText.isEmpty ? Compiler.maximumDuration : try parseCommandLineTime(endText, frameRate: project.output.frameRate)
                 if end <= start {
-                    flagError(flag, "ends at \(describeTime(end, frameDuration: nil)), not after its start "
-                                  + describeTime(start, frameDuration: nil),
+                    let frameDuration = project.output.frameRate.flatMap { try? $0.inverse }.map(Time.init)
+                    flagError(flag, "ends at \(describeTime(end, frameDuration: frameDuration)), not after its start "
+                                  + describeTime(start, frameDuration: frameDuration),
                               hint: "write --range START..END with END after START", at: path)
                 } else {
                     project.output.range = try TimeRange(start: start, end: end)
@@ -195,10 +203,11 @@ public enum ProjectLoader {
         return diagnostics
     }
 
-    /// A time typed on the command line: a bare number is decimal seconds, anything else a SPEC §1 string form.
+    /// A time typed on the command line: a bare number is decimal seconds (`digits(.digits)?`, strictly: no sign,
+    /// exponent or spaces), anything else a string form of the format (docs/format.md, "Times").
     public static func parseCommandLineTime(_ text: String, frameRate: Rational?) throws(TimeParseError) -> Time {
-        let isNumber = !text.isEmpty && text.allSatisfy { "0123456789.-+eE".contains($0) }
-        return isNumber
-            ? try TimeSyntax.parseDecimal(text) : try TimeSyntax.parseString(text, frameRate: frameRate)
+        let looksNumeric = text.contains(where: \.isNumber) && text.allSatisfy { "0123456789.-+eE".contains($0) }
+        guard looksNumeric else { return try TimeSyntax.parseString(text, frameRate: frameRate) }
+        return try TimeSyntax.parsePlainDecimal(text, subject: "time \(JSONWriter.quoted(text))")
     }
 }

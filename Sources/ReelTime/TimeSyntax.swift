@@ -57,31 +57,65 @@ public enum TimeSyntax {
         throw TimeParseError("time \(quoted(text)) is not a recognised form; expected seconds as a number, \"N/D\", \"Nf\", \"HH:MM:SS.sss\", \"MM:SS.sss\", \"HH:MM:SS:FF\" or \"HH:MM:SS;FF\"")
     }
 
-    /// A frame rate: JSON number text or "N/D" string; 1…240. Decimal NTSC spellings (23.976, 29.97, 47.952, 59.94, 119.88) mean n×1000/1001.
+    /// A frame rate written as text (a JSON string, a command-line flag): `"N/D"` or a plain decimal
+    /// (`digits(.digits)?`: no sign, exponent or spaces); 1…240. Decimal NTSC spellings (23.976, 29.97, 47.952,
+    /// 59.94, 119.88) mean n×1000/1001.
     ///
     /// 23.98 also means 24000/1001; any other decimal is taken exactly (12.5 is 25/2).
     public static func parseFrameRate(_ text: String) throws(TimeParseError) -> Rational {
         let bytes = Array(text.utf8)
-        let rate: Rational
         if bytes.contains(UInt8(ascii: "/")) {
-            let fraction = try parseFraction(bytes[...], subject: "frame rate \(quoted(text))")
-            guard !fraction.negative,
-                  fraction.numerator <= UInt128(Int64.max), fraction.denominator <= UInt128(Int64.max)
-            else {
-                throw TimeParseError("frame rate \(quoted(text)) is outside 1…240")
-            }
-            rate = Rational(reducedNumerator: Int64(fraction.numerator), denominator: Int64(fraction.denominator))
-        } else {
-            guard let literal = DecimalLiteral(bytes[...], allowsSignAndExponent: true) else {
-                throw TimeParseError("frame rate \(quoted(text)) is not a number or \"N/D\"")
-            }
-            let exact = try literal.exactTime(subject: "frame rate \(quoted(text))").rational
-            rate = ntscSpellings[exact] ?? exact
+            return try frameRate(fraction: bytes[...], text: text)
         }
+        guard let literal = DecimalLiteral(bytes[...], allowsSignAndExponent: false) else {
+            throw TimeParseError("frame rate \(quoted(text)) is not a number or \"N/D\" (write digits with an optional "
+                                 + "fraction, like 29.97, or a ratio like 30000/1001; no sign, exponent or spaces)")
+        }
+        return try frameRate(decimal: literal, text: text)
+    }
+
+    /// A frame rate given as a JSON number's literal text: JSON's grammar (an exponent is allowed, as JSON allows
+    /// it), taken exactly; 1…240, NTSC spellings as `parseFrameRate(_:)`.
+    public static func parseFrameRate(jsonNumber text: String) throws(TimeParseError) -> Rational {
+        guard let literal = DecimalLiteral(Array(text.utf8)[...], allowsSignAndExponent: true) else {
+            throw TimeParseError("frame rate \(quoted(text)) is not a number")
+        }
+        return try frameRate(decimal: literal, text: text)
+    }
+
+    private static func frameRate(fraction bytes: ArraySlice<UInt8>, text: String) throws(TimeParseError) -> Rational {
+        let fraction = try parseFraction(bytes, subject: "frame rate \(quoted(text))")
+        guard !fraction.negative,
+              fraction.numerator <= UInt128(Int64.max), fraction.denominator <= UInt128(Int64.max)
+        else {
+            throw TimeParseError("frame rate \(quoted(text)) is outside 1…240")
+        }
+        return try checkedFrameRate(Rational(reducedNumerator: Int64(fraction.numerator),
+                                             denominator: Int64(fraction.denominator)), text: text)
+    }
+
+    private static func frameRate(decimal literal: DecimalLiteral, text: String) throws(TimeParseError) -> Rational {
+        let exact = try literal.exactTime(subject: "frame rate \(quoted(text))").rational
+        return try checkedFrameRate(ntscSpellings[exact] ?? exact, text: text)
+    }
+
+    private static func checkedFrameRate(_ rate: Rational, text: String) throws(TimeParseError) -> Rational {
         guard rate >= Rational(1), rate <= Rational(240) else {
             throw TimeParseError("frame rate \(quoted(text)) is outside 1…240")
         }
         return rate
+    }
+
+    /// A plain decimal written as text (inside a JSON string such as `"-12dB"` or `"192k"`, or on the command
+    /// line): `digits(.digits)?`, taken exactly. No sign, exponent, spaces or other characters: SPEC's string
+    /// forms are strict, unlike JSON numbers, which follow JSON's grammar (`parseDecimal`). `subject` names the
+    /// text in messages (`"gain \"+6dB\""`).
+    public static func parsePlainDecimal(_ text: String, subject: String) throws(TimeParseError) -> Time {
+        guard let literal = DecimalLiteral(Array(text.utf8)[...], allowsSignAndExponent: false) else {
+            throw TimeParseError("\(subject) is not a plain decimal number (digits with an optional fraction, like 2.5; "
+                                 + "no sign, exponent or spaces)")
+        }
+        return try literal.exactTime(subject: subject)
     }
 
     /// Decimal spellings of NTSC rates, keyed by their exact decimal value.

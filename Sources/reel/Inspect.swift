@@ -15,7 +15,7 @@ struct Inspect: ParsableCommand {
               reel inspect media/cat.mov
               reel inspect --json media/cat.mov | jq '.streams[] | select(.type == "video") | .frameRate'
               reel inspect project.json
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "A project (.json, or - for standard input) or a media file.")
     var path: String

@@ -12,7 +12,7 @@ struct Import: ParsableCommand {
             Examples:
               reel import cut.edl --frame-rate 25 --media-dir media -o project.json
               reel import timeline.otio -o - | reel validate -
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The .otio or .edl file.")
     var file: String
@@ -22,6 +22,9 @@ struct Import: ParsableCommand {
 
     @Flag(help: "Replace the project file if it exists.")
     var force = false
+
+    @Flag(help: "Create the output folder if it does not exist.")
+    var mkdir = false
 
     @OptionGroup var interchange: InterchangeArguments
 
@@ -40,10 +43,13 @@ struct Import: ParsableCommand {
         Exit.report(imported.diagnostics)
         if imported.hasErrors { throw CommandFailure.rejected(imported.diagnostics) }
         if output == "-" {
-            FileHandle.standardOutput.write(Data(imported.text.utf8))
+            Console.writeOutput(Array(imported.text.utf8))
             return
         }
-        try TextOutputFile.write(imported.text, to: output, overwrite: force)
+        try OutputTarget.refuseInputs(output, inputs: [file] + (interchange.relink.map { [$0] } ?? []))
+        try OutputTarget.withFolders(of: [output], create: mkdir) {
+            try TextOutputFile.write(imported.text, to: output, overwrite: force)
+        }
     }
 }
 
@@ -55,7 +61,7 @@ struct ExportOTIO: ParsableCommand {
         discussion: """
             Example:
               reel export-otio project.json -o edit.otio
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project (.json, .otio, .edl, or - for standard input).")
     var project: String
@@ -65,6 +71,9 @@ struct ExportOTIO: ParsableCommand {
 
     @Flag(help: "Replace the output file if it exists.")
     var force = false
+
+    @Flag(help: "Create the output folder if it does not exist.")
+    var mkdir = false
 
     @OptionGroup var interchange: InterchangeArguments
 
@@ -80,9 +89,13 @@ struct ExportOTIO: ParsableCommand {
         let (text, warnings) = OTIOWriter.write(compiled, name: name)
         for warning in warnings { printError("warning: \(warning)") }
         if output == "-" {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            Console.writeOutput(Array(text.utf8))
             return
         }
-        try TextOutputFile.write(text, to: output, overwrite: force)
+        try OutputTarget.refuseInputs(output, inputs: [project])
+        try OutputTarget.refuseAssets(output, of: compiled)
+        try OutputTarget.withFolders(of: [output], create: mkdir) {
+            try TextOutputFile.write(text, to: output, overwrite: force)
+        }
     }
 }

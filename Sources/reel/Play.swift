@@ -13,7 +13,7 @@ struct Play: ParsableCommand {
             [ and ] slower/faster (0.25 to 4×, pitch kept), Home/End first/last frame, l loop, t time/timecode/frame \
             line in the title bar, q or Esc quit. Needs a display (X11 or Wayland); without one, render to a \
             player: reel render PROJECT -o - | ffplay -
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project file, or - for standard input.")
     var project: String

@@ -11,14 +11,16 @@ struct Thumbnail: ParsableCommand {
         abstract: "Write composited frames of a project at given times as PNG or JPEG.",
         discussion: """
             PATTERN names the files: %d is replaced by the 1-based index of the time in the list; with a \
-            single time it may name one file. The extension (.png, .jpg, .jpeg) picks the format. Existing \
-            files are replaced. Frames are always decoded exactly, so --exact changes nothing.
+            single time it may name one file. The extension (.png, .jpg, .jpeg) picks the format. As with \
+            render, an existing file is replaced only with --force (checked for every file before the first \
+            is written), an input is never replaced, and each file is written atomically. Frames are always \
+            decoded exactly, so --exact changes nothing.
 
             Examples:
               reel thumbnail project.json --at 0,2.5,00:00:05:12 -o shot-%d.png
               reel thumbnail project.json --every 10 -o contact-%d.jpg --size 320x180
               reel thumbnail project.json --at 48f -o poster.png
-            """)
+            """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project file, or - for standard input.")
     var project: String
@@ -31,6 +33,12 @@ struct Thumbnail: ParsableCommand {
 
     @Option(name: .shortAndLong, help: "Output file pattern with %d, or one file for one time.")
     var output: String
+
+    @Flag(help: "Replace output files that exist.")
+    var force = false
+
+    @Flag(help: "Create the output folder if it does not exist.")
+    var mkdir = false
 
     @Option(help: "Picture size WxH (default: the render size).")
     var size: String?
@@ -66,22 +74,26 @@ struct Thumbnail: ParsableCommand {
         let times = try requestedTimes(frameRate: compiled.output.frameRate, duration: compiled.duration)
         if let failure = patternFailure(timeCount: times.count) { throw failure }
         if let outside = times.first(where: { $0.isNegative || $0 >= compiled.duration }) {
-            throw CommandFailure.usage("--at: \(describeTime(outside, frameDuration: nil)) is outside the composition, "
-                                       + "which runs from 0 to \(describeTime(compiled.duration, frameDuration: nil)) "
+            throw CommandFailure.usage("--at: \(describeTime(outside, frameDuration: compiled.frameDuration)) is outside "
+                                       + "the composition, which runs from "
+                                       + "\(describeSpan(.zero, compiled.duration, frameDuration: compiled.frameDuration)) "
                                        + "(a picture needs 0 ≤ time < end)")
         }
         let paths = times.indices.map { output.replacingOccurrences(of: "%d", with: String($0 + 1)) }
-        // Checked for every file before the first is written: a picture never replaces a source.
+        // Checked for every file before the first is written: a picture never replaces a source, nor an existing
+        // file without --force.
         for path in paths {
-            if let clash = InputProtection.clash(output: path, project: compiled) {
-                throw InputProtection.error(output: path, clash: clash)
-            }
+            try OutputTarget.refuseInputs(path, inputs: [project])
+            try OutputTarget.refuseAssets(path, of: compiled)
+            try OutputTarget.refuseExisting(path, force: force)
         }
         let generator = try ImageGenerator(project: compiled, facts: catalog.facts, policy: policy)
-        for (time, path) in zip(times, paths) {
-            if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
-            let image = try generator.image(at: time, size: size.flatMap(parseSize), format: format)
-            try write(image, to: path)
+        try OutputTarget.withFolders(of: paths, create: mkdir) {
+            for (time, path) in zip(times, paths) {
+                if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
+                let image = try generator.image(at: time, size: size.flatMap(parseSize), format: format)
+                try TextOutputFile.write(Data(image), to: path, overwrite: force)
+            }
         }
         MediaOptions.reportConcealments(in: policy)
     }
@@ -123,32 +135,20 @@ struct Thumbnail: ParsableCommand {
             throw CommandFailure.usage("time out of range: \(error)")
         }
     }
-
-    /// Writes through a temporary file in the same folder so no half-written picture is ever left.
-    private func write(_ bytes: [UInt8], to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        var isDirectory: ObjCBool = false
-        let folder = url.deletingLastPathComponent()
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CommandFailure(.cannotCreate, "output folder \(folder.path) does not exist")
-        }
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).reel-partial")
-        do {
-            try Data(bytes).write(to: temporary)
-            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-            try FileManager.default.moveItem(at: temporary, to: url)
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw CommandFailure(.io, "cannot write \(path): \(error.localizedDescription)")
-        }
-    }
 }
 
 /// "320x180" → 320×180 (even sides, 2…8192).
 func parseSize(_ text: String) -> PixelSize? {
     let parts = text.lowercased().split(separator: "x")
-    guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+    guard parts.count == 2, let width = wholeNumber(parts[0]), let height = wholeNumber(parts[1]),
         (2...8192).contains(width), (2...8192).contains(height), width % 2 == 0, height % 2 == 0
     else { return nil }
     return PixelSize(width: width, height: height)
+}
+
+/// A whole number typed on the command line: ASCII digits only (`Int("+5")` would take a sign; reel's number
+/// forms take none), nil otherwise or when too large.
+func wholeNumber(_ text: Substring) -> Int? {
+    guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+    return Int(text)
 }

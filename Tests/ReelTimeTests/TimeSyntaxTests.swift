@@ -132,7 +132,6 @@ private let frameRateCases: [(String, Rational)] = [
     ("23.98", Rational(24000, 1001)),
     ("29.97", Rational(30000, 1001)),
     ("29.970", Rational(30000, 1001)),
-    ("2.997e1", Rational(30000, 1001)),
     ("47.952", Rational(48000, 1001)),
     ("59.94", Rational(60000, 1001)),
     ("119.88", Rational(120000, 1001)),
@@ -151,13 +150,43 @@ private let frameRateErrorCases: [(String, String)] = [
     ("241", "frame rate \"241\" is outside 1…240"),
     ("240.5", "frame rate \"240.5\" is outside 1…240"),
     ("0.5", "frame rate \"0.5\" is outside 1…240"),
-    ("-25", "frame rate \"-25\" is outside 1…240"),
+    ("-25", "frame rate \"-25\" is not a number or \"N/D\" (write digits with an optional fraction, like 29.97, or a ratio like 30000/1001; no sign, exponent or spaces)"),
     ("-30000/1001", "frame rate \"-30000/1001\" is outside 1…240"),
     ("1/0", "frame rate \"1/0\" has a zero denominator"),
-    ("abc", "frame rate \"abc\" is not a number or \"N/D\""),
-    ("1e-300", "frame rate \"1e-300\" is too precise: its exact timescale exceeds 2^31"),
-    ("25 fps", "frame rate \"25 fps\" is not a number or \"N/D\""),
+    ("1/-2", "frame rate \"1/-2\" is not of the form \"N/D\" with integers N and D"),
+    ("+30000/1001", "frame rate \"+30000/1001\" is not of the form \"N/D\" with integers N and D"),
+    ("30000/1001 ", "frame rate \"30000/1001 \" is not of the form \"N/D\" with integers N and D"),
 ]
+
+/// Text that is not a plain decimal or "N/D": every one gets the same message.
+private let frameRateSyntaxErrorCases = ["abc", "25 fps", "1e2", "2.997e1", "+30", " 30", "30 ", "3 0", "30.", ".5", "0x1E",
+                                         "", "-", "∞", "NaN", "３０"]
+
+/// JSON number literals, exponent included (JSON's grammar), taken exactly.
+private let jsonNumberFrameRateCases: [(String, Rational)] = [
+    ("1e2", Rational(100)),
+    ("2.997e1", Rational(30000, 1001)),
+    ("2.4E+1", Rational(24)),
+    ("25", Rational(25)),
+    ("2400e-1", Rational(240)),
+]
+
+private let jsonNumberFrameRateErrorCases: [(String, String)] = [
+    ("-25", "frame rate \"-25\" is outside 1…240"),
+    ("1e-300", "frame rate \"1e-300\" is too precise: its exact timescale exceeds 2^31"),
+    ("2.41e2", "frame rate \"2.41e2\" is outside 1…240"),
+    ("+25", "frame rate \"+25\" is not a number"),
+]
+
+/// Plain decimals (inside strings such as "-12dB" and "192k", and on the command line): digits with an optional
+/// fraction, nothing else.
+private let plainDecimalCases: [(String, Time)] = [
+    ("0", .zero), ("2.5", Time(value: 5, timescale: 2)), ("007.50", Time(value: 15, timescale: 2)),
+    ("0.000000001", Time(value: 1, timescale: 1_000_000_000)),
+]
+
+private let plainDecimalErrorCases = ["", "-1", "+1", "1e3", "1E3", " 1", "1 ", "1 000", "1.", ".5", "1.5.2", "0x10", "NaN",
+                                      "∞", "１"]
 
 @Suite struct TimeSyntaxTests {
     @Test(arguments: decimalCases)
@@ -206,5 +235,33 @@ private let frameRateErrorCases: [(String, String)] = [
     @Test(arguments: frameRateErrorCases)
     func refusesBadFrameRates(text: String, message: String) {
         #expect(throws: TimeParseError(message)) { try TimeSyntax.parseFrameRate(text) }
+    }
+
+    @Test(arguments: frameRateSyntaxErrorCases)
+    func refusesFrameRatesThatAreNotPlainDecimalsOrRatios(text: String) {
+        let message = "frame rate \"\(text)\" is not a number or \"N/D\" (write digits with an optional fraction, "
+            + "like 29.97, or a ratio like 30000/1001; no sign, exponent or spaces)"
+        #expect(throws: TimeParseError(message)) { try TimeSyntax.parseFrameRate(text) }
+    }
+
+    @Test(arguments: jsonNumberFrameRateCases)
+    func parsesFrameRatesFromJSONNumbers(text: String, expected: Rational) throws {
+        #expect(try TimeSyntax.parseFrameRate(jsonNumber: text) == expected)
+    }
+
+    @Test(arguments: jsonNumberFrameRateErrorCases)
+    func refusesBadFrameRatesFromJSONNumbers(text: String, message: String) {
+        #expect(throws: TimeParseError(message)) { try TimeSyntax.parseFrameRate(jsonNumber: text) }
+    }
+
+    @Test(arguments: plainDecimalCases)
+    func parsesPlainDecimals(text: String, expected: Time) throws {
+        #expect(try TimeSyntax.parsePlainDecimal(text, subject: "level") == expected)
+    }
+
+    @Test(arguments: plainDecimalErrorCases)
+    func refusesAnythingButPlainDecimals(text: String) {
+        let message = "level is not a plain decimal number (digits with an optional fraction, like 2.5; no sign, exponent or spaces)"
+        #expect(throws: TimeParseError(message)) { try TimeSyntax.parsePlainDecimal(text, subject: "level") }
     }
 }

@@ -102,7 +102,7 @@ extension CompileSession {
             error(path, "\(name) \(describeDuration(together, frameDuration: frameDuration)) is longer than \(lasting)",
                   hint: "make the fade at most \(describeDuration(length, frameDuration: nil))")
         } else {
-            error(path, "fadeIn \(describeDuration(fadeIn, frameDuration: nil)) and fadeOut \(describeDuration(fadeOut, frameDuration: nil)) together last \(describeDuration(together, frameDuration: frameDuration)), longer than \(lasting)",
+            error(path, "fadeIn \(describeDuration(fadeIn, frameDuration: frameDuration)) and fadeOut \(describeDuration(fadeOut, frameDuration: frameDuration)) together last \(describeDuration(together, frameDuration: frameDuration)), longer than \(lasting)",
                   hint: "make the fades together at most \(describeDuration(length, frameDuration: nil))")
         }
         return false
@@ -130,7 +130,7 @@ extension CompileSession {
         let repetition = resolved.source.duration
         guard let fullRepetitions = try? total.quotient(dividingBy: repetition, rounding: .down),
               fullRepetitions < Int64(Self.maximumLoopSegments) else {
-            error(track.path, "the track would repeat its \(describeDuration(repetition, frameDuration: nil)) range more than \(Self.maximumLoopSegments) times",
+            error(track.path, "the track would repeat its \(describeDuration(repetition, frameDuration: frameDuration)) range more than \(Self.maximumLoopSegments) times",
                   hint: "loop a longer range, or shorten the track")
             return nil
         }

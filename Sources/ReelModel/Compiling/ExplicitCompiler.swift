@@ -82,13 +82,20 @@ extension CompileSession {
                                                                                           path: path.key("layers").index(0))],
                                              path: path)]
         }
-        let videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
+        var videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions,
                                                 compositor: written?.compositor ?? .builtIn,
                                                 titles: written?.titles ?? [], overlays: written?.overlays ?? [])
-        guard checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
         var resolvedComposition = composition
         resolvedComposition.duration = finished.duration
+        if finished.isCut {
+            guard let tracks = cut(composition.tracks, at: finished.duration, path: outputPath.key("end")),
+                  let cutInstructions = cut(videoComposition.instructions, at: finished.duration)
+            else { return nil }
+            resolvedComposition.tracks = tracks
+            videoComposition.instructions = cutInstructions
+        }
+        guard checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
         return CompiledProject(output: output, encodedSize: encodedSize, frameDuration: frameDuration, assets: project.assets,
                                composition: resolvedComposition, audioMix: project.audioMix ?? AudioMix(),
                                videoComposition: videoComposition, duration: finished.duration,
@@ -118,6 +125,9 @@ extension CompileSession {
     /// Images and colours may sit on video tracks with any source range (a still has no end), never on audio
     /// tracks.
     private func checkSegmentsAgainstMedia(_ composition: Composition) {
+        // Source times in messages count frames at the project's frame rate, when the project states one.
+        let frameDuration = project.videoComposition.flatMap { $0.frameDuration.value > 0 ? $0.frameDuration : nil }
+            ?? project.output.frameRate.flatMap { try? $0.inverse }.map(Time.init)
         for (trackIndex, track) in composition.tracks.enumerated() {
             for (segmentIndex, segment) in track.segments.enumerated() {
                 guard let id = segment.asset, let source = segment.source else { continue }
@@ -162,7 +172,7 @@ extension CompileSession {
                 }
                 guard let streamDuration, source.end > streamDuration else { continue }
                 error(path.key("source"),
-                      "source \(describeTime(source.start, frameDuration: nil)) to \(describeTime(source.end, frameDuration: nil)) reaches beyond the end of asset \"\(id)\" (\(describeTime(streamDuration, frameDuration: nil)))",
+                      "source \(describeSpan(source.start, source.end, frameDuration: frameDuration)) reaches beyond the end of asset \"\(id)\", which lasts \(describeDuration(streamDuration, frameDuration: frameDuration))",
                       hint: "asset \"\(id)\" lasts \(describeDuration(streamDuration, frameDuration: nil)); end the source range there or earlier",
                       time: source.end)
             }

@@ -167,6 +167,24 @@ public func describeDuration(_ d: Time, frameDuration: Time?) -> String {
     return secondsText(d) + (details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")")
 }
 
+/// A stretch of time for messages: `"7 s to 8 s (frames 210 to 240)"` when `frameDuration` is given (a bound
+/// between frames as a fractional frame count: `"frames 210 to 225.5"`), `"7 s to 8 s"` without. With
+/// `inParentheses` the frames follow a comma instead (`"7 s to 8 s, frames 210 to 240"`), for use inside
+/// parentheses of the message.
+public func describeSpan(_ start: Time, _ end: Time, frameDuration: Time?, inParentheses: Bool = false) -> String {
+    let seconds = "\(describeTime(start, frameDuration: nil)) to \(describeTime(end, frameDuration: nil))"
+    guard let frameDuration, frameDuration.value > 0 else { return seconds }
+    let frames = "frames \(frameCountText(start, frameDuration)) to \(frameCountText(end, frameDuration))"
+    return inParentheses ? seconds + ", " + frames : seconds + " (" + frames + ")"
+}
+
+/// t / frameDuration as a whole number, or to 6 decimal places between frames.
+private func frameCountText(_ t: Time, _ frameDuration: Time) -> String {
+    let numerator = Int128(t.value) * Int128(frameDuration.timescale)
+    let denominator = Int128(frameDuration.value) * Int128(t.timescale)
+    return numerator % denominator == 0 ? String(numerator / denominator) : roundedDecimal(numerator, over: denominator)
+}
+
 private func secondsText(_ t: Time) -> String {
     (t.decimalText ?? roundedDecimal(Int128(t.value), over: Int128(t.timescale))) + " s"
 }

@@ -67,6 +67,20 @@ public struct Clip: Sendable, Hashable {
     }
 }
 
+/// The `type` names of transitions (`clips[i].transition.type`).
+public enum TransitionTypeName: String, Sendable, CaseIterable {
+    /// The outgoing clip fades out over the incoming one.
+    case dissolve
+    /// Both clips move.
+    case push
+    /// The incoming clip moves in over the outgoing one.
+    case slide
+    /// A moving edge reveals the incoming clip.
+    case wipe
+    /// Fade to a colour and back.
+    case dip
+}
+
 /// The way pictures (or a wipe's edge) move in a transition (SPEC §3.1): with `left` the incoming
 /// clip enters from the right edge, as ffmpeg's slideleft and wipeleft.
 public enum TransitionDirection: String, Sendable, Hashable, CaseIterable {

@@ -186,11 +186,10 @@ final class DocumentDecoder {
             }
             value = linear
         case .string(let text):
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            guard trimmed.lowercased().hasSuffix("db"),
-                  let decibels = Double(trimmed.dropLast(2).trimmingCharacters(in: .whitespaces)), decibels.isFinite
-            else {
-                error(path, "\"\(text)\" is not a gain", hint: "use a number from 0 to 4 or a level like \"-12dB\"")
+            guard let decibels = Self.decibels(text) else {
+                error(path, "\(JSONWriter.quoted(text)) is not a gain",
+                      hint: "use a number from 0 to 4 or a level like \"-12dB\" (digits with an optional minus and "
+                          + "fraction before dB; no plus sign, exponent or spaces)")
                 return nil
             }
             value = pow(10, decibels / 20)
@@ -204,6 +203,18 @@ final class DocumentDecoder {
             return nil
         }
         return value
+    }
+
+    /// The level of a gain string: `-?digits(.digits)?dB` (the unit in any case), strictly, as SPEC §3.3 writes
+    /// `"-12dB"`: no plus sign, exponent or spaces; nil otherwise.
+    static func decibels(_ text: String) -> Double? {
+        guard text.count > 2, text.suffix(2).lowercased() == "db" else { return nil }
+        var number = text.dropLast(2)
+        let negative = number.first == "-"
+        if negative { number = number.dropFirst() }
+        guard let level = try? TimeSyntax.parsePlainDecimal(String(number), subject: "gain") else { return nil }
+        let magnitude = Double(level.value) / Double(level.timescale)
+        return negative ? -magnitude : magnitude
     }
 
     func color(_ json: JSON, _ path: JSONPath) -> RGBAColor? {
@@ -317,7 +328,7 @@ final class DocumentDecoder {
     func instant(_ json: JSON, _ path: JSONPath) -> Time? {
         guard let t = time(json, path) else { return nil }
         if t.isNegative {
-            error(path, "time \(describeTime(t, frameDuration: nil)) is negative", hint: "times start at 0")
+            error(path, "time \(describeTime(t, frameDuration: frameDuration)) is negative", hint: "times start at 0")
             return nil
         }
         return t
@@ -327,7 +338,7 @@ final class DocumentDecoder {
     func positiveDuration(_ json: JSON, _ path: JSONPath, what: String = "duration") -> Time? {
         guard let t = time(json, path) else { return nil }
         if t.isNegative || t.isZero {
-            error(path, "\(what) \(describeDuration(t, frameDuration: nil)) is not greater than 0",
+            error(path, "\(what) \(describeDuration(t, frameDuration: frameDuration)) is not greater than 0",
                   hint: what == "ramp" ? "use an {\"at\", \"value\"} key for a step" : "give it a length greater than 0")
             return nil
         }
@@ -361,7 +372,7 @@ final class DocumentDecoder {
             guard let end = instant(endJSON, fields.path.key("end")), let start else { return nil }
             guard start < end else {
                 error(fields.path.key("end"),
-                      "\(what) ends at \(describeTime(end, frameDuration: nil)), not after its start at \(describeTime(start, frameDuration: nil))",
+                      "\(what) ends at \(describeTime(end, frameDuration: frameDuration)), not after its start at \(describeTime(start, frameDuration: frameDuration))",
                       hint: what == "ramp" ? "use an {\"at\", \"value\"} key for a step" : "end it after its start")
                 return nil
             }

@@ -162,8 +162,8 @@ extension DocumentDecoder {
         for property in LayerAnimation.Property.allCases {
             let ordered = animations.filter { $0.property == property }.sorted { $0.timeRange.start < $1.timeRange.start }
             for (earlier, later) in zip(ordered, ordered.dropFirst()) where later.timeRange.start < earlier.timeRange.end {
-                error(later.path, "this \(property.rawValue) animation starts at \(describeTime(later.timeRange.start, frameDuration: nil)), "
-                          + "before the one at \(earlier.path) ends at \(describeTime(earlier.timeRange.end, frameDuration: nil))",
+                error(later.path, "this \(property.rawValue) animation starts at \(describeTime(later.timeRange.start, frameDuration: frameDuration)), "
+                          + "before the one at \(earlier.path) ends at \(describeTime(earlier.timeRange.end, frameDuration: frameDuration))",
                       hint: "animations of one property must not overlap")
                 fits = false
             }

@@ -62,17 +62,23 @@ extension DocumentDecoder {
         return output
     }
 
+    /// `output.frameRate`: a JSON number (JSON's grammar, taken exactly) or an `"N/D"` string (SPEC §2.1); a
+    /// decimal inside a string (`"29.97"`, `"1e2"`) is refused, as the format names no such form.
     func readFrameRate(_ json: JSON, _ path: JSONPath) -> Rational? {
-        let text: String
-        switch json.value {
-        case .number(let literal): text = literal
-        case .string(let literal): text = literal
-        default:
-            typeError(json, path, expected: "a frame rate (a number or \"N/D\")")
-            return nil
-        }
         do {
-            return try TimeSyntax.parseFrameRate(text)
+            switch json.value {
+            case .number(let literal):
+                return try TimeSyntax.parseFrameRate(jsonNumber: literal)
+            case .string(let literal) where literal.contains("/"):
+                return try TimeSyntax.parseFrameRate(literal)
+            case .string(let literal):
+                error(path, "frame rate \(JSONWriter.quoted(literal)) is a string, which must be \"N/D\"",
+                      hint: "write the rate as a JSON number (29.97) or as \"N/D\" (\"30000/1001\")")
+                return nil
+            default:
+                typeError(json, path, expected: "a frame rate (a number or \"N/D\")")
+                return nil
+            }
         } catch {
             self.error(path, error.message, hint: "use 1 to 240 frames per second, as a number or \"N/D\"")
             return nil
@@ -152,7 +158,7 @@ extension DocumentDecoder {
         if case .string(let text) = json.value {
             let multipliers: [Character: Int] = ["k": 1000, "K": 1000, "m": 1_000_000, "M": 1_000_000]
             guard let last = text.last, let multiplier = multipliers[last],
-                  let amount = try? TimeSyntax.parseDecimal(String(text.dropLast())),
+                  let amount = try? TimeSyntax.parsePlainDecimal(String(text.dropLast()), subject: "bit rate"),
                   let scaled = try? amount.multiplied(by: Rational(Int64(multiplier))), scaled.timescale == 1,
                   let value = Int(exactly: scaled.value), limits.contains(value)
             else {

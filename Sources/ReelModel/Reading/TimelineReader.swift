@@ -124,17 +124,12 @@ extension DocumentDecoder {
         return .clip(clip)
     }
 
-    /// The `type` names of transitions.
-    private enum TransitionType: String, CaseIterable {
-        case dissolve, push, slide, wipe, dip
-    }
-
     /// A clip's `transition` (SPEC §3.1): `type`, `duration`, `direction` (push, slide, wipe),
     /// `color` (dip), `audioCurve`.
     private func readTransition(_ json: JSON, _ path: JSONPath) -> Transition? {
         guard let fields = object(json, path, .transition, expected: "a transition object") else { return nil }
         var valid = true
-        let type: TransitionType? = fields["type"].flatMap { enumeration($0, path.key("type"), "transition type") }
+        let type: TransitionTypeName? = fields["type"].flatMap { enumeration($0, path.key("type"), "transition type") }
         let duration = fields["duration"].flatMap { positiveDuration($0, path.key("duration"), what: "transition duration") }
         var direction = TransitionDirection.left
         if let json = fields["direction"] {
@@ -261,11 +256,12 @@ extension DocumentDecoder {
             guard key.start < previous.end || (key.start == previous.start && key.start == previous.end) else { continue }
             let previousText: String
             if case .ramp = previous {
-                previousText = "volume[\(index - 1)] (\(describeTime(previous.start, frameDuration: nil)) to \(describeTime(previous.end, frameDuration: nil)))"
+                previousText = "volume[\(index - 1)], which runs from "
+                    + describeSpan(previous.start, previous.end, frameDuration: frameDuration)
             } else {
-                previousText = "volume[\(index - 1)] (at \(describeTime(previous.start, frameDuration: nil)))"
+                previousText = "volume[\(index - 1)], which is at \(describeTime(previous.start, frameDuration: frameDuration))"
             }
-            error(path.index(index), "volume[\(index)] (at \(describeTime(key.start, frameDuration: nil))) does not come after \(previousText)",
+            error(path.index(index), "volume[\(index)] at \(describeTime(key.start, frameDuration: frameDuration)) does not come after \(previousText)",
                   hint: "keys must be in ascending time and must not overlap", time: key.start)
             ordered = false
         }

@@ -1,20 +1,24 @@
-/// The JSON Schema (draft 2020-12) of the project format v1 (SPEC §1–§4), printed by `reel schema`.
+/// The JSON Schema (draft 2020-12) of the project format v1, printed by `reel schema`, and the key tables of
+/// docs/format.md, printed by `reel schema --markdown`: both are written from the key tables below, so they
+/// cannot disagree.
 ///
 /// The schema checks shape: keys, types, required members, enumerations, the textual forms of
 /// times, gains and colours, and the numeric limits that need no context (speed 0.01–100, frame
 /// rate 1–240, gains 0–4, opacity 0–1). What needs the whole document — that ids refer to declared
-/// assets and tracks, that key lists are ascending, instruction coverage (§4.5), media probing,
+/// assets and tracks, that key lists are ascending, instruction coverage, media probing,
 /// exact time representability — is left to `reel validate`. Every object is closed
 /// (`additionalProperties: false`), as reel refuses unknown keys. Each object's keys and required
 /// keys are those of its `ObjectShape`, the table the project readers check documents against.
+/// Every property carries a `description`, and a `default` when what holds without it is a fixed value;
+/// enumerations are the cases of the Swift enums the readers decode (`CaseIterable`).
 ///
-/// Besides the SPEC's keys it allows these reel extensions: a ramp key's `"curve"` (`"linear"`,
-/// `"equalPower"`, volume keys only), a segment's and a clip's `"pitch"` (`"keep"`, `"varispeed"`),
-/// `videoComposition.compositor` (`"builtIn"`, `"trackMap"`), a composition track's and an audio
-/// mix input's `"name"`, several `audioMix` inputs for one track, and a layer instruction's
-/// `"backdrop"` (`{"color", "rect"}`).
+/// Besides the format's core keys it allows reel's extensions (docs/format.md, "Extensions"): a ramp key's
+/// `"curve"`, a segment's and a clip's `"pitch"`, `videoComposition.compositor`, a composition track's and an
+/// audio mix input's `"name"`, several `audioMix` inputs for one track, a layer instruction's `"backdrop"`, a
+/// media segment's `"fit"`, `output.video.smart`.
 public enum ProjectSchema {
-    /// The `$id` of the schema document.
+    /// The `$id` of the schema document: a name for format 1, not a place to fetch it from (reel has no web
+    /// home; docs/decisions.md, "The schema's $id").
     public static let identifier = "urn:reel:project-format:1"
 
     /// The schema as pretty-printed JSON text (two-space indent, members in a fixed order, no trailing newline).
@@ -29,30 +33,484 @@ public enum ProjectSchema {
             ("$id", .string(identifier)),
             ("title", .string("reel project, format 1")),
             ("description", .string(
-                "A reel project: the editing form (timeline) or the explicit form (composition, audioMix, videoComposition).")),
-        ] + closedMembers(.project, [
-            ("reel", described("Format version; must be 1.", object([("const", .number("1"))]))),
-            ("output", ref("output")),
-            ("assets", ref("assets")),
-            ("timeline", ref("timeline")),
-            ("composition", ref("composition")),
-            ("audioMix", ref("audioMix")),
-            ("videoComposition", ref("videoComposition")),
-            ("$schema", described("The schema an editor should use for completion (e.g. the output of `reel schema`); "
-                                      + "reel ignores it.", object([("type", .string("string"))]))),
-        ]) + [
+                "A reel project: the editing form (timeline) or the explicit form (composition, audioMix, videoComposition). Reference: docs/format.md.")),
+        ] + closedMembers(.project, projectKeys) + [
             ("oneOf", array([
-                described("The editing form (SPEC §3).", object([
+                described("The editing form (docs/format.md, \"The editing form\").", object([
                     ("required", strings(["timeline"])),
                     ("not", anyOfRequired(["composition", "audioMix", "videoComposition"])),
                 ])),
-                described("The explicit form (SPEC §4).", object([
+                described("The explicit form (docs/format.md, \"The explicit form\").", object([
                     ("required", strings(["composition"])),
                     ("not", anyOfRequired(["timeline"])),
                 ])),
             ])),
             ("$defs", object(definitions)),
         ])
+    }
+
+    /// Every object's key table, in the order docs/format.md shows them: one per shape of `ObjectShape.all`.
+    public static var tables: [FormatTable] {
+        [
+            FormatTable(shape: .project, keys: projectKeys),
+            FormatTable(shape: .output, keys: outputKeys),
+            FormatTable(shape: .videoOutput, keys: videoOutputKeys),
+            FormatTable(shape: .audioOutput, keys: audioOutputKeys),
+            FormatTable(shape: .fileAsset, keys: fileAssetKeys),
+            FormatTable(shape: .imageAsset, keys: imageAssetKeys),
+            FormatTable(shape: .colorAsset, keys: colorAssetKeys),
+            FormatTable(shape: .timeline, keys: timelineKeys),
+            FormatTable(shape: .clip, keys: clipKeys),
+            FormatTable(shape: .gap, keys: gapKeys),
+            FormatTable(shape: .transition, keys: transitionKeys),
+            FormatTable(shape: .audioTrack, keys: audioTrackKeys),
+            FormatTable(shape: .ducking, keys: duckingKeys),
+            FormatTable(shape: .volumeAutomation, keys: volumeAutomationKeys),
+            FormatTable(shape: .title, keys: titleKeys),
+            FormatTable(shape: .textOutline, keys: textOutlineKeys),
+            FormatTable(shape: .textShadow, keys: textShadowKeys),
+            FormatTable(shape: .textBackground, keys: textBackgroundKeys),
+            FormatTable(shape: .overlay, keys: overlayKeys),
+            FormatTable(shape: .animation, keys: animationKeys),
+            FormatTable(shape: .composition, keys: compositionKeys),
+            FormatTable(shape: .compositionTrack, keys: compositionTrackKeys),
+            FormatTable(shape: .mediaSegment, keys: mediaSegmentKeys),
+            FormatTable(shape: .emptySegment, keys: emptySegmentKeys),
+            FormatTable(shape: .audioMix, keys: audioMixKeys),
+            FormatTable(shape: .audioMixInput, keys: audioMixInputKeys),
+            FormatTable(shape: .stepKey, keys: stepKeys(value: anyValue)),
+            FormatTable(shape: .rampKey, keys: rampKeys(value: anyValue, curves: RampCurve.allCases)),
+            FormatTable(shape: .videoComposition, keys: videoCompositionKeys),
+            FormatTable(shape: .instruction, keys: instructionKeys),
+            FormatTable(shape: .layerInstruction, keys: layerInstructionKeys),
+            FormatTable(shape: .backdrop, keys: backdropKeys),
+            FormatTable(shape: .decomposedTransform, keys: decomposedTransformKeys),
+            FormatTable(shape: .timeRange, keys: timeRangeKeys),
+        ]
+    }
+
+    // MARK: Key tables (one line per key: name, value schema, meaning with its unit, default)
+
+    private static var projectKeys: [FormatKey] {
+        [
+            FormatKey("reel", object([("const", .number("1"))]), "Format version; must be 1.", default: .required, example: "1"),
+            FormatKey("output", ref("output"), "What to write: file, container, size, rate, codecs.",
+                      default: .described("every output key at its default; the path then comes from -o")),
+            FormatKey("assets", ref("assets"), "The media, images and colours the project uses, by id.",
+                      default: .described("no assets")),
+            FormatKey("timeline", ref("timeline"), "The editing form: clips, extra audio, ducking, volume automation, titles and overlays.",
+                      default: .described("none; a project has either timeline or composition")),
+            FormatKey("composition", ref("composition"), "The explicit form's tracks of segments.",
+                      default: .described("none; a project has either timeline or composition")),
+            FormatKey("audioMix", ref("audioMix"), "The explicit form's volume keys per audio track.",
+                      default: .described("every audio track at gain 1")),
+            FormatKey("videoComposition", ref("videoComposition"), "The explicit form's instructions, render settings and layers.",
+                      default: .described("with a single video track: one instruction showing it over the whole duration")),
+            FormatKey("$schema", object([("type", .string("string"))]),
+                      "The schema an editor should use for completion (e.g. the output of `reel schema` saved to a file); reel ignores it.",
+                      default: .described("none"), example: #""./reel.schema.json""#),
+        ]
+    }
+
+    private static var timeRangeKeys: [FormatKey] {
+        [
+            FormatKey("start", ref("time"), "Where the range starts (inclusive), in seconds.", default: .required),
+            FormatKey("duration", ref("duration"), "How long it lasts, in seconds; give duration or end, not both.",
+                      default: .described("from end")),
+            FormatKey("end", ref("time"), "Where it ends (exclusive), in seconds, after start; give duration or end, not both.",
+                      default: .described("start + duration")),
+        ]
+    }
+
+    private static var outputKeys: [FormatKey] {
+        [
+            FormatKey("path", nonEmptyString, "The output file, relative to the project's folder; the command line's -o replaces it.",
+                      default: .described("required unless -o is given"), example: #""out/demo.mp4""#),
+            FormatKey("format", enumeration(ContainerFormat.allCases), "The container.",
+                      default: .described("from the path's extension")),
+            FormatKey("size", ref("size"), "The render size [width, height] in pixels.",
+                      default: .described("the display size of the first video clip")),
+            FormatKey("frameRate", ref("frameRate"), "Frames per second.",
+                      default: .described("the first video clip's rate if its stream is constant-rate, else 30")),
+            FormatKey("renderScale", ref("renderScale"), "Renders and writes at size × renderScale with all geometry scaled (fast drafts).",
+                      default: .number("1")),
+            FormatKey("background", ref("color"), "The colour shown where no layer covers the canvas.", default: .string("#000000")),
+            FormatKey("preset", enumeration(Preset.allCases), "The encoders' quality and speed bundle (docs/encoders.md).",
+                      default: .enumCase(Preset.medium)),
+            FormatKey("video", ref("videoOutput"), "Video encoder settings.", default: .described("the container's first codec, tuned by preset")),
+            FormatKey("audio", object([
+                ("oneOf", array([object([("type", .string("boolean"))]), ref("audioOutput")])),
+            ]), "Audio stream settings, or false for no audio stream (true means the defaults).",
+                      default: .described("the container's first audio codec at 48000 Hz, 2 channels; silence where nothing sounds")),
+            FormatKey("metadata", object([
+                ("type", .string("object")),
+                ("additionalProperties", object([("type", .string("string"))])),
+            ]), "Strings written into the container (title, artist, comment, …).", default: .described("none"),
+                      example: #"{"title": "Demo"}"#),
+            FormatKey("range", ref("timeRange"), "Export only this part of the timeline.", default: .described("the whole timeline")),
+            FormatKey("end", ref("duration"),
+                      "The composition's end, in seconds; later than the last clip lets titles run on over the background.",
+                      default: .described("the end of the last track")),
+            FormatKey("faststart", boolean, "MP4 and MOV: write the index at the front, for streaming.", default: .bool(true)),
+        ]
+    }
+
+    private static var videoOutputKeys: [FormatKey] {
+        [
+            FormatKey("codec", enumeration(VideoCodecName.allCases), "The video codec.",
+                      default: .described("the container's first: h264, or vp9 in .webm")),
+            FormatKey("crf", integer(0, 63), "Constant rate factor: 0–51 for h264 and hevc, 0–63 for vp9 and av1; prores has none.",
+                      default: .described("from preset")),
+            FormatKey("bitrate", ref("bitrate"), "Target bit rate in bits per second; replaces the rate factor unless crf is given.",
+                      default: .described("none: constant quality")),
+            FormatKey("encoderPreset", nonEmptyString, "The encoder's own speed setting (x264 preset name, cpu-used number, ProRes profile).",
+                      default: .described("from preset"), example: #""slow""#),
+            FormatKey("pixelFormat", enumeration(knownPixelFormats), "The encoded pixel format.",
+                      default: .described("yuv420p; yuv422p10le for prores")),
+            FormatKey("gop", integer(1, 100_000), "Keyframe interval in frames.", default: .described("the encoder's own"),
+                      example: "60"),
+            FormatKey("smart", boolean, "Smart render: copy untouched H.264 stretches of the sources, re-encode the rest.",
+                      default: .bool(false)),
+        ]
+    }
+
+    private static var audioOutputKeys: [FormatKey] {
+        [
+            FormatKey("codec", enumeration(AudioCodecName.allCases), "The audio codec.",
+                      default: .described("the container's first: aac, or opus in .webm")),
+            FormatKey("bitrate", ref("bitrate"), "Bit rate in bits per second.", default: .described("from preset"),
+                      example: #""192k""#),
+            FormatKey("sampleRate", integer(8000, 192_000), "Samples per second (opus: 8000, 12000, 16000, 24000 or 48000).",
+                      default: .number("48000")),
+            FormatKey("channels", integer(1, 2), "1 (mono) or 2 (stereo).", default: .number("2")),
+        ]
+    }
+
+    private static var fileAssetKeys: [FormatKey] {
+        [
+            FormatKey("path", nonEmptyString, "A media file, relative to the project's folder.", default: .required,
+                      example: #""media/cat.mov""#),
+            FormatKey("videoTrack", ref("streamIndex"), "The index of the video stream to use.",
+                      default: .described("the file's default video stream")),
+            FormatKey("audioTrack", ref("streamIndex"), "The index of the audio stream to use.",
+                      default: .described("the file's default audio stream")),
+            FormatKey("language", nonEmptyString, "Use the audio stream in this language (its language tag).",
+                      default: .described("none"), example: #""eng""#),
+            FormatKey("rotation", object([("enum", array([.string("auto"), .number("0"), .number("90"), .number("180"), .number("270")]))]),
+                      "\"auto\" honours the file's display matrix; a number is degrees clockwise to turn the stored picture.",
+                      default: .string("auto")),
+        ]
+    }
+
+    private static var imageAssetKeys: [FormatKey] {
+        [FormatKey("image", nonEmptyString, "A still image file (PNG, JPEG, WebP, BMP, TIFF), relative to the project's folder; usable for any duration.",
+                   default: .required, example: #""media/logo.png""#)]
+    }
+
+    private static var colorAssetKeys: [FormatKey] {
+        [FormatKey("color", ref("color"), "A solid opaque colour covering the canvas, usable for any duration.", default: .required)]
+    }
+
+    private static var timelineKeys: [FormatKey] {
+        [
+            FormatKey("clips", arrayOf(object([("oneOf", array([ref("clip"), ref("gap")]))])),
+                      "The main storyline: clips and gaps, in order.", default: .described("none (then output.end is needed)"),
+                      example: #"[{"asset": "cat"}]"#),
+            FormatKey("audio", arrayOf(ref("audioTrack")), "Extra audio tracks.", default: .described("none")),
+            FormatKey("ducking", arrayOf(ref("ducking")), "Tracks lowered while others sound.", default: .described("none")),
+            FormatKey("volume", arrayOf(ref("volumeAutomation")), "Hand-written volume keys per track.", default: .described("none")),
+            FormatKey("titles", arrayOf(ref("title")), "Text layers.", default: .described("none")),
+            FormatKey("overlays", arrayOf(ref("overlay")), "Image layers.", default: .described("none")),
+        ]
+    }
+
+    private static var gapKeys: [FormatKey] {
+        [FormatKey("gap", ref("duration"), "A stretch of background and silence this long, in seconds.", default: .required)]
+    }
+
+    private static var clipKeys: [FormatKey] {
+        [
+            FormatKey("asset", ref("id"), "The id of the asset the clip shows.", default: .required, example: #""cat""#),
+            FormatKey("in", ref("time"), "Source time where the clip starts, in seconds.", default: .number("0")),
+            FormatKey("out", ref("time"), "Source time where the clip ends (exclusive), in seconds; give out or duration, not both.",
+                      default: .described("the source's end; images and colours need a duration")),
+            FormatKey("duration", ref("duration"), "Source duration in seconds: out = in + duration.",
+                      default: .described("out − in")),
+            FormatKey("speed", ref("speed"), "Playback speed: timeline length = (out − in) / speed.", default: .number("1")),
+            FormatKey("volume", ref("gain"), "The clip's audio gain.", default: .number("1")),
+            FormatKey("muted", boolean, "Drops the clip's audio.", default: .bool(false)),
+            FormatKey("fit", enumeration(Fit.allCases), "How a picture whose display size differs from the render size is placed.",
+                      default: .enumCase(Fit.contain)),
+            FormatKey("pitch", ref("pitch"), "How the audio of a clip at a speed other than 1 sounds.", default: .enumCase(Pitch.keep)),
+            FormatKey("transition", ref("transition"), "The passage into this clip from the previous one.", default: .described("a cut")),
+        ]
+    }
+
+    private static var transitionKeys: [FormatKey] {
+        [
+            FormatKey("type", enumeration(TransitionTypeName.allCases), "The kind of transition.", default: .required),
+            FormatKey("duration", ref("duration"), "How long the two clips overlap, in seconds.", default: .required),
+            FormatKey("direction", enumeration(TransitionDirection.allCases),
+                      "push, slide and wipe: the way the pictures (or the wipe's edge) move.", default: .enumCase(TransitionDirection.left)),
+            FormatKey("color", ref("color"), "dip: the colour dipped through.", default: .string("#000000")),
+            FormatKey("audioCurve", enumeration(RampCurve.allCases),
+                      "The audio cross-fade's gains: linear, or equal power (cos and sin of p·π/2).", default: .enumCase(RampCurve.linear)),
+        ]
+    }
+
+    private static var audioTrackKeys: [FormatKey] {
+        [
+            FormatKey("id", object([("allOf", array([ref("id")])), ("not", object([("const", .string("main"))]))]),
+                      "The track's id, for ducking and volume (\"main\" is the storyline's audio).", default: .required,
+                      example: #""music""#),
+            FormatKey("asset", ref("id"), "The id of the asset whose audio the track plays.", default: .required, example: #""music""#),
+            FormatKey("at", ref("time"), "Timeline time where the track starts, in seconds.", default: .number("0")),
+            FormatKey("in", ref("time"), "Source time where the track's audio starts, in seconds.", default: .number("0")),
+            FormatKey("out", ref("time"), "Source time where it ends (exclusive), in seconds.", default: .described("the source's end")),
+            FormatKey("duration", ref("duration"),
+                      "Timeline duration of the track in seconds; with loop, how long the in–out range repeats.",
+                      default: .described("out − in; with loop, until the composition's end")),
+            FormatKey("volume", ref("gain"), "The track's gain.", default: .number("1")),
+            FormatKey("loop", boolean, "Repeats the in–out range seamlessly until duration or the composition's end.",
+                      default: .bool(false)),
+            FormatKey("fadeIn", ref("duration"), "A linear fade from silence at the track's start, in seconds.",
+                      default: .described("none")),
+            FormatKey("fadeOut", ref("duration"), "A linear fade to silence at the track's end, in seconds.",
+                      default: .described("none")),
+        ]
+    }
+
+    private static var duckingKeys: [FormatKey] {
+        [
+            FormatKey("duck", ref("id"), "The track to lower (an audio track id or \"main\").", default: .required, example: #""music""#),
+            FormatKey("under", ref("id"), "The track whose sound lowers it.", default: .required, example: #""main""#),
+            FormatKey("to", ref("gain"), "The ducked track's gain while ducked, in place of its volume.", default: .required),
+            FormatKey("ramp", ref("duration"), "Seconds to ramp down before and back up after each stretch.", default: .required),
+        ]
+    }
+
+    private static var volumeAutomationKeys: [FormatKey] {
+        [
+            FormatKey("track", ref("id"), "An audio track id, or \"main\".", default: .required, example: #""main""#),
+            FormatKey("volume", ref("volumeKeys"), "Gain keys in timeline time.", default: .required),
+        ]
+    }
+
+    private static var titleKeys: [FormatKey] {
+        [
+            FormatKey("text", object([("type", .string("string"))]), "The text; \"\\n\" breaks lines.", default: .required,
+                      example: #""Magic""#),
+            FormatKey("font", nonEmptyString, "A family name (fontconfig) or a font file.", default: .string("DejaVu Sans")),
+            FormatKey("size", number(minimum: "1", maximum: "2000"), "Em size in pixels at the render size.", default: .number("48")),
+            FormatKey("color", ref("color"), "The text's colour.", default: .string("#FFFFFF")),
+            FormatKey("align", enumeration(TextStyle.Alignment.allCases), "How lines align within the layout box.",
+                      default: .enumCase(TextStyle.Alignment.center)),
+            FormatKey("outline", ref("textOutline"), "A stroke around the glyphs.", default: .described("none")),
+            FormatKey("shadow", ref("textShadow"), "A blurred copy of the text under it.", default: .described("none")),
+            FormatKey("background", object([("oneOf", array([ref("color"), ref("textBackground")]))]),
+                      "A box behind the text; a bare colour means padding 0.", default: .described("none")),
+            FormatKey("lineSpacing", object([("type", .string("number")), ("exclusiveMinimum", .number("0")), ("maximum", .number("100"))]),
+                      "Distance between baselines, in ems.", default: .described("the font's line height"), example: "1.2"),
+        ] + placementKeys(of: "title")
+    }
+
+    private static var textOutlineKeys: [FormatKey] {
+        [
+            FormatKey("color", ref("color"), "The stroke's colour.", default: .required),
+            FormatKey("width", number(minimum: "0"), "The stroke's width in pixels, outside the fill.", default: .required, example: "2"),
+        ]
+    }
+
+    private static var textShadowKeys: [FormatKey] {
+        [
+            FormatKey("color", ref("color"), "The shadow's colour.", default: .required, example: ##""#00000080""##),
+            FormatKey("offset", ref("point"), "How far the shadow is moved, [x right, y down] in pixels.", default: .value(pairValue("2", "2"))),
+            FormatKey("blur", number(minimum: "0"), "Blur radius in pixels.", default: .number("0")),
+        ]
+    }
+
+    private static var textBackgroundKeys: [FormatKey] {
+        [
+            FormatKey("color", ref("color"), "The box's colour.", default: .required, example: ##""#00000099""##),
+            FormatKey("padding", number(minimum: "0"), "How much larger than the layout box the box is on every side, in pixels.",
+                      default: .number("0")),
+        ]
+    }
+
+    private static var overlayKeys: [FormatKey] {
+        [
+            FormatKey("image", ref("id"), "The id of an image asset.", default: .required, example: #""logo""#),
+            FormatKey("size", pair(integer(1, 8192)), "[width, height] in pixels at the render size.",
+                      default: .described("the image's own size")),
+        ] + placementKeys(of: "overlay")
+    }
+
+    /// The timing and placement keys titles and overlays share.
+    private static func placementKeys(of layer: String) -> [FormatKey] {
+        [
+            FormatKey("start", ref("time"), "Movie time where the \(layer) starts, in seconds.", default: .required),
+            FormatKey("duration", ref("duration"), "How long it shows, in seconds; give duration or end, not both.",
+                      default: .described("from end")),
+            FormatKey("end", ref("time"), "Movie time where it stops (exclusive), in seconds.", default: .described("start + duration")),
+            FormatKey("position", ref("point"), "The centre of the \(layer)'s layout box as a fraction of the render size [x, y].",
+                      default: .value(pairValue("0.5", "0.5"))),
+            FormatKey("animations", arrayOf(ref("animation")), "Changes of opacity, position, scale or rotation over time.",
+                      default: .described("none")),
+        ]
+    }
+
+    private static var animationKeys: [FormatKey] {
+        [
+            FormatKey("property", enumeration(LayerAnimation.Property.allCases), "What changes.", default: .required),
+            FormatKey("from", anyValue, "The value at the start; its type follows property.",
+                      default: .described("the value the property has when the animation starts"), example: "1"),
+            FormatKey("to", anyValue, "The value at the end, held afterwards.", default: .required, example: "0"),
+            FormatKey("start", ref("time"), "When it starts, in seconds from the layer's start.", default: .required),
+            FormatKey("duration", ref("duration"), "How long it runs, in seconds; give duration or end, not both.",
+                      default: .described("from end")),
+            FormatKey("end", ref("time"), "When it ends, in seconds from the layer's start.", default: .described("start + duration")),
+            FormatKey("timing", enumeration(Timing.allCases), "The pace: Core Animation's curves.", default: .enumCase(Timing.linear)),
+        ]
+    }
+
+    private static var compositionKeys: [FormatKey] {
+        [FormatKey("tracks", arrayOf(ref("compositionTrack")), "The composition's tracks.", default: .required)]
+    }
+
+    private static var compositionTrackKeys: [FormatKey] {
+        [
+            FormatKey("id", ref("trackID"), "The track's id, for layers and audio mix inputs.", default: .required, example: "1"),
+            FormatKey("type", enumeration(TrackKind.allCases), "What the track holds.", default: .required),
+            FormatKey("segments", arrayOf(ref("segment")), "Media and empty segments in ascending target order, never overlapping.",
+                      default: .required),
+            FormatKey("name", ref("id"), "A label; for audio, the timeline id it came from (\"main\" is the storyline's audio).",
+                      default: .described("none"), example: #""music""#),
+        ]
+    }
+
+    private static var emptySegmentKeys: [FormatKey] {
+        [FormatKey("empty", ref("timeRange"), "A stretch of the track with nothing in it, in timeline time.", default: .required)]
+    }
+
+    private static var mediaSegmentKeys: [FormatKey] {
+        [
+            FormatKey("asset", ref("id"), "The id of the asset.", default: .required, example: #""cat""#),
+            FormatKey("source", ref("timeRange"), "The range of the source used, in source time.", default: .required),
+            FormatKey("target", ref("timeRange"), "Where it plays, in timeline time; rate = source.duration / target.duration.",
+                      default: .required),
+            FormatKey("sourceTrack", ref("streamIndex"), "The stream index in the file.",
+                      default: .described("the asset's stream of the track's type")),
+            FormatKey("pitch", ref("pitch"), "How its audio sounds at a rate other than 1.", default: .enumCase(Pitch.keep)),
+            FormatKey("fit", enumeration(Fit.allCases), "How pictures whose size differs from the probed one are fitted to the canvas.",
+                      default: .enumCase(Fit.contain)),
+        ]
+    }
+
+    private static var audioMixKeys: [FormatKey] {
+        [FormatKey("inputs", arrayOf(ref("audioMixInput")), "Volume keys per audio track; several inputs for one track multiply.",
+                   default: .described("none: every track at gain 1"))]
+    }
+
+    private static var audioMixInputKeys: [FormatKey] {
+        [
+            FormatKey("track", ref("trackID"), "The id of an audio track.", default: .required, example: "2"),
+            FormatKey("name", nonEmptyString, "What the gain is for (\"fades\", \"ducking under commentary\").",
+                      default: .described("none"), example: #""fades""#),
+            FormatKey("volume", ref("volumeKeys"), "Gain keys in timeline time.", default: .described("none: gain 1")),
+        ]
+    }
+
+    private static var videoCompositionKeys: [FormatKey] {
+        [
+            FormatKey("frameDuration", ref("duration"), "Seconds per frame, 1/240 to 1.",
+                      default: .described("1 / output.frameRate"), example: #""1/30""#),
+            FormatKey("renderSize", ref("size"), "The canvas [width, height] in pixels.", default: .described("output.size")),
+            FormatKey("renderScale", ref("renderScale"), "As output.renderScale.", default: .described("output.renderScale")),
+            FormatKey("background", ref("color"), "The colour where no layer covers the canvas.",
+                      default: .described("output.background")),
+            FormatKey("compositor", enumeration(CompositorName.allCases),
+                      "builtIn draws the instructions; trackMap paints each pixel a flat colour naming its topmost track (a diagnostic).",
+                      default: .enumCase(CompositorName.builtIn)),
+            FormatKey("instructions", arrayOf(ref("instruction")), "What is shown when; they tile the composition's duration exactly.",
+                      default: .required),
+            FormatKey("titles", arrayOf(ref("title")), "Text layers.", default: .described("none")),
+            FormatKey("overlays", arrayOf(ref("overlay")), "Image layers.", default: .described("none")),
+        ]
+    }
+
+    private static var instructionKeys: [FormatKey] {
+        [
+            FormatKey("start", ref("time"), "Where it starts, in timeline seconds.", default: .required),
+            FormatKey("duration", ref("duration"), "How long it lasts, in seconds; give duration or end, not both.",
+                      default: .described("from end")),
+            FormatKey("end", ref("time"), "Where it ends (exclusive), in seconds.", default: .described("start + duration")),
+            FormatKey("layers", arrayOf(ref("layerInstruction")), "Top to bottom: layers[0] is drawn on top.",
+                      default: .described("none: the background only")),
+            FormatKey("background", ref("color"), "This instruction's background colour.",
+                      default: .described("videoComposition.background")),
+            FormatKey("postProcessing", boolean, "false skips the title and overlay stage.", default: .bool(true)),
+        ]
+    }
+
+    private static var layerInstructionKeys: [FormatKey] {
+        [
+            FormatKey("track", ref("trackID"), "The id of a video track.", default: .required, example: "1"),
+            FormatKey("opacity", ref("opacityKeys"), "Opacity keys.", default: .described("opaque")),
+            FormatKey("transform", ref("transformKeys"), "Transform keys from source pixels to canvas pixels.",
+                      default: .described("identity: native size at the top-left")),
+            FormatKey("crop", ref("cropKeys"), "Crop keys: a mask in source pixels.", default: .described("the whole frame")),
+            FormatKey("backdrop", ref("backdrop"), "A solid rectangle under the picture, moved with it.", default: .described("none")),
+        ]
+    }
+
+    private static var backdropKeys: [FormatKey] {
+        [
+            FormatKey("color", ref("color"), "The rectangle's colour.", default: .required),
+            FormatKey("rect", object([
+                ("type", .string("array")),
+                ("prefixItems", array([
+                    object([("type", .string("number"))]), object([("type", .string("number"))]),
+                    object([("type", .string("number")), ("exclusiveMinimum", .number("0"))]),
+                    object([("type", .string("number")), ("exclusiveMinimum", .number("0"))]),
+                ])),
+                ("items", .bool(false)),
+                ("minItems", .number("4")),
+            ]), "[x, y, width, height] in source pixels (it may reach beyond the picture); width and height greater than 0.",
+                      default: .required, example: "[-16, 0, 64, 36]"),
+        ]
+    }
+
+    private static func stepKeys(value: JSONValue) -> [FormatKey] {
+        [
+            FormatKey("at", ref("time"), "From when the value holds, in timeline seconds.", default: .required),
+            FormatKey("value", value, "The value, held until the next key.", default: .required, example: "1"),
+        ]
+    }
+
+    private static func rampKeys(value: JSONValue, curves: [RampCurve]) -> [FormatKey] {
+        [
+            FormatKey("start", ref("time"), "Where the ramp starts, in timeline seconds.", default: .required),
+            FormatKey("duration", ref("duration"), "How long it runs, in seconds; give duration or end, not both.",
+                      default: .described("from end")),
+            FormatKey("end", ref("time"), "Where it ends, in seconds.", default: .described("start + duration")),
+            FormatKey("from", value, "The value at start.", default: .required, example: "1"),
+            FormatKey("to", value, "The value at end, held afterwards.", default: .required, example: "0"),
+            FormatKey("curve", enumeration(curves), curves.count > 1
+                          ? "The ramp's shape; equalPower (volume keys only) follows cos(p·π/2) falling and sin(p·π/2) rising."
+                          : "The ramp's shape; linear is the only one for this list.",
+                      default: .enumCase(RampCurve.linear)),
+        ]
+    }
+
+    private static var decomposedTransformKeys: [FormatKey] {
+        [
+            FormatKey("translate", ref("point"), "Moves by [x, y] canvas pixels, last.", default: .value(pairValue("0", "0"))),
+            FormatKey("scale", ref("scale"), "Scales by s or [sx, sy] about anchor, first.", default: .number("1")),
+            FormatKey("rotate", object([("type", .string("number"))]), "Turns clockwise on screen by this many degrees about anchor.",
+                      default: .number("0"), example: "90"),
+            FormatKey("anchor", ref("point"), "The point scale and rotate turn about, in source pixels.",
+                      default: .value(pairValue("0", "0"))),
+        ]
     }
 
     // MARK: Definitions
@@ -78,19 +536,18 @@ public enum ProjectSchema {
             ("timecode", described(
                 "SMPTE timecode at the project frame rate: \"HH:MM:SS:FF\" non-drop, \"HH:MM:SS;FF\" drop-frame (29.97 and 59.94 only); the frame field is below the rate.",
                 pattern("^[0-9]+:0*[0-5]?[0-9]:0*[0-5]?[0-9][:;][0-9]+$"))),
-            ("time", described("A time in seconds in any form of SPEC §1; never negative.", object([
+            ("time", described("A time in seconds in any form of docs/format.md, \"Times\"; never negative.", object([
                 ("oneOf", array(["seconds", "rationalSeconds", "frameCount", "clockTime", "timecode"].map(ref))),
             ]))),
-            ("duration", described("A length of time greater than zero, in any form of SPEC §1.", object([
+            ("duration", described("A length of time greater than zero, in any form of docs/format.md, \"Times\".", object([
                 ("allOf", array([ref("time")])),
                 ("not", object([("anyOf", array([
                     object([("type", .string("number")), ("maximum", .number("0"))]),
                     pattern("^0+(?:/[0-9]+|f)$"),
                 ]))])),
             ]))),
-            ("timeRange", described("A half-open range {start, duration} or {start, end}.", closed(.timeRange, [
-                ("start", ref("time")), ("duration", ref("duration")), ("end", ref("time")),
-            ], extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))]))),
+            ("timeRange", described("A half-open range {start, duration} or {start, end}.", closed(.timeRange, timeRangeKeys,
+                extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))]))),
         ]
     }
 
@@ -115,10 +572,10 @@ public enum ProjectSchema {
                 ])),
             ]))),
             ("gain", described(
-                "A gain: a linear number 0 to 4, or a level in decibels like \"-12dB\" (at most +12 dB).",
+                "A gain: a linear number 0 to 4, or a level in decibels like \"-12dB\" (at most 12 dB; no plus sign, exponent or spaces).",
                 object([("oneOf", array([
                     number(minimum: "0", maximum: "4"),
-                    pattern("^ *(?:-(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)|\\+?(?:0*(?:[0-9]|1[01])(?:\\.[0-9]*)?|\\.[0-9]+|0*12(?:\\.0*)?)) *[dD][bB] *$"),
+                    pattern("^(?:-[0-9]+(?:\\.[0-9]+)?|0*(?:[0-9]|1[01])(?:\\.[0-9]+)?|0*12(?:\\.0+)?)[dD][bB]$"),
                 ]))]))),
             ("opacity", described("An opacity from 0 (transparent) to 1 (opaque).", number(minimum: "0", maximum: "1"))),
             ("color", described("A colour \"#RRGGBB\" or \"#RRGGBBAA\" (hex digits in either case).",
@@ -135,8 +592,7 @@ public enum ProjectSchema {
                         ("items", object([("type", .string("number"))])),
                         ("minItems", .number("6")), ("maxItems", .number("6")),
                     ]),
-                    closed(.decomposedTransform, [("translate", ref("point")), ("scale", ref("scale")),
-                                                  ("rotate", object([("type", .string("number"))])), ("anchor", ref("point"))]),
+                    closed(.decomposedTransform, decomposedTransformKeys),
                 ])),
             ]))),
             ("crop", described("[x, y, width, height] in source pixels; width and height are not negative.", object([
@@ -154,258 +610,91 @@ public enum ProjectSchema {
 
     private static var outputDefinitions: [(String, JSONValue)] {
         [
-            ("output", described("Output settings (SPEC §2.1).", closed(.output, [
-                ("path", described("The output file; the CLI's -o overrides it.", nonEmptyString)),
-                ("format", enumeration(["mp4", "mov", "mkv", "webm", "nut", "ts"])),
-                ("size", ref("size")),
-                ("frameRate", ref("frameRate")),
-                ("renderScale", ref("renderScale")),
-                ("background", ref("color")),
-                ("preset", enumeration(["high", "medium", "low", "draft"])),
-                ("video", closed(.videoOutput, [
-                    ("codec", enumeration(["h264", "hevc", "vp9", "av1", "prores"])),
-                    ("crf", described("0–51 for h264 and hevc, 0–63 for vp9 and av1; prores has none.", integer(0, 63))),
-                    ("bitrate", ref("bitrate")),
-                    ("encoderPreset", nonEmptyString),
-                    ("pixelFormat", enumeration(["yuv420p", "yuv420p10le", "yuv422p", "yuv422p10le", "yuv444p", "yuv444p10le"])),
-                    ("gop", described("Keyframe interval in frames.", integer(1, 100_000))),
-                    ("smart", described("Smart render: copy untouched H.264 stretches, re-encode the rest.",
-                                        object([("type", .string("boolean"))]))),
-                ])),
-                ("audio", described("Audio stream settings, or false for no audio stream.", object([
-                    ("oneOf", array([
-                        object([("type", .string("boolean"))]),
-                        closed(.audioOutput, [
-                            ("codec", enumeration(["aac", "opus", "pcm"])),
-                            ("bitrate", ref("bitrate")),
-                            ("sampleRate", integer(8000, 192_000)),
-                            ("channels", integer(1, 2)),
-                        ]),
-                    ])),
-                ]))),
-                ("metadata", described("Strings written into the container.", object([
-                    ("type", .string("object")),
-                    ("additionalProperties", object([("type", .string("string"))])),
-                ]))),
-                ("range", described("Export only this part of the timeline.", ref("timeRange"))),
-                ("end", described("The composition's end.", ref("duration"))),
-                ("faststart", object([("type", .string("boolean"))])),
-            ]))),
+            ("output", described("Output settings.", closed(.output, outputKeys))),
+            ("videoOutput", described("Video encoder settings.", closed(.videoOutput, videoOutputKeys))),
+            ("audioOutput", described("Audio stream settings.", closed(.audioOutput, audioOutputKeys))),
             ("bitrate", described("Bits per second, 1000 to 2e9: a whole number or a string like \"192k\" or \"5M\".",
                                   object([("oneOf", array([
                                       integer(1000, 2_000_000_000),
                                       pattern("^[0-9]+(?:\\.[0-9]+)?[kKmM]$"),
                                   ]))]))),
-            ("assets", described("A map from asset id to asset (SPEC §2.2).", object([
+            ("assets", described("A map from asset id to asset.", object([
                 ("type", .string("object")),
                 ("propertyNames", ref("id")),
                 ("additionalProperties", ref("asset")),
             ]))),
             ("asset", object([("oneOf", array([
-                described("A media file.", closed(.fileAsset, [
-                    ("path", nonEmptyString),
-                    ("videoTrack", ref("streamIndex")),
-                    ("audioTrack", ref("streamIndex")),
-                    ("language", nonEmptyString),
-                    ("rotation", described("\"auto\" honours the file's display matrix; else degrees clockwise.",
-                                           object([("enum", array([.string("auto"), .number("0"), .number("90"),
-                                                                   .number("180"), .number("270")]))]))),
-                ])),
-                described("A still image (PNG, JPEG, WebP, BMP, TIFF), usable for any duration; its clips need a duration. Its display size is its pixel size; an alpha channel is ignored.",
-                          closed(.imageAsset, [("image", nonEmptyString)])),
+                described("A media file.", closed(.fileAsset, fileAssetKeys)),
+                described("A still image, usable for any duration; its clips need a duration. Its display size is its pixel size; an alpha channel is ignored on the storyline's canvas.",
+                          closed(.imageAsset, imageAssetKeys)),
                 described("A solid opaque colour, usable for any duration; its clips need a duration and cover the whole canvas whatever their fit.",
-                          closed(.colorAsset, [("color", ref("color"))])),
+                          closed(.colorAsset, colorAssetKeys)),
             ]))])),
         ]
     }
 
     private static var timelineDefinitions: [(String, JSONValue)] {
         [
-            ("timeline", described("The editing form (SPEC §3).", closed(.timeline, [
-                ("clips", described("The main storyline, in order.", arrayOf(object([
-                    ("oneOf", array([ref("clip"), ref("gap")])),
-                ])))),
-                ("audio", arrayOf(ref("audioTrack"))),
-                ("ducking", arrayOf(ref("ducking"))),
-                ("volume", arrayOf(ref("volumeAutomation"))),
-                ("titles", arrayOf(ref("title"))),
-                ("overlays", arrayOf(ref("overlay"))),
-            ]))),
-            ("gap", described("A stretch of background and silence.", closed(.gap, [("gap", ref("duration"))]))),
-            ("clip", described("A clip of the main storyline (SPEC §3.1).", closed(.clip, [
-                ("asset", ref("id")),
-                ("in", described("Source time where the clip starts (default 0).", ref("time"))),
-                ("out", described("Source time where the clip ends.", ref("time"))),
-                ("duration", described("Source duration: out = in + duration.", ref("duration"))),
-                ("speed", ref("speed")),
-                ("volume", ref("gain")),
-                ("muted", object([("type", .string("boolean"))])),
-                ("fit", enumeration(["contain", "cover", "stretch", "none"])),
-                ("pitch", ref("pitch")),
-                ("transition", ref("transition")),
-            ], extra: [("not", requiring(["out", "duration"]))]))),
+            ("timeline", described("The editing form.", closed(.timeline, timelineKeys))),
+            ("gap", described("A stretch of background and silence.", closed(.gap, gapKeys))),
+            ("clip", described("A clip of the main storyline.", closed(.clip, clipKeys,
+                                                                        extra: [("not", requiring(["out", "duration"]))]))),
             ("pitch", described("How audio of a scaled segment sounds: time-stretched (keep) or resampled (varispeed).",
-                                enumeration(["keep", "varispeed"]))),
-            ("transition", described("The passage into this clip from the previous one.", closed(.transition, [
-                ("type", enumeration(["dissolve", "push", "slide", "wipe", "dip"])),
-                ("duration", ref("duration")),
-                ("direction", described("push, slide and wipe: the way the pictures (or the wipe's edge) move.",
-                                        enumeration(["left", "right", "up", "down"]))),
-                ("color", described("dip: the colour dipped through (default black).", ref("color"))),
-                ("audioCurve", enumeration(["linear", "equalPower"])),
-            ], extra: [
+                                enumeration(Pitch.allCases))),
+            ("transition", described("The passage into this clip from the previous one.", closed(.transition, transitionKeys, extra: [
                 ("allOf", array([
                     object([
-                        ("if", object([("properties", object([("type", enumeration(["dissolve", "dip"]))]))])),
+                        ("if", object([("properties", object([("type", enumeration([TransitionTypeName.dissolve, .dip]))]))])),
                         ("then", object([("properties", object([("direction", .bool(false))]))])),
                     ]),
                     object([
-                        ("if", object([("properties", object([("type", object([("not", object([("const", .string("dip"))]))]))]))])),
+                        ("if", object([("properties", object([("type", object([("not", object([("const", .string(TransitionTypeName.dip.rawValue))]))]))]))])),
                         ("then", object([("properties", object([("color", .bool(false))]))])),
                     ]),
                 ])),
             ]))),
-            ("audioTrack", described("An extra audio track (SPEC §3.2).", closed(.audioTrack, [
-                ("id", described("The track's id; \"main\" is the storyline's audio.", object([
-                    ("allOf", array([ref("id")])), ("not", object([("const", .string("main"))])),
-                ]))),
-                ("asset", ref("id")),
-                ("at", described("Timeline time where the track starts.", ref("time"))),
-                ("in", ref("time")),
-                ("out", ref("time")),
-                ("duration", described("Timeline duration of the track (with loop: until then).", ref("duration"))),
-                ("volume", ref("gain")),
-                ("loop", object([("type", .string("boolean"))])),
-                ("fadeIn", ref("duration")),
-                ("fadeOut", ref("duration")),
-            ]))),
-            ("ducking", described("Lower one track while another sounds (SPEC §3.3).", closed(.ducking, [
-                ("duck", ref("id")),
-                ("under", ref("id")),
-                ("to", described("The ducked track's gain while ducked.", ref("gain"))),
-                ("ramp", described("Seconds to ramp down before and back up after each stretch.", ref("duration"))),
-            ]))),
-            ("volumeAutomation", described("Volume keys for a track (SPEC §3.4).", closed(.volumeAutomation, [
-                ("track", described("An audio track id, or \"main\".", ref("id"))),
-                ("volume", ref("volumeKeys")),
-            ]))),
+            ("audioTrack", described("An extra audio track.", closed(.audioTrack, audioTrackKeys))),
+            ("ducking", described("Lower one track while another sounds.", closed(.ducking, duckingKeys))),
+            ("volumeAutomation", described("Volume keys for a track.", closed(.volumeAutomation, volumeAutomationKeys))),
         ]
     }
 
     private static var explicitDefinitions: [(String, JSONValue)] {
         [
-            ("composition", described("Tracks of segments (SPEC §4.1).", closed(.composition, [
-                ("tracks", arrayOf(ref("compositionTrack"))),
-            ]))),
-            ("compositionTrack", closed(.compositionTrack, [
-                ("id", ref("trackID")),
-                ("type", enumeration(["video", "audio"])),
-                ("name", described("Optional name; \"main\" names the storyline's audio track.", ref("id"))),
-                ("segments", described("In ascending target order, never overlapping.", arrayOf(ref("segment")))),
-            ])),
+            ("composition", described("Tracks of segments.", closed(.composition, compositionKeys))),
+            ("compositionTrack", described("A track of the composition.", closed(.compositionTrack, compositionTrackKeys))),
             ("segment", object([("oneOf", array([
-                described("An empty edit.", closed(.emptySegment, [("empty", ref("timeRange"))])),
-                described("Media: rate = source.duration / target.duration.", closed(.mediaSegment, [
-                    ("asset", ref("id")),
-                    ("sourceTrack", ref("streamIndex")),
-                    ("source", ref("timeRange")),
-                    ("target", ref("timeRange")),
-                    ("pitch", ref("pitch")),
-                    ("fit", described("How the clip fits the canvas, for pictures whose size differs from the probed one.",
-                                      enumeration(["contain", "cover", "stretch", "none"]))),
-                ])),
+                described("An empty edit.", closed(.emptySegment, emptySegmentKeys)),
+                described("Media: rate = source.duration / target.duration.", closed(.mediaSegment, mediaSegmentKeys)),
             ]))])),
-            ("audioMix", described("Volume keys per audio track (SPEC §4.2); a track without input plays at gain 1; several inputs of one track multiply.", closed(.audioMix, [
-                ("inputs", arrayOf(closed(.audioMixInput, [
-                    ("track", ref("trackID")),
-                    ("name", described("What the gain is for (\"fades\", \"ducking under commentary\").", nonEmptyString)),
-                    ("volume", ref("volumeKeys")),
-                ]))),
-            ]))),
-            ("videoComposition", described("Instructions over the composition's duration (SPEC §4.4).", closed(.videoComposition, [
-                ("frameDuration", described("Seconds per frame, 1/240 to 1.", ref("duration"))),
-                ("renderSize", ref("size")),
-                ("renderScale", ref("renderScale")),
-                ("background", ref("color")),
-                ("compositor", described("builtIn: SPEC §4; trackMap: the alternative compositor.",
-                                         enumeration(["builtIn", "trackMap"]))),
-                ("instructions", arrayOf(ref("instruction"))),
-                ("titles", arrayOf(ref("title"))),
-                ("overlays", arrayOf(ref("overlay"))),
-            ]))),
-            ("instruction", closed(.instruction, [
-                ("start", ref("time")),
-                ("duration", ref("duration")),
-                ("end", ref("time")),
-                ("layers", described("Top to bottom: layers[0] is drawn on top.", arrayOf(ref("layerInstruction")))),
-                ("background", ref("color")),
-                ("postProcessing", described("false skips the title and overlay stage.", object([("type", .string("boolean"))]))),
-            ], extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))])),
-            ("layerInstruction", closed(.layerInstruction, [
-                ("track", ref("trackID")),
-                ("opacity", ref("opacityKeys")),
-                ("transform", ref("transformKeys")),
-                ("crop", ref("cropKeys")),
-                ("backdrop", ref("backdrop")),
-            ])),
-            ("backdrop", described("A solid rectangle drawn under the layer's picture with its transform, crop and opacity; rect is [x, y, width, height] in source pixels (it may reach beyond the picture), width and height greater than 0.", closed(.backdrop, [
-                ("color", ref("color")),
-                ("rect", object([
-                    ("type", .string("array")),
-                    ("prefixItems", array([
-                        object([("type", .string("number"))]), object([("type", .string("number"))]),
-                        object([("type", .string("number")), ("exclusiveMinimum", .number("0"))]),
-                        object([("type", .string("number")), ("exclusiveMinimum", .number("0"))]),
-                    ])),
-                    ("items", .bool(false)),
-                    ("minItems", .number("4")),
-                ])),
-            ]))),
+            ("audioMix", described("Volume keys per audio track; a track without input plays at gain 1; several inputs of one track multiply.",
+                                   closed(.audioMix, audioMixKeys))),
+            ("audioMixInput", described("The volume keys of one audio track.", closed(.audioMixInput, audioMixInputKeys))),
+            ("videoComposition", described("Instructions over the composition's duration.", closed(.videoComposition, videoCompositionKeys))),
+            ("instruction", described("What is shown over a stretch of the timeline.", closed(.instruction, instructionKeys,
+                extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))]))),
+            ("layerInstruction", described("One track's picture in an instruction, with its ramps.",
+                                           closed(.layerInstruction, layerInstructionKeys))),
+            ("backdrop", described("A solid rectangle drawn under the layer's picture with its transform, crop and opacity.",
+                                   closed(.backdrop, backdropKeys))),
         ]
     }
 
     private static var layerDefinitions: [(String, JSONValue)] {
-        let placement: [(String, JSONValue)] = [
-            ("start", described("Movie time where the layer starts.", ref("time"))),
-            ("duration", ref("duration")),
-            ("end", ref("time")),
-            ("position", described("Centre of the layer's layout box as a fraction of the render size.", ref("point"))),
-            ("animations", arrayOf(ref("animation"))),
-        ]
         let timed: [(String, JSONValue)] = [("oneOf", array([requiring(["duration"]), requiring(["end"])]))]
         return [
-            ("title", described("A text layer (SPEC §3.5).", closed(.title, [
-                ("text", object([("type", .string("string"))])),
-                ("font", described("A family name (fontconfig) or a font file.", nonEmptyString)),
-                ("size", described("Em size in pixels at the render size.", number(minimum: "1", maximum: "2000"))),
-                ("color", ref("color")),
-                ("align", enumeration(["left", "center", "right"])),
-                ("outline", described("A stroke of width pixels around the glyphs, outside the fill.", closed(.textOutline, [("color", ref("color")), ("width", number(minimum: "0"))]))),
-                ("shadow", described("A copy of the text (and outline) under it, offset [x, y] pixels (default [2, 2]) and blurred by a radius in pixels (default 0).", closed(.textShadow, [("color", ref("color")), ("offset", ref("point")), ("blur", number(minimum: "0"))]))),
-                ("background", described("A box behind the text; a bare colour means padding 0.", object([
-                    ("oneOf", array([ref("color"), closed(.textBackground, [("color", ref("color")), ("padding", number(minimum: "0"))])])),
-                ]))),
-                ("lineSpacing", described("Line spacing in ems.", object([("type", .string("number")), ("exclusiveMinimum", .number("0"))]))),
-            ] + placement, extra: timed))),
-            ("overlay", described("An image layer (SPEC §3.5).", closed(.overlay, [
-                ("image", described("An asset id.", ref("id"))),
-                ("size", described("[width, height] in pixels.", pair(integer(1, 8192)))),
-            ] + placement, extra: timed))),
-            ("animation", described("A property change over [start, start + duration), start relative to the layer's start; without from, it starts from the value the property has when the animation starts.", closed(.animation, [
-                ("property", enumeration(["opacity", "position", "scale", "rotation"])),
-                ("from", described("Value at the start; the type follows property.", anything)),
-                ("to", described("Value at the end, held afterwards.", anything)),
-                ("start", ref("time")),
-                ("duration", ref("duration")),
-                ("end", ref("time")),
-                ("timing", enumeration(["linear", "easeIn", "easeOut", "easeInOut"])),
-            ], extra: [
+            ("title", described("A text layer.", closed(.title, titleKeys, extra: timed))),
+            ("textOutline", described("A stroke around the glyphs, outside the fill.", closed(.textOutline, textOutlineKeys))),
+            ("textShadow", described("A copy of the text (and outline) under it, offset and blurred.", closed(.textShadow, textShadowKeys))),
+            ("textBackground", described("A box behind the text.", closed(.textBackground, textBackgroundKeys))),
+            ("overlay", described("An image layer.", closed(.overlay, overlayKeys, extra: timed))),
+            ("animation", described("A property change over [start, start + duration), start relative to the layer's start; without from, it starts from the value the property has when the animation starts.", closed(.animation, animationKeys, extra: [
                 ("oneOf", array([requiring(["duration"]), requiring(["end"])])),
                 ("allOf", array([
-                    animationValues("opacity", ref("opacity")),
-                    animationValues("position", ref("point")),
-                    animationValues("scale", ref("scale")),
-                    animationValues("rotation", described("Degrees.", object([("type", .string("number"))]))),
+                    animationValues(.opacity, ref("opacity")),
+                    animationValues(.position, ref("point")),
+                    animationValues(.scale, ref("scale")),
+                    animationValues(.rotation, described("Degrees.", object([("type", .string("number"))]))),
                 ])),
             ]))),
         ]
@@ -413,12 +702,12 @@ public enum ProjectSchema {
 
     private static var keyListDefinitions: [(String, JSONValue)] {
         [
-            ("volumeKeys", keyList("Linear gain keys (default 1).", value: ref("gain"), curves: ["linear", "equalPower"])),
-            ("opacityKeys", keyList("Opacity keys (default 1).", value: ref("opacity"), curves: ["linear"])),
+            ("volumeKeys", keyList("Linear gain keys (default 1).", value: ref("gain"), curves: RampCurve.allCases)),
+            ("opacityKeys", keyList("Opacity keys (default 1).", value: ref("opacity"), curves: [.linear])),
             ("transformKeys", keyList("Transform keys (default identity); ramps interpolate the matrix component-wise.",
-                                      value: ref("transform"), curves: ["linear"])),
+                                      value: ref("transform"), curves: [.linear])),
             ("cropKeys", keyList("Crop keys (default the whole frame); ramps interpolate origin and size.",
-                                 value: ref("crop"), curves: ["linear"])),
+                                 value: ref("crop"), curves: [.linear])),
         ]
     }
 
@@ -427,53 +716,47 @@ public enum ProjectSchema {
     /// The schema every value satisfies (its members carry only a description).
     private static var anything: JSONValue { object([]) }
 
+    /// A value whose type depends on another key (an animation's property, a key list's kind).
+    private static var anyValue: JSONValue { object([]) }
+
+    private static var boolean: JSONValue { object([("type", .string("boolean"))]) }
+
     private static var nonEmptyString: JSONValue {
         object([("type", .string("string")), ("minLength", .number("1"))])
     }
 
-    /// A key list (SPEC §4.3): `{"at", "value"}` steps and `{"start", "duration"|"end", "from", "to", "curve"}` ramps;
+    /// `[x, y]` as a JSON value, for defaults.
+    private static func pairValue(_ x: String, _ y: String) -> JSONValue {
+        array([.number(x), .number(y)])
+    }
+
+    /// A key list: `{"at", "value"}` steps and `{"start", "duration"|"end", "from", "to", "curve"}` ramps;
     /// `curves` are the ramp shapes allowed (only volume ramps may be equal-power).
-    private static func keyList(_ description: String, value: JSONValue, curves: [String]) -> JSONValue {
+    private static func keyList(_ description: String, value: JSONValue, curves: [RampCurve]) -> JSONValue {
         described(description + " Keys are ascending and do not overlap.", arrayOf(object([("oneOf", array([
-            described("Sets value from at until the next key.", closed(.stepKey, [("at", ref("time")), ("value", value)])),
-            described("A ramp from → to over [start, end).", closed(.rampKey, [
-                ("start", ref("time")),
-                ("duration", ref("duration")),
-                ("end", ref("time")),
-                ("from", value),
-                ("to", value),
-                ("curve", described(curves.count > 1
-                                        ? "linear (default) or equalPower: gains cos(p·π/2) and sin(p·π/2)."
-                                        : "linear, the only shape of this list's ramps.",
-                                    enumeration(curves))),
-            ], extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))])),
+            described("Sets value from at until the next key.", closed(.stepKey, stepKeys(value: value))),
+            described("A ramp from → to over [start, end).", closed(.rampKey, rampKeys(value: value, curves: curves),
+                extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))])),
         ]))])))
     }
 
-    private static func animationValues(_ property: String, _ value: JSONValue) -> JSONValue {
+    private static func animationValues(_ property: LayerAnimation.Property, _ value: JSONValue) -> JSONValue {
         object([
-            ("if", object([("properties", object([("property", object([("const", .string(property))]))]))])),
+            ("if", object([("properties", object([("property", object([("const", .string(property.rawValue))]))]))])),
             ("then", object([("properties", object([("from", value), ("to", value)]))])),
         ])
     }
 
-    /// A closed object of `shape`: `properties` (the schema of each of `shape.allowed`, in the order the
-    /// schema documents them), `shape.required`, plus `extra` schema members.
-    private static func closed(_ shape: ObjectShape, _ properties: [(String, JSONValue)],
-                               extra: [(String, JSONValue)] = []) -> JSONValue {
-        object(closedMembers(shape, properties) + extra)
+    /// A closed object of `shape` whose properties are `keys` (each with its description and default), plus `extra`
+    /// schema members.
+    private static func closed(_ shape: ObjectShape, _ keys: [FormatKey], extra: [(String, JSONValue)] = []) -> JSONValue {
+        object(closedMembers(shape, keys) + extra)
     }
-
 
     /// The `type`, `properties`, `required` and `additionalProperties` members of a closed object of `shape`.
-    private static func closedMembers(_ shape: ObjectShape, _ properties: [(String, JSONValue)]) -> [(String, JSONValue)] {
-        closedMembers(properties, required: shape.required)
-    }
-
-    /// The `type`, `properties`, `required` (when any) and `additionalProperties` members of a closed object.
-    private static func closedMembers(_ properties: [(String, JSONValue)], required: [String]) -> [(String, JSONValue)] {
-        var members: [(String, JSONValue)] = [("type", .string("object")), ("properties", object(properties))]
-        if !required.isEmpty { members.append(("required", strings(required))) }
+    private static func closedMembers(_ shape: ObjectShape, _ keys: [FormatKey]) -> [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = [("type", .string("object")), ("properties", object(keys.map { ($0.name, $0.property) }))]
+        if !shape.required.isEmpty { members.append(("required", strings(shape.required))) }
         members.append(("additionalProperties", .bool(false)))
         return members
     }
@@ -494,6 +777,11 @@ public enum ProjectSchema {
 
     private static func enumeration(_ names: [String]) -> JSONValue {
         object([("enum", strings(names))])
+    }
+
+    /// The cases of a Swift enumeration the readers decode, by their JSON names.
+    private static func enumeration<E: RawRepresentable>(_ cases: [E]) -> JSONValue where E.RawValue == String {
+        enumeration(cases.map(\.rawValue))
     }
 
     private static func integer(_ minimum: Int, _ maximum: Int) -> JSONValue {

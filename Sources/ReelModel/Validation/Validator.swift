@@ -28,10 +28,26 @@ private final class ValidationRun {
                                       frame: time.flatMap { frameIndex($0, frameDuration) }, hint: hint))
     }
 
-    /// "7.5 s": seconds only, for positions named in messages.
-    func at(_ t: Time) -> String { describeTime(t, frameDuration: nil) }
+    // Every message gives the times it is about in seconds and frames (SPEC §5): an instant as `at` does, a length
+    // as `length`, a stretch as `span`. Where a message states the gap, overlap or shortfall at issue as a length
+    // with its frames, the instants beside it are in seconds only (`clock`), as in SPEC §5's example; hints, which
+    // say what to type, are in seconds.
+
+    /// "7.5 s (frame 225)".
+    func at(_ t: Time) -> String { describeTime(t, frameDuration: frameDuration) }
+    /// "7.5 s": for instants next to a length in frames, and for hints.
+    func clock(_ t: Time) -> String { describeTime(t, frameDuration: nil) }
     /// "0.5 s (15 frames)".
     func length(_ d: Time) -> String { describeDuration(d, frameDuration: frameDuration) }
+    /// "7 s to 8 s (frames 210 to 240)", or inside parentheses "7 s to 8 s, frames 210 to 240".
+    func span(_ range: TimeRange, inParentheses: Bool = false) -> String {
+        describeSpan(range.start, range.end, frameDuration: frameDuration, inParentheses: inParentheses)
+    }
+    /// How far a negative time lies before 0: "-0.5 s, 0.5 s (15 frames) before 0".
+    func beforeZero(_ t: Time) -> String {
+        guard let distance = try? Time.zero - t else { return clock(t) + ", before 0" }
+        return "\(clock(t)), \(length(distance)) before 0"
+    }
 
     func run() {
         checkSettings()
@@ -67,7 +83,7 @@ private final class ValidationRun {
         if compiled.duration.isNegative || compiled.duration.isZero {
             error(JSONPath.root.key("composition"), "the composition is empty", hint: "add segments, or set output.end")
         } else if compiled.duration > Compiler.maximumDuration {
-            error(JSONPath.root.key("composition"), "the composition lasts \(at(compiled.duration)), more than 24 hours",
+            error(JSONPath.root.key("composition"), "the composition lasts \(length(compiled.duration)), more than 24 hours",
                   hint: "keep projects under 24 hours")
         }
     }
@@ -99,7 +115,7 @@ private final class ValidationRun {
                       hint: "remove it; zero-length segments are not allowed", time: segment.target.start)
             }
             if segment.target.start.isNegative {
-                error(segmentPath, "segments[\(index)] starts at \(at(segment.target.start)), before 0",
+                error(segmentPath, "segments[\(index)] starts at \(beforeZero(segment.target.start))",
                       hint: "the composition starts at 0", time: segment.target.start)
             }
             if let id = segment.asset {
@@ -117,7 +133,7 @@ private final class ValidationRun {
                               hint: "make source.duration / target.duration between 0.01 and 100")
                     }
                     if source.start.isNegative {
-                        error(segmentPath.key("source"), "the source range starts at \(at(source.start)), before 0",
+                        error(segmentPath.key("source"), "the source range starts at \(beforeZero(source.start))",
                               hint: "media starts at 0")
                     }
                 } else {
@@ -129,12 +145,12 @@ private final class ValidationRun {
             let current = segment
             if current.target.start < previous.target.start {
                 error(segmentPath,
-                      "segments[\(index)] (starts at \(at(current.target.start))) comes before segments[\(index - 1)] (starts at \(at(previous.target.start)))",
+                      "segments[\(index)] starts at \(at(current.target.start)), before segments[\(index - 1)], which starts at \(at(previous.target.start))",
                       hint: "sort the segments of track \(track.id) by target start", time: current.target.start)
             } else if current.target.start < previous.target.end, let overlap = try? previous.target.end - current.target.start {
                 error(segmentPath,
-                      "overlap of \(length(overlap)) between segments[\(index - 1)] (ends at \(at(previous.target.end))) and segments[\(index)] (starts at \(at(current.target.start)))",
-                      hint: "start segments[\(index)] at \(at(previous.target.end)), or end segments[\(index - 1)] at \(at(current.target.start))",
+                      "overlap of \(length(overlap)) between segments[\(index - 1)] (ends at \(clock(previous.target.end))) and segments[\(index)] (starts at \(clock(current.target.start)))",
+                      hint: "start segments[\(index)] at \(clock(previous.target.end)), or end segments[\(index - 1)] at \(clock(current.target.start))",
                       time: current.target.start)
             }
         }
@@ -148,14 +164,20 @@ private final class ValidationRun {
         let duration = compiled.duration
         guard let first = instructions.first, let last = instructions.last else {
             if !duration.isZero {
-                error(path, "there are no instructions, so nothing covers 0 s to \(at(duration))",
-                      hint: "add an instruction from 0 s to \(at(duration))")
+                error(path, "there are no instructions, so nothing covers the composition's \(length(duration))",
+                      hint: "add an instruction from 0 s to \(clock(duration))")
             }
             return
         }
         if !first.timeRange.start.isZero {
-            error(path.index(0), "instructions[0] starts at \(at(first.timeRange.start)), not at 0 s",
-                  hint: "start instructions[0] at 0 s", time: .zero)
+            let start = first.timeRange.start
+            if start.isNegative {
+                error(path.index(0), "instructions[0] starts at \(beforeZero(start))",
+                      hint: "start instructions[0] at 0 s", time: .zero)
+            } else {
+                error(path.index(0), "gap of \(length(start)) before instructions[0] (starts at \(clock(start)), not at 0 s)",
+                      hint: "start instructions[0] at 0 s", time: .zero)
+            }
         }
         for (index, instruction) in instructions.enumerated() {
             let instructionPath = path.index(index)
@@ -168,17 +190,17 @@ private final class ValidationRun {
                 let previous = instructions[index - 1].timeRange
                 if range.start < previous.start {
                     error(instructionPath,
-                          "instructions[\(index)] (starts at \(at(range.start))) comes before instructions[\(index - 1)] (starts at \(at(previous.start)))",
+                          "instructions[\(index)] starts at \(at(range.start)), before instructions[\(index - 1)], which starts at \(at(previous.start))",
                           hint: "sort the instructions by start", time: range.start)
                 } else if range.start > previous.end, let gap = try? range.start - previous.end {
                     error(instructionPath,
-                          "gap of \(length(gap)) between instructions[\(index - 1)] (ends at \(at(previous.end))) and instructions[\(index)] (starts at \(at(range.start)))",
-                          hint: "start instructions[\(index)] at \(at(previous.end)), or end instructions[\(index - 1)] at \(at(range.start))",
+                          "gap of \(length(gap)) between instructions[\(index - 1)] (ends at \(clock(previous.end))) and instructions[\(index)] (starts at \(clock(range.start)))",
+                          hint: "start instructions[\(index)] at \(clock(previous.end)), or end instructions[\(index - 1)] at \(clock(range.start))",
                           time: previous.end)
                 } else if range.start < previous.end, let overlap = try? previous.end - range.start {
                     error(instructionPath,
-                          "overlap of \(length(overlap)) between instructions[\(index - 1)] (ends at \(at(previous.end))) and instructions[\(index)] (starts at \(at(range.start)))",
-                          hint: "start instructions[\(index)] at \(at(previous.end)), or end instructions[\(index - 1)] at \(at(range.start))",
+                          "overlap of \(length(overlap)) between instructions[\(index - 1)] (ends at \(clock(previous.end))) and instructions[\(index)] (starts at \(clock(range.start)))",
+                          hint: "start instructions[\(index)] at \(clock(previous.end)), or end instructions[\(index - 1)] at \(clock(range.start))",
                           time: range.start)
                 }
             }
@@ -188,13 +210,13 @@ private final class ValidationRun {
         let end = last.timeRange.end
         if end < duration, let missing = try? duration - end {
             error(path.index(lastIndex),
-                  "instructions[\(lastIndex)] ends at \(at(end)), \(length(missing)) before the composition's end at \(at(duration))",
-                  hint: "end instructions[\(lastIndex)] at \(at(duration)), or add an instruction from \(at(end)) to \(at(duration))",
+                  "instructions[\(lastIndex)] ends at \(clock(end)), \(length(missing)) before the composition's end at \(clock(duration))",
+                  hint: "end instructions[\(lastIndex)] at \(clock(duration)), or add an instruction from \(clock(end)) to \(clock(duration))",
                   time: end)
         } else if end > duration, let extra = try? end - duration {
             error(path.index(lastIndex),
-                  "instructions[\(lastIndex)] ends at \(at(end)), \(length(extra)) after the composition's end at \(at(duration))",
-                  hint: "end instructions[\(lastIndex)] at \(at(duration)), or set output.end to \(at(end))",
+                  "instructions[\(lastIndex)] ends at \(clock(end)), \(length(extra)) after the composition's end at \(clock(duration))",
+                  hint: "end instructions[\(lastIndex)] at \(clock(duration)), or set output.end to \(clock(end))",
                   time: duration)
         }
     }
@@ -268,15 +290,15 @@ private final class ValidationRun {
                 case .set(let t, _):
                     if !within.contains(t) {
                         error(keyPath,
-                              "\(what) key at \(at(t)) is outside instructions[\(index)] (\(at(within.start)) to \(at(within.end)))",
-                              hint: "move the key into [\(at(within.start)), \(at(within.end))), or into the instruction that covers \(at(t))",
+                              "\(what) key at \(at(t)) is outside instructions[\(index)] (\(span(within, inParentheses: true)))",
+                              hint: "move the key into [\(clock(within.start)), \(clock(within.end))), or into the instruction that covers \(clock(t))",
                               time: t)
                     }
                 case .ramp(let ramp, _, _, _):
                     if ramp.start < within.start || ramp.end > within.end {
                         error(keyPath,
-                              "\(what) ramp \(at(ramp.start)) to \(at(ramp.end)) reaches outside instructions[\(index)] (\(at(within.start)) to \(at(within.end)))",
-                              hint: "keep the ramp within \(at(within.start)) to \(at(within.end)); split it across instructions",
+                              "\(what) ramp \(span(ramp)) reaches outside instructions[\(index)] (\(span(within, inParentheses: true)))",
+                              hint: "keep the ramp within \(clock(within.start)) to \(clock(within.end)); split it across instructions",
                               time: ramp.start < within.start ? ramp.start : within.end)
                     }
                 }
@@ -285,12 +307,12 @@ private final class ValidationRun {
             let previous = list.keys[keyIndex - 1]
             if key.start < previous.end || (key.start == previous.start && key.start == previous.end) {
                 let previousText: String
-                if case .ramp = previous {
-                    previousText = "\(what)[\(keyIndex - 1)] (\(at(previous.start)) to \(at(previous.end)))"
+                if case .ramp(let ramp, _, _, _) = previous {
+                    previousText = "\(what)[\(keyIndex - 1)], which runs from \(span(ramp))"
                 } else {
-                    previousText = "\(what)[\(keyIndex - 1)] (at \(at(previous.start)))"
+                    previousText = "\(what)[\(keyIndex - 1)], which is at \(at(previous.start))"
                 }
-                error(keyPath, "\(what)[\(keyIndex)] (at \(at(key.start))) does not come after \(previousText)",
+                error(keyPath, "\(what)[\(keyIndex)] at \(at(key.start)) does not come after \(previousText)",
                       hint: "keys must be in ascending time and must not overlap", time: key.start)
             }
         }
