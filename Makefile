@@ -19,7 +19,7 @@ APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
 # apt-get needs root; go through sudo otherwise.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: help deps build man install-man demo test bench play-bench clean otio-judge
+.PHONY: help deps build man install-man demo test bench play-bench clean otio-judge sanitize tsan asan fuzz
 # Prerequisites such as `demo: deps build` must run in order, even under -j.
 .NOTPARALLEL:
 
@@ -30,6 +30,8 @@ help:
 	@echo "make install-man  install them into $(PREFIX)/share/man/man1 (PREFIX=/usr/local)"
 	@echo "make demo    generate the demo media and render $(DEMO) to $(DEMO_OUT)"
 	@echo "make test    build and run every test suite"
+	@echo "make sanitize  the threaded subset under ThreadSanitizer, then every suite under AddressSanitizer"
+	@echo "make fuzz    run each libFuzzer target for FUZZ_SECONDS (default $(FUZZ_SECONDS)) seconds"
 	@echo "make bench   compare reel with the ffmpeg CLI (scripts/bench.py)"
 	@echo "make otio-judge  install OpenTimelineIO 0.18 (PyPI) in $(OTIO_VENV) for the export tests"
 	@echo "make play-bench  play a 1080p30 dissolve for 60 s under Xvfb and print reel play --stats"
@@ -99,6 +101,43 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
+
+# Sanitizers (docs/testing.md): the suites built optimised with ThreadSanitizer or AddressSanitizer (LeakSanitizer
+# included), each in a scratch folder of its own. Too slow for every `make test`; run it before changing threads or
+# buffers. TSan runs the suites that start threads (compositor, core, player item, encoders, smart render, chunks
+# and join, titles and transitions through the core); ASan runs everything. Suppressions, each with its reason:
+# scripts/sanitizers/.
+SANITIZE_FLAGS = -c release -Xswiftc -enable-testing --sanitize=$(1) --scratch-path .build/$(1)
+TSAN_FILTER := ReelRenderTests\.(Compositor|RenderCore|PlayerItem|SmartRender|ChunkRender|TitleRender|Transition)|ReelMediaTests\.EncodeTests
+TSAN_OPTIONS_ALL := halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/scripts/sanitizers/tsan.supp
+ASAN_OPTIONS_ALL := detect_leaks=1 halt_on_error=1 strict_string_checks=1
+LSAN_OPTIONS_ALL := suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp print_suppressions=0
+
+sanitize: tsan asan
+
+tsan: deps
+	$(SWIFT) build -j 1 $(call SANITIZE_FLAGS,thread) --build-tests
+	TSAN_OPTIONS="$(TSAN_OPTIONS_ALL)" REEL_SANITIZER=thread \
+	  $(SWIFT) test $(call SANITIZE_FLAGS,thread) --skip-build --filter '$(TSAN_FILTER)'
+
+asan: deps
+	$(SWIFT) build -j 1 $(call SANITIZE_FLAGS,address) --build-tests
+	ASAN_OPTIONS="$(ASAN_OPTIONS_ALL)" LSAN_OPTIONS="$(LSAN_OPTIONS_ALL)" REEL_SANITIZER=address \
+	  $(SWIFT) test $(call SANITIZE_FLAGS,address) --skip-build
+
+# libFuzzer targets (Tests/Fuzz/Harness) for the JSON parser, the project lint (read + compile + validate, no media
+# opened), the CMX 3600 importer and the OTIO importer, built with -sanitize=fuzzer,address. Each runs
+# FUZZ_SECONDS seconds with a 1 s hang limit and leak detection; failing inputs land in .build/fuzz/artifacts/.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= json project cmx otio
+# The harness has a `main` of its own that calls LLVMFuzzerRunDriver (SwiftPM renames every executable's main, so
+# libFuzzer's cannot be used): coverage as -sanitize=fuzzer gives it, and libFuzzer without its main.
+FUZZER_RUNTIME = $(shell $(SWIFT) -print-target-info 2>/dev/null | $(PYTHON) -c 'import json,sys; print(json.load(sys.stdin)["paths"]["runtimeResourcePath"])')/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a
+fuzz:
+	$(SWIFT) build -j 1 -c release --scratch-path .build/fuzz --product reel-fuzz \
+	  -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table \
+	  -Xswiftc -DFUZZING -Xlinker $(FUZZER_RUNTIME) -Xlinker -lstdc++
+	bash scripts/fuzz.sh .build/fuzz/release/reel-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # OpenTimelineIO's own Python reader judges `reel export-otio` in the tests (Tests/ReelCLITests/InterchangeCLITests.swift).
 # It lives in a virtual environment of its own; without network the tests that need it skip with a reason.

@@ -35,6 +35,9 @@ let package = Package(
             "ReelRender", "ReelModel", "ReelTime", "ReelInterchange", "CSDL2",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // libFuzzer targets for the parsers of untrusted text (`make fuzz`); an ordinary build replays inputs.
+        .executableTarget(name: "reel-fuzz", dependencies: ["ReelModel", "ReelInterchange", "ReelTime"],
+                          path: "Tests/Fuzz/Harness"),
         .target(name: "ReelTestSupport", path: "Tests/ReelTestSupport"),
         .testTarget(name: "ReelTimeTests", dependencies: ["ReelTime"]),
         .testTarget(name: "ReelModelTests", dependencies: ["ReelModel", "ReelTime"]),

@@ -104,18 +104,20 @@ func configureVideo(_ codec: UnsafeMutablePointer<AVCodecContext>, encoder name:
     codec.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
     codec.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
     if let gop = settings.gop, gop > 0 { codec.pointee.gop_size = Int32(clamping: gop) }
-    codec.pointee.thread_count = Int32(clamping: settings.threads)
+    // The thread count is part of what decides the bytes: see `threading(forEncoder:)`.
+    let threading = settings.threading(forEncoder: name)
+    codec.pointee.thread_count = Int32(clamping: threading.threadCount)
     if let bitrate = settings.bitrate, bitrate > 0 { codec.pointee.bit_rate = Int64(bitrate) }
     let tuning = settings.quality.map { EncoderTuning(encoder: name, quality: $0, speed: settings.encoderPreset) }
     let crf = settings.crf ?? (settings.bitrate == nil ? tuning?.crf : nil)
     if let crf, settings.codec != .prores {
         try setOption(codec, "crf", String(crf), encoder: name, path: path)
     }
-    if name == "libx264", let parameters = settings.x264Parameters {
+    if let parameters = threading.x264Parameters {
         try setOption(codec, "x264-params", parameters, encoder: name, path: path)
     }
-    if name == "libx265" {
-        try setOption(codec, "x265-params", "log-level=\(x265LogLevel())", encoder: name, path: path)
+    if let parameters = threading.x265Parameters {
+        try setOption(codec, "x265-params", "log-level=\(x265LogLevel()):" + parameters, encoder: name, path: path)
     }
     if let tuning {
         for option in tuning.options {

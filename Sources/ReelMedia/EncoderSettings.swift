@@ -98,7 +98,9 @@ public struct VideoEncoderSettings: Sendable {
     public var quality: EncodingQuality?
     /// Maximum distance between keyframes, in frames.
     public var gop: Int?
-    /// Encoder threads; 0 lets FFmpeg choose (one per core, as the ffmpeg CLI does).
+    /// Encoder threads; 0 (the default) means `reproducibleThreadCount` for the encoders whose bytes depend on
+    /// their thread count (libx264, libx265, libvpx-vp9, libaom-av1), so that a render gives the same bytes on
+    /// any machine, and lets FFmpeg choose for the others. See `threading(forEncoder:)`.
     public var threads: Int
     /// Extra libx264 parameters (`x264-params`, `key=value:key=value`), set after the preset; ignored by other
     /// encoders. Chunked renders use it for `stitchable` and `cpu-independent`.
@@ -119,6 +121,37 @@ public struct VideoEncoderSettings: Sendable {
         self.quality = quality
         self.gop = gop
         self.threads = max(0, threads)
+    }
+}
+
+extension VideoEncoderSettings {
+    /// The thread count of an encoder left at `threads` 0 whose output depends on its thread count: fixed, never
+    /// taken from the machine, so that the same project gives the same bytes on any computer (docs/decisions.md,
+    /// "Reproducible files").
+    public static let reproducibleThreadCount = 4
+
+    /// How `encoder` (a libavcodec encoder name) is told its thread count: the codec context's `thread_count`,
+    /// and what goes into libx264's `x264-params` and libx265's `x265-params`.
+    ///
+    /// FFmpeg's wrappers size libx264, libvpx and libaom from the number of CPUs the process may use when
+    /// `thread_count` is 0, and x265 sizes its frame threads from it whatever libavcodec says, while the
+    /// bitstream of each depends on that count (x264's frame threads change what its motion search and lookahead
+    /// see; libvpx's output was measured to change with it). So `threads` 0 pins them to `reproducibleThreadCount`;
+    /// x264 also gets `cpu-independent=1`, which keeps its output the same on CPUs with different instruction
+    /// sets. Other encoders (prores_ks, whose pictures are independent) keep FFmpeg's automatic choice.
+    func threading(forEncoder encoder: String) -> (threadCount: Int, x264Parameters: String?, x265Parameters: String?) {
+        let pinned = threads > 0 ? threads : Self.reproducibleThreadCount
+        switch encoder {
+        case "libx264":
+            let extra = x264Parameters.map { ":" + $0 } ?? ""
+            return (pinned, "cpu-independent=1" + extra, nil)
+        case "libx265":
+            return (pinned, nil, "frame-threads=\(pinned)")
+        case "libvpx-vp9", "libaom-av1":
+            return (pinned, nil, nil)
+        default:
+            return (threads, nil, nil)
+        }
     }
 }
 

@@ -81,7 +81,9 @@ public final class SpliceEncoder {
             codec.pointee.max_b_frames = settings.reorderDepth == 0 ? 0 : (settings.reorderDepth == 1 ? 1 : 3)
             if settings.level > 0 { codec.pointee.level = Int32(settings.level) }
             try setOption(codec, "profile", profile, encoder: name, path: nil)
-            try setOption(codec, "x264-params", "sps-id=\(settings.parameterSetID):open-gop=0:\(bFrames)",
+            // These parameters replace configureVideo's, so cpu-independent is repeated (same bytes on any CPU).
+            try setOption(codec, "x264-params",
+                          "cpu-independent=1:sps-id=\(settings.parameterSetID):open-gop=0:\(bFrames)",
                           encoder: name, path: nil)
         }
         let codec = encoder.codec
