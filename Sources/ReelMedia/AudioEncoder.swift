@@ -7,7 +7,9 @@ import ReelTime
 /// 960 for Opus); pts are running sample counts in 1/sampleRate. The remainder goes out as a short
 /// last frame at `Muxer.finish()`, so the stream is exactly as long as the samples given.
 public final class AudioEncoder: Flushable {
-    private let core: Encoder
+    private let encoder: Encoder
+    private let stream: UnsafeMutablePointer<AVStream>
+    private let output: OutputContext
     private let queue: AudioFifo
     private let encoderFrame: Frame
     private let channelCount: Int
@@ -25,11 +27,10 @@ public final class AudioEncoder: Flushable {
                              path: output.name)
         }
         var chosenFormat = AV_SAMPLE_FMT_FLTP
-        core = try Encoder(names: settings.codec.encoderNames, codecID: settings.codec.codecID,
-                           label: settings.codec.rawValue, output: output,
-                           fixZeroDurations: false) { (codec, encoder) throws(MediaError) in
-            let name = String(cString: encoder.pointee.name)
-            guard let format = preferredFormat(encoder) else {
+        try output.requireHolds(settings.codec.codecID, label: settings.codec.rawValue)
+        encoder = try Encoder(names: settings.codec.encoderNames, label: settings.codec.rawValue,
+                              path: output.name) { (codec, name) throws(MediaError) in
+            guard let encoder = codec.pointee.codec, let format = preferredFormat(encoder) else {
                 throw MediaError(.unsupported, "the \(name) encoder takes no sample format reel can produce",
                                  path: output.name)
             }
@@ -38,6 +39,7 @@ public final class AudioEncoder: Flushable {
                                  path: output.name)
             }
             chosenFormat = format
+            output.requestGlobalHeader(codec)
             codec.pointee.sample_fmt = format
             codec.pointee.sample_rate = Int32(settings.sampleRate)
             av_channel_layout_default(&codec.pointee.ch_layout, Int32(settings.channels))
@@ -46,11 +48,13 @@ public final class AudioEncoder: Flushable {
                 codec.pointee.bit_rate = Int64(bitrate)
             }
         }
+        stream = try output.addStream(encodedBy: encoder.codec, encoderName: encoder.name)
+        self.output = output
         sampleFormat = chosenFormat
         channelCount = settings.channels
-        let capabilities = core.codec.pointee.codec.map { $0.pointee.capabilities } ?? 0
-        let variable = capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE != 0 || core.codec.pointee.frame_size <= 0
-        frameSize = variable ? 1024 : Int(core.codec.pointee.frame_size)
+        let capabilities = encoder.codec.pointee.codec.map { $0.pointee.capabilities } ?? 0
+        let variable = capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE != 0 || encoder.codec.pointee.frame_size <= 0
+        frameSize = variable ? 1024 : Int(encoder.codec.pointee.frame_size)
         allowsShortFrame = variable || capabilities & AV_CODEC_CAP_SMALL_LAST_FRAME != 0
         queue = try AudioFifo(format: AV_SAMPLE_FMT_FLTP, channels: settings.channels, capacity: frameSize * 2)
         encoderFrame = try Frame()
@@ -58,7 +62,7 @@ public final class AudioEncoder: Flushable {
         frame.pointee.format = chosenFormat.rawValue
         frame.pointee.sample_rate = Int32(settings.sampleRate)
         frame.pointee.nb_samples = Int32(frameSize)
-        try check(av_channel_layout_copy(&frame.pointee.ch_layout, &core.codec.pointee.ch_layout), .internal,
+        try check(av_channel_layout_copy(&frame.pointee.ch_layout, &encoder.codec.pointee.ch_layout), .internal,
                   "cannot copy a channel layout", function: "av_channel_layout_copy")
         try check(av_frame_get_buffer(frame, 0), .internal, "cannot allocate an audio frame", function: "av_frame_get_buffer")
         if chosenFormat != AV_SAMPLE_FMT_FLTP {
@@ -81,21 +85,19 @@ public final class AudioEncoder: Flushable {
     public func encode(_ channels: [UnsafePointer<Float>], count: Int) throws(MediaError) {
         guard channels.count == channelCount, count >= 0, count <= Int(Int32.max) else {
             throw MediaError(.internal, "encode needs \(channelCount) channel buffers and a valid count",
-                             path: core.output.name)
+                             path: output.name)
         }
         guard count > 0 else { return }
-        guard core.output.started, !core.output.finished else {
-            throw MediaError(.internal, "encode called outside start() … finish()", path: core.output.name)
-        }
+        try output.requireWriting()
         let written = withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: channelCount) { planes in
             for (index, channel) in channels.enumerated() { planes[index] = UnsafeMutableRawPointer(mutating: channel) }
             return av_audio_fifo_write(fifo, planes.baseAddress, Int32(count))
         }
         try check(written, function: "av_audio_fifo_write") { code in
-            MediaError(.internal, "cannot queue audio samples (\(errorText(code)))", path: core.output.name)
+            MediaError(.internal, "cannot queue audio samples (\(errorText(code)))", path: output.name)
         }
         guard written == Int32(count) else {
-            throw MediaError(.internal, "cannot queue audio samples (\(errorText(written)))", path: core.output.name)
+            throw MediaError(.internal, "cannot queue audio samples (\(errorText(written)))", path: output.name)
         }
         while Int(av_audio_fifo_size(fifo)) >= frameSize { try sendFrame(frameSize) }
     }
@@ -115,10 +117,10 @@ public final class AudioEncoder: Flushable {
             return av_audio_fifo_read(fifo, planes.baseAddress, Int32(count))
         }
         try check(read, function: "av_audio_fifo_read") { _ in
-            MediaError(.internal, "cannot dequeue audio samples", path: core.output.name)
+            MediaError(.internal, "cannot dequeue audio samples", path: output.name)
         }
         guard read == Int32(count) else {
-            throw MediaError(.internal, "cannot dequeue audio samples", path: core.output.name)
+            throw MediaError(.internal, "cannot dequeue audio samples", path: output.name)
         }
         if !planar { interleave(count) }
         if count < frameSize && !allowsShortFrame {
@@ -128,7 +130,7 @@ public final class AudioEncoder: Flushable {
         }
         frame.pointee.pts = samplesSent
         samplesSent += Int64(frame.pointee.nb_samples)
-        try core.send(frame)
+        try encoder.send(frame, to: write)
     }
 
     /// Converts the float planar staging samples into the frame's interleaved integer or float format.
@@ -166,7 +168,12 @@ public final class AudioEncoder: Flushable {
     func flush() throws(MediaError) {
         let remaining = Int(av_audio_fifo_size(fifo))
         if remaining > 0 { try sendFrame(remaining) }
-        try core.send(nil)
+        try output.requireWriting()
+        try encoder.send(nil, to: write)
+    }
+
+    private func write(_ packet: Packet) throws(MediaError) {
+        try output.write(packet.avPacket, from: encoder.codec.pointee.time_base, to: stream)
     }
 }
 

@@ -5,77 +5,148 @@ protocol Flushable: AnyObject {
     func flush() throws(MediaError)
 }
 
-/// An opened encoder and the output stream it feeds: the send/receive loop shared by the video and audio encoders.
+/// Where an encoder's packets go: a muxer stream, a smart render's splice, an image's bytes.
 ///
-/// Packets go to the muxer's output context, which only rescales and writes them.
+/// The packet is the encoder's and is valid during the call only: take its data or copy it. Timestamps are in the
+/// encoder's time base (`1/frameRate` for video, `1/sampleRate` for audio).
+typealias PacketSink = (Packet) throws(MediaError) -> Void
+
+/// An opened libavcodec encoder and its send/receive loop: the one place in reel where frames go into an encoder and
+/// packets come out (FFmpeg's `encode_write_frame`), whatever the packets are for.
+///
+/// Not thread-safe: confine it to one thread.
 final class Encoder {
     private let context: CodecContext
-    let stream: UnsafeMutablePointer<AVStream>
-    let output: OutputContext
     private let packet: Packet
-    let encoderName: String
-    let fixZeroDurations: Bool
+    /// A second reference to a caller's picture, whose pts and picture type can be set without touching it.
+    private let reference: Frame
+    /// The libavcodec encoder's name (`libx264`, `aac`, …).
+    let name: String
+    /// What errors name as the file (the output being written), if anything.
+    let path: String?
 
-    /// Finds an encoder among `names`, lets `configure` set it up, opens it and adds its stream to `output`.
-    init(names: [String], codecID: AVCodecID, label: String, output: OutputContext, fixZeroDurations: Bool,
-         configure: (UnsafeMutablePointer<AVCodecContext>, UnsafePointer<AVCodec>) throws(MediaError) -> Void)
+    /// Opens the first encoder of `names` that this FFmpeg has, after `configure` has set up its context
+    /// (threads default to automatic, FFmpeg CLI style).
+    ///
+    /// Throws `.unsupported` naming the alternatives when none of `names` exists, or when the encoder refuses the
+    /// configuration.
+    init(names: [String], label: String, path: String?,
+         configure: (UnsafeMutablePointer<AVCodecContext>, _ encoderName: String) throws(MediaError) -> Void)
         throws(MediaError) {
-        guard let format = output.context.pointee.oformat else { throw MediaError(.internal, "output without a format") }
-        let formatName = String(cString: format.pointee.name)
-        // A query, not a status: 1 yes, 0 no, negative when the muxer has no table to ask.
-        let answer = avformat_query_codec(format, codecID, FF_COMPLIANCE_NORMAL)
-        if answer == 0 {
-            throw MediaError(.unsupported, "the \(formatName) container cannot hold \(label)", path: output.name)
-        }
         guard let encoder = names.lazy.compactMap({ avcodec_find_encoder_by_name($0) }).first else {
-            throw MediaError(.unsupported, missingEncoderMessage(label: label, names: names), path: output.name)
+            throw MediaError(.unsupported, missingEncoderMessage(label: label, names: names), path: path)
         }
         let name = String(cString: encoder.pointee.name)
         let context = try CodecContext(encoder, role: "an encoder")
         let codec = context.avContext
         codec.pointee.thread_count = 0
-        if format.pointee.flags & AVFMT_GLOBALHEADER != 0 {
-            codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
-        }
-        try configure(codec, encoder)
+        try configure(codec, name)
         try check(avcodec_open2(codec, encoder, nil), .unsupported, "cannot open the \(name) encoder",
-                  function: "avcodec_open2", path: output.name)
-        stream = try output.addStream(encodedBy: codec, encoderName: name)
+                  function: "avcodec_open2", path: path)
         packet = try Packet()
+        reference = try Frame()
         self.context = context
-        self.output = output
-        self.encoderName = name
-        self.fixZeroDurations = fixZeroDurations
+        self.name = name
+        self.path = path
     }
 
-    /// The opened encoder; valid while this object lives.
+    /// The opened encoder's context; valid while this object lives.
     var codec: UnsafeMutablePointer<AVCodecContext> { context.avContext }
 
-    /// Sends `frame` (nil to flush) and writes every packet the encoder has ready.
-    func send(_ frame: UnsafeMutablePointer<AVFrame>?) throws(MediaError) {
-        guard output.started, !output.finished else {
-            throw MediaError(.internal, "encode called outside start() … finish()", path: output.name)
-        }
-        try check(avcodec_send_frame(codec, frame), .internal, "the \(encoderName) encoder refused a frame",
-                  function: "avcodec_send_frame", path: output.name)
-        let pkt = packet.avPacket
+    /// Sends `frame` (nil drains the encoder) and hands every packet the encoder has ready to `deliver`, in order.
+    func send(_ frame: UnsafeMutablePointer<AVFrame>?, to deliver: PacketSink) throws(MediaError) {
+        try check(avcodec_send_frame(codec, frame), .internal, "the \(name) encoder refused a frame",
+                  function: "avcodec_send_frame", path: path)
         while true {
-            let state = try checkLoop(avcodec_receive_packet(codec, pkt), .internal, "the \(encoderName) encoder failed",
-                                      function: "avcodec_receive_packet", path: output.name)
+            let state = try checkLoop(avcodec_receive_packet(codec, packet.avPacket), .internal,
+                                      "the \(name) encoder failed", function: "avcodec_receive_packet", path: path)
             guard state == .ok else { return }
-            // libx264 in FFmpeg 5.1 leaves durations at 0; the mov muxer would then cut the last frame.
-            if fixZeroDurations && pkt.pointee.duration == 0 { pkt.pointee.duration = 1 }
-            try output.write(pkt, from: codec.pointee.time_base, to: stream)
+            try deliver(packet)
+            packet.clear()
         }
+    }
+
+    /// Sends picture `frame` as number `index` (its pts in 1/frameRate) without touching the caller's frame: a new
+    /// reference gets the pts, a reset picture type (a source's I-frames force no keyframes) and the context's colour
+    /// tags (some encoders, prores_ks among them, write each picture's tags from the frame).
+    ///
+    /// The encoder may keep a reference to the picture: make the frame writable before drawing into it again.
+    func send(picture frame: VideoFrame, index: Int64, to deliver: PacketSink) throws(MediaError) {
+        let picture = reference.avFrame
+        try check(av_frame_ref(picture, frame.avFrame), .internal, "cannot reference a frame", function: "av_frame_ref")
+        defer { av_frame_unref(picture) }
+        picture.pointee.pts = index
+        picture.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        picture.pointee.key_frame = 0
+        picture.pointee.color_range = codec.pointee.color_range
+        picture.pointee.colorspace = codec.pointee.colorspace
+        picture.pointee.color_primaries = codec.pointee.color_primaries
+        picture.pointee.color_trc = codec.pointee.color_trc
+        try send(picture, to: deliver)
+    }
+}
+
+/// Sets up a video encoder's context before it opens, for every video path alike (full renders, smart-render
+/// splices): size, pixel format, square pixels, BT.709 video-range tags (players need not guess), frame rate and
+/// time base 1/frameRate, GOP, threads, bit rate, and the rate factor and speed of `EncoderTuning`, which explicit
+/// `crf` and `encoderPreset` override.
+func configureVideo(_ codec: UnsafeMutablePointer<AVCodecContext>, encoder name: String,
+                    settings: VideoEncoderSettings, path: String?) throws(MediaError) {
+    let rate = settings.frameRate
+    codec.pointee.width = Int32(settings.width)
+    codec.pointee.height = Int32(settings.height)
+    codec.pointee.pix_fmt = settings.pixelFormat.av
+    codec.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+    codec.pointee.color_range = AVCOL_RANGE_MPEG
+    codec.pointee.colorspace = AVCOL_SPC_BT709
+    codec.pointee.color_primaries = AVCOL_PRI_BT709
+    codec.pointee.color_trc = AVCOL_TRC_BT709
+    codec.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
+    codec.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
+    if let gop = settings.gop, gop > 0 { codec.pointee.gop_size = Int32(clamping: gop) }
+    codec.pointee.thread_count = Int32(clamping: settings.threads)
+    if let bitrate = settings.bitrate, bitrate > 0 { codec.pointee.bit_rate = Int64(bitrate) }
+    let tuning = settings.quality.map { EncoderTuning(encoder: name, quality: $0, speed: settings.encoderPreset) }
+    let crf = settings.crf ?? (settings.bitrate == nil ? tuning?.crf : nil)
+    if let crf, settings.codec != .prores {
+        try setOption(codec, "crf", String(crf), encoder: name, path: path)
+    }
+    if name == "libx264", let parameters = settings.x264Parameters {
+        try setOption(codec, "x264-params", parameters, encoder: name, path: path)
+    }
+    if name == "libx265" {
+        try setOption(codec, "x265-params", "log-level=\(x265LogLevel())", encoder: name, path: path)
+    }
+    if let tuning {
+        for option in tuning.options {
+            try setOption(codec, option.key, option.value, encoder: name, path: path)
+        }
+    } else if let preset = settings.encoderPreset {
+        let useCPU = (name == "libvpx-vp9" || name == "libaom-av1") && Int(preset) != nil
+        try setOption(codec, useCPU ? "cpu-used" : "preset", preset, encoder: name, path: path)
+    }
+}
+
+/// Sets an encoder-private option, or throws `.unsupported` naming the encoder.
+func setOption(_ codec: UnsafeMutablePointer<AVCodecContext>, _ key: String, _ value: String,
+               encoder: String, path: String?) throws(MediaError) {
+    try check(av_opt_set(codec.pointee.priv_data, key, value, 0), function: "av_opt_set") { code in
+        MediaError(.unsupported, "the \(encoder) encoder does not accept \(key)=\(value) (\(errorText(code)))",
+                   path: path)
     }
 }
 
 /// What to say when none of `names` (the encoders of codec `label`) is in this FFmpeg: which codecs of the
 /// same kind it can encode instead.
 func missingEncoderMessage(label: String, names: [String]) -> String {
-    let video = VideoCodec.allCases.filter { $0.isEncodable }.map(\.rawValue)
-    let audio = AudioCodec.allCases.filter { $0.isEncodable }.map(\.rawValue)
-    let alternatives = (VideoCodec(rawValue: label) != nil ? video : audio).filter { $0 != label }
+    let kind: [String] = if VideoCodec(rawValue: label) != nil {
+        VideoCodec.allCases.filter { $0.isEncodable }.map(\.rawValue)
+    } else if AudioCodec(rawValue: label) != nil {
+        AudioCodec.allCases.filter { $0.isEncodable }.map(\.rawValue)
+    } else {
+        []
+    }
+    let alternatives = kind.filter { $0 != label }
     return "no \(label) encoder available (\(names.joined(separator: " or ")) is not in this FFmpeg build); "
         + (alternatives.isEmpty ? "no alternative is available" : "available: " + alternatives.joined(separator: ", "))
 }

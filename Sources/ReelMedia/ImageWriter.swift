@@ -26,42 +26,32 @@ public enum ImageWriter {
         case .png: ("png", AV_PIX_FMT_RGB24)
         case .jpeg: ("mjpeg", AV_PIX_FMT_YUVJ420P)
         }
-        guard let encoder = avcodec_find_encoder_by_name(codecName) else {
-            throw MediaError(.unsupported, "no \(codecName) encoder available")
-        }
         let picture = try scaler.converted(
             frame, width: frame.width, height: frame.height, format: PixelFormat(rawValue: pixelFormat.rawValue))
-        let context = try CodecContext(encoder, role: "an encoder")
-        let codec = context.avContext
-        codec.pointee.width = Int32(frame.width)
-        codec.pointee.height = Int32(frame.height)
-        codec.pointee.pix_fmt = pixelFormat
-        codec.pointee.time_base = AVRational(num: 1, den: 1)
-        codec.pointee.flags |= AV_CODEC_FLAG_BITEXACT
-        if format == .jpeg {
-            // A fixed quantiser gives good quality and the same bytes every time.
-            codec.pointee.flags |= AV_CODEC_FLAG_QSCALE
-            codec.pointee.global_quality = 2 * FF_QP2LAMBDA
-            picture.avFrame.pointee.quality = codec.pointee.global_quality
-        }
-        try check(avcodec_open2(codec, encoder, nil), .unsupported, "cannot open the \(codecName) encoder",
-                  function: "avcodec_open2")
-        picture.avFrame.pointee.pts = 0
-        try check(avcodec_send_frame(codec, picture.avFrame), .internal, "cannot encode the image",
-                  function: "avcodec_send_frame")
-        try check(avcodec_send_frame(codec, nil), .internal, "cannot finish the image", function: "avcodec_send_frame")
-        let packet = try Packet()
-        let pkt = packet.avPacket
-        var bytes: [UInt8] = []
-        while true {
-            let state = try checkLoop(avcodec_receive_packet(codec, pkt), .internal, "cannot encode the image",
-                                      function: "avcodec_receive_packet")
-            guard state == .ok else { break }
-            if let data = pkt.pointee.data, pkt.pointee.size > 0 {
-                bytes += UnsafeBufferPointer(start: data, count: Int(pkt.pointee.size))
+        let encoder = try Encoder(names: [codecName], label: codecName, path: nil) { (codec, _) throws(MediaError) in
+            codec.pointee.width = Int32(frame.width)
+            codec.pointee.height = Int32(frame.height)
+            codec.pointee.pix_fmt = pixelFormat
+            codec.pointee.time_base = AVRational(num: 1, den: 1)
+            // One picture: nothing to gain from threads, and one thread keeps the bytes independent of the machine.
+            codec.pointee.thread_count = 1
+            codec.pointee.flags |= AV_CODEC_FLAG_BITEXACT
+            if format == .jpeg {
+                // A fixed quantiser gives good quality and the same bytes every time.
+                codec.pointee.flags |= AV_CODEC_FLAG_QSCALE
+                codec.pointee.global_quality = 2 * FF_QP2LAMBDA
+                picture.avFrame.pointee.quality = codec.pointee.global_quality
             }
-            packet.clear()
         }
+        picture.avFrame.pointee.pts = 0
+        var bytes: [UInt8] = []
+        let collect: PacketSink = { (packet: Packet) throws(MediaError) in
+            if let data = packet.avPacket.pointee.data, packet.avPacket.pointee.size > 0 {
+                bytes += UnsafeBufferPointer(start: data, count: Int(packet.avPacket.pointee.size))
+            }
+        }
+        try encoder.send(picture.avFrame, to: collect)
+        try encoder.send(nil, to: collect)
         guard !bytes.isEmpty else { throw MediaError(.internal, "the \(codecName) encoder produced no data") }
         return bytes
     }

@@ -35,6 +35,35 @@ final class OutputContext {
         avformat_free_context(context)
     }
 
+    /// The muxer's short name (`mp4`, `matroska`, …).
+    var formatName: String { context.pointee.oformat.map { String(cString: $0.pointee.name) } ?? "" }
+
+    /// Whether the container is MP4 or QuickTime (or one of their relatives): an index written after the media,
+    /// `movflags`, sample entries such as `hvc1`.
+    var isQuickTimeFamily: Bool { Muxer.quickTimeFamily.contains(formatName) }
+
+    /// Throws `.unsupported` when the container cannot hold codec `codecID` (named `label` in the message).
+    func requireHolds(_ codecID: AVCodecID, label: String) throws(MediaError) {
+        guard let format = context.pointee.oformat else { throw MediaError(.internal, "output without a format") }
+        guard Muxer.holds(format, codecID) else {
+            throw MediaError(.unsupported, "the \(formatName) container cannot hold \(label)", path: name)
+        }
+    }
+
+    /// Asks an encoder being set up for out-of-band headers when the container keeps them in its own header.
+    func requestGlobalHeader(_ codec: UnsafeMutablePointer<AVCodecContext>) {
+        if let format = context.pointee.oformat, format.pointee.flags & AVFMT_GLOBALHEADER != 0 {
+            codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+        }
+    }
+
+    /// Throws unless the header is written and the trailer is not: the only time packets may be written.
+    func requireWriting() throws(MediaError) {
+        guard started, !finished else {
+            throw MediaError(.internal, "a packet written outside start() … finish()", path: name)
+        }
+    }
+
     /// Adds a stream carrying what the opened encoder `codec` (named `encoderName`) produces.
     func addStream(encodedBy codec: UnsafeMutablePointer<AVCodecContext>,
                    encoderName: String) throws(MediaError) -> UnsafeMutablePointer<AVStream> {
@@ -149,6 +178,9 @@ public final class Muxer {
                       function: "avio_open", path: destination.name)
         }
     }
+    /// Muxers of the MP4/QuickTime family.
+    static let quickTimeFamily: Set<String> = ["mp4", "mov", "ipod", "ismv", "3gp", "3g2", "psp", "f4v"]
+
     /// Whether container `formatName` can hold the given codecs (`avformat_query_codec`); nil means no stream of that kind.
     public static func canHold(formatName: String, video: VideoCodec?, audio: AudioCodec?) -> Bool {
         guard let format = av_guess_format(formatName, nil, nil) else { return false }
@@ -157,7 +189,9 @@ public final class Muxer {
         return true
     }
 
-    private static func holds(_ format: UnsafePointer<AVOutputFormat>, _ codec: AVCodecID) -> Bool {
+    /// Whether `format` can hold `codec`: the one answer every check of reel's gives (before a render, and when a
+    /// stream is added).
+    static func holds(_ format: UnsafePointer<AVOutputFormat>, _ codec: AVCodecID) -> Bool {
         let answer = avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL)
         if answer >= 0 { return answer == 1 }
         // Muxers without codec tables (mpegts) cannot be asked; accept what they are known to carry.
@@ -216,8 +250,7 @@ public final class Muxer {
             throw MediaError(.internal, "no streams to write", path: output.name)
         }
         var options = Options()
-        let isMov = output.context.pointee.oformat.map { String(cString: $0.pointee.name) }
-            .map { ["mp4", "mov", "ipod", "ismv", "3gp", "3g2", "psp", "f4v"].contains($0) } ?? false
+        let isMov = output.isQuickTimeFamily
         var movFlags = ""
         if isMov && isPipe {
             // A pipe cannot seek back to write the index: fragmented MP4 puts an empty index first and a small

@@ -58,56 +58,33 @@ public struct SpliceEncoderSettings: Sendable {
 /// stream does not use. Its headers are out of band (`parameterSets`), to be joined with the copied stream's in
 /// one avcC record; packets come out as Annex B byte streams with pts in frames. Not thread-safe.
 public final class SpliceEncoder {
-    private let context: CodecContext
-    private let packet: Packet
-    private let reference: Frame
+    private let encoder: Encoder
     /// The encoder's sequence and picture parameter sets (NAL units without start codes).
     public let sequenceParameterSets: [[UInt8]]
     public let pictureParameterSets: [[UInt8]]
 
     /// Opens libx264 with `settings`; `.unsupported` when libx264 is missing or refuses them.
     public init(_ settings: SpliceEncoderSettings) throws(MediaError) {
-        guard let encoder = avcodec_find_encoder_by_name("libx264") else {
-            throw MediaError(.unsupported, missingEncoderMessage(label: "h264", names: ["libx264"]))
-        }
         guard let profile = SpliceEncoderSettings.x264Profile(settings.profile) else {
             throw MediaError(.unsupported, "libx264 cannot match H.264 profile \(settings.profile)")
         }
-        let context = try CodecContext(encoder, role: "an encoder")
-        let codec = context.avContext
-        codec.pointee.width = Int32(settings.width)
-        codec.pointee.height = Int32(settings.height)
-        codec.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-        codec.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        codec.pointee.color_range = AVCOL_RANGE_MPEG
-        codec.pointee.colorspace = AVCOL_SPC_BT709
-        codec.pointee.color_primaries = AVCOL_PRI_BT709
-        codec.pointee.color_trc = AVCOL_TRC_BT709
-        let rate = settings.frameRate
-        codec.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
-        codec.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
-        codec.pointee.thread_count = Int32(clamping: settings.threads)
-        codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER | Int32(bitPattern: AV_CODEC_FLAG_CLOSED_GOP)
-        let bFrames = settings.profile == 66 || settings.profile == 578 ? "bframes=0"
-            : [0: "bframes=0", 1: "bframes=1:b-pyramid=none"][settings.reorderDepth] ?? "bframes=3:b-pyramid=normal"
-        codec.pointee.max_b_frames = settings.reorderDepth == 0 ? 0 : (settings.reorderDepth == 1 ? 1 : 3)
-        if settings.level > 0 { codec.pointee.level = Int32(settings.level) }
-        func set(_ key: String, _ value: String) throws(MediaError) {
-            try check(av_opt_set(codec.pointee.priv_data, key, value, 0), function: "av_opt_set") { code in
-                MediaError(.unsupported, "libx264 does not accept \(key)=\(value) (\(errorText(code)))")
-            }
+        // Configured as a full render's encoder is (tags, rate, tuning), then matched to the copied stream.
+        let video = VideoEncoderSettings(
+            codec: .h264, width: settings.width, height: settings.height, frameRate: settings.frameRate,
+            crf: settings.crf, encoderPreset: settings.encoderPreset, quality: settings.quality,
+            threads: settings.threads)
+        encoder = try Encoder(names: ["libx264"], label: "h264", path: nil) { (codec, name) throws(MediaError) in
+            try configureVideo(codec, encoder: name, settings: video, path: nil)
+            codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER | Int32(bitPattern: AV_CODEC_FLAG_CLOSED_GOP)
+            let bFrames = settings.profile == 66 || settings.profile == 578 ? "bframes=0"
+                : [0: "bframes=0", 1: "bframes=1:b-pyramid=none"][settings.reorderDepth] ?? "bframes=3:b-pyramid=normal"
+            codec.pointee.max_b_frames = settings.reorderDepth == 0 ? 0 : (settings.reorderDepth == 1 ? 1 : 3)
+            if settings.level > 0 { codec.pointee.level = Int32(settings.level) }
+            try setOption(codec, "profile", profile, encoder: name, path: nil)
+            try setOption(codec, "x264-params", "sps-id=\(settings.parameterSetID):open-gop=0:\(bFrames)",
+                          encoder: name, path: nil)
         }
-        let tuning = settings.quality.map { EncoderTuning(encoder: "libx264", quality: $0, speed: settings.encoderPreset) }
-        if let crf = settings.crf ?? tuning?.crf { try set("crf", String(crf)) }
-        if let tuning {
-            for option in tuning.options { try set(option.key, option.value) }
-        } else if let preset = settings.encoderPreset {
-            try set("preset", preset)
-        }
-        try set("profile", profile)
-        try set("x264-params", "sps-id=\(settings.parameterSetID):open-gop=0:\(bFrames)")
-        try check(avcodec_open2(codec, encoder, nil), .unsupported, "cannot open the libx264 encoder",
-                  function: "avcodec_open2")
+        let codec = encoder.codec
         var header: [UInt8] = []
         if let bytes = codec.pointee.extradata, codec.pointee.extradata_size > 0 {
             header = Array(UnsafeBufferPointer(start: bytes, count: Int(codec.pointee.extradata_size)))
@@ -118,40 +95,17 @@ public final class SpliceEncoder {
         guard !sequenceParameterSets.isEmpty, !pictureParameterSets.isEmpty else {
             throw MediaError(.internal, "libx264 gave no parameter sets")
         }
-        packet = try Packet()
-        reference = try Frame()
-        self.context = context
     }
 
     /// Encodes `frame` (yuv420p at the encoder's size) as frame `index` of this stretch, handing every packet the
     /// encoder has ready to `deliver` (pts in frames, Annex B payload). The frame is not modified.
     public func encode(_ frame: VideoFrame, index: Int64,
                        deliver: (Packet) throws(MediaError) -> Void) throws(MediaError) {
-        let reference = self.reference.avFrame
-        try check(av_frame_ref(reference, frame.avFrame), .internal, "cannot reference a frame", function: "av_frame_ref")
-        defer { av_frame_unref(reference) }
-        reference.pointee.pts = index
-        reference.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        reference.pointee.key_frame = 0
-        try send(reference, deliver: deliver)
+        try encoder.send(picture: frame, index: index, to: deliver)
     }
 
     /// Drains the encoder, handing the remaining packets to `deliver`.
     public func flush(deliver: (Packet) throws(MediaError) -> Void) throws(MediaError) {
-        try send(nil, deliver: deliver)
-    }
-
-    private func send(_ frame: UnsafeMutablePointer<AVFrame>?,
-                      deliver: (Packet) throws(MediaError) -> Void) throws(MediaError) {
-        let codec = context.avContext
-        try check(avcodec_send_frame(codec, frame), .internal, "the libx264 encoder refused a frame",
-                  function: "avcodec_send_frame")
-        while true {
-            let state = try checkLoop(avcodec_receive_packet(codec, packet.avPacket), .internal,
-                                      "the libx264 encoder failed", function: "avcodec_receive_packet")
-            guard state == .ok else { return }
-            try deliver(packet)
-            packet.clear()
-        }
+        try encoder.send(nil, to: deliver)
     }
 }

@@ -26,7 +26,7 @@ struct EncodingSettings {
         }
     }
 
-    init(project: CompiledProject, destination: ExportDestination, threads: Int = 0) throws(RenderError) {
+    init(project: CompiledProject, threads: Int = 0) throws(RenderError) {
         let output = project.output
         guard let format = output.format else {
             throw RenderError(.invalid, "cannot tell the container from the output path; set output.format")

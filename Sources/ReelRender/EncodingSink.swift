@@ -1,70 +1,18 @@
-import ReelMedia
-import ReelModel
-import ReelTime
-
-/// `ExportSession`'s sink: encodes each frame, pulls the audio stage up to that frame's end and encodes the
-/// samples, and muxes both streams into one file or pipe.
+/// The render core's last stage in an export: each composed picture into the output writer, which encodes it and
+/// brings the sound up to it.
 final class EncodingSink: MediaSink {
-    private let muxer: Muxer
-    private let videoEncoder: VideoEncoder
-    private let audioEncoder: AudioEncoder?
-    private let audio: AudioStage?
-    /// Converts the yuv420p canvas when the encoder takes another pixel format (ProRes: yuv422p10le); nil when
-    /// frames go to the encoder as they are.
-    private let conversion: (scaler: Scaler, format: PixelFormat, width: Int, height: Int)?
-    /// Called after each frame and its audio are encoded, with the frame's index.
-    var onFrameEncoded: ((Int64) -> Void)?
+    private let writer: OutputWriter
 
-    /// Opens the muxer for `destination` with the encoders `settings` describe and starts the file; `audio`
-    /// (present exactly when `settings` has audio) supplies the samples.
-    init(destination: MuxerDestination, settings: EncodingSettings, output: OutputSettings, audio: AudioStage?)
-        throws(RenderError)
-    {
-        do {
-            let muxer = try Muxer(
-                destination: destination, formatName: settings.container,
-                metadata: output.metadata.map { ($0.key, $0.value) }, faststart: output.faststart)
-            videoEncoder = try muxer.addVideo(settings.video)
-            audioEncoder = try settings.audio.map { settings throws(MediaError) in try muxer.addAudio(settings) }
-            try muxer.start()
-            self.muxer = muxer
-        } catch {
-            throw RenderError(media: error)
-        }
-        self.audio = audio
-        let video = settings.video
-        conversion = video.pixelFormat == .yuv420p ? nil : (Scaler(), video.pixelFormat, video.width, video.height)
+    init(_ writer: OutputWriter) {
+        self.writer = writer
     }
 
     func consume(_ frame: ComposedFrame) throws(RenderError) {
-        do {
-            var picture = frame.frame
-            if let conversion {
-                picture = try conversion.scaler.converted(
-                    picture, width: conversion.width, height: conversion.height, format: conversion.format)
-            }
-            try videoEncoder.encode(picture, index: frame.frameIndex)
-        } catch {
-            throw RenderError(media: error)
-        }
-        if let audio, let audioEncoder {
-            try audio.pull(throughFrame: frame.frameIndex) { planes, sampleCount throws(RenderError) in
-                do throws(MediaError) {
-                    try audioEncoder.encode(planes, count: sampleCount)
-                } catch {
-                    throw RenderError(media: error)
-                }
-            }
-        }
-        onFrameEncoded?(frame.frameIndex)
+        try writer.encode(frame.frame, index: frame.frameIndex)
     }
 
-    /// Flushes the encoders and writes the container's trailer.
+    /// Completes the file: the remaining sound, the encoders drained, the trailer.
     func finish() throws(RenderError) {
-        do {
-            try muxer.finish()
-        } catch {
-            throw RenderError(media: error)
-        }
+        try writer.finish()
     }
 }

@@ -33,6 +33,13 @@ public enum InputProtection {
         return nil
     }
 
+    /// The first of `inputs` (files a command reads besides the project's assets, such as the parts a join copies)
+    /// that `outputPath` names, or nil.
+    public static func clash(output outputPath: String, inputs: [String]) -> String? {
+        let output = FileName(outputPath)
+        return inputs.first { output.isSameFile(as: FileName($0)) }
+    }
+
     /// The error an export reports for `clash`: exit 73, naming the output and the input.
     public static func error(output outputPath: String, clash: Clash) -> RenderError {
         RenderError(

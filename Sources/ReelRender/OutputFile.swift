@@ -1,4 +1,6 @@
 import Foundation
+import ReelMedia
+import ReelModel
 
 #if canImport(Glibc)
 import Glibc
@@ -77,5 +79,38 @@ struct OutputFile {
     /// Removes the temporary file (if it exists).
     func discard() {
         unlink(temporaryPath)
+    }
+}
+
+extension OutputFile {
+    /// Writes `destination` through `body`, the one way every render, part and join reaches the disk (SPEC §7).
+    ///
+    /// A file is never one of `project`'s inputs nor one of `inputs`; it is written to a temporary file beside it
+    /// (announced through `onTemporaryFile` for a last-resort cleanup on signals), renamed into place only when `body`
+    /// succeeds and removed on any failure, and messages name the file the user asked for, not the hidden one.
+    /// Standard output is written directly.
+    static func write(_ destination: ExportDestination, overwrite: Bool, project: CompiledProject,
+                      inputs: [String] = [], onTemporaryFile: ((String?) -> Void)? = nil,
+                      _ body: (MuxerDestination) throws(RenderError) -> Void) throws(RenderError) {
+        guard case .file(let path) = destination else {
+            return try body(.standardOutput)
+        }
+        if let clash = InputProtection.clash(output: path, project: project) {
+            throw InputProtection.error(output: path, clash: clash)
+        }
+        if let input = InputProtection.clash(output: path, inputs: inputs) {
+            throw RenderError(.cannotCreateOutput, "the output \(path) is the input \(input); an output never "
+                              + "replaces an input, even with --force: choose another output path")
+        }
+        let file = try prepare(path: path, overwrite: overwrite)
+        onTemporaryFile?(file.temporaryPath)
+        defer { onTemporaryFile?(nil) }
+        do {
+            try body(.file(file.temporaryPath))
+        } catch {
+            file.discard()
+            throw RenderError(error.kind, error.message.replacingOccurrences(of: file.temporaryPath, with: path))
+        }
+        try file.commit(overwrite: overwrite)
     }
 }

@@ -8,6 +8,9 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The project or a source's data is invalid.
         case invalid
+        /// The request cannot be carried out as asked (a part of a chunked render with the wrong file name, say):
+        /// on the command line, a problem with the flags.
+        case usage
         /// A source file is missing or unreadable.
         case missingInput
         /// A codec, encoder or feature is unavailable.

@@ -125,6 +125,7 @@ enum Exit {
     static func code(for kind: RenderError.Kind) -> ExitCode {
         switch kind {
         case .invalid: .invalid
+        case .usage: .usage
         case .missingInput: .missingInput
         case .unsupported: .unsupported
         case .internal: .internalError

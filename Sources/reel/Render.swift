@@ -166,26 +166,9 @@ struct Render: ParsableCommand {
         let session = ExportSession(
             project: compiled, facts: catalog.facts, policy: policy, cancellation: cancellation)
         session.encoderThreads = threads ?? 0
-        if audioChunk {
-            if compiled.output.audio == nil {
-                throw CommandFailure.usage("--chunk audio: the project writes no audio (output.audio is false), so "
-                                           + "there is no audio part to render")
-            }
-            // The part's container follows from the file name, which the flags chose: their problem (64).
-            if path == "-" || compiled.output.format != .mov {
-                throw CommandFailure.usage("--chunk audio: the audio part is written as a QuickTime file; "
-                                           + "give it a .mov name (-o sound.mov)")
-            }
-            session.audioPart = true
-        }
-        if let (index, count) = chunkNumbers {
-            if path == "-" || compiled.output.format != .mkv {
-                throw CommandFailure.usage("--chunk \(index)/\(count): a part is written as a Matroska file; "
-                                           + "give it a .mkv name (-o part-\(index).mkv)")
-            }
-            session.chunkPlan = try ChunkPlan(project: compiled, count: count)
-            session.chunkIndex = index
-        }
+        // The plan checks that the part can be written as asked (a flag problem, 64, when it cannot).
+        if audioChunk { session.part = .audio }
+        if let (index, count) = chunkNumbers { session.part = .chunk(index: index, count: count) }
         session.onTemporaryFile = { path in Interrupts.temporaryFile.withLock { $0 = path } }
         let style: ProgressStyle = quiet ? .none : progress == .auto ? (isatty(2) != 0 ? .bar : .none) : progress
         var writtenPath: String?

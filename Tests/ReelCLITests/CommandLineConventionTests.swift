@@ -353,11 +353,9 @@ import Testing
     }
 
     /// `script` (util-linux) gives the command a pseudo-terminal on stdout.
-    @Test func binaryToATerminalIsRefused() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            print("skipped: /usr/bin/script is not installed, so no terminal can be given to reel")
-            return
-        }
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"),
+                   "/usr/bin/script is not installed, so no terminal can be given to reel"))
+    func binaryToATerminalIsRefused() throws {
         let path = try write("p.json", project())
         let result = try run("/usr/bin/script", ["-qec", "\"\(reel.path)\" render \"\(path)\" -o -", "/dev/null"])
         #expect(result.status == 64, "\(result.stdoutText)")

@@ -207,8 +207,9 @@ import Testing
     }
 
     /// OpenTimelineIO 0.18 (installed by `make otio-judge`) reads the exported file with the EDL's ranges.
-    @Test func openTimelineIOReadsTheExport() throws {
-        guard let python = Self.otioPython() else { return }
+    @Test(.enabled(if: Self.otioPython != nil, Self.otioAbsence))
+    func openTimelineIOReadsTheExport() throws {
+        let python = try #require(Self.otioPython)
         let edl = try write("cut.edl", Self.edl)
         let otio = folder.file("judge.otio")
         let exported = try reel(["export-otio", edl, "--media-dir", media.url.path, "--frame-rate", "24", "-o", otio.path])
@@ -249,8 +250,9 @@ import Testing
     }
 
     /// Round trip: EDL → export-otio → OpenTimelineIO writes it back → reel imports it again with the same ranges.
-    @Test func roundTripThroughOpenTimelineIO() throws {
-        guard let python = Self.otioPython() else { return }
+    @Test(.enabled(if: Self.otioPython != nil, Self.otioAbsence))
+    func roundTripThroughOpenTimelineIO() throws {
+        let python = try #require(Self.otioPython)
         let edl = try write("cut.edl", Self.edl)
         let first = folder.file("first.otio")
         #expect(try reel(["export-otio", edl, "--media-dir", media.url.path, "--frame-rate", "24", "-o", first.path]).status == 0)
@@ -267,8 +269,12 @@ import Testing
         #expect(one.stdoutText == two.stdoutText)
     }
 
-    /// The Python interpreter with OpenTimelineIO, or nil with the reason printed.
-    static func otioPython() -> String? {
+    /// The Python interpreter with OpenTimelineIO, or nil.
+    static let otioPython: String? = findOTIOPython()
+    /// Why the tests that need OpenTimelineIO did not run.
+    static let otioAbsence: Comment = "OpenTimelineIO's Python reader is not installed (run `make otio-judge`, which needs PyPI)"
+
+    private static func findOTIOPython() -> String? {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let candidates = [ProcessInfo.processInfo.environment["REEL_OTIO_PYTHON"],
@@ -276,14 +282,24 @@ import Testing
         for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
             if let result = try? run(candidate, ["-c", "import opentimelineio"]), result.status == 0 { return candidate }
         }
-        print("skipped: OpenTimelineIO's Python reader is not installed (run `make otio-judge`, which needs PyPI)")
         return nil
     }
 }
 
+/// The shared interchange corpus beside the repository.
+enum InterchangeCorpus {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/interchange")
+    static let isPresent = FileManager.default.fileExists(atPath: folder.path)
+}
+
 /// Real files from ../shared/interchange through `reel export-otio` and OpenTimelineIO's reader (no media needed:
 /// clips render black).
-@Suite struct InterchangeCorpusCLITests {
+@Suite(.enabled(if: InterchangeCorpus.isPresent,
+                "../shared/interchange is absent (the shared interchange corpus is only in this workplace)"),
+       .enabled(if: InterchangeCLITests.otioPython != nil, InterchangeCLITests.otioAbsence))
+struct InterchangeCorpusCLITests {
+
     let folder: TemporaryDirectory
     let reel: URL
 
@@ -314,13 +330,9 @@ import Testing
         ("kdenlive/test-transitions.otio", "C12 T0/16 C32 T0/16 C28", "24"),
     ])
     func corpusRoundTripThroughOpenTimelineIO(name: String, expected: String, rate: String) throws {
-        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/interchange/" + name)
-        guard FileManager.default.fileExists(atPath: corpus.path) else {
-            print("skipped: \(corpus.path) is absent (the shared interchange corpus is only in this workplace)")
-            return
-        }
-        guard let python = InterchangeCLITests.otioPython() else { return }
+        let corpus = InterchangeCorpus.folder.appendingPathComponent(name)
+        #expect(FileManager.default.fileExists(atPath: corpus.path), "\(corpus.path) is missing from the corpus")
+        let python = try #require(InterchangeCLITests.otioPython)
         let otio = folder.file("corpus.otio")
         let exported = try reel(["export-otio", corpus.path, "--missing-media", "black", "--frame-rate", rate, "-o", otio.path])
         #expect(exported.status == 0, "\(exported.stderrText)")

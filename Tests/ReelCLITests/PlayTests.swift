@@ -47,12 +47,10 @@ import Testing
         #expect(result.stderrText.contains("jump 3"), "\(result.stderrText)")
     }
 
-    @Test func scriptedPlaybackUnderXvfbShowsTheExpectedFrames() throws {
+    @Test(.enabled(if: Self.which("xvfb-run") != nil, "xvfb-run is not installed (make deps installs xvfb)"))
+    func scriptedPlaybackUnderXvfbShowsTheExpectedFrames() throws {
         defer { folder.remove() }
-        guard let xvfbRun = Self.which("xvfb-run") else {
-            print("skipped: xvfb-run is not installed (make deps installs xvfb)")
-            return
-        }
+        let xvfbRun = try #require(Self.which("xvfb-run"))
         let dump = folder.file("dump")
         try FileManager.default.createDirectory(at: dump, withIntermediateDirectories: true)
         let result = try run(xvfbRun, [
@@ -91,12 +89,10 @@ import Testing
         #expect(Array(indices.suffix(3)) == [60, 63, 61], "\(indices)")
     }
 
-    @Test func keysUnderXvfbMoveAsDocumented() throws {
+    @Test(.enabled(if: Self.which("xvfb-run") != nil, "xvfb-run is not installed (make deps installs xvfb)"))
+    func keysUnderXvfbMoveAsDocumented() throws {
         defer { folder.remove() }
-        guard let xvfbRun = Self.which("xvfb-run") else {
-            print("skipped: xvfb-run is not installed (make deps installs xvfb)")
-            return
-        }
+        let xvfbRun = try #require(Self.which("xvfb-run"))
         let dump = folder.file("dump")
         try FileManager.default.createDirectory(at: dump, withIntermediateDirectories: true)
         let result = try run(xvfbRun, [
@@ -117,12 +113,10 @@ import Testing
         #expect(indices == [0, 89, 88, 0, 1, 31, 0], "\(indices)")
     }
 
-    @Test func theTimeLineIsDrawnOverTheBottomOfThePicture() throws {
+    @Test(.enabled(if: Self.which("xvfb-run") != nil, "xvfb-run is not installed (make deps installs xvfb)"))
+    func theTimeLineIsDrawnOverTheBottomOfThePicture() throws {
         defer { folder.remove() }
-        guard let xvfbRun = Self.which("xvfb-run") else {
-            print("skipped: xvfb-run is not installed (make deps installs xvfb)")
-            return
-        }
+        let xvfbRun = try #require(Self.which("xvfb-run"))
         let dump = folder.file("dump")
         try FileManager.default.createDirectory(at: dump, withIntermediateDirectories: true)
         // Window 256×144: paused on frame 0, then `t` redraws it with the line.

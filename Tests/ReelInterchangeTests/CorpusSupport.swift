@@ -2,6 +2,7 @@ import Foundation
 import ReelInterchange
 import ReelModel
 import ReelTime
+import Testing
 
 /// The interchange corpus in ../shared/interchange (MANIFEST.md): real files from OpenTimelineIO, its CMX adapter,
 /// Kdenlive, pycmx, python-edl, edl-genius, toucan and raven.
@@ -10,11 +11,17 @@ enum Corpus {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("shared/interchange")
 
-    /// The bytes of `name` (folder/file), or nil with the reason printed when the corpus is absent.
+    /// Whether the corpus folder is here; suites that read it are enabled only then.
+    static let isPresent = FileManager.default.fileExists(atPath: folder.path)
+    /// Why a suite that reads the corpus did not run.
+    static let absence: Comment = "\(folder.path) is absent (the shared interchange corpus is only in this workplace)"
+
+    /// The bytes of `name` (folder/file), or nil with a recorded test failure: the corpus is here, so a file
+    /// missing from it is a fault, not a reason to skip.
     static func bytes(_ name: String) -> [UInt8]? {
         let url = folder.appendingPathComponent(name)
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            print("skipped: \(url.path) is absent (the shared interchange corpus is only in this workplace)")
+            Issue.record("\(url.path) is missing from the interchange corpus")
             return nil
         }
         return [UInt8](data)

@@ -6,7 +6,7 @@ import ReelTime
 
 /// Every file of ../shared/interchange either imports with what its source project's own tests assert
 /// (MANIFEST.md, "Test says"), or is refused with a located diagnostic for a reason docs/interchange.md gives.
-@Suite struct CorpusTests {
+@Suite(.enabled(if: Corpus.isPresent, Corpus.absence)) struct CorpusTests {
     static let r24 = Rational(24)
 
     /// Track items as `C`/`G`/`T`/`K` codes in frames at `rate`.

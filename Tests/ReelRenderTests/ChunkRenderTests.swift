@@ -173,11 +173,9 @@ import Testing
     /// examples/render-chunks.sh: GNU parallel renders the chunks and the audio part with a job log; a failed chunk
     /// is re-run alone (`--resume-failed`) and gives the same bytes; the join shows what a one-process render shows
     /// and has its sound, copied from the audio part.
-    @Test func gnuParallelRecipeResumesAFailedChunk() throws {
-        guard (try? run("parallel", ["--version"]))?.status == 0 else {
-            print("skipping: GNU parallel is not installed (make deps installs it)")
-            return
-        }
+    @Test(.enabled(if: (try? run("parallel", ["--version"]))?.status == 0,
+                   "GNU parallel is not installed (make deps installs it)"))
+    func gnuParallelRecipeResumesAFailedChunk() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try IndexedMedia.makeVideo(at: folder.file("a.mov"), frameCount: 150, gop: 12, bFrames: 2)

@@ -77,4 +77,50 @@ import Testing
         #expect(session.status == .cancelled)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["a.mp4"])
     }
+
+    /// The export plan finds every problem of a request before a file is opened, with the kind the command line
+    /// turns into its exit code: a part named wrongly is a usage problem from the library too, and a smart project
+    /// is not silently rendered without smart render as a chunk.
+    @Test func exportPlanRefusesPartsThatCannotBeWrittenAsAsked() throws {
+        let folder = try TemporaryDirectory(prefix: "reel-library-plan")
+        defer { folder.remove() }
+        try IndexedMedia.makeVideo(at: folder.file("a.mp4"), frameCount: 30, frameRate: "30", gop: 12)
+        func compiled(path: String, smart: Bool = false) throws -> CompiledProject {
+            var output = OutputSettings(path: folder.file(path).path)
+            output.size = PixelSize(width: 64, height: 36)
+            output.frameRate = Rational(30)
+            output.video.smart = smart
+            var editor = MutableComposition()
+            let track = try editor.addTrack(.video, id: 1)
+            try editor.insertTimeRange(TimeRange(start: .zero, duration: Time(seconds: 1)), of: "a", into: track, at: .zero)
+            let project = Project(
+                output: output, assets: [Asset(id: "a", source: .file(path: "a.mp4", videoTrack: nil, audioTrack: nil,
+                                                                       language: nil, rotation: .auto))],
+                composition: editor.composition, baseDirectory: folder.url.path)
+            let loaded = ProjectLoader.load(project)
+            return try #require(loaded.compiled, "\(loaded.diagnostics.map(\.humanText))")
+        }
+        func kind(_ body: () throws(RenderError) -> ExportPlan) -> RenderError.Kind? {
+            do { _ = try body(); return nil } catch { return error.kind }
+        }
+        let mp4 = try compiled(path: "out.mp4")
+        #expect(kind { () throws(RenderError) in
+            try ExportPlan(project: mp4, destination: .file(folder.file("out.mp4").path), part: .chunk(index: 0, count: 2))
+        } == .usage)
+        #expect(kind { () throws(RenderError) in
+            try ExportPlan(project: mp4, destination: .file(folder.file("out.mp4").path), part: .audio)
+        } == .usage)
+        #expect(kind { () throws(RenderError) in
+            try ExportPlan(project: mp4, destination: .file(folder.file("out.mp4").path), part: .chunk(index: 2, count: 2))
+        } == .usage)
+        let smart = try compiled(path: "part.mkv", smart: true)
+        #expect(kind { () throws(RenderError) in
+            try ExportPlan(project: smart, destination: .file(folder.file("part.mkv").path), part: .chunk(index: 0, count: 2))
+        } == .usage)
+        let mkv = try compiled(path: "part.mkv")
+        #expect(kind { () throws(RenderError) in
+            try ExportPlan(project: mkv, destination: .file(folder.file("part.mkv").path), part: .chunk(index: 1, count: 2))
+        } == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["a.mp4"])
+    }
 }

@@ -46,13 +46,7 @@ public enum AudioPart {
         let rate = project.output.frameRate.map { "\($0)" } ?? "-"
         let described = "reel audio part 1\nframes \(project.frameCount)\nrate \(rate)\nrange \(project.exportRange)\n"
             + "audio \(describe(settings))\n"
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in Array(ProjectWriter.explicitProject(sound).utf8) + Array(described.utf8) {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        return ChunkPlan.fingerprint(ProjectWriter.explicitProject(sound) + described)
     }
 
     /// Samples per channel in the export's audio at `sampleRate`: up to the end of its last frame.
@@ -86,33 +80,14 @@ public enum AudioPart {
         return nil
     }
 
-    /// Mixes and encodes the export's whole audio into `destination` (a QuickTime file) with `output`'s metadata,
-    /// pulling the mix frame by frame as `EncodingSink` does; `onFrame` is called after each frame's samples.
-    static func render(project: CompiledProject, catalog: SourceCatalog, opener: MediaFileOpener,
-                       settings: AudioEncoderSettings, output: OutputSettings, into destination: MuxerDestination,
-                       cancellation: CancellationFlag, onFrame: (Int64) -> Void) throws(RenderError) {
-        let audio = try AudioStage(project: project, catalog: catalog, opener: opener,
-                                   sampleRate: settings.sampleRate, channels: settings.channels)
-        do {
-            let muxer = try Muxer(destination: destination, formatName: EncodingSettings.muxerName(for: container),
-                                  metadata: output.metadata.map { ($0.key, $0.value) }, faststart: output.faststart)
-            // The reel_ tags are no QuickTime keys.
-            muxer.keepsEveryTag = true
-            // The edit list's length in samples, not milliseconds, or the demuxer trims the last packet.
-            muxer.movieTimescale = settings.sampleRate
-            let encoder = try muxer.addAudio(settings)
-            try muxer.start()
-            for frame in 0..<project.frameCount {
-                if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
-                try audio.pull(throughFrame: frame) { planes, count throws(RenderError) in
-                    do throws(MediaError) { try encoder.encode(planes, count: count) } catch { throw RenderError(media: error) }
-                }
-                onFrame(frame)
-            }
+    /// Writes the export's whole audio through `writer` (a QuickTime file with the mix as its one stream), pulling
+    /// the mix frame by frame over the export's `frames` frames exactly as a one-process render pulls it.
+    static func render(frames: Int64, into writer: OutputWriter, cancellation: CancellationFlag) throws(RenderError) {
+        for frame in 0..<frames {
             if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
-            try muxer.finish()
-        } catch {
-            throw RenderError(anyError: error)
+            try writer.complete(throughFrame: frame)
         }
+        if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+        try writer.finish()
     }
 }

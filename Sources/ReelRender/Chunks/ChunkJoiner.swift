@@ -70,14 +70,6 @@ public final class ChunkJoiner {
         var reorderDepth: Int { ranks.enumerated().map { $0.offset - $0.element }.max() ?? 0 }
     }
 
-    /// The audio part, checked.
-    private struct AudioPartFile {
-        let path: String
-        /// Samples per channel it says it holds (`reel_samples`).
-        let samples: Int64
-        let extradata: [UInt8]
-    }
-
     /// Checks `parts` (paths, any order) and the audio part `audio` if there is one, and writes the joined file to
     /// `destination`, through a temporary file renamed on success; nothing is left behind on failure. Without an
     /// audio part the whole timeline's audio is mixed and encoded here; with one its packets are copied.
@@ -102,26 +94,13 @@ public final class ChunkJoiner {
         guard let format = project.output.format, [.mp4, .mov, .mkv].contains(format) else {
             throw RenderError(.invalid, "a joined render is written as mp4, mov or mkv")
         }
-        if let clash = InputProtection.clash(output: destination, project: project) {
-            throw InputProtection.error(output: destination, clash: clash)
+        let progress = ProgressCounter(frameCount: plan.frameCount, frameDuration: project.frameDuration,
+                                       duration: project.exportRange.duration, report: onProgress)
+        try OutputFile.write(.file(destination), overwrite: overwrite, project: project,
+                             inputs: paths + (audioPath.map { [$0] } ?? [])) { target throws(RenderError) in
+            try write(parts, audio: audioPart, to: target, progress: progress)
         }
-        if let clash = (paths + (audioPath.map { [$0] } ?? [])).first(where: { samePath($0, destination) }) {
-            throw RenderError(.cannotCreateOutput, "the output \(destination) is the part \(clash)")
-        }
-        let file = try OutputFile.prepare(path: destination, overwrite: overwrite)
-        do {
-            try write(parts, audio: audioPart, to: file.temporaryPath)
-        } catch {
-            file.discard()
-            throw RenderError(error.kind, error.message.replacingOccurrences(of: file.temporaryPath, with: destination))
-        }
-        try file.commit(overwrite: overwrite)
-        onProgress?(ExportProgress(frame: plan.frameCount, frames: plan.frameCount, time: project.exportRange.duration,
-                                   done: true))
-    }
-
-    private func samePath(_ a: String, _ b: String) -> Bool {
-        URL(fileURLWithPath: a).standardizedFileURL.path == URL(fileURLWithPath: b).standardizedFileURL.path
+        progress.finished()
     }
 
     /// Opens a part, checks its tags against the plan and indexes its packets.
@@ -169,14 +148,14 @@ public final class ChunkJoiner {
     }
 
     /// Opens the audio part, checks its tags against the project's audio and its one stream.
-    private func scanAudio(_ path: String) throws(RenderError) -> AudioPartFile {
+    private func scanAudio(_ path: String) throws(RenderError) -> CopiedAudio.Source {
         let (reader, tags) = try Self.open(path, policy: policy)
         guard tags["reel_chunk"] == AudioPart.chunkName, let fingerprint = tags["reel_fingerprint"],
               let described = tags["reel_audio"], let samples = tags["reel_samples"].flatMap({ Int64($0) }) else {
             throw RenderError(.invalid, "\(path) is not an audio part of a chunked reel render "
                               + "(reel render PROJECT --chunk audio -o sound.mov writes one)")
         }
-        guard let settings = try EncodingSettings(project: project, destination: .file(path)).audio else {
+        guard let settings = try EncodingSettings(project: project).audio else {
             throw RenderError(.invalid, "the project writes no audio (output.audio is false): leave out the audio "
                               + "part \(path)")
         }
@@ -196,146 +175,57 @@ public final class ChunkJoiner {
             throw RenderError(.invalid, "\(path) is not an audio part as reel writes it (one audio stream of "
                               + "\(AudioPart.describe(settings)), timed in samples)")
         }
-        return AudioPartFile(path: path, samples: samples, extradata: parameters.extradata)
+        return CopiedAudio.Source(path: path, samples: samples, extradata: parameters.extradata, settings: settings,
+                                  policy: policy)
     }
 
-    private func write(_ parts: [Part], audio audioPart: AudioPartFile?, to path: String) throws(RenderError) {
-        let settings = try EncodingSettings(project: project, destination: .file(path))
+    /// Copies the parts' packets into one stream, renumbered by frame, with the audio part's packets or the mix
+    /// encoded here.
+    private func write(_ parts: [Part], audio audioPart: CopiedAudio.Source?, to target: MuxerDestination,
+                       progress: ProgressCounter) throws(RenderError) {
+        let settings = try EncodingSettings(project: project)
         let catalog = SourceCatalog(project: project, facts: facts)
-        let opener = MediaFileOpener(policy: policy)
+        let audio: OutputWriter.Audio
+        if let audioPart {
+            audio = .copied(audioPart)
+        } else if let mixed = settings.audio {
+            audio = .mixed(try AudioStage(project: project, catalog: catalog, opener: MediaFileOpener(policy: policy),
+                                          sampleRate: mixed.sampleRate, channels: mixed.channels), mixed)
+        } else {
+            audio = .none
+        }
         do {
-            let muxer = try Muxer(destination: .file(path), formatName: settings.container,
-                                  metadata: project.output.metadata.map { ($0.key, $0.value) },
-                                  faststart: project.output.faststart)
             // Read from the start again: the scan read each part to its end.
             let readers = try parts.map { try PacketReader(path: $0.path, policy: policy) }
-            guard let first = parts.first, let stream = readers.first?.info.streams.first else {
+            guard let first = parts.first, let stream = readers.first?.info.streams.first,
+                  let configuration = AVCConfiguration(first.extradata) else {
                 throw RenderError(.internal, "no parts")
             }
-            let video = try muxer.addSplicedVideo(copying: stream.index, of: readers[0], extradata: first.extradata,
-                                                  frameRate: plan.frameRate)
-            // The audio is either encoded here from the mix, or copied from the audio part.
-            let encodesAudio = audioPart == nil
-            let audioEncoder = try settings.audio.flatMap { settings throws(MediaError) in
-                encodesAudio ? try muxer.addAudio(settings) : nil
-            }
-            let audio = try settings.audio.flatMap { audio throws(RenderError) in
-                encodesAudio ? try AudioStage(project: project, catalog: catalog, opener: opener,
-                                              sampleRate: audio.sampleRate, channels: audio.channels) : nil
-            }
-            var copied: AudioCopy?
-            if let audioPart, let settings = settings.audio {
-                copied = try AudioCopy(part: audioPart, settings: settings, muxer: muxer, policy: policy,
-                                       frameRate: plan.frameRate)
-            }
-            try muxer.start()
             let depth = Int64(parts.map(\.reorderDepth).max() ?? 0)
+            let video = SplicedVideo(reader: readers[0], streamIndex: stream.index, extradata: first.extradata,
+                                     reorderDepth: depth, lengthSize: configuration.lengthSize)
+            let writer = try OutputWriter(
+                destination: target,
+                container: .init(name: settings.container, metadata: project.output.metadata,
+                                 faststart: project.output.faststart),
+                video: .spliced(video), audio: audio, frameRate: plan.frameRate, progress: progress)
             var decodeRank: Int64 = 0
-            var audioThrough: Int64 = -1
-            func pullAudio(through frame: Int64) throws(RenderError) {
-                if let copied { return try copied.copy(through: frame, into: muxer) }
-                guard frame > audioThrough, let audio, let audioEncoder else { return }
-                try audio.pull(throughFrame: frame) { planes, count throws(RenderError) in
-                    do throws(MediaError) { try audioEncoder.encode(planes, count: count) } catch { throw RenderError(media: error) }
-                }
-                audioThrough = frame
-            }
             let packet = try Packet()
             for (part, reader) in zip(parts, readers) {
                 let start = plan.chunks[part.chunk].lowerBound
                 var index = 0
                 while try reader.read(into: packet) {
                     guard index < part.ranks.count else { throw RenderError(.invalid, "\(part.path) changed while joining") }
-                    let frame = start + Int64(part.ranks[index])
-                    packet.setTimestamps(presentation: frame, decoding: decodeRank - depth, duration: 1)
-                    try muxer.write(packet, to: video)
+                    try writer.writeCopied(packet, frame: start + Int64(part.ranks[index]))
                     // Every frame up to this packet's decode rank minus the reorder depth has been written.
-                    if decodeRank - depth >= 0 { try pullAudio(through: decodeRank - depth) }
-                    onProgress?(ExportProgress(frame: decodeRank + 1, frames: plan.frameCount,
-                                               time: (try? Time.frames(decodeRank, frameDuration: project.frameDuration)) ?? .zero,
-                                               done: false))
+                    if decodeRank - depth >= 0 { try writer.complete(throughFrame: decodeRank - depth) }
                     decodeRank += 1
                     index += 1
                 }
             }
-            try pullAudio(through: plan.frameCount - 1)
-            try copied?.finish(into: muxer)
-            try muxer.finish()
+            try writer.finish()
         } catch {
             throw RenderError(anyError: error)
-        }
-    }
-
-    /// The audio part's packets on their way into the joined file, each written once the video has reached its
-    /// time, so the two streams reach the muxer interleaved as in a one-process render.
-    private final class AudioCopy {
-        private let part: AudioPartFile
-        private let reader: PacketReader
-        private let stream: MuxerStream
-        private let packet: Packet
-        /// Whether `packet` holds the next packet to write.
-        private var pending: Bool
-        private let sampleRate: Int64
-        private let frameRate: Rational
-        /// The end of the last packet written, in samples.
-        private var end: Int64 = 0
-
-        init(part: AudioPartFile, settings: AudioEncoderSettings, muxer: Muxer, policy: MediaPolicy,
-             frameRate: Rational) throws(RenderError) {
-            self.part = part
-            sampleRate = Int64(settings.sampleRate)
-            self.frameRate = frameRate
-            do {
-                reader = try PacketReader(path: part.path, policy: policy)
-                guard let source = reader.info.streams.first else { throw RenderError(.invalid, "\(part.path) has no stream") }
-                let added = try muxer.addCopiedAudio(settings, copying: source.index, of: reader)
-                guard added.header == part.extradata else {
-                    throw RenderError(.invalid, "\(part.path) was encoded with other \(settings.codec.rawValue) settings "
-                                      + "than the project's output; render the audio part again")
-                }
-                stream = added.stream
-                packet = try Packet()
-                pending = try reader.read(into: packet)
-            } catch {
-                throw RenderError(anyError: error)
-            }
-        }
-
-        /// Writes every packet that starts before the end of output frame `frame`.
-        func copy(through frame: Int64, into muxer: Muxer) throws(RenderError) {
-            // pts / sampleRate < (frame + 1) · den / num, in integers.
-            let limit = Int128(frame + 1) * Int128(frameRate.denominator) * Int128(sampleRate)
-            while pending {
-                guard let pts = packet.presentationTimestamp else {
-                    throw RenderError(.invalid, "\(part.path) has a packet without a timestamp")
-                }
-                if Int128(pts) * Int128(frameRate.numerator) >= limit { return }
-                try writePending(into: muxer)
-            }
-        }
-
-        /// Writes what is left and checks that the part held exactly its samples.
-        func finish(into muxer: Muxer) throws(RenderError) {
-            while pending { try writePending(into: muxer) }
-            guard end == part.samples else {
-                throw RenderError(.invalid, "\(part.path) holds \(end) samples per channel, not the \(part.samples) "
-                                  + "its tag names; render the audio part again")
-            }
-        }
-
-        private func writePending(into muxer: Muxer) throws(RenderError) {
-            do {
-                guard let pts = packet.presentationTimestamp else {
-                    throw RenderError(.invalid, "\(part.path) has a packet without a timestamp")
-                }
-                end = max(end, pts + packet.duration)
-                // The MP4 demuxer marks the priming packet with side data and a discard flag the encoder never set.
-                packet.removeDemuxerAdditions()
-                try muxer.write(packet, to: stream)
-                pending = try reader.read(into: packet)
-            } catch {
-                throw RenderError(anyError: error)
-            }
         }
     }
 }

@@ -49,14 +49,18 @@ public struct ChunkPlan: Sendable, Equatable {
         pictures.output.audio = nil
         pictures.output.metadata = []
         pictures.output.faststart = true
-        let document = ProjectWriter.explicitProject(pictures)
+        fingerprint = Self.fingerprint(ProjectWriter.explicitProject(pictures) + described)
+    }
+
+    /// 16 hex digits of FNV-1a (64 bits) over `text`'s UTF-8: what ties a part to its project and plan.
+    static func fingerprint(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in Array(document.utf8) + Array(described.utf8) {
+        for byte in text.utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
         let digits = String(hash, radix: 16)
-        fingerprint = String(repeating: "0", count: 16 - digits.count) + digits
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// Metadata tags a part of chunk `index` carries, checked by `ChunkJoiner`.

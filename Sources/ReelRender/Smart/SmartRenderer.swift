@@ -22,8 +22,6 @@ final class SmartRenderer {
     private let compositor: VideoCompositor
     private let settings: EncodingSettings
     private let cancellation: CancellationFlag
-    /// Called after each output frame is written (copied or encoded), with its index.
-    var onFrameWritten: ((Int64) -> Void)?
 
     init(project: CompiledProject, plan: SmartPlan, catalog: SourceCatalog, opener: any SourceOpener,
          policy: MediaPolicy, compositor: VideoCompositor, settings: EncodingSettings, cancellation: CancellationFlag) {
@@ -47,15 +45,18 @@ final class SmartRenderer {
         return (0...31).first { !used.contains($0) }
     }
 
-    func render(into destination: MuxerDestination) throws(RenderError) {
+    /// Writes the smart render through an output writer on `destination`, with `audio` as its sound.
+    func render(into destination: MuxerDestination, container: OutputWriter.Container, audio: OutputWriter.Audio,
+                progress: ProgressCounter) throws(RenderError) {
         do {
-            try renderThrowingMedia(into: destination)
+            try renderThrowingMedia(into: destination, container: container, audio: audio, progress: progress)
         } catch {
             throw RenderError(anyError: error)
         }
     }
 
-    private func renderThrowingMedia(into destination: MuxerDestination) throws {
+    private func renderThrowingMedia(into destination: MuxerDestination, container: OutputWriter.Container,
+                                     audio: OutputWriter.Audio, progress: ProgressCounter) throws {
         guard let headerAsset = plan.headerAsset, let header = plan.indexes[headerAsset],
               let configuration = header.configuration, let frameRate = project.output.frameRate,
               let path = catalog[headerAsset]?.path else {
@@ -79,35 +80,18 @@ final class SmartRenderer {
             pictureParameterSets: configuration.pictureParameterSets + probe.pictureParameterSets,
             trailer: configuration.trailer)
 
-        let muxer = try Muxer(destination: destination, formatName: settings.container,
-                              metadata: project.output.metadata.map { ($0.key, $0.value) },
-                              faststart: project.output.faststart)
         var readers: [String: PacketReader] = [headerAsset: try PacketReader(path: path, policy: policy)]
-        let stream = try muxer.addSplicedVideo(copying: header.streamIndex, of: readers[headerAsset]!,
-                                               extradata: union.bytes, frameRate: frameRate)
-        let audioEncoder = try settings.audio.map { try muxer.addAudio($0) }
-        let audio = try settings.audio.map { audio throws(RenderError) in
-            try AudioStage(project: project, catalog: catalog, opener: opener,
-                           sampleRate: audio.sampleRate, channels: audio.channels)
-        }
-        try muxer.start()
-
-        let writer = SplicedVideoWriter(muxer: muxer, stream: stream, reorderDepth: Int64(plan.reorderDepth),
-                                        lengthSize: configuration.lengthSize)
-        let frameWritten: (Int64) throws -> Void = { [onFrameWritten] frame in
-            if let audio, let audioEncoder {
-                try audio.pull(throughFrame: frame) { planes, count throws(RenderError) in
-                    do throws(MediaError) { try audioEncoder.encode(planes, count: count) } catch { throw RenderError(media: error) }
-                }
-            }
-            onFrameWritten?(frame)
-        }
+        let spliced = SplicedVideo(reader: readers[headerAsset]!, streamIndex: header.streamIndex,
+                                   extradata: union.bytes, reorderDepth: Int64(plan.reorderDepth),
+                                   lengthSize: configuration.lengthSize)
+        let writer = try OutputWriter(destination: destination, container: container, video: .spliced(spliced),
+                                      audio: audio, frameRate: frameRate, progress: progress)
         for span in plan.spans {
             if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
             switch span {
             case .encode(let frames, _):
                 let sink = SpliceSink(encoder: try SpliceEncoder(encoderSettings), firstFrame: frames.lowerBound,
-                                      writer: writer, frameWritten: frameWritten)
+                                      writer: writer)
                 let grid = try FrameGrid(project, frames: frames)
                 let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
                 try core.run(grid, into: sink, cancellation: cancellation)
@@ -116,23 +100,23 @@ final class SmartRenderer {
                     throw RenderError(.internal, "no index for '\(run.asset)'")
                 }
                 if readers[run.asset] == nil { readers[run.asset] = try PacketReader(path: file, policy: policy) }
-                try copy(run, index: index, reader: readers[run.asset]!, writer: writer, frameWritten: frameWritten)
+                try copy(run, index: index, reader: readers[run.asset]!, writer: writer)
             }
         }
         if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
-        try muxer.finish()
+        try writer.finish()
     }
 
     /// Copies the packets of `run`, renumbered onto the output's frames.
     private func copy(_ run: SmartPlan.CopyRun, index: SourcePacketIndex, reader: PacketReader,
-                      writer: SplicedVideoWriter, frameWritten: (Int64) throws -> Void) throws {
+                      writer: OutputWriter) throws {
         guard let first = run.entries.first else { return }
         let start = index.entries[first]
         try reader.seek(stream: index.streamIndex, toTimestamp: start.dts ?? start.pts)
         let packet = try Packet()
         var next = first
         var skipped = 0
-        // Pictures written but not yet announced, and the next one to announce: a picture's audio follows once it
+        // Pictures written but not yet completed, and the next one to complete: a picture's audio follows once it
         // and every picture before it are written.
         var written = Set<Int>()
         var announced = run.positions.lowerBound
@@ -151,11 +135,11 @@ final class SmartRenderer {
             guard packet.presentationTimestamp == expected.pts else {
                 throw RenderError(.invalid, "'\(run.asset)' reads differently from its index")
             }
-            try writer.write(packet, frame: run.firstFrame + Int64(expected.position - run.positions.lowerBound))
+            try writer.writeCopied(packet, frame: run.firstFrame + Int64(expected.position - run.positions.lowerBound))
             next += 1
             written.insert(expected.position)
             while written.remove(announced) != nil {
-                try frameWritten(run.firstFrame + Int64(announced - run.positions.lowerBound))
+                try writer.complete(throughFrame: run.firstFrame + Int64(announced - run.positions.lowerBound))
                 announced += 1
             }
             if expected.isIDR, cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
@@ -166,62 +150,26 @@ final class SmartRenderer {
     }
 }
 
-/// Numbers the packets of a spliced video stream and writes them: PTS the output frame, DTS the packet's decode
-/// rank minus the reorder depth, payloads length-prefixed as the avcC record says.
-final class SplicedVideoWriter {
-    private let muxer: Muxer
-    private let stream: MuxerStream
-    private let reorderDepth: Int64
-    private let lengthSize: Int
-    private var written: Int64 = 0
-
-    init(muxer: Muxer, stream: MuxerStream, reorderDepth: Int64, lengthSize: Int) {
-        self.muxer = muxer
-        self.stream = stream
-        self.reorderDepth = reorderDepth
-        self.lengthSize = lengthSize
-    }
-
-    /// Writes a copied packet (already length-prefixed) as output frame `frame`.
-    func write(_ packet: Packet, frame: Int64) throws(MediaError) {
-        packet.setTimestamps(presentation: frame, decoding: written - reorderDepth, duration: 1)
-        written += 1
-        try muxer.write(packet, to: stream)
-    }
-
-    /// Writes an encoder's Annex B packet as output frame `frame`, its parameter sets left to the avcC record.
-    func writeEncoded(_ packet: Packet, frame: Int64) throws(MediaError) {
-        let units = H264Bitstream.units(ofAnnexB: packet.data).filter {
-            let type = H264Bitstream.type(of: $0)
-            return type != H264Bitstream.NALType.sps && type != H264Bitstream.NALType.pps
-        }
-        try packet.replaceData(with: H264Bitstream.lengthPrefixed(units, lengthSize: lengthSize))
-        try write(packet, frame: frame)
-    }
-}
-
-/// The sink of one re-encoded stretch: each frame into a fresh `SpliceEncoder`, its packets to the spliced stream,
-/// the audio pulled up to the frame.
+/// The sink of one re-encoded stretch: each frame into a fresh `SpliceEncoder`, its packets into the spliced
+/// stream, the frame completed once sent.
 final class SpliceSink: MediaSink {
     private let encoder: SpliceEncoder
     private let firstFrame: Int64
-    private let writer: SplicedVideoWriter
-    private let frameWritten: (Int64) throws -> Void
+    private let writer: OutputWriter
 
-    init(encoder: SpliceEncoder, firstFrame: Int64, writer: SplicedVideoWriter, frameWritten: @escaping (Int64) throws -> Void) {
+    init(encoder: SpliceEncoder, firstFrame: Int64, writer: OutputWriter) {
         self.encoder = encoder
         self.firstFrame = firstFrame
         self.writer = writer
-        self.frameWritten = frameWritten
     }
 
     func consume(_ frame: ComposedFrame) throws(RenderError) {
         do {
             try encoder.encode(frame.frame, index: frame.frameIndex, deliver: deliver)
-            try frameWritten(firstFrame + frame.frameIndex)
         } catch {
-            throw RenderError(anyError: error)
+            throw RenderError(media: error)
         }
+        try writer.complete(throughFrame: firstFrame + frame.frameIndex)
     }
 
     func finish() throws(RenderError) {

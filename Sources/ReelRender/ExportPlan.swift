@@ -1,0 +1,115 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// Which part of a chunked render an export writes (docs/chunks.md).
+public enum ExportPart: Sendable, Equatable {
+    /// Chunk `index` (from 0) of `count`: its pictures alone, as a Matroska part for `ChunkJoiner`.
+    case chunk(index: Int, count: Int)
+    /// The whole timeline's audio, encoded once, as a QuickTime part whose packets `ChunkJoiner` copies.
+    case audio
+}
+
+/// What an export does, decided once from the compiled project, the destination and the part asked for, before
+/// any file is opened: every problem of that combination is found here, with the same kind of error whether the
+/// library or the command line asked (a part that cannot be written as asked is a usage problem, exit 64).
+/// Its executors (`ExportSession`) do not check again.
+public struct ExportPlan {
+    /// How the pictures and the sound are produced.
+    enum Mode {
+        /// Every frame rendered and encoded.
+        case whole
+        /// Untouched stretches of the sources copied, the rest re-encoded (`output.video.smart`).
+        case smart
+        /// One chunk of `plan`, its pictures alone.
+        case chunk(ChunkPlan, index: Int)
+        /// The whole timeline's audio alone.
+        case audioPart
+    }
+
+    let mode: Mode
+    /// Container and encoders.
+    let settings: EncodingSettings
+    /// The output's frames.
+    let grid: FrameGrid
+    /// The output's length: the export range, or a chunk's frames.
+    let duration: Time
+    /// Tags written beside `output.metadata` (a part's fingerprint and place).
+    let tags: [(key: String, value: String)]
+
+    /// Plans the export of `project` to `destination`, as `part` of a chunked render when it is one, with
+    /// `encoderThreads` encoder threads (0: FFmpeg chooses).
+    public init(project: CompiledProject, destination: ExportDestination, part: ExportPart? = nil,
+                encoderThreads: Int = 0) throws(RenderError) {
+        var settings = try EncodingSettings(project: project, threads: encoderThreads)
+        let toStandardOutput = destination == .standardOutput
+        switch part {
+        case nil:
+            mode = project.output.video.smart ? .smart : .whole
+            grid = FrameGrid(project)
+            duration = project.exportRange.duration
+            tags = []
+        case .audio:
+            let flag = "--chunk \(AudioPart.chunkName)"
+            guard let audio = settings.audio else {
+                throw RenderError(.usage, "\(flag): the project writes no audio (output.audio is false), so there is "
+                                  + "no audio part to render")
+            }
+            guard !toStandardOutput, project.output.format == AudioPart.container else {
+                throw RenderError(.usage, "\(flag): the audio part is written as a QuickTime file; give it a .mov "
+                                  + "name (-o sound.mov)")
+            }
+            try Self.refuseSmart(project, flag: flag)
+            if let refusal = AudioPart.refusal(settings: audio) { throw RenderError(.invalid, refusal) }
+            mode = .audioPart
+            grid = FrameGrid(project)
+            duration = project.exportRange.duration
+            tags = try AudioPart.tags(project: project, settings: audio)
+        case .chunk(let index, let count):
+            let flag = "--chunk \(index)/\(count)"
+            guard count >= 1, (0..<count).contains(index) else {
+                throw RenderError(.usage, "\(flag): write K/N with 0 ≤ K < N (chunks count from 0)")
+            }
+            guard !toStandardOutput, project.output.format == .mkv else {
+                throw RenderError(.usage, "\(flag): a part is written as a Matroska file; give it a .mkv name "
+                                  + "(-o part-\(index).mkv)")
+            }
+            try Self.refuseSmart(project, flag: flag)
+            guard settings.video.codec == .h264 else {
+                throw RenderError(.unsupported, "chunked rendering encodes h264 only")
+            }
+            let plan = try ChunkPlan(project: project, count: count)
+            settings.audio = nil
+            settings.video.x264Parameters = ChunkPlan.x264Parameters
+            // One encoder thread unless asked otherwise, so a part is the same bytes on any machine.
+            if settings.video.threads == 0 { settings.video.threads = 1 }
+            mode = .chunk(plan, index: index)
+            grid = try FrameGrid(project, frames: plan.chunks[index])
+            duration = try grid.offset(ofFrame: grid.frameCount)
+            tags = plan.tags(chunk: index)
+        }
+        self.settings = settings
+    }
+
+    /// A part of a chunked render re-encodes every frame: a smart render asked for in the project is refused rather
+    /// than silently dropped.
+    private static func refuseSmart(_ project: CompiledProject, flag: String) throws(RenderError) {
+        if project.output.video.smart {
+            throw RenderError(.usage, "\(flag): a part of a chunked render cannot be a smart render "
+                              + "(output.video.smart is true); render it without --chunk, or without smart")
+        }
+    }
+
+    /// The container as the output writer sets it up: `output`'s tags and the plan's, and for an audio part a
+    /// QuickTime clock in samples (an edit list in milliseconds would cut the last packet short) that keeps the
+    /// `reel_` tags.
+    func container(_ output: OutputSettings) -> OutputWriter.Container {
+        var container = OutputWriter.Container(
+            name: settings.container, metadata: output.metadata + tags, faststart: output.faststart)
+        if case .audioPart = mode, let audio = settings.audio {
+            container.keepsEveryTag = true
+            container.movieTimescale = audio.sampleRate
+        }
+        return container
+    }
+}
