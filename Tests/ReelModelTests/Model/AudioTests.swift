@@ -189,7 +189,7 @@ import ReelTime
             "error: $.timeline.audio[0].asset: asset \"silent\" has no audio stream\n       hint: use a file with sound, or choose its stream with audioTrack",
             "error: $.timeline.audio[1].in: in 4 s (frame 120) is at or after the end of asset \"song\", whose audio lasts 4 s (120 frames)\n       hint: start the track before 4 s",
             "error: $.timeline.audio[2].duration: in + duration = 4.5 s (frame 135) is beyond the end of asset \"song\", whose audio lasts 4 s (120 frames)\n       hint: end the track at 4 s or earlier",
-            "error: $.timeline.audio[3].fadeOut: fadeIn 1.5 s and fadeOut 1 s together last 2.5 s (75 frames), longer than the track, which lasts 2 s (60 frames)\n       hint: make the fades together at most 2 s",
+            "error: $.timeline.audio[3].fadeOut: fadeIn 1.5 s (45 frames) and fadeOut 1 s (30 frames) together last 2.5 s (75 frames), longer than the track, which lasts 2 s (60 frames)\n       hint: make the fades together at most 2 s",
             "error: $.timeline.audio[4].fadeOut: fadeOut 2 s (60 frames) is longer than the track, which lasts 1 s (30 frames)\n       hint: make the fade at most 1 s",
         ])
         #expect(compile(clips: #"{"asset": "a", "out": 5, "muted": true}, {"asset": "silent", "out": 1}"#, """

@@ -9,7 +9,7 @@ import Testing
 
 /// A project whose output has `member` (e.g. `"frameRate": 30`) and otherwise nothing to complain about.
 private func outputProject(_ member: String) -> String {
-    #"{"reel": 1, "output": {"path": "o.mp4", \#(member)}, "timeline": {"clips": []}}"#
+    #"{"reel": 1, "output": {"path": "o.mp4", "end": 1, \#(member)}, "timeline": {"clips": []}}"#
 }
 
 /// A project with one colour clip whose members include `member` (e.g. `"volume": "-6dB"`).

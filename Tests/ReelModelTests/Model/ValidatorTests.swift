@@ -132,7 +132,7 @@ import ReelTime
         broken.composition.tracks[0].segments.append(Segment(asset: "zz", source: range(t(0), t(1)), target: range(t(2), t(3))))
         #expect(Validator.validate(broken).map(\.humanText) == [
             "error: $.composition.tracks[0].segments[1].asset: unknown asset \"zz\"\n       hint: declared assets: a",
-            "error: $.videoComposition.instructions[0].layers[0].opacity[0]: opacity ramp at 1 s has zero length\n       hint: use an {\"at\", \"value\"} key for a step",
+            "error: $.videoComposition.instructions[0].layers[0].opacity[0]: opacity ramp at 1 s (frame 30) has zero length\n       hint: use an {\"at\", \"value\"} key for a step",
         ])
         var curved = compiled
         curved.videoComposition.instructions[0].layers[0].opacity = KeyList([.ramp(range(t(0), t(1)), from: 0, to: 1, curve: .equalPower)])
