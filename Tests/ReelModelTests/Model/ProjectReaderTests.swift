@@ -189,7 +189,7 @@ import ReelTime
          "output": {"path": "a.mp4", "size": [1281, 1], "frameRate": 241, "renderScale": 1.5, "background": "red",
                     "preset": "hihg", "video": {"codec": "h246", "crf": 70}, "audio": {"channels": 6, "sampleRate": 44100, "codec": "opus"}},
          "assets": {"a": {"path": "a.mp4", "rotation": 45}, "": {"path": "b.mp4"}, "c": {"image": "c.png"}, "d": {"color": "#FFF"}},
-         "timeline": {"clips": [{"asset": "a", "speed": 0, "volume": 5, "in": -1}, {"asset": "a", "volume": "+20dB", "fit": "fill", "duration": 0},
+         "timeline": {"clips": [{"asset": "a", "speed": 0, "volume": 5, "in": -1}, {"asset": "a", "volume": "20dB", "fit": "fill", "duration": 0},
                                 {"gap": 0}, {"asset": "a", "out": 2, "duration": 1, "muted": "yes", "transition": {"type": "dissolve", "duration": 1}},
                                 {"asset": "a", "in": 5, "out": 4.5}],
                       "audio": [{"asset": "a"}], "titles": {}}}
@@ -210,7 +210,7 @@ import ReelTime
             "error: $.timeline.clips[0].speed: speed 0 is outside 0.01…100\n       hint: use a speed from 0.01 to 100",
             "error: $.timeline.clips[0].volume: gain 5 is out of range\n       hint: gains are from 0 to 4 (+12 dB)",
             "error: $.timeline.clips[1].duration: duration 0 s is not greater than 0\n       hint: give it a length greater than 0",
-            "error: $.timeline.clips[1].volume: \"+20dB\" is not a gain\n       hint: use a number from 0 to 4 or a level like \"-12dB\" (digits with an optional minus and fraction before dB; no plus sign, exponent or spaces)",
+            "error: $.timeline.clips[1].volume: gain 20dB is out of range\n       hint: gains are from 0 to 4 (+12 dB)",
             "error: $.timeline.clips[1].fit: unknown fit \"fill\"\n       hint: use one of contain, cover, stretch, none",
             "error: $.timeline.clips[2].gap: gap 0 s is not greater than 0\n       hint: give it a length greater than 0",
             "error: $.timeline.clips[3].duration: \"out\" and \"duration\" are both given\n       hint: keep one of them",
