@@ -69,7 +69,7 @@ struct Thumbnail: ParsableCommand {
             throw CommandFailure.usage("--at: \(describeTime(outside, frameDuration: compiled.frameDuration)) is outside "
                                        + "the composition, which runs from "
                                        + "\(describeSpan(.zero, compiled.duration, frameDuration: compiled.frameDuration)) "
-                                       + "(a picture needs 0 ≤ time < end)")
+                                       + "; a picture needs 0 ≤ time < end")
         }
         let paths = times.indices.map { output.replacingOccurrences(of: "%d", with: String($0 + 1)) }
         // Checked for every file before the first is written: a picture never replaces a source.

@@ -326,7 +326,7 @@ import Testing
         let path = try write("p.json", project())
         let result = try reel(["thumbnail", path, "--at", "5", "-o", folder.file("t.png").path])
         #expect(result.status == 64)
-        #expect(result.stderrText.contains("error: --at: 5 s is outside the composition, which runs from 0 to 0.6 s"),
+        #expect(result.stderrText.contains("error: --at: 5 s (frame 150) is outside the composition, which runs from 0 s to 0.6 s (frames 0 to 18); a picture needs 0 ≤ time < end"),
                 "\(result.stderrText)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("t.png").path))
     }
