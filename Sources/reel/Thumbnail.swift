@@ -68,7 +68,7 @@ struct Thumbnail: ParsableCommand {
         if let outside = times.first(where: { $0.isNegative || $0 >= compiled.duration }) {
             throw CommandFailure.usage("--at: \(describeTime(outside, frameDuration: compiled.frameDuration)) is outside "
                                        + "the composition, which runs from "
-                                       + "\(describeSpan(.zero, compiled.duration, frameDuration: compiled.frameDuration)) "
+                                       + describeSpan(.zero, compiled.duration, frameDuration: compiled.frameDuration)
                                        + "; a picture needs 0 ≤ time < end")
         }
         let paths = times.indices.map { output.replacingOccurrences(of: "%d", with: String($0 + 1)) }
