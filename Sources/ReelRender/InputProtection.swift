@@ -36,8 +36,14 @@ public enum InputProtection {
     /// The first of `inputs` (files a command reads besides the project's assets, such as the parts a join copies)
     /// that `outputPath` names, or nil.
     public static func clash(output outputPath: String, inputs: [String]) -> String? {
-        let output = FileName(outputPath)
-        return inputs.first { output.isSameFile(as: FileName($0)) }
+        inputs.first { isSameFile(outputPath, $0) }
+    }
+
+    /// Whether `first` and `second` name the same file: the same path once links and `.`/`..` are resolved, or
+    /// (both existing) the same device and inode. For outputs checked against inputs that are not assets (the
+    /// project file itself, parts to join).
+    public static func isSameFile(_ first: String, _ second: String) -> Bool {
+        FileName(first).isSameFile(as: FileName(second))
     }
 
     /// The error an export reports for `clash`: exit 73, naming the output and the input.

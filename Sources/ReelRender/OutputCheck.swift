@@ -21,7 +21,7 @@ public enum OutputCheck {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return problem("the output folder \(folder) does not exist", hint: "create it, or pass -o to render elsewhere")
+            return problem("the output folder \(folder) does not exist", hint: "create it, pass --mkdir to reel render to create it, or pass -o to render elsewhere")
         }
         guard access(folder, W_OK) == 0 else {
             return problem("the output folder \(folder) is not writable", hint: "pass -o to render elsewhere")

@@ -107,6 +107,13 @@ public enum ProjectLoader {
         let catalog = probe ? MediaCatalog(project: project, policy: policy) : nil
         var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe)
         diagnostics += LayerCheck.diagnostics(for: project)
+        if let compiled, !diagnostics.contains(where: { $0.severity == .error }) {
+            var imageSizes: [String: PixelSize] = [:]
+            for (id, result) in catalog?.facts ?? [:] {
+                if case .facts(let facts) = result, let video = facts.video { imageSizes[id] = video.displaySize }
+            }
+            diagnostics += CanvasCheck.diagnostics(for: compiled, imageSizes: imageSizes)
+        }
         let failed = diagnostics.contains { $0.severity == .error }
         return LoadedProject(
             project: project, compiled: failed ? nil : compiled, catalog: catalog, diagnostics: diagnostics)

@@ -81,6 +81,9 @@ struct Join: ParsableCommand {
     @Flag(help: "Replace the output file if it exists.")
     var force = false
 
+    @Flag(help: "Create the output folder if it does not exist.")
+    var mkdir = false
+
     @Flag(name: .shortAndLong, help: "Write nothing but errors.")
     var quiet = false
 
@@ -107,6 +110,18 @@ struct Join: ParsableCommand {
         let destination = output != nil || path.hasPrefix("/")
             ? URL(fileURLWithPath: path).standardizedFileURL.path
             : URL(fileURLWithPath: compiled.baseDirectory + "/" + path).standardizedFileURL.path
+        // Parts are H.264 in Matroska and the join copies their packets: an output that needs another codec or
+        // container cannot be made of them, whatever the parts hold, so say that first (not "stale parts").
+        if let format = compiled.output.format, ![.mp4, .mov, .mkv].contains(format) {
+            throw CommandFailure(.invalid, "\(destination): a .\(format.rawValue) output holds "
+                                 + "\(compiled.output.video.codec.rawValue) video, but chunk parts are H.264, which a "
+                                 + "join copies unchanged\n       hint: name the joined file .mp4, .mov or .mkv")
+        }
+        if compiled.output.video.codec != .h264 {
+            throw CommandFailure(.invalid, "output.video.codec is \(compiled.output.video.codec.rawValue), but chunk "
+                                 + "parts are H.264 (chunked renders encode H.264 only), which a join copies unchanged"
+                                 + "\n       hint: set output.video.codec to h264, or render in one process")
+        }
         // The plan's chunk count comes from the parts themselves; the fingerprint then checks it.
         var count: Int?
         var videoParts: [String] = []
@@ -134,7 +149,10 @@ struct Join: ParsableCommand {
         }
         let plan = try ChunkPlan(project: compiled, count: count)
         let joiner = ChunkJoiner(project: compiled, plan: plan, facts: catalog.facts, policy: media.policy)
-        try joiner.join(parts: videoParts, audio: audioPart, to: destination, overwrite: force)
+        try OutputTarget.refuseInputs(destination, inputs: [project] + parts)
+        try OutputTarget.withFolders(of: [destination], create: mkdir) {
+            try joiner.join(parts: videoParts, audio: audioPart, to: destination, overwrite: force)
+        }
         if !quiet { printError("wrote \(destination)") }
     }
 }

@@ -48,6 +48,10 @@ struct CommandFailure: Error {
         CommandFailure(Exit.code(for: diagnostics))
     }
 
+    /// The reader of standard output went away before the command had written everything (EPIPE): exit 74.
+    static let outputClosed = CommandFailure(.io, "standard output was closed by its reader before reel had "
+                                             + "written everything; the output is incomplete")
+
     /// A SIGINT or SIGTERM stopped the command before it finished.
     static let interrupted = CommandFailure(.interrupted)
 }
@@ -79,7 +83,14 @@ enum Exit {
     /// `validate()` throws the result rather than the failure: swift-argument-parser wraps what `validate()` throws
     /// before `settle(_:)` sees it, and reports any error but its own as "Error: …" with status 1.
     static func report(_ failure: CommandFailure) -> ExitCode {
-        if let message = failure.message { printError("error: \(message)") }
+        if Console.jsonMessages {
+            // In JSON mode the last line of a failed command says how it ended, message or not.
+            let code = ("exitCode", String(failure.code.rawValue))
+            printError(failure.message.map { Console.jsonLine(for: "error: " + $0, extra: [code]) }
+                       ?? "{\"type\":\"exit\",\"exitCode\":\(failure.code.rawValue)}")
+        } else if let message = failure.message {
+            printError("error: \(message)")
+        }
         return failure.code
     }
 
@@ -96,7 +107,24 @@ enum Exit {
                         + "(\(FileManager.default.currentDirectoryPath))")
             }
             if json { printOutput(diagnostic.jsonLine(file: file?.jsonName)) }
-            printError(file.map { diagnostic.humanText(file: $0.displayName) } ?? diagnostic.humanText)
+            if Console.jsonMessages {
+                // SPEC §5's --json object, with its type first.
+                printError("{\"type\":\"diagnostic\"," + diagnostic.jsonLine(file: file?.jsonName).dropFirst())
+            } else {
+                printError(file.map { diagnostic.humanText(file: $0.displayName) } ?? diagnostic.humanText)
+            }
+        }
+    }
+
+    /// `--strict`: every warning becomes an error of an invalid project (exit 65), marked as such in its message.
+    static func strict(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+        diagnostics.map { reported in
+            guard reported.severity == .warning else { return reported }
+            var promoted = reported
+            promoted.severity = .error
+            promoted.category = .invalid
+            promoted.message += " (a warning, an error under --strict)"
+            return promoted
         }
     }
 

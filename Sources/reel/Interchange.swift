@@ -23,6 +23,9 @@ struct Import: ParsableCommand {
     @Flag(help: "Replace the project file if it exists.")
     var force = false
 
+    @Flag(help: "Create the output folder if it does not exist.")
+    var mkdir = false
+
     @OptionGroup var interchange: InterchangeArguments
 
     func validate() throws {
@@ -40,10 +43,13 @@ struct Import: ParsableCommand {
         Exit.report(imported.diagnostics)
         if imported.hasErrors { throw CommandFailure.rejected(imported.diagnostics) }
         if output == "-" {
-            FileHandle.standardOutput.write(Data(imported.text.utf8))
+            Console.writeOutput(Array(imported.text.utf8))
             return
         }
-        try TextOutputFile.write(imported.text, to: output, overwrite: force)
+        try OutputTarget.refuseInputs(output, inputs: [file] + (interchange.relink.map { [$0] } ?? []))
+        try OutputTarget.withFolders(of: [output], create: mkdir) {
+            try TextOutputFile.write(imported.text, to: output, overwrite: force)
+        }
     }
 }
 
@@ -66,6 +72,9 @@ struct ExportOTIO: ParsableCommand {
     @Flag(help: "Replace the output file if it exists.")
     var force = false
 
+    @Flag(help: "Create the output folder if it does not exist.")
+    var mkdir = false
+
     @OptionGroup var interchange: InterchangeArguments
 
     @OptionGroup var media: MediaOptions
@@ -80,9 +89,13 @@ struct ExportOTIO: ParsableCommand {
         let (text, warnings) = OTIOWriter.write(compiled, name: name)
         for warning in warnings { printError("warning: \(warning)") }
         if output == "-" {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            Console.writeOutput(Array(text.utf8))
             return
         }
-        try TextOutputFile.write(text, to: output, overwrite: force)
+        try OutputTarget.refuseInputs(output, inputs: [project])
+        try OutputTarget.refuseAssets(output, of: compiled)
+        try OutputTarget.withFolders(of: [output], create: mkdir) {
+            try TextOutputFile.write(text, to: output, overwrite: force)
+        }
     }
 }

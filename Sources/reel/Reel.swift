@@ -29,9 +29,12 @@ struct Reel: ParsableCommand {
     /// throws goes through `Exit`, the one place errors become text and exit codes.
     static func main() {
         Interrupts.install()
+        if Console.asksForJSON(Array(CommandLine.arguments.dropFirst())) { Console.useJSONMessages() }
         do {
             var command = try parseAsRoot()
             try command.run()
+            // Output a reader did not take is output lost: say so, whatever the command (docs/decisions.md).
+            if Console.outputWasCut { throw CommandFailure.outputClosed }
         } catch {
             let settled = Exit.settle(error)
             if settled is ExitCode { exit(withError: settled) }

@@ -16,8 +16,14 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a project to a video file.",
         discussion: """
-            The project is validated first; nothing is written unless it is valid. The output goes to a \
-            temporary file beside it and is renamed on success.
+            The project is validated first; nothing is written unless it is valid (with --strict, nothing \
+            either if it has warnings). The output goes to a temporary file beside it and is renamed on \
+            success; a missing output folder is an error (exit 73) unless --mkdir creates it.
+
+            Pipes: SIGPIPE is ignored. With --progress json every line on standard error is one JSON object \
+            (its "type" is diagnostic, warning, error, progress, smart or exit). If the reader of standard \
+            error goes away, messages stop and the render goes on to its end. If the reader of standard \
+            output goes away (-o - | head -c 1000), the render stops and reel exits 74, leaving no file.
 
             Examples:
               reel render project.json
@@ -41,6 +47,12 @@ struct Render: ParsableCommand {
 
     @Flag(help: "Replace the output file if it exists.")
     var force = false
+
+    @Flag(help: "Create the output folder if it does not exist (otherwise a missing folder is an error, exit 73).")
+    var mkdir = false
+
+    @Flag(help: "Treat warnings as errors: a project with warnings is not rendered (exit 65).")
+    var strict = false
 
     @Option(help: "Container, overriding output.format and the extension (with -o -, the stream's: mkv, webm, nut or ts).")
     var format: ContainerFormat?
@@ -113,6 +125,10 @@ struct Render: ParsableCommand {
             throw Exit.report(.usage("--chunk \(chunk): write K/N with 0 ≤ K < N (chunks count from 0), or audio"))
         }
         if chunk != nil && smart { throw Exit.report(.usage("--chunk and --smart cannot be combined")) }
+        if progress == .json, let level = media.logLevel, level != .quiet {
+            throw Exit.report(.usage("--log-level with --progress json: FFmpeg's own messages are plain text, and "
+                                     + "with --progress json every line on standard error is a JSON object"))
+        }
     }
 
     /// A `--render-scale` value as a number: a plain decimal ("0.5") or "N/D" ("1/2"), strictly (no sign, exponent
@@ -141,11 +157,11 @@ struct Render: ParsableCommand {
         policy.decoderThreads = threads ?? 0
         let loaded = try loadProject(project, interchange, policy: policy, overrides: overrides)
         let file = ProjectFile(argument: project)
+        let diagnostics = strict ? Exit.strict(loaded.diagnostics) : loaded.diagnostics
         // SPEC §7: --quiet writes nothing but errors.
-        Exit.report(quiet ? loaded.diagnostics.filter { $0.severity == .error } : loaded.diagnostics, file: file)
-        guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
-            throw CommandFailure.rejected(loaded.diagnostics)
-        }
+        Exit.report(quiet ? diagnostics.filter { $0.severity == .error } : diagnostics, file: file)
+        guard let compiled = loaded.compiled, let catalog = loaded.catalog, Exit.code(for: diagnostics) == .success
+        else { throw CommandFailure.rejected(diagnostics) }
         guard let path = compiled.output.path else {
             let missing = Diagnostic(path: JSONPath.root.key("output"), message: "no output file",
                                      hint: "set output.path, or pass -o")
@@ -182,13 +198,29 @@ struct Render: ParsableCommand {
             }
         }
         do {
-            try session.export(to: finalDestination, overwrite: force)
+            if case .file(let path) = finalDestination {
+                try OutputTarget.refuseInputs(path, inputs: [project])
+                try OutputTarget.withFolders(of: [path], create: mkdir) {
+                    try session.export(to: finalDestination, overwrite: force)
+                }
+            } else {
+                try session.export(to: finalDestination, overwrite: force)
+            }
+        } catch let error as RenderError {
+            meter.finishLine()
+            // A reader that closed the pipe (`| head -c 1000`, `| ffprobe -`) ends the render with one exit code,
+            // 74, whatever write noticed it first (docs/decisions.md).
+            if finalDestination == .standardOutput, error.kind != .cancelled, Console.outputReaderIsGone() {
+                throw CommandFailure(.io, "standard output was closed by its reader (\(meter.lastFrame) of "
+                                     + "\(compiled.frameCount) frames encoded); the render stopped, no file was written")
+            }
+            throw error
         } catch {
             meter.finishLine()
             throw error
         }
         meter.finishLine()
-        MediaOptions.reportConcealments(in: policy, asJSON: style == .json)
+        MediaOptions.reportConcealments(in: policy)
         // With JSON progress the last object already names the file.
         if !quiet, style != .json, case .file(let written) = finalDestination {
             printError("wrote \(written)")
@@ -218,7 +250,7 @@ extension Render {
                 + "\"asset\":\(quoted(span.asset)),\"reason\":\(quoted(span.reason))}"
         }
         return "{\"smart\":{\"frames\":\(report.frameCount),\"copied\":\(report.copiedFrameCount),"
-            + "\"fallback\":\(quoted(report.fallback)),\"spans\":[\(spans.joined(separator: ","))]}}"
+            + "\"fallback\":\(quoted(report.fallback)),\"spans\":[\(spans.joined(separator: ","))]},\"type\":\"smart\"}"
     }
 }
 
@@ -239,7 +271,11 @@ final class ProgressMeter {
         self.outputPath = outputPath
     }
 
+    /// The last frame reported finished.
+    private(set) var lastFrame: Int64 = 0
+
     func report(_ progress: ExportProgress) {
+        lastFrame = progress.frame
         guard style == .bar || style == .json else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         // Throttle to ten updates a second (a line every 5 s when the bar goes to a log), but never drop the
@@ -258,13 +294,14 @@ final class ProgressMeter {
                 + "\"time\":\(format(mediaSeconds, 3)),\"percent\":\(format(percent, 1)),"
                 + "\"fps\":\(format(fps, 1)),\"speed\":\(format(speed, 2)),\"eta\":\(format(eta, 1)),"
                 + "\"done\":\(progress.done)"
-                + (progress.done ? outputPath.map { ",\"path\":" + JSONWriter.quoted($0) } ?? "" : "") + "}"
+                + (progress.done ? outputPath.map { ",\"path\":" + JSONWriter.quoted($0) } ?? "" : "")
+                + ",\"type\":\"progress\"}"
             printError(line)
         } else {
             let text = "\(format(percent, 1))%  frame \(progress.frame)/\(progress.frames)  "
                 + "\(format(fps, 1)) fps  \(format(speed, 2))×  ETA \(format(eta, 0)) s"
             if onTerminal {
-                FileHandle.standardError.write(Data(("\r" + text + "   ").utf8))
+                Console.writeError(Array(("\r" + text + "   ").utf8))
                 printedLine = true
             } else {
                 printError(text)
@@ -274,7 +311,7 @@ final class ProgressMeter {
 
     func finishLine() {
         if printedLine {
-            FileHandle.standardError.write(Data("\n".utf8))
+            Console.writeError(Array("\n".utf8))
             printedLine = false
         }
     }

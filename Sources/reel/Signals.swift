@@ -10,7 +10,7 @@ import Glibc
 /// The write end of the pipe the signal handler wakes the interrupt thread through (−1 before `install`).
 private let interruptPipe = Atomic<Int32>(-1)
 
-/// SIGINT and SIGTERM handling for the whole process, installed before anything else runs.
+/// SIGINT and SIGTERM handling for the whole process (and SIGPIPE, ignored), installed before anything else runs.
 ///
 /// A signal raises `cancellation` (an export stops at its next frame and removes its temporary file). If the
 /// process has not exited 0.8 s later, the interrupt thread removes the temporary file itself and exits with
@@ -26,6 +26,9 @@ enum Interrupts {
     /// Installs the handlers. A parent may have started reel with SIGINT and SIGTERM blocked (Foundation's
     /// `Process` does): they are unblocked once the handlers are in place.
     static func install() {
+        // A closed pipe is an error of one write (EPIPE), handled where it happens, not a reason to die: a reader
+        // of progress that goes away must not cost the render (docs/decisions.md).
+        signal(SIGPIPE, SIG_IGN)
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return }
         let readEnd = ends[0]

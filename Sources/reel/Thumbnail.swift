@@ -11,8 +11,10 @@ struct Thumbnail: ParsableCommand {
         abstract: "Write composited frames of a project at given times as PNG or JPEG.",
         discussion: """
             PATTERN names the files: %d is replaced by the 1-based index of the time in the list; with a \
-            single time it may name one file. The extension (.png, .jpg, .jpeg) picks the format. Existing \
-            files are replaced. Frames are always decoded exactly, so --exact changes nothing.
+            single time it may name one file. The extension (.png, .jpg, .jpeg) picks the format. As with \
+            render, an existing file is replaced only with --force (checked for every file before the first \
+            is written), an input is never replaced, and each file is written atomically. Frames are always \
+            decoded exactly, so --exact changes nothing.
 
             Examples:
               reel thumbnail project.json --at 0,2.5,00:00:05:12 -o shot-%d.png
@@ -31,6 +33,12 @@ struct Thumbnail: ParsableCommand {
 
     @Option(name: .shortAndLong, help: "Output file pattern with %d, or one file for one time.")
     var output: String
+
+    @Flag(help: "Replace output files that exist.")
+    var force = false
+
+    @Flag(help: "Create the output folder if it does not exist.")
+    var mkdir = false
 
     @Option(help: "Picture size WxH (default: the render size).")
     var size: String?
@@ -72,17 +80,20 @@ struct Thumbnail: ParsableCommand {
                                        + "; a picture needs 0 ≤ time < end")
         }
         let paths = times.indices.map { output.replacingOccurrences(of: "%d", with: String($0 + 1)) }
-        // Checked for every file before the first is written: a picture never replaces a source.
+        // Checked for every file before the first is written: a picture never replaces a source, nor an existing
+        // file without --force.
         for path in paths {
-            if let clash = InputProtection.clash(output: path, project: compiled) {
-                throw InputProtection.error(output: path, clash: clash)
-            }
+            try OutputTarget.refuseInputs(path, inputs: [project])
+            try OutputTarget.refuseAssets(path, of: compiled)
+            try OutputTarget.refuseExisting(path, force: force)
         }
         let generator = try ImageGenerator(project: compiled, facts: catalog.facts, policy: policy)
-        for (time, path) in zip(times, paths) {
-            if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
-            let image = try generator.image(at: time, size: size.flatMap(parseSize), format: format)
-            try write(image, to: path)
+        try OutputTarget.withFolders(of: paths, create: mkdir) {
+            for (time, path) in zip(times, paths) {
+                if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
+                let image = try generator.image(at: time, size: size.flatMap(parseSize), format: format)
+                try TextOutputFile.write(Data(image), to: path, overwrite: force)
+            }
         }
         MediaOptions.reportConcealments(in: policy)
     }
@@ -122,25 +133,6 @@ struct Thumbnail: ParsableCommand {
             throw CommandFailure.usage(error.message)
         } catch let error as TimeError {
             throw CommandFailure.usage("time out of range: \(error)")
-        }
-    }
-
-    /// Writes through a temporary file in the same folder so no half-written picture is ever left.
-    private func write(_ bytes: [UInt8], to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        var isDirectory: ObjCBool = false
-        let folder = url.deletingLastPathComponent()
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CommandFailure(.cannotCreate, "output folder \(folder.path) does not exist")
-        }
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).reel-partial")
-        do {
-            try Data(bytes).write(to: temporary)
-            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-            try FileManager.default.moveItem(at: temporary, to: url)
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw CommandFailure(.io, "cannot write \(path): \(error.localizedDescription)")
         }
     }
 }

@@ -23,8 +23,12 @@ enum UsageErrors {
         }
         if code == .success {
             print(message)
+        } else if Console.jsonMessages {
+            // The usage lines after the message are for a person reading a terminal.
+            let lines = message.components(separatedBy: "\n").filter { !$0.hasPrefix("Usage:") && !$0.hasPrefix("See '") }
+            printError(Console.jsonLine(for: lines.joined(separator: "\n"), extra: [("exitCode", String(code.rawValue))]))
         } else {
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            printError(message)
         }
         return code.rawValue
     }

@@ -15,6 +15,7 @@ struct Validate: ParsableCommand {
               reel validate project.json
               reel validate --json project.json | jq -r .message
               reel validate --no-probe projects/*.json
+              reel validate --strict project.json     # warnings fail too (exit 65), for CI
             """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "Project files (.json, .otio or .edl), or - for standard input.")
@@ -22,6 +23,9 @@ struct Validate: ParsableCommand {
 
     @Flag(help: "Also write each problem as one JSON object per line on standard output.")
     var json = false
+
+    @Flag(help: "Treat warnings as errors (exit 65), for CI.")
+    var strict = false
 
     @Flag(name: .customLong("no-probe"), help: "Do not open media files: a lint that skips the checks needing them.")
     var noProbe = false
@@ -56,8 +60,9 @@ struct Validate: ParsableCommand {
         // A lint looks at the project alone; a full check includes where the output goes.
         let loaded = try loadProject(project, interchange, probe: !noProbe, policy: media.policy,
                                      checkOutput: !noProbe)
-        Exit.report(loaded.diagnostics, file: ProjectFile(argument: project), json: json)
-        return Exit.code(for: loaded.diagnostics)
+        let diagnostics = strict ? Exit.strict(loaded.diagnostics) : loaded.diagnostics
+        Exit.report(diagnostics, file: ProjectFile(argument: project), json: json)
+        return Exit.code(for: diagnostics)
     }
 }
 
@@ -68,12 +73,25 @@ struct Compile: ParsableCommand {
         discussion: """
             File paths in the result are absolute, so it renders the same from wherever it is saved.
 
-            Example:
+            With -o the result is written to a file as renders are: atomically, never over an existing file \
+            without --force, never over an input.
+
+            Examples:
               reel compile project.json > explicit.json && reel render explicit.json
+              reel compile project.json -o explicit.json --force
             """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project file (.json, .otio or .edl), or - for standard input.")
     var project: String
+
+    @Option(name: .shortAndLong, help: "The file to write (default, or -: standard output).")
+    var output: String?
+
+    @Flag(help: "Replace the output file if it exists.")
+    var force = false
+
+    @Flag(help: "Create the output folder if it does not exist.")
+    var mkdir = false
 
     @OptionGroup var media: MediaOptions
 
@@ -84,6 +102,15 @@ struct Compile: ParsableCommand {
         let loaded = try loadProject(project, interchange, policy: media.policy)
         Exit.report(loaded.diagnostics, file: ProjectFile(argument: project))
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
-        printOutput(ProjectWriter.explicitProject(compiled.withAbsolutePaths()))
+        let text = ProjectWriter.explicitProject(compiled.withAbsolutePaths())
+        guard let output, output != "-" else {
+            printOutput(text)
+            return
+        }
+        try OutputTarget.refuseInputs(output, inputs: [project])
+        try OutputTarget.refuseAssets(output, of: compiled)
+        try OutputTarget.withFolders(of: [output], create: mkdir) {
+            try TextOutputFile.write(text + "\n", to: output, overwrite: force)
+        }
     }
 }

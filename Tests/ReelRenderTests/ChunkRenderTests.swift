@@ -170,11 +170,11 @@ import Testing
         #expect(copied != expected.map(\.hash))
     }
 
-    /// examples/render-chunks.sh: GNU parallel renders the chunks and the audio part with a job log; a failed chunk
-    /// is re-run alone (`--resume-failed`) and gives the same bytes; the join shows what a one-process render shows
-    /// and has its sound, copied from the audio part.
-    @Test(.enabled(if: (try? run("parallel", ["--version"]))?.status == 0,
-                   "GNU parallel is not installed (make deps installs it)"))
+    /// examples/render-chunks.sh: GNU parallel renders the chunks and the audio part into a folder named after the
+    /// plan's fingerprint; a failed chunk is rendered alone by the next run and gives the same bytes; the join shows
+    /// what a one-process render shows and has its sound, copied from the audio part. A missing output folder is
+    /// created first.
+    @Test(.enabled(if: (try? run("parallel", ["--version"]))?.status == 0, "GNU parallel is not installed (make deps)"))
     func gnuParallelRecipeResumesAFailedChunk() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -183,48 +183,111 @@ import Testing
         try Self.project(output: "final.mp4").replacingOccurrences(of: "\"pcm\"", with: "\"aac\"")
             .write(to: folder.file("p.json"), atomically: true, encoding: .utf8)
         let reel = try builtExecutable(named: "reel").path
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("examples/render-chunks.sh").path
-        let environment = ["REEL": reel]
-        let arguments = [script, folder.file("p.json").path, "4", folder.file("final.mp4").path]
+        let script = Self.example("render-chunks.sh")
+        // Chunk 2 fails the first time: a stand-in for reel fails once for it, then hands over to reel.
+        let failOnce = folder.file("fail-once.sh")
+        try """
+            #!/bin/sh
+            case "$*" in *"--chunk 2/4"*) [ -e "\(folder.file("failed").path)" ] || { touch "\(folder.file("failed").path)"; exit 70; } ;; esac
+            exec "\(reel)" "$@"
+            """.write(to: failOnce, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: failOnce.path)
+        let environment = ["REEL": failOnce.path]
+        let final = folder.file("out/final.mp4")
+        let arguments = [script, folder.file("p.json").path, "4", final.path]
 
-        // Chunk 2 cannot be written the first time: its part's name is taken by a folder.
-        try FileManager.default.createDirectory(at: folder.file("part-2.mkv"), withIntermediateDirectories: false)
         let failed = try run("bash", arguments, environment: environment)
         #expect(failed.status != 0)
-        #expect(!FileManager.default.fileExists(atPath: folder.file("final.mp4").path))
-        let firstParts = try [0, 1, 3].map { try Data(contentsOf: folder.file("part-\($0).mkv")) }
+        #expect(failed.stderrText.contains("run the same command again"), "\(failed.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: final.path))
+        let parts = try Self.partsFolder(in: folder.file("out"))
+        let firstParts = try [0, 1, 3].map { try Data(contentsOf: parts.appendingPathComponent("part-\($0).mkv")) }
 
-        try FileManager.default.removeItem(at: folder.file("part-2.mkv"))
         let resumed = try run("bash", arguments, environment: environment)
         #expect(resumed.status == 0, "\(resumed.stderrText)")
-        let log = try String(contentsOf: folder.file("chunks.log"), encoding: .utf8)
-        let reruns = log.split(separator: "\n").dropFirst().filter { $0.contains("--chunk 2/4") }
-        #expect(log.split(separator: "\n").count == 7, "\(log)")   // header, 4 chunks, the audio part, chunk 2 again
-        #expect(log.split(separator: "\n").filter { $0.contains("--chunk audio") }.count == 1)
-        #expect(reruns.count == 2)
-        #expect(try [0, 1, 3].map { try Data(contentsOf: folder.file("part-\($0).mkv")) } == firstParts)
+        // Only the missing part was rendered the second time.
+        let log = try String(contentsOf: parts.appendingPathComponent("chunks.log"), encoding: .utf8)
+        let jobs = log.split(separator: "\n").dropFirst()
+        #expect(jobs.count == 1 && jobs.first?.contains("--chunk 2/4") == true, "\(log)")
+        #expect(try [0, 1, 3].map { try Data(contentsOf: parts.appendingPathComponent("part-\($0).mkv")) } == firstParts)
         let fresh = try run(reel, ["render", folder.file("p.json").path, "--chunk", "2/4", "-o",
                                    folder.file("fresh-2.mkv").path, "-q"])
         #expect(fresh.status == 0)
-        #expect(try Data(contentsOf: folder.file("fresh-2.mkv")) == Data(contentsOf: folder.file("part-2.mkv")))
+        #expect(try Data(contentsOf: folder.file("fresh-2.mkv")) == Data(contentsOf: parts.appendingPathComponent("part-2.mkv")))
 
         let single = try run(reel, ["render", folder.file("p.json").path, "-o", folder.file("single.mp4").path, "-q"])
         #expect(single.status == 0)
-        let shown = try IndexedMedia.readFrameIndices(of: folder.file("final.mp4"), width: 64, height: 36)
+        let shown = try IndexedMedia.readFrameIndices(of: final, width: 64, height: 36)
         let reference = try IndexedMedia.readFrameIndices(of: folder.file("single.mp4"), width: 64, height: 36)
         #expect(shown.count == 126)
         #expect(Array(shown[0..<50]) + Array(shown[60...]) == Array(reference[0..<50]) + Array(reference[60...]))
-        let decode = try run("ffmpeg", ["-v", "error", "-xerror", "-i", folder.file("final.mp4").path, "-f", "null", "-"])
+        let decode = try run("ffmpeg", ["-v", "error", "-xerror", "-i", final.path, "-f", "null", "-"])
         #expect(decode.status == 0 && decode.stderrText.isEmpty, "\(decode.stderrText)")
-        let packets = try SmartRenderTests.packets(of: folder.file("final.mp4"))
+        let packets = try SmartRenderTests.packets(of: final)
         let dts = packets.compactMap(\.dts)
         #expect(dts.count == 126 && zip(dts, dts.dropFirst()).allSatisfy { $0 < $1 })
         #expect(packets.allSatisfy { packet in packet.dts.map { $0 <= packet.pts } ?? false })
         // The audio was copied from the audio part: the one-process render's packets and samples.
-        #expect(try Self.audioPackets(of: folder.file("final.mp4")).map(\.hash)
-                == Self.audioPackets(of: folder.file("sound.mov")).map(\.hash))
-        #expect(try Self.decodedAudio(of: folder.file("final.mp4")) == Self.decodedAudio(of: folder.file("single.mp4")))
+        let sound = try Self.soundPart(in: folder.file("out"))
+        #expect(try Self.audioPackets(of: final).map(\.hash) == Self.audioPackets(of: sound).map(\.hash))
+        #expect(try Self.decodedAudio(of: final) == Self.decodedAudio(of: folder.file("single.mp4")))
+    }
+
+    /// examples/render-chunks.sh run again: without an edit nothing is rendered and the join is made again; after an
+    /// edit the plan's fingerprint changes and every part of the new plan is rendered (issue 19.3: a job log of the
+    /// old plan must not make the new one look done).
+    @Test(.enabled(if: (try? run("parallel", ["--version"]))?.status == 0, "GNU parallel is not installed (make deps)"))
+    func gnuParallelRecipeNoticesAnEdit() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try IndexedMedia.makeVideo(at: folder.file("a.mov"), frameCount: 150, gop: 12, bFrames: 2)
+        try IndexedMedia.makeVideo(at: folder.file("b.mov"), frameCount: 120, gop: 12, bFrames: 2)
+        let project = folder.file("p.json")
+        try Self.project(output: "final.mkv").write(to: project, atomically: true, encoding: .utf8)
+        let reel = try builtExecutable(named: "reel").path
+        let arguments = [Self.example("render-chunks.sh"), project.path, "3", folder.file("final.mkv").path]
+        let first = try run("bash", arguments, environment: ["REEL": reel])
+        #expect(first.status == 0, "\(first.stderrText)")
+        let firstParts = try Self.partsFolder(in: folder.url)
+        let again = try run("bash", arguments, environment: ["REEL": reel])
+        #expect(again.status == 0, "\(again.stderrText)")
+        let log = try String(contentsOf: firstParts.appendingPathComponent("chunks.log"), encoding: .utf8)
+        #expect(log.split(separator: "\n").count == 5, "\(log)")   // the first run's header, 3 chunks, audio
+
+        // The edit: clip a starts 0.1 s later, so the timeline loses 3 frames.
+        try Self.project(output: "final.mkv", inPoint: "0.6").write(to: project, atomically: true, encoding: .utf8)
+        let edited = try run("bash", arguments, environment: ["REEL": reel])
+        #expect(edited.status == 0, "\(edited.stderrText)")
+        let shown = try IndexedMedia.readFrameIndices(of: folder.file("final.mkv"), width: 64, height: 36)
+        #expect(shown.count == 123)
+        #expect(shown.first == 18)
+        let folders = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix("reel-parts-") }
+        #expect(folders.count == 2, "\(folders)")
+    }
+
+    /// The one folder of parts the recipe made under `folder`.
+    static func partsFolder(in folder: URL) throws -> URL {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("reel-parts-") }
+        guard names.count == 1, let name = names.first else { throw ChunkTestError("parts folders: \(names)") }
+        return folder.appendingPathComponent(name)
+    }
+
+    /// The one audio part the recipe made under `folder`.
+    static func soundPart(in folder: URL) throws -> URL {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("reel-sound-") }
+        guard names.count == 1, let name = names.first else { throw ChunkTestError("audio parts: \(names)") }
+        return folder.appendingPathComponent(name)
+    }
+
+    /// A script of examples/.
+    static func example(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("examples/" + name).path
+    }
+
+    struct ChunkTestError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     /// examples/slurm/render-chunks.sh, run against a stand-in `sbatch` that runs each `--wrap` command at once
@@ -260,21 +323,23 @@ import Testing
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("examples/slurm/render-chunks.sh").path
         let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let result = try run("bash", [script, folder.file("p.json").path, "3", folder.file("final.mkv").path],
+        let result = try run("bash", [script, folder.file("p.json").path, "3", folder.file("out/final.mkv").path],
                              environment: ["REEL": reel, "PATH": path])
         #expect(result.status == 0, "\(result.stderrText)")
         let submitted = try String(contentsOf: folder.file("sbatch.log"), encoding: .utf8).split(separator: "\n")
         #expect(submitted.count == 2)
         #expect(submitted.first?.contains("--array=0-3") == true)   // 3 chunks and the audio part
         #expect(submitted.last?.contains("--dependency=afterok:4242") == true)
+        // A failed array cancels the join rather than leaving it pending forever.
+        #expect(submitted.last?.contains("--kill-on-invalid-dep=yes") == true)
         let single = try run(reel, ["render", folder.file("p.json").path, "-o", folder.file("single.mkv").path, "-q"])
         #expect(single.status == 0)
-        let shown = try IndexedMedia.readFrameIndices(of: folder.file("final.mkv"), width: 64, height: 36)
+        let shown = try IndexedMedia.readFrameIndices(of: folder.file("out/final.mkv"), width: 64, height: 36)
         let reference = try IndexedMedia.readFrameIndices(of: folder.file("single.mkv"), width: 64, height: 36)
         #expect(shown.count == 126)
         #expect(Array(shown[0..<50]) + Array(shown[60...]) == Array(reference[0..<50]) + Array(reference[60...]))
-        #expect(FileManager.default.fileExists(atPath: folder.file("sound.mov").path))
-        #expect(try Self.decodedAudio(of: folder.file("final.mkv")) == Self.decodedAudio(of: folder.file("single.mkv")))
+        #expect((try? Self.soundPart(in: folder.file("out"))) != nil)
+        #expect(try Self.decodedAudio(of: folder.file("out/final.mkv")) == Self.decodedAudio(of: folder.file("single.mkv")))
     }
 
     @Test func partsOfAnotherPlanOrProjectAreRefused() throws {
@@ -292,6 +357,18 @@ import Testing
         let mixed = try run(reel, ["join", folder.file("p.json").path, folder.file("p0.mkv").path, folder.file("q1.mkv").path])
         #expect(mixed.status == 65)
         #expect(mixed.stderrText.contains("q1.mkv belongs to another project or plan"), "\(mixed.stderrText)")
+        // The message names what differs: q's timeline is 3 frames shorter.
+        #expect(mixed.stderrText.contains("frames is \"123\" in the part but \"126\" now"), "\(mixed.stderrText)")
+        // An output the parts cannot make says so, not that the parts are stale (issue 19.3).
+        let parts = [folder.file("p0.mkv").path, folder.file("p1.mkv").path]
+        let webm = try run(reel, ["join", folder.file("p.json").path] + parts + ["-o", folder.file("x.webm").path])
+        #expect(webm.status == 65)
+        #expect(webm.stderrText.contains("a .webm output holds vp9 video, but chunk parts are H.264"), "\(webm.stderrText)")
+        #expect(!webm.stderrText.contains("another project"))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("x.webm").path))
+        // The join never writes over one of its parts, even with --force.
+        let overPart = try run(reel, ["join", folder.file("p.json").path] + parts + ["-o", parts[0], "--force"])
+        #expect(overPart.status == 73, "\(overPart.stderrText)")
         let missing = try run(reel, ["join", folder.file("p.json").path, folder.file("p1.mkv").path])
         #expect(missing.status == 65)
         #expect(missing.stderrText.contains("missing chunk 0"), "\(missing.stderrText)")

@@ -233,20 +233,21 @@ final class CompileSession {
         return PixelSize(width: width, height: height)
     }
 
-    /// Checks and sets the composition's end, export range and frame count.
+    /// Checks and sets the composition's end, export range and frame count. `output.end` later than the content
+    /// extends the composition with background; earlier, it cuts it (`isCut`: the caller cuts tracks and
+    /// instructions there, `EndCut`).
     func finish(output: inout OutputSettings, contentEnd: Time, frameDuration: Time, endPath: JSONPath)
-        -> (duration: Time, exportRange: TimeRange, frameCount: Int64)? {
+        -> (duration: Time, exportRange: TimeRange, frameCount: Int64, isCut: Bool)? {
         var duration = contentEnd
+        var isCut = false
         if let end = output.end {
-            if end < contentEnd, !lengthIsStandIn {
-                error(JSONPath.root.key("output").key("end"),
-                      "output.end \(describeTime(end, frameDuration: frameDuration)) is before the end of the last track at \(describeTime(contentEnd, frameDuration: frameDuration))",
-                      hint: "remove output.end, or set it at \(describeTime(contentEnd, frameDuration: nil)) or later",
-                      time: end, frame: frameIndex(end, frameDuration))
-                return nil
-            }
             // With stand-in lengths the true end of the content is unknown; keep the longer.
-            duration = end < contentEnd ? contentEnd : end
+            if end < contentEnd, !lengthIsStandIn {
+                duration = end
+                isCut = true
+            } else {
+                duration = end < contentEnd ? contentEnd : end
+            }
         }
         guard !duration.isZero else {
             error(endPath, "the composition is empty", hint: "add clips or segments, or set output.end")
@@ -286,7 +287,7 @@ final class CompileSession {
             error(endPath, "the frame count is not representable")
             return nil
         }
-        return (duration, exportRange, frameCount)
+        return (duration, exportRange, frameCount, isCut)
     }
 
     /// Whether a composition time can be written exactly in a project (timescale ≤ 2^31).

@@ -82,13 +82,20 @@ extension CompileSession {
                                                                                           path: path.key("layers").index(0))],
                                              path: path)]
         }
-        let videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
+        var videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions,
                                                 compositor: written?.compositor ?? .builtIn,
                                                 titles: written?.titles ?? [], overlays: written?.overlays ?? [])
-        guard checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
         var resolvedComposition = composition
         resolvedComposition.duration = finished.duration
+        if finished.isCut {
+            guard let tracks = cut(composition.tracks, at: finished.duration, path: outputPath.key("end")),
+                  let cutInstructions = cut(videoComposition.instructions, at: finished.duration)
+            else { return nil }
+            resolvedComposition.tracks = tracks
+            videoComposition.instructions = cutInstructions
+        }
+        guard checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
         return CompiledProject(output: output, encodedSize: encodedSize, frameDuration: frameDuration, assets: project.assets,
                                composition: resolvedComposition, audioMix: project.audioMix ?? AudioMix(),
                                videoComposition: videoComposition, duration: finished.duration,

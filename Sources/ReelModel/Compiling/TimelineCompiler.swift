@@ -101,6 +101,13 @@ extension CompileSession {
 
         var instructions = storylineInstructions(placed, canvas: size)
         guard !hasErrors else { return nil }
+        if finished.isCut {
+            guard let cut = cut(instructions, at: finished.duration) else { return nil }
+            instructions = cut
+        } else if output.end == nil, contentEnd > storylineEnd, !lengthIsStandIn {
+            warnAboutLongAudio(extraAudio, storylineEnd: storylineEnd, contentEnd: contentEnd,
+                               frameDuration: frameDuration)
+        }
         if finished.duration > storylineEnd, let tail = try? TimeRange(start: storylineEnd, end: finished.duration) {
             instructions.append(VideoInstruction(timeRange: tail, layers: [],
                                                  path: JSONPath.root.key("videoComposition").key("instructions").index(instructions.count)))
@@ -110,6 +117,10 @@ extension CompileSession {
             guard let compiled = audioTrackSegments(track, compositionEnd: finished.duration, frameDuration: frameDuration)
             else { return nil }
             tracks.append(compiled)
+        }
+        if finished.isCut {
+            guard let cut = cut(tracks, at: finished.duration, path: outputPath.key("end")) else { return nil }
+            tracks = cut
         }
         let composition = Composition(tracks: tracks, duration: finished.duration)
         guard let audioMix = audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
@@ -488,4 +499,26 @@ extension CompileSession {
 func frameIndex(_ t: Time, _ frameDuration: Time?) -> Int64? {
     guard let frameDuration else { return nil }
     return try? t.quotient(dividingBy: frameDuration, rounding: .down)
+}
+
+extension CompileSession {
+    /// Issue 19.6: an audio track that outlasts the pictures makes the render go on with the background (black)
+    /// until it ends. That is SPEC §2.1's rule, but rarely what was meant: a warning per such track, naming both
+    /// ends and the two ways out (`output.end` at the pictures' end cuts it; at the track's end keeps it).
+    func warnAboutLongAudio(_ tracks: [ResolvedAudioTrack], storylineEnd: Time, contentEnd: Time, frameDuration: Time) {
+        for resolved in tracks {
+            guard let length = resolved.length, let end = try? resolved.track.at + length, end > storylineEnd
+            else { continue }
+            let pictures = storylineEnd.isZero ? "there are no pictures" : "the pictures end at "
+                + describeTime(storylineEnd, frameDuration: frameDuration)
+            diagnostics.append(Diagnostic(
+                .warning, path: resolved.track.path,
+                message: "the audio track \"\(resolved.track.id)\" runs to \(describeTime(end, frameDuration: frameDuration)), "
+                    + "but \(pictures): the render goes on with the background (black) until "
+                    + describeTime(contentEnd, frameDuration: frameDuration),
+                time: storylineEnd, frame: frameIndex(storylineEnd, frameDuration),
+                hint: "set output.end to \(describeTime(storylineEnd, frameDuration: nil)) to end with the pictures "
+                    + "(or to \(describeTime(end, frameDuration: nil)) to keep the black tail), or trim the track's duration"))
+        }
+    }
 }

@@ -111,7 +111,7 @@ public final class ChunkJoiner {
         }
         guard fingerprint == plan.fingerprint else {
             throw RenderError(.invalid, "\(path) belongs to another project or plan (fingerprint \(fingerprint), "
-                              + "this plan's \(plan.fingerprint))")
+                              + "this plan's \(plan.fingerprint)): \(plan.mismatch(partSettings: tags["reel_settings"]))")
         }
         let numbers = chunkText.split(separator: "/").compactMap { Int($0) }
         guard numbers.count == 2, numbers[1] == plan.chunks.count, plan.chunks.indices.contains(numbers[0]) else {

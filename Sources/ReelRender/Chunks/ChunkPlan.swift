@@ -18,6 +18,10 @@ public struct ChunkPlan: Sendable, Equatable {
     /// 16 hex digits (FNV-1a, 64 bits): a check against joining parts of another project or plan, not a
     /// cryptographic hash.
     public let fingerprint: String
+    /// The output settings the fingerprint covers besides the pictures themselves, one `name value` line each
+    /// (chunks, frames, rate, size, range, preset, video): carried by every part (`reel_settings`) so that a join
+    /// of stale parts can name what changed.
+    public let settings: String
 
     /// Plans `count` chunks of `project`.
     ///
@@ -49,6 +53,7 @@ public struct ChunkPlan: Sendable, Equatable {
         pictures.output.audio = nil
         pictures.output.metadata = []
         pictures.output.faststart = true
+        settings = described
         fingerprint = Self.fingerprint(ProjectWriter.explicitProject(pictures) + described)
     }
 
@@ -66,7 +71,27 @@ public struct ChunkPlan: Sendable, Equatable {
     /// Metadata tags a part of chunk `index` carries, checked by `ChunkJoiner`.
     func tags(chunk index: Int) -> [(key: String, value: String)] {
         [("reel_fingerprint", fingerprint), ("reel_chunk", "\(index)/\(chunks.count)"),
-         ("reel_frames", "\(chunks[index].lowerBound)-\(chunks[index].upperBound)")]
+         ("reel_frames", "\(chunks[index].lowerBound)-\(chunks[index].upperBound)"),
+         ("reel_settings", settings.split(separator: "\n").joined(separator: "; "))]
+    }
+
+    /// Why a part whose fingerprint is not this plan's does not fit, from its `reel_settings` tag: the settings
+    /// that differ (`video h264 … in the part, vp9 … here`), or, when they all agree, that the pictures themselves
+    /// (the project's clips, layers or media) changed since the part was rendered.
+    public func mismatch(partSettings: String?) -> String {
+        guard let partSettings else { return "it was rendered by an older reel or from another project" }
+        let theirs = partSettings.components(separatedBy: "; ")
+        let ours = settings.split(separator: "\n").map(String.init)
+        func name(_ line: String) -> Substring { line.split(separator: " ", maxSplits: 1).first ?? Substring(line) }
+        let changed = ours.compactMap { line -> String? in
+            guard let other = theirs.first(where: { name($0) == name(line) }), other != line else { return nil }
+            return "\(name(line)) is \"\(other.dropFirst(name(line).count + 1))\" in the part but "
+                + "\"\(line.dropFirst(name(line).count + 1))\" now"
+        }
+        if changed.isEmpty {
+            return "the project's pictures changed since it was rendered (clips, layers, media or the explicit form)"
+        }
+        return changed.joined(separator: "; ")
     }
 
     /// libx264 parameters every chunk is encoded with: identical parameter sets in every part (`stitchable`), and

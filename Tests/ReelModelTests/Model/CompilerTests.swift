@@ -225,9 +225,21 @@ import ReelTime
         let backgroundOnly = try #require(compileProject(#"{"reel": 1, "output": {"path": "o.mp4", "size": [64, 36], "end": 1}, "timeline": {"clips": []}}"#, facts: [:]).compiled)
         #expect(backgroundOnly.videoComposition.instructions.map(\.timeRange) == [range(t(0), t(1))])
         #expect(backgroundOnly.output.frameRate == Rational(30))
-        #expect(compile(#"{"asset": "a", "out": 2}"#, output: #""path": "o.mp4", "end": 1.5"#).diagnostics.map(\.humanText) == [
-            "error: $.output.end: output.end 1.5 s (frame 45) is before the end of the last track at 2 s (frame 60)\n       hint: remove output.end, or set it at 2 s or later",
-        ])
+    }
+
+    /// Issue 19.6: `output.end` before the content's end cuts the composition there, its segments keeping their
+    /// rates (the source ends where the cut maps) and the instruction across the end shortened.
+    @Test func outputEndShortensTheComposition() throws {
+        let result = compile(#"{"asset": "a", "out": 2, "speed": 2}"#, output: #""path": "o.mp4", "end": 0.75"#)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.humanText))")
+        let project = try #require(result.compiled)
+        #expect(project.duration == t(3, 4))
+        #expect(project.composition.duration == t(3, 4))
+        let segment = try #require(project.composition.track(1)?.segments.first)
+        #expect(segment.target == range(t(0), t(3, 4)))
+        #expect(segment.source == range(t(0), t(3, 2)))
+        #expect(project.videoComposition.instructions.map(\.timeRange) == [range(t(0), t(3, 4))])
+        #expect(project.frameCount == 23)
     }
 
     @Test func exportRangeMustLieInsideTheComposition() throws {
