@@ -88,8 +88,8 @@ struct Thumbnail: ParsableCommand {
         if let outside = times.first(where: { $0.isNegative || $0 >= compiled.duration }) {
             throw CommandFailure.usage("--at: \(describeTime(outside, frameDuration: compiled.frameDuration)) is outside "
                                        + "the composition, which runs from "
-                                       + "\(describeSpan(.zero, compiled.duration, frameDuration: compiled.frameDuration)) "
-                                       + "(a picture needs 0 ≤ time < end)")
+                                       + describeSpan(.zero, compiled.duration, frameDuration: compiled.frameDuration)
+                                       + "; a picture needs 0 ≤ time < end")
         }
         let pattern = try FilePattern(output)
         let paths = times.indices.map { pattern.path(index: $0 + 1) }

@@ -38,12 +38,24 @@ import Testing
                  stderrContains: nil),
         FlagCase(args: ["-o", "out.avi"], stderrPrefix: "error: -o out.avi: cannot tell the container from \"out.avi\"",
                  stderrContains: "hint: use one of the extensions"),
-        FlagCase(args: ["--range", "5..2"], stderrPrefix: "error: --range 5..2: ends at 2 s, not after its start 5 s",
+        FlagCase(args: ["--range", "5..2"],
+                 stderrPrefix: "error: --range 5..2: ends at 2 s (frame 60), not after its start 5 s (frame 150)",
+                 stderrContains: nil),
+        // Numbers on the command line are read strictly (issue 20.4): no exponent, sign or spaces.
+        FlagCase(args: ["--range", "1e-1..0.5"],
+                 stderrPrefix: "error: --range 1e-1..0.5: time \"1e-1\" is not a plain decimal number (digits with an optional fraction, like 2.5; no sign, exponent or spaces)",
+                 stderrContains: nil),
+        FlagCase(args: ["--range", "+0.1..0.5"],
+                 stderrPrefix: "error: --range +0.1..0.5: time \"+0.1\" is not a plain decimal number",
+                 stderrContains: nil),
+        FlagCase(args: ["--render-scale", "5e-1"], stderrPrefix: "error: --render-scale 5e-1: not a number",
+                 stderrContains: nil),
+        FlagCase(args: ["--render-scale", "+0.5"], stderrPrefix: "error: --render-scale +0.5: not a number",
                  stderrContains: nil),
         FlagCase(args: ["--range", "3"], stderrPrefix: "error: --range 3: write START..END, START.. or ..END",
                  stderrContains: nil),
         FlagCase(args: ["--range", "0.7.."],
-                 stderrPrefix: "error: --range 0.7..: range starts at 0.7 s, at or after the composition's end at 0.6 s",
+                 stderrPrefix: "error: --range 0.7..: range starts at 0.7 s (frame 21), at or after the composition's end at 0.6 s (frame 18)",
                  stderrContains: nil),
         FlagCase(args: ["-y"], stderrPrefix: "error: Unknown option '-y'", stderrContains: "hint: did you mean --force?"),
         FlagCase(args: ["--preset", "ultra"], stderrPrefix: "error: The value 'ultra' is invalid for '--preset",
@@ -314,7 +326,7 @@ import Testing
         let path = try write("p.json", project())
         let result = try reel(["thumbnail", path, "--at", "5", "-o", folder.file("t.png").path])
         #expect(result.status == 64)
-        #expect(result.stderrText.contains("error: --at: 5 s is outside the composition, which runs from 0 to 0.6 s"),
+        #expect(result.stderrText.contains("error: --at: 5 s (frame 150) is outside the composition, which runs from 0 s to 0.6 s (frames 0 to 18); a picture needs 0 ≤ time < end"),
                 "\(result.stderrText)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("t.png").path))
     }

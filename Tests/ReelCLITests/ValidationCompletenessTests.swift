@@ -121,7 +121,7 @@ import Testing
             "$.composition.tracks[1].segments[0].sourceTrack", "$.composition.tracks[1].segments[1].source",
         ])
         #expect(problems[2].message == #"stream 0 of asset "a" is a video stream, but track 2 is an audio track"#)
-        #expect(problems[3].message == #"source 3 s to 5 s reaches beyond the end of asset "a" (4 s)"#)
+        #expect(problems[3].message == #"source 3 s to 5 s reaches beyond the end of asset "a", which lasts 4 s"#)
     }
 
     @Test func bothStreamChoicesOfAnAssetAreChecked() throws {
@@ -172,6 +172,8 @@ import Testing
         (#"{"asset": "a", "fit": "fill"}"#, [Problem(path: "$.timeline.clips[0].fit", message: #"unknown fit "fill""#)]),
         (#"{"asset": "a", "volume": "loud"}"#, [Problem(path: "$.timeline.clips[0].volume", message: #""loud" is not a gain"#)]),
         (#"{"asset": "a", "speed": 0}"#, [Problem(path: "$.timeline.clips[0].speed", message: "speed 0 is outside 0.01…100")]),
+        (#"{"asset": "a", "volume": "+6dB"}"#, [Problem(path: "$.timeline.clips[0].volume", message: #""+6dB" is not a gain"#)]),
+        (#"{"asset": "a", "volume": "-6 dB"}"#, [Problem(path: "$.timeline.clips[0].volume", message: #""-6 dB" is not a gain"#)]),
     ])
     func aBadValueOnTheFirstClipDoesNotHideTheSizeItGives(clip: String, expected: [Problem]) throws {
         let (status, problems) = try validate(timelineProject(clip, output: ""))
@@ -191,6 +193,21 @@ import Testing
             output: #""size": [64, 36]"#))
         #expect(status == 65)
         #expect(problems == [expected])
+    }
+
+    /// Issue 20.4 through the binary: string forms are read strictly; a JSON number's exponent is JSON.
+    @Test(arguments: [
+        (#""frameRate": "1e2""#, [Problem(path: "$.output.frameRate", message: #"frame rate "1e2" is a string, which must be "N/D""#)]),
+        (#""frameRate": "+30000/1001""#,
+         [Problem(path: "$.output.frameRate", message: #"frame rate "+30000/1001" is not of the form "N/D" with integers N and D"#)]),
+        (#""frameRate": 25, "audio": {"bitrate": "1e3k"}"#,
+         [Problem(path: "$.output.audio.bitrate", message: #""1e3k" is not a bit rate"#)]),
+        (#""frameRate": 2.5e1, "size": [6.4e1, 36]"#, []),
+    ])
+    func stringFormsAreReadStrictly(output: String, expected: [Problem]) throws {
+        let (status, problems) = try validate(timelineProject(#"{"asset": "a", "duration": 1}"#, output: output))
+        #expect(status == (expected.isEmpty ? 0 : 65))
+        #expect(problems == expected)
     }
 
     @Test func aBrokenGapIsStillAGap() throws {

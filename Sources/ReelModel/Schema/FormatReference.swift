@@ -148,7 +148,8 @@ public enum FormatReference {
             }
             return "object"
         default:
-            return "any (follows the object's kind)"
+            // Only a key list's values and an animation's from and to have no type of their own.
+            return "the list's or the property's value type"
         }
     }
 

@@ -247,7 +247,7 @@ import ReelTime
         #expect(project.exportRange == range(t(1), t(5, 2)))
         #expect(project.frameCount == 45)
         #expect(compile(#"{"asset": "a", "out": 4}"#, output: #""path": "o.mp4", "range": {"start": 3, "duration": 2}"#).diagnostics.map(\.humanText) == [
-            "error: $.output.range: range 3 s to 5 s is not inside the composition (0 s to 4 s)\n       hint: export a range within 0 s and 4 s",
+            "error: $.output.range: range 3 s to 5 s (frames 90 to 150) is not inside the composition (0 s to 4 s, frames 0 to 120)\n       hint: export a range within 0 s and 4 s",
         ])
     }
 
@@ -300,7 +300,7 @@ import ReelTime
             "a": videoFacts(duration: t(10)), "song": audioFacts(duration: t(60)), "mute": videoFacts(duration: t(5), audio: false),
         ]
         #expect(compileProject(text, facts: facts).diagnostics.map(\.humanText) == [
-            "error: $.composition.tracks[0].segments[0].source: source 9 s to 11 s reaches beyond the end of asset \"a\" (10 s)\n       hint: asset \"a\" lasts 10 s; end the source range there or earlier",
+            "error: $.composition.tracks[0].segments[0].source: source 9 s to 11 s (frames 270 to 330) reaches beyond the end of asset \"a\", which lasts 10 s (300 frames)\n       hint: asset \"a\" lasts 10 s; end the source range there or earlier",
             "error: $.composition.tracks[0].segments[1].asset: asset \"song\" has no video stream, but track 1 is a video track\n       hint: put audio-only assets on audio tracks",
             "error: $.composition.tracks[1].segments[0].asset: asset \"mute\" has no audio stream, but track 2 is an audio track\n       hint: use an empty segment here, or a file with an audio stream",
             "error: $.videoComposition.frameDuration: frameDuration 1/30 s does not match output.frameRate 25\n       hint: write frameDuration \"1/25\", or remove one of them",

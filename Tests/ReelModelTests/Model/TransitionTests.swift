@@ -185,7 +185,7 @@ import ReelTime
         """).diagnostics.map(\.humanText) == [
             "error: $.timeline.clips[0].transition: the first clip has no transition: nothing comes before it\n       hint: remove the transition; a transition is the passage into a clip from the previous one",
             "error: $.timeline.clips[2].transition.type: unknown transition type \"fade\"\n       hint: use one of dissolve, push, slide, wipe, dip",
-            "error: $.timeline.clips[2].transition.duration: transition duration 0 s is not greater than 0\n       hint: give it a length greater than 0",
+            "error: $.timeline.clips[2].transition.duration: transition duration 0 s (0 frames) is not greater than 0\n       hint: give it a length greater than 0",
             "error: $.timeline.clips[2].transition: a transition needs a picture on both sides, but the item before this clip is a gap\n       hint: remove the gap or the transition (a dip fades through a colour between two clips)",
             "error: $.timeline.clips[3].transition.direction: a dissolve has no direction\n       hint: remove \"direction\"; only push, slide and wipe move",
             "error: $.timeline.clips[3].transition.color: a dissolve has no color\n       hint: remove \"color\"; only a dip has one",
@@ -204,7 +204,7 @@ import ReelTime
         """).diagnostics.map(\.humanText) == [
             "error: $.timeline.clips[1].transition.duration: the dissolve of 2 s (60 frames) is longer than clips[0], which lasts 1.5 s (45 frames) on the timeline\n       hint: shorten the transition to at most 1.5 s",
             "error: $.timeline.clips[3].transition.duration: the dip of 1.5 s (45 frames) is longer than clips[2], which lasts 1 s (30 frames) on the timeline\n       hint: shorten the transition to at most 1 s",
-            "error: $.timeline.clips[6].transition.duration: clips[5]'s incoming transition (2 s) and outgoing transition (1.5 s) together last 3.5 s (105 frames), more than the clip's 2 s (60 frames)\n       hint: shorten the transitions so that together they last at most 2 s",
+            "error: $.timeline.clips[6].transition.duration: clips[5]'s incoming transition of 2 s (60 frames) and outgoing transition of 1.5 s (45 frames) together last 3.5 s (105 frames), more than the clip's 2 s (60 frames)\n       hint: shorten the transitions so that together they last at most 2 s",
         ])
         #expect(compile(#"{"asset": "a", "out": 3}, {"asset": "a", "out": 1, "speed": 2, "transition": {"type": "wipe", "duration": 1}}"#).diagnostics.map(\.humanText) == [
             "error: $.timeline.clips[1].transition.duration: the wipe of 1 s (30 frames) is longer than clips[1], which lasts 0.5 s (15 frames) on the timeline\n       hint: shorten the transition to at most 0.5 s",
