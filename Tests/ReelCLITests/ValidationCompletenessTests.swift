@@ -183,7 +183,8 @@ import Testing
 
     @Test(arguments: [
         (#"{"asset": "a", "out": "7f", "in": "1/3"}"#,
-         Problem(path: "$.timeline.clips[0].out", message: #""7f" counts frames, but the project has no frame rate"#)),
+         // Frame counts without output.frameRate count at the first clip's rate (25 fps here).
+         Problem(path: "$.timeline.clips[0].out", message: "out 0.28 s is not after in 0.333333 s (1/3 s)")),
         ("5", Problem(path: "$.timeline.clips[0]", message: #"expected a clip object or {"gap": T}, found a number"#)),
         (#"{"asset": 7, "duration": 1}"#, Problem(path: "$.timeline.clips[0].asset", message: "expected a string, found a number")),
     ])
