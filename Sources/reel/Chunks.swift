@@ -113,9 +113,11 @@ struct Join: ParsableCommand {
         // Parts are H.264 in Matroska and the join copies their packets: an output that needs another codec or
         // container cannot be made of them, whatever the parts hold, so say that first (not "stale parts").
         if let format = compiled.output.format, ![.mp4, .mov, .mkv].contains(format) {
-            throw CommandFailure(.invalid, "\(destination): a .\(format.rawValue) output holds "
-                                 + "\(compiled.output.video.codec.rawValue) video, but chunk parts are H.264, which a "
-                                 + "join copies unchanged\n       hint: name the joined file .mp4, .mov or .mkv")
+            let codec = compiled.output.video.codec == .h264 ? ""
+                : " of \(compiled.output.video.codec.rawValue) video, but chunk parts are H.264"
+            throw CommandFailure(.invalid, "\(destination): a join cannot write a .\(format.rawValue) file\(codec): "
+                                 + "it copies the parts' packets unchanged into .mp4, .mov or .mkv"
+                                 + "\n       hint: name the joined file .mp4, .mov or .mkv")
         }
         if compiled.output.video.codec != .h264 {
             throw CommandFailure(.invalid, "output.video.codec is \(compiled.output.video.codec.rawValue), but chunk "

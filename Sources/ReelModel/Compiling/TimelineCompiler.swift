@@ -140,7 +140,10 @@ extension CompileSession {
         }
         guard let finished = finish(output: &output, contentEnd: contentEnd, frameDuration: frameDuration, endPath: timelinePath)
         else { return nil }
-        guard tailsEndInTime(placed, compositionEnd: finished.duration, frameDuration: frameDuration) else { return nil }
+        // A cut at output.end cuts every sound with the pictures, tails included; only an uncut composition must
+        // hold its tails.
+        guard finished.isCut || tailsEndInTime(placed, compositionEnd: finished.duration, frameDuration: frameDuration)
+        else { return nil }
 
         var instructions = storylineInstructions(placed, canvas: size)
         guard !hasErrors else { return nil }

@@ -20,10 +20,13 @@ import ReelTime
         """, facts: Self.facts)
     }
 
-    @Test(.disabled("fails on the merged tree of stop 17 (cross-branch drift, see the closing note); to fix next: expects no diagnostics; the new audio-outlasts-pictures warning appears"))
+    @Test
     func aTrackPlacedOnceExtendsTheComposition() throws {
         let (compiled, diagnostics) = compile(clips: #"{"asset": "a", "out": 3}"#, #""audio": [{"id": "music", "asset": "song", "at": 1, "in": 1, "out": 4, "volume": 0.8}]"#)
-        #expect(diagnostics.map(\.humanText) == [])
+        // The track outlasts the pictures by a second: allowed, and said once, as a warning at the track.
+        #expect(diagnostics.map(\.severity) == [.warning])
+        #expect(diagnostics.first?.path == JSONPath.root.key("timeline").key("audio").index(0))
+        #expect(diagnostics.first?.humanText.contains("runs to 4 s") == true, "\(diagnostics.map(\.humanText))")
         let project = try #require(compiled)
         #expect(project.duration == t(4))
         let track = try #require(project.composition.track(5))
@@ -97,12 +100,12 @@ import ReelTime
         #expect(project.audioMix.inputs(forTrack: 5).count == 2)
     }
 
-    @Test(.disabled("fails on the merged tree of stop 17 (cross-branch drift, see the closing note); to fix next: expects no diagnostics; the new audio-outlasts-pictures warning appears"))
+    @Test
     func stretchesCloserThanTwoRampsMerge() throws {
         let (compiled, diagnostics) = compile(clips: #"{"asset": "a", "out": 1}, {"gap": 0.8}, {"asset": "a", "out": 1}, {"gap": 1}, {"asset": "a", "out": 1}, {"asset": "a", "out": 1, "muted": true}"#, """
         "audio": [{"id": "music", "asset": "voice", "out": 8}], "ducking": [{"duck": "music", "under": "main", "to": "-12dB", "ramp": 0.5}]
         """)
-        #expect(diagnostics.map(\.humanText) == [])
+        #expect(diagnostics.filter { $0.severity == .error }.map(\.humanText) == [])
         let project = try #require(compiled)
         let ducked = 0.251188643150958
         let keys = try #require(project.audioMix.inputs.first?.volume.keys)
@@ -113,12 +116,12 @@ import ReelTime
         #expect(keys.map { $0.values.map { abs($0 - ducked) < 1e-12 ? -1 : $0 } } == [[-1], [-1, 1], [1, -1], [-1, 1]])
     }
 
-    @Test(.disabled("fails on the merged tree of stop 17 (cross-branch drift, see the closing note); to fix next: expects no diagnostics; the new audio-outlasts-pictures warning appears"))
+    @Test
     func aRampBeforeZeroStartsAtZeroPartWayDown() throws {
         let (compiled, diagnostics) = compile(clips: #"{"gap": 0.2}, {"asset": "a", "out": 1}"#, """
         "audio": [{"id": "music", "asset": "voice", "out": 3}], "ducking": [{"duck": "music", "under": "main", "to": 0.2, "ramp": 0.5}]
         """)
-        #expect(diagnostics.map(\.humanText) == [])
+        #expect(diagnostics.filter { $0.severity == .error }.map(\.humanText) == [])
         let keys = try #require(compiled?.audioMix.inputs.first?.volume)
         // The ramp would start at −0.3 s; at 0 it is 0.6 of the way from 1 to 0.2.
         guard case .ramp(let down, let from, let to, .linear) = keys.keys[0] else {
@@ -182,14 +185,14 @@ import ReelTime
         ])
     }
 
-    @Test(.disabled("fails on the merged tree of stop 17 (cross-branch drift, see the closing note); to fix next: expected diagnostics predate the audio-outlasts-pictures warning"))
+    @Test
     func audioDiagnosticsFromCompiling() {
         #expect(compile(clips: #"{"asset": "a", "out": 5, "muted": true}, {"asset": "silent", "out": 1}"#, """
         "audio": [{"id": "picture", "asset": "silent"}, {"id": "late", "asset": "song", "in": 4},
                   {"id": "long", "asset": "song", "in": 1, "duration": 3.5}, {"id": "faded", "asset": "song", "out": 2, "fadeIn": 1.5, "fadeOut": 1},
                   {"id": "short", "asset": "voice", "out": 1, "fadeOut": 2}, {"id": "quiet", "asset": "voice", "volume": 0.1}],
         "ducking": [{"duck": "quiet", "under": "main", "to": 1, "ramp": 0.5}]
-        """).diagnostics.map(\.humanText) == [
+        """).diagnostics.filter { $0.severity == .error }.map(\.humanText) == [
             "error: $.timeline.audio[0].asset: asset \"silent\" has no audio stream\n       hint: use a file with sound, or choose its stream with audioTrack",
             "error: $.timeline.audio[1].in: in 4 s (frame 120) is at or after the end of asset \"song\", whose audio lasts 4 s (120 frames)\n       hint: start the track before 4 s",
             "error: $.timeline.audio[2].duration: in + duration = 4.5 s (frame 135) is beyond the end of asset \"song\", whose audio lasts 4 s (120 frames)\n       hint: end the track at 4 s or earlier",
@@ -199,13 +202,13 @@ import ReelTime
         #expect(compile(clips: #"{"asset": "a", "out": 5, "muted": true}, {"asset": "silent", "out": 1}"#, """
         "audio": [{"id": "quiet", "asset": "voice", "volume": 0.1}, {"id": "bed", "asset": "song", "at": 11, "loop": true}],
         "ducking": [{"duck": "quiet", "under": "main", "to": 0.1, "ramp": 0.5}, {"duck": "quiet", "under": "bed", "to": 1, "ramp": 0.5}]
-        """).diagnostics.map(\.humanText) == [
+        """).diagnostics.filter { $0.severity == .error }.map(\.humanText) == [
             "error: $.timeline.audio[1].at: the looping track starts at 11 s (frame 330), not before the composition's end at 10 s (frame 300), so it never sounds\n       hint: start it earlier, or give it a \"duration\"",
         ])
         #expect(compile(clips: #"{"asset": "a", "out": 5, "muted": true}, {"asset": "silent", "out": 1}"#, """
         "audio": [{"id": "quiet", "asset": "voice", "volume": 0.1}, {"id": "bed", "asset": "song", "at": 1, "loop": true}],
         "ducking": [{"duck": "quiet", "under": "main", "to": 0.1, "ramp": 0.5}, {"duck": "quiet", "under": "bed", "to": 1, "ramp": 0.5}]
-        """).diagnostics.map(\.humanText) == [
+        """).diagnostics.filter { $0.severity == .error }.map(\.humanText) == [
             "error: $.timeline.ducking[0].under: track \"main\" has no sound to duck under\n       hint: it has no unmuted audio segment; remove this ducking rule or unmute the track",
             "error: $.timeline.ducking[1].to: ducking \"quiet\" to 1 from its volume 0.1 is a gain of 10, more than 4\n       hint: lower \"to\", or raise the track's volume",
         ])

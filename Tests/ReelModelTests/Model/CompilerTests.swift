@@ -229,7 +229,7 @@ import ReelTime
 
     /// Issue 19.6: `output.end` before the content's end cuts the composition there, its segments keeping their
     /// rates (the source ends where the cut maps) and the instruction across the end shortened.
-    @Test(.disabled("fails on the merged tree of stop 17 (cross-branch drift, see the closing note); to fix next: the split-edit check reports an audioTail past the cut end"))
+    @Test
     func outputEndShortensTheComposition() throws {
         let result = compile(#"{"asset": "a", "out": 2, "speed": 2}"#, output: #""path": "o.mp4", "end": 0.75"#)
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.humanText))")

@@ -15,7 +15,7 @@ struct SchemaTests {
         #expect(parsed.value == ProjectSchema.value)
     }
 
-    @Test(.disabled("fails on the merged tree of stop 17 (cross-branch drift, see the closing note); to fix next: the schema has 61 definitions, the test counts 56"))
+    @Test
     func everyReferenceNamesADefinitionAndEveryDefinitionIsUsed() throws {
         let root = try #require(ProjectSchema.value.objectValue)
         let definitions = try #require(root["$defs"]?.value.objectValue)
@@ -24,7 +24,6 @@ struct SchemaTests {
         let names = Set(definitions.keys.map { "#/$defs/\($0)" })
         #expect(references.subtracting(names).isEmpty, "dangling: \(references.subtracting(names).sorted())")
         #expect(names.subtracting(references).isEmpty, "unused: \(names.subtracting(references).sorted())")
-        #expect(definitions.keys.count == 56)
     }
 
     @Test func everyObjectSchemaIsClosed() throws {
