@@ -134,6 +134,9 @@ import Glibc
         rows += Array("bad".utf8) + [0xC3, 0x28] + Array(",x\n".utf8)
         rows += Array("\"new\nline\",x\nok,fine\n".utf8)
         try write("rows.csv", rows)
+        // The template names its container, so a pattern without an extension is fine.
+        try Self.template.replacingOccurrences(of: #""path": "{{id}}.mp4","#, with: #""path": "{{id}}.mp4", "format": "mp4","#)
+            .write(to: folder.file("t.json"), atomically: true, encoding: .utf8)
         // The pattern's folder is the template's: a row named photo.png would replace the template's input.
         let result = try reel(["batch", "t.json", "rows.csv", "-o", "{{id}}", "--keep-going", "--manifest", "out/m.jsonl", "-q"])
         #expect(result.status == 65, "\(result.stderrText)")
