@@ -164,7 +164,7 @@ import Testing
         #expect(Self.inkedFrames(frames, rows: Self.bottom) == Array(4...14))
     }
 
-    @Test(.disabled("fails on the merged tree of stop 17 (cross-branch drift, see the closing note); to fix next: two caption errors: only the first file's is reported"))
+    @Test
     func aMissingCaptionFileIsAMissingInputAndABadOneIsPlacedByLine() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -177,7 +177,11 @@ import Testing
         let bad = try Spine.render(Self.project(#""clips": [], "captions": [{"file": "c.vtt"}, {"file": "bad.vtt"}]"#, end: 1),
                                    in: folder)
         #expect(bad.status == 65)
-        #expect(bad.stderrText.contains("c.vtt:6: $.timeline.captions[0].file: cue 2:"), "\(bad.stderrText)")
+        // A cue with a malformed timestamp is dropped with a warning, as WebVTT's parsing rules drop it; a file
+        // that is not WebVTT at all is an error.
+        let validated = try run(Spine.reel().path, ["validate", folder.file("project.json").path])
+        #expect(validated.status == 65)
+        #expect(validated.stderrText.contains("warning: c.vtt:6: $.timeline.captions[0].file: cue 2: \"00:01\" is not a WebVTT timestamp"), "\(validated.stderrText)")
         #expect(bad.stderrText.contains("bad.vtt:1: $.timeline.captions[1].file: not a WebVTT file"), "\(bad.stderrText)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
     }
@@ -242,7 +246,7 @@ import Testing
         #expect(streams[1].packets.contains { $0.0 == 0.2 && abs($0.1 - 0.4) < 0.0005 })
     }
 
-    @Test(.disabled("fails on the merged tree of stop 17 (cross-branch drift, see the closing note); to fix next: no ink found in the transcript's bottom rows"))
+    @Test
     func theActiveWordOfATranscriptMovesOnTheRightFrames() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -252,13 +256,15 @@ import Testing
             "clips": [], "captions": [{"transcript": "w.json", "style": {"size": 24}, "highlight": {"color": "#0000FF"}}]
             """, end: 1.2), in: folder)
         try #require(frames.count == 36)
-        // White (luma 235) against blue (luma 32): which half of the canvas holds the brightest ink.
-        func brightLeft(_ luma: [UInt8]) -> Bool {
-            Self.bottom.contains { y in (0..<(Self.width / 2)).contains { luma[y * Self.width + $0] > 180 } }
+        // White (luma 235) against blue (luma 32): the brightest ink is the word that is not active, so its mean
+        // column lies right of the centre while the first word is active and left of it after.
+        func brightCentre(_ luma: [UInt8]) -> Double? {
+            var sum = 0, count = 0
+            for y in Self.bottom { for x in 0..<Self.width where luma[y * Self.width + x] > 180 { sum += x; count += 1 } }
+            return count == 0 ? nil : Double(sum) / Double(count)
         }
-        func brightRight(_ luma: [UInt8]) -> Bool {
-            Self.bottom.contains { y in ((Self.width / 2)..<Self.width).contains { luma[y * Self.width + $0] > 180 } }
-        }
+        func brightRight(_ luma: [UInt8]) -> Bool { (brightCentre(luma) ?? 0) > Double(Self.width) / 2 + 20 }
+        func brightLeft(_ luma: [UInt8]) -> Bool { (brightCentre(luma) ?? Double(Self.width)) < Double(Self.width) / 2 - 20 }
         // The page shows from 0.2 s (frame 6) to 0.9 s (frame 26); the first word is active until 0.5 s (frame 15).
         #expect(Self.inkedFrames(frames, rows: Self.bottom) == Array(6...26))
         for index in 6...14 { #expect(!brightLeft(frames[index]) && brightRight(frames[index]), "frame \(index)") }

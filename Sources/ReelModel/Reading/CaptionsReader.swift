@@ -37,15 +37,20 @@ extension DocumentDecoder {
         if let json = fields["highlight"] {
             if let highlightFields = object(json, path.key("highlight"), .captionHighlight, expected: "a highlight object") {
                 var value = CaptionHighlight()
-                value.color = take(highlightFields["color"].flatMap { color($0, path.key("highlight").key("color")) }, "highlight")
-                value.scale = take(highlightFields["scale"].flatMap { double($0, path.key("highlight").key("scale"), in: 0.1...10) },
-                                   "highlight")
+                // Each member is optional: only one given and refused makes the object invalid.
+                value.color = highlightFields["color"].flatMap { color($0, path.key("highlight").key("color")) }
+                value.scale = highlightFields["scale"].flatMap { double($0, path.key("highlight").key("scale"), in: 0.1...10) }
                 if highlightFields.has("color"), value.color == nil { valid = false }
                 if highlightFields.has("scale"), value.scale == nil { valid = false }
                 highlight = value
             } else {
                 valid = false
             }
+        }
+        if highlight != nil, fields.has("file"), !fields.has("transcript") {
+            error(path.key("highlight"), "highlight marks the active word of a transcript; a caption file has no word times",
+                  hint: "remove \"highlight\", or give a word-level transcript in \"transcript\"")
+            valid = false
         }
         var format: CaptionFormat?
         if let json = fields["format"] {

@@ -66,3 +66,29 @@ struct TranscriptTests {
         #expect(cues[0].end == cues[1].start)
     }
 }
+
+@Suite struct CaptionHighlightReadingTests {
+    /// Either member of `highlight` may be left out; before this was fixed, a highlight with a colour and no scale
+    /// was refused without a word and the captions vanished from the render.
+    @Test func aHighlightWithOneMemberIsRead() throws {
+        for highlight in [##"{"color": "#0000FF"}"##, #"{"scale": 1.2}"#] {
+            let (project, diagnostics) = readProject("""
+                {"reel": 1, "output": {"path": "o.mkv", "end": 1},
+                 "timeline": {"clips": [], "captions": [{"transcript": "w.json", "highlight": \(highlight)}]}}
+                """)
+            #expect(diagnostics.map(\.humanText) == [])
+            let captions = try #require(project?.timeline?.captions.first)
+            #expect(captions.highlight != nil)
+        }
+    }
+
+    @Test func aHighlightOnACaptionFileIsAnError() {
+        let (_, diagnostics) = readProject("""
+            {"reel": 1, "output": {"path": "o.mkv", "end": 1},
+             "timeline": {"clips": [], "captions": [{"file": "a.srt", "highlight": {"color": "#0000FF"}}]}}
+            """)
+        #expect(diagnostics.map(\.humanText) == [
+            "error: $.timeline.captions[0].highlight: highlight marks the active word of a transcript; a caption file has no word times\n       hint: remove \"highlight\", or give a word-level transcript in \"transcript\"",
+        ])
+    }
+}
