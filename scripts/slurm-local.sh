@@ -77,8 +77,10 @@ CONF
 export SLURM_CONF=$work/slurm.conf
 slurmctld -D -i >"$work/slurmctld.out" 2>&1 &
 pids+=($!)
+disown $!  # the cleanup stops it; bash need not report how
 slurmd -D -N "$node" >"$work/slurmd.out" 2>&1 &
 pids+=($!)
+disown $!
 for _ in $(seq 60); do
   state=$(sinfo -h -N -o '%T' 2>/dev/null | head -1)
   [ "$state" = idle ] && break

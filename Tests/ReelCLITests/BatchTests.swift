@@ -235,6 +235,6 @@ import Glibc
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let result = try run(root.appendingPathComponent("scripts/slurm-local.sh").path, [try builtExecutable(named: "reel").path])
         #expect(result.status == 0, "\(result.stdoutText)\n\(result.stderrText)")
-        #expect(result.stderrText.contains("slurm-local: all checks passed"), "\(result.stderrText)")
+        #expect(result.stdoutText.contains("slurm-local: all checks passed"), "\(result.stdoutText)\n\(result.stderrText)")
     }
 }
