@@ -82,6 +82,8 @@ final class Encoder {
         picture.pointee.colorspace = codec.pointee.colorspace
         picture.pointee.color_primaries = codec.pointee.color_primaries
         picture.pointee.color_trc = codec.pointee.color_trc
+        // A fixed quantiser (JPEG stills) is read from each picture, as the ffmpeg CLI sets it.
+        if codec.pointee.flags & AV_CODEC_FLAG_QSCALE != 0 { picture.pointee.quality = codec.pointee.global_quality }
         try send(picture, to: deliver)
     }
 }
@@ -129,6 +131,45 @@ func configureVideo(_ codec: UnsafeMutablePointer<AVCodecContext>, encoder name:
     }
 }
 
+/// Sets up the encoder of an animation or a still of an image sequence (`VideoCodec.isPictureCodec`): size, pixel
+/// format, square pixels, frame rate and time base 1/frameRate, bit-exact output, and the quality of the output
+/// preset (docs/outputs.md): WebP's `quality` 90/80/70/60 (high … draft), JPEG's quantiser 2/3/5/8, PNG's zlib
+/// level 9/6/6/3; GIF has no setting (its palette decides). R′G′B′ pictures are tagged sRGB (PNG writes an sRGB
+/// chunk), JPEG's full-range BT.601.
+func configurePicture(_ codec: UnsafeMutablePointer<AVCodecContext>, encoder name: String,
+                      settings: VideoEncoderSettings, path: String?) throws(MediaError) {
+    let rate = settings.frameRate
+    codec.pointee.width = Int32(settings.width)
+    codec.pointee.height = Int32(settings.height)
+    codec.pointee.pix_fmt = settings.pixelFormat.av
+    codec.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+    codec.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
+    codec.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
+    codec.pointee.flags |= AV_CODEC_FLAG_BITEXACT
+    codec.pointee.color_range = AVCOL_RANGE_JPEG
+    if settings.codec == .jpeg {
+        codec.pointee.colorspace = AVCOL_SPC_BT470BG
+    } else {
+        codec.pointee.colorspace = AVCOL_SPC_RGB
+        codec.pointee.color_primaries = AVCOL_PRI_BT709
+        codec.pointee.color_trc = AVCOL_TRC_IEC61966_2_1
+    }
+    let level = settings.quality ?? .medium
+    switch settings.codec {
+    case .webp, .webpAnimated:
+        let quality = switch level { case .high: 90; case .medium: 80; case .low: 70; case .draft: 60 }
+        try setOption(codec, "quality", String(quality), encoder: name, path: path)
+    case .jpeg:
+        let quantiser: Int32 = switch level { case .high: 2; case .medium: 3; case .low: 5; case .draft: 8 }
+        codec.pointee.flags |= AV_CODEC_FLAG_QSCALE
+        codec.pointee.global_quality = quantiser * FF_QP2LAMBDA
+    case .png, .apng:
+        codec.pointee.compression_level = switch level { case .high: 9; case .medium, .low: 6; case .draft: 3 }
+    case .gif, .h264, .hevc, .vp9, .av1, .prores:
+        break
+    }
+}
+
 /// Sets an encoder-private option, or throws `.unsupported` naming the encoder.
 func setOption(_ codec: UnsafeMutablePointer<AVCodecContext>, _ key: String, _ value: String,
                encoder: String, path: String?) throws(MediaError) {
@@ -142,7 +183,7 @@ func setOption(_ codec: UnsafeMutablePointer<AVCodecContext>, _ key: String, _ v
 /// same kind it can encode instead.
 func missingEncoderMessage(label: String, names: [String]) -> String {
     let kind: [String] = if VideoCodec(rawValue: label) != nil {
-        VideoCodec.allCases.filter { $0.isEncodable }.map(\.rawValue)
+        VideoCodec.allCases.filter { $0.isEncodable && !$0.isPictureCodec }.map(\.rawValue)
     } else if AudioCodec(rawValue: label) != nil {
         AudioCodec.allCases.filter { $0.isEncodable }.map(\.rawValue)
     } else {

@@ -13,6 +13,34 @@ public enum VideoCodec: String, Sendable, CaseIterable {
     case av1
     /// Apple ProRes through prores_ks (needs a 4:2:2 or 4:4:4 10-bit pixel format).
     case prores
+    /// GIF through libavcodec's gif encoder (pal8 pictures, from a `PaletteMapper`).
+    case gif
+    /// Animated WebP through libwebp_anim (one packet holding the whole animation, at the end).
+    case webpAnimated
+    /// WebP stills through libwebp (image sequences).
+    case webp
+    /// Animated PNG through libavcodec's apng encoder.
+    case apng
+    /// PNG stills (image sequences).
+    case png
+    /// JPEG stills through the mjpeg encoder (image sequences).
+    case jpeg
+
+    /// Whether the codec makes animations or stills rather than movie video: its encoder is set up by
+    /// `configurePicture`, without colour-matrix tags, rate factors or keyframe intervals.
+    public var isPictureCodec: Bool { [.gif, .webpAnimated, .webp, .apng, .png, .jpeg].contains(self) }
+
+    /// The pixel format its encoder is given: pal8 for GIF, bgra for WebP (libwebp converts R′G′B′ itself, with the
+    /// matrix its format defines), rgb24 for PNG, yuvj420p for JPEG, yuv420p (reel's canvas) for movie codecs.
+    public var picturePixelFormat: PixelFormat? {
+        switch self {
+        case .gif: .pal8
+        case .webpAnimated, .webp: .bgra
+        case .apng, .png: .rgb24
+        case .jpeg: .yuvj420p
+        case .h264, .hevc, .vp9, .av1, .prores: nil
+        }
+    }
 
     /// FFmpeg encoder names to try, in order.
     var encoderNames: [String] {
@@ -22,6 +50,12 @@ public enum VideoCodec: String, Sendable, CaseIterable {
         case .vp9: ["libvpx-vp9"]
         case .av1: ["libaom-av1", "libsvtav1"]
         case .prores: ["prores_ks"]
+        case .gif: ["gif"]
+        case .webpAnimated: ["libwebp_anim"]
+        case .webp: ["libwebp"]
+        case .apng: ["apng"]
+        case .png: ["png"]
+        case .jpeg: ["mjpeg"]
         }
     }
 
@@ -32,6 +66,11 @@ public enum VideoCodec: String, Sendable, CaseIterable {
         case .vp9: AV_CODEC_ID_VP9
         case .av1: AV_CODEC_ID_AV1
         case .prores: AV_CODEC_ID_PRORES
+        case .gif: AV_CODEC_ID_GIF
+        case .webpAnimated, .webp: AV_CODEC_ID_WEBP
+        case .apng: AV_CODEC_ID_APNG
+        case .png: AV_CODEC_ID_PNG
+        case .jpeg: AV_CODEC_ID_MJPEG
         }
     }
 }

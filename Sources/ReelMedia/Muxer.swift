@@ -142,6 +142,9 @@ public final class Muxer {
     /// the edit lists' lengths are counted; the sample rate makes an audio track's edit list exact. Set before
     /// `start()`.
     public var movieTimescale: Int?
+    /// The muxer's own options (`loop` of the gif and webp muxers, `plays` of apng, `start_number` of image2), in
+    /// order; set before `start()`.
+    public var options: [(key: String, value: String)] = []
 
     /// Creates the container `formatName` (`mp4`, `mov`, `matroska`, `webm`, `nut`, `mpegts`, …)
     /// writing to `destination`, with container-level `metadata` tags in order.
@@ -201,6 +204,8 @@ public final class Muxer {
             return [AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_AAC, AV_CODEC_ID_OPUS].contains(codec)
         }
         if name == "ogg" { return [AV_CODEC_ID_OPUS, AV_CODEC_ID_FLAC, AV_CODEC_ID_VORBIS].contains(codec) }
+        // image2 writes each packet as a file whatever its codec; reel gives it PNG, JPEG and WebP stills.
+        if name == "image2" { return [AV_CODEC_ID_PNG, AV_CODEC_ID_MJPEG, AV_CODEC_ID_WEBP].contains(codec) }
         return false
     }
 
@@ -271,6 +276,7 @@ public final class Muxer {
         if keepsEveryTag && isMov { movFlags += "+use_metadata_tags" }
         if !movFlags.isEmpty { try options.set("movflags", movFlags) }
         if let movieTimescale, isMov { try options.set("movie_timescale", String(movieTimescale)) }
+        for option in self.options { try options.set(option.key, option.value) }
         try check(avformat_write_header(output.context, &options.avDictionary), .io, "cannot write the \(formatName) header",
                   function: "avformat_write_header", path: output.name)
         output.started = true

@@ -24,7 +24,11 @@ public final class VideoEncoder: Flushable {
                                  path: output.name)
             }
             output.requestGlobalHeader(codec)
-            try configureVideo(codec, encoder: name, settings: settings, path: output.name)
+            if settings.codec.isPictureCodec {
+                try configurePicture(codec, encoder: name, settings: settings, path: output.name)
+            } else {
+                try configureVideo(codec, encoder: name, settings: settings, path: output.name)
+            }
         }
         stream = try output.addStream(encodedBy: encoder.codec, encoderName: encoder.name)
         if output.isQuickTimeFamily, settings.codec == .hevc {

@@ -15,8 +15,9 @@ struct EncodingSettings {
     var audio: AudioEncoderSettings?
 
     /// libavformat's muxer name for each container of SPEC §2.1.
-    static func muxerName(for container: ContainerFormat) -> String {
-        switch container {
+    static func muxerName(for container: ContainerFormat, imageSequence: Bool = false) -> String {
+        if imageSequence { return "image2" }
+        return switch container {
         case .mp4: "mp4"
         case .mov: "mov"
         case .mkv: "matroska"
@@ -29,11 +30,18 @@ struct EncodingSettings {
         case .ogg: "ogg"
         case .flac: "flac"
         case .wav: "wav"
+        case .gif: "gif"
+        case .webp: "webp"
+        case .apng: "apng"
+        // Without a frame number there is no sequence; validation refuses it before a render.
+        case .png, .jpg: "image2"
         }
     }
 
     /// Whether the output holds audio alone: nothing of the video composition is rendered (docs/outputs.md).
     let isAudioOnly: Bool
+    /// Whether the output is pictures alone (an animation or an image sequence): no audio is mixed or written.
+    let isPictureOnly: Bool
 
     init(project: CompiledProject, threads: Int = 0) throws(RenderError) {
         let output = project.output
@@ -41,8 +49,9 @@ struct EncodingSettings {
             throw RenderError(.invalid, "cannot tell the container from the output path; set output.format")
         }
         // MP4 and MOV stream as fragmented MP4 (the muxer turns fragmentation on for a pipe).
-        container = Self.muxerName(for: format)
+        container = Self.muxerName(for: format, imageSequence: output.isImageSequence)
         isAudioOnly = format.isAudioOnly
+        isPictureOnly = format.isPictureOnly
 
         let (quality, audioBitrate): (EncodingQuality, Int) = switch output.preset {
         case .high: (.high, 256_000)
@@ -50,11 +59,17 @@ struct EncodingSettings {
         case .low: (.low, 128_000)
         case .draft: (.draft, 96_000)
         }
-        guard let videoCodec = VideoCodec(rawValue: output.video.codec.rawValue) else {
+        let videoCodec: VideoCodec
+        if output.video.codec == .webp {
+            // One animated file, or one still per frame.
+            videoCodec = output.isImageSequence ? .webp : .webpAnimated
+        } else if let codec = VideoCodec(rawValue: output.video.codec.rawValue) {
+            videoCodec = codec
+        } else {
             throw RenderError(.unsupported, "video codec \(output.video.codec.rawValue) is not supported")
         }
         let pixelFormatName = output.video.effectivePixelFormat
-        guard let pixelFormat = PixelFormat(name: pixelFormatName) else {
+        guard let pixelFormat = videoCodec.picturePixelFormat ?? PixelFormat(name: pixelFormatName) else {
             throw RenderError(.unsupported, "output pixel format \(pixelFormatName) is not known to FFmpeg")
         }
         guard let frameRate = output.frameRate else {
@@ -67,7 +82,7 @@ struct EncodingSettings {
             quality: quality,
             gop: output.video.gop, threads: threads)
 
-        if let settings = output.audio {
+        if let settings = output.audio, !isPictureOnly {
             guard let codec = AudioCodec(rawValue: settings.codec.rawValue) else {
                 throw RenderError(.unsupported, "audio codec \(settings.codec.rawValue) is not supported")
             }

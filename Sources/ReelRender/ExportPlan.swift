@@ -119,6 +119,21 @@ public struct ExportPlan {
         }
         // An .m4a's edit list, which trims AAC's priming and padding, counted in samples.
         if case .audioOnly = mode, let audio = settings.audio { container.movieTimescale = audio.sampleRate }
+        container.options = Self.pictureOptions(output, muxer: settings.container)
         return container
+    }
+
+    /// The options of the picture muxers (docs/outputs.md): `output.loop` is how many times an animation plays,
+    /// 0 for ever (the default) — gif's `loop` counts the repeats after the first play (-1: none), webp's `loop`
+    /// and apng's `plays` count the plays; an image sequence is numbered from `FramePattern.firstNumber`.
+    static func pictureOptions(_ output: OutputSettings, muxer: String) -> [(key: String, value: String)] {
+        let plays = output.loop ?? 0
+        switch muxer {
+        case "gif": return [("loop", String(plays == 0 ? 0 : plays == 1 ? -1 : plays - 1))]
+        case "webp": return [("loop", String(plays))]
+        case "apng": return [("plays", String(plays))]
+        case "image2": return [("start_number", String(FramePattern.firstNumber))]
+        default: return []
+        }
     }
 }

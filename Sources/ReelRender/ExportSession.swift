@@ -136,10 +136,51 @@ public final class ExportSession {
             subtitles = try SubtitleTrackPlan.plans(project: project, from: plan.grid.start, to: project.exportRange.end,
                                                     container: container.name)
         }
+        var video = OutputWriter.Video.encoded(plan.settings.video)
+        if plan.settings.video.codec == .gif {
+            // A GIF's one palette comes from every picture of the output: a first pass renders them all into
+            // palettegen's histogram (bounded memory, nothing written), the second below maps them to it.
+            let generator = try PaletteSink(width: plan.settings.video.width, height: plan.settings.video.height)
+            let pass = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
+            try pass.run(plan.grid, into: generator, cancellation: cancellation)
+            video = .paletted(plan.settings.video, palette: try generator.palette())
+        }
         let writer = try OutputWriter(destination: target, container: container,
-                                      video: .encoded(plan.settings.video), audio: audio, frameRate: frameRate,
+                                      video: video, audio: audio, frameRate: frameRate,
                                       progress: progress, subtitles: subtitles)
         let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
         try core.run(plan.grid, into: EncodingSink(writer), cancellation: cancellation)
+    }
+}
+
+/// The first pass of a GIF: every composed picture into libavfilter's palettegen (docs/outputs.md).
+final class PaletteSink: MediaSink {
+    private let generator: PaletteGenerator
+
+    init(width: Int, height: Int) throws(RenderError) {
+        do {
+            generator = try PaletteGenerator(width: width, height: height)
+        } catch {
+            throw RenderError(media: error)
+        }
+    }
+
+    func consume(_ frame: ComposedFrame) throws(RenderError) {
+        do {
+            try generator.add(frame.frame)
+        } catch {
+            throw RenderError(media: error)
+        }
+    }
+
+    func finish() throws(RenderError) {}
+
+    /// The palette of every picture consumed.
+    func palette() throws(RenderError) -> VideoFrame {
+        do {
+            return try generator.finish()
+        } catch {
+            throw RenderError(media: error)
+        }
     }
 }

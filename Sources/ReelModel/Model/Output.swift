@@ -98,6 +98,19 @@ public enum VideoCodecName: String, Sendable, CaseIterable {
     case av1
     /// Apple ProRes.
     case prores
+    /// GIF (libavcodec's gif encoder over a palette from libavfilter's palettegen/paletteuse), for `.gif`.
+    case gif
+    /// WebP (libwebp: animated for `.webp`, one still per file in an image sequence).
+    case webp
+    /// Animated PNG, for `.apng`.
+    case apng
+    /// PNG stills, for `.png` image sequences.
+    case png
+    /// JPEG stills (FFmpeg's mjpeg encoder), for `.jpg` image sequences.
+    case jpeg
+
+    /// Whether the codec makes the pictures of an animation or an image sequence (docs/outputs.md), not a movie.
+    public var isPictureCodec: Bool { [.gif, .webp, .apng, .png, .jpeg].contains(self) }
 }
 
 /// Audio codecs an output may use.
@@ -140,13 +153,34 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     case flac
     /// WAVE (`.wav`): 16-bit PCM.
     case wav
+    /// Animated GIF (`.gif`), pictures only (docs/outputs.md).
+    case gif
+    /// Animated WebP (`.webp`), or WebP stills when the path is an image sequence pattern.
+    case webp
+    /// Animated PNG (`.apng`).
+    case apng
+    /// PNG stills, one per frame: the path is an image sequence pattern (`frame_%05d.png`).
+    case png
+    /// JPEG stills, one per frame (`frame_%05d.jpg`, `.jpeg`).
+    case jpg
 
     /// The container named by a file name's extension (case-insensitive), or nil.
     public init?(pathExtensionOf path: String) {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        self.init(rawValue: name[name.index(after: dot)...].lowercased())
+        let ext = name[name.index(after: dot)...].lowercased()
+        self.init(rawValue: ext == "jpeg" ? "jpg" : ext)
     }
+
+    /// Whether the output is pictures without sound (an animation or an image sequence): the audio settings are
+    /// ignored and no audio is mixed (docs/outputs.md).
+    public var isPictureOnly: Bool { videoCodecs.first?.isPictureCodec == true }
+
+    /// Whether the container is always an image sequence (`.png`, `.jpg`), whose path needs a frame number.
+    public var isStillsOnly: Bool { self == .png || self == .jpg }
+
+    /// Whether the container can be one animated file (`.gif`, `.webp`, `.apng`), which `output.loop` applies to.
+    public var canAnimate: Bool { self == .gif || self == .webp || self == .apng }
 
     /// Whether it can be written front to back in one pass, as standard output must be (SPEC §7: mkv, nut, ts;
     /// WebM is Matroska). MP4 and MOV write their index after the media.
@@ -166,6 +200,11 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         case .webm: return [.vp9, .av1]
         case .ts: return [.h264, .hevc]
         case .m4a, .mp3, .opus, .ogg, .flac, .wav: return []
+        case .gif: return [.gif]
+        case .webp: return [.webp]
+        case .apng: return [.apng]
+        case .png: return [.png]
+        case .jpg: return [.jpeg]
         }
     }
 
@@ -183,6 +222,7 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         case .ogg: return [.opus, .flac]
         case .flac: return [.flac]
         case .wav: return [.pcm]
+        case .gif, .webp, .apng, .png, .jpg: return []
         }
     }
 }
@@ -305,6 +345,8 @@ public struct OutputSettings: Sendable, Equatable {
     public var end: Time?
     /// Whether MP4/MOV are written with the index at the front.
     public var faststart: Bool
+    /// `.gif`, `.webp`, `.apng`: how many times the animation plays, 0 for ever; nil: the default, for ever.
+    public var loop: Int?
     // Whether `format`, `video.codec` and `audio.codec` were written, so a CLI `-o` with another
     // extension can re-derive the ones that were only defaults.
     var formatWasWritten = false
@@ -335,8 +377,18 @@ public struct OutputSettings: Sendable, Equatable {
             && lhs.renderScale == rhs.renderScale && lhs.background == rhs.background && lhs.preset == rhs.preset
             && lhs.video == rhs.video && lhs.audio == rhs.audio
             && lhs.metadata.map(\.key) == rhs.metadata.map(\.key) && lhs.metadata.map(\.value) == rhs.metadata.map(\.value)
-            && lhs.range == rhs.range && lhs.end == rhs.end && lhs.faststart == rhs.faststart
+            && lhs.range == rhs.range && lhs.end == rhs.end && lhs.faststart == rhs.faststart && lhs.loop == rhs.loop
     }
+
+    /// The image sequence `path` names (a `%0Nd` in its file name), or nil for a single file.
+    public var framePattern: FramePattern? {
+        guard let path, case .pattern(let pattern) = FramePattern.parse(path) else { return nil }
+        return pattern
+    }
+
+    /// Whether the output is an image sequence: a picture container (`.png .jpg .webp`) and a path with a frame
+    /// number.
+    public var isImageSequence: Bool { format?.isPictureOnly == true && framePattern != nil }
 
     /// These settings with the output file replaced (the CLI's `-o`): a format that only repeats what the old
     /// path's extension implied is derived again from the new extension — a format not written at all, and the one
@@ -373,7 +425,7 @@ public struct OutputSettings: Sendable, Equatable {
     /// diagnostics say when the new container cannot hold it.
     private mutating func codecsFollow(_ container: ContainerFormat) {
         if !videoCodecWasWritten, let codec = container.videoCodecs.first { video.codec = codec }
-        if !audioCodecWasWritten, audio != nil { audio?.codec = container.audioCodecs[0] }
+        if !audioCodecWasWritten, audio != nil, let codec = container.audioCodecs.first { audio?.codec = codec }
     }
 
     /// The container the project names in `output.format`, nil when it leaves it to the path's extension.
@@ -386,7 +438,9 @@ public struct OutputSettings: Sendable, Equatable {
         settings.format = container
         settings.formatWasWritten = true
         if !videoCodecWasWritten, let codec = container.videoCodecs.first { settings.video.codec = codec }
-        if !audioCodecWasWritten, settings.audio != nil { settings.audio?.codec = container.audioCodecs[0] }
+        if !audioCodecWasWritten, settings.audio != nil, let codec = container.audioCodecs.first {
+            settings.audio?.codec = codec
+        }
         return (settings, settings.containerDiagnostics(at: JSONPath.root.key("output").key("format")))
     }
 
@@ -412,10 +466,68 @@ public struct OutputSettings: Sendable, Equatable {
                                     message: "\(container.rawValue) cannot hold \(video.codec.rawValue) video",
                                     hint: "use one of \(container.videoCodecs.map(\.rawValue).joined(separator: ", "))"))
         }
+        if container.isPictureOnly { return found + pictureDiagnostics(container, at: path) }
+        if loop != nil {
+            found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("loop"),
+                                    message: "loop applies to animations, not to a \(container.rawValue) output",
+                                    hint: "remove loop, or write a .gif, .webp or .apng"))
+        }
         if let audio, !container.audioCodecs.contains(audio.codec) {
             found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("audio").key("codec"),
                                     message: "\(container.rawValue) cannot hold \(audio.codec.rawValue) audio",
                                     hint: "use one of \(container.audioCodecs.map(\.rawValue).joined(separator: ", "))"))
+        }
+        return found
+    }
+
+    /// Problems of an animation or image sequence (`container` is a picture container): the path's frame number,
+    /// `loop`, and the video encoder settings, which these encoders do not have (the preset sets their quality).
+    /// The audio settings are ignored: these files have no sound.
+    private func pictureDiagnostics(_ container: ContainerFormat, at path: JSONPath) -> [Diagnostic] {
+        var found: [Diagnostic] = []
+        let parsed = self.path.map(FramePattern.parse) ?? FramePattern.Parse.none
+        let sequence: Bool
+        switch parsed {
+        case .invalid(let reason):
+            found.append(Diagnostic(.error, path: path, message: reason,
+                                    hint: "write the numbered part of the file names as %05d, like frame_%05d.png"))
+            sequence = true
+        case .pattern:
+            sequence = true
+            if !container.isStillsOnly, container != .webp {
+                found.append(Diagnostic(.error, path: path,
+                                        message: "a \(container.rawValue) output is one animated file, not an image sequence",
+                                        hint: "remove the frame number from the name, or write .png, .jpg or .webp stills"))
+            }
+        case .none:
+            sequence = false
+            if container.isStillsOnly, let written = self.path, written != "-" {
+                found.append(Diagnostic(.error, path: path,
+                                        message: "a \(container.rawValue) output is an image sequence, but \"\(written)\" has no frame number",
+                                        hint: "put %05d in the file name (frame_%05d.\(container.rawValue)); for one picture use reel thumbnail"))
+            }
+        }
+        if loop != nil, sequence || !container.canAnimate {
+            found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("loop"),
+                                    message: "loop applies to an animated .gif, .webp or .apng, not to an image sequence",
+                                    hint: "remove loop"))
+        }
+        let video = JSONPath.root.key("output").key("video")
+        let codec = self.video.codec.rawValue
+        let unsupported: [(key: String, present: Bool)] = [
+            ("crf", self.video.crf != nil), ("bitrate", self.video.bitrate != nil),
+            ("encoderPreset", self.video.encoderPreset != nil), ("pixelFormat", self.video.pixelFormat != nil),
+            ("gop", self.video.gop != nil), ("smart", self.video.smart),
+        ]
+        for (key, present) in unsupported where present {
+            found.append(Diagnostic(.error, path: video.key(key),
+                                    message: "a \(container.rawValue) output (\(codec)) has no \(key)",
+                                    hint: "remove output.video.\(key); output.preset sets the quality (docs/outputs.md)"))
+        }
+        if !container.videoCodecs.contains(self.video.codec) {
+            found.append(Diagnostic(.error, path: video.key("codec"),
+                                    message: "\(container.rawValue) cannot hold \(codec) video",
+                                    hint: "use \(container.videoCodecs.map(\.rawValue).joined(separator: ", "))"))
         }
         return found
     }

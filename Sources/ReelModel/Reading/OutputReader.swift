@@ -22,11 +22,12 @@ extension DocumentDecoder {
             if let container: ContainerFormat = enumeration(json, path.key("format"), "container format") {
                 output.format = container
                 if let codec = container.videoCodecs.first { output.video.codec = codec }
-                output.audio?.codec = container.audioCodecs[0]
+                if let codec = container.audioCodecs.first { output.audio?.codec = codec }
             }
             output.formatWasWritten = true
         }
         if let json = fields["video"] { readVideoSettings(json, path.key("video"), into: &output) }
+        if let json = fields["loop"] { output.loop = integer(json, path.key("loop"), in: 0...65535, what: "a play count") }
         if let json = fields["audio"] { readAudioSettings(json, path.key("audio"), into: &output) }
         if !outputPathOverridden, fields["format"] == nil || output.format != nil {
             diagnostics += output.containerDiagnostics(at: path.key("path"))
@@ -109,6 +110,9 @@ extension DocumentDecoder {
                 output.video.crf = integer(json, path.key("crf"), in: 0...51, what: "a crf")
             case .vp9, .av1:
                 output.video.crf = integer(json, path.key("crf"), in: 0...63, what: "a crf")
+            case .gif, .webp, .apng, .png, .jpeg:
+                error(path.key("crf"), "\(output.video.codec.rawValue) has no crf",
+                      hint: "remove crf; output.preset sets the quality (docs/outputs.md)")
             }
         }
         if let json = fields["bitrate"] { output.video.bitrate = bitrate(json, path.key("bitrate")) }
@@ -132,7 +136,7 @@ extension DocumentDecoder {
             return
         }
         guard let fields = object(json, path, .audioOutput, expected: "an object or false") else { return }
-        var audio = output.audio ?? AudioOutputSettings(codec: output.format?.audioCodecs[0] ?? .aac)
+        var audio = output.audio ?? AudioOutputSettings(codec: output.format?.audioCodecs.first ?? .aac)
         if let json = fields["codec"] {
             if let codec: AudioCodecName = enumeration(json, path.key("codec"), "audio codec") { audio.codec = codec }
             output.audioCodecWasWritten = true

@@ -53,7 +53,7 @@ extension ObjectShape {
     public static let output = ObjectShape(
         name: "output",
         allowed: ["path", "format", "size", "frameRate", "renderScale", "background", "preset", "video",
-                  "audio", "metadata", "range", "end", "faststart"])
+                  "audio", "metadata", "range", "end", "faststart", "loop"])
 
     /// `output.video` (SPEC §2.1).
     public static let videoOutput = ObjectShape(

@@ -142,7 +142,8 @@ public enum ProjectSchema {
         [
             FormatKey("path", nonEmptyString, "The output file, relative to the project's folder; the command line's -o replaces it.",
                       default: .described("required unless -o is given"), example: #""out/demo.mp4""#),
-            FormatKey("format", enumeration(ContainerFormat.allCases), "The container.",
+            FormatKey("format", enumeration(ContainerFormat.allCases),
+                      "The container; gif, webp and apng are animations, png and jpg (and webp with a %05d path) image sequences (docs/outputs.md).",
                       default: .described("from the path's extension")),
             FormatKey("size", ref("size"), "The render size [width, height] in pixels.",
                       default: .described("the display size of the first video clip")),
@@ -168,6 +169,9 @@ public enum ProjectSchema {
                       "The composition's end, in seconds; later than the last clip lets titles run on over the background.",
                       default: .described("the end of the last track")),
             FormatKey("faststart", boolean, "MP4 and MOV: write the index at the front, for streaming.", default: .bool(true)),
+            FormatKey("loop", integer(0, 65535),
+                      "Animated .gif, .webp and .apng: how many times the animation plays; 0 plays it for ever (docs/outputs.md).",
+                      default: .number("0"), example: "1"),
         ]
     }
 

@@ -77,6 +77,7 @@ public enum ProjectWriter {
         if let range = output.range { members.append(("range", rangeValue(range))) }
         if let end = output.end { members.append(("end", timeValue(end))) }
         members.append(("faststart", .bool(output.faststart)))
+        if let loop = output.loop { members.append(("loop", .number(String(loop)))) }
         return object(members)
     }
 

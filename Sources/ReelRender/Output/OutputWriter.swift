@@ -17,6 +17,8 @@ final class OutputWriter {
     enum Video {
         /// Pictures encoded here with these settings (a full render, a chunk).
         case encoded(VideoEncoderSettings)
+        /// Pictures mapped to `palette` (from a first pass, `PaletteGenerator`) and encoded here as GIF.
+        case paletted(VideoEncoderSettings, palette: VideoFrame)
         /// Packets produced elsewhere, spliced into one stream of this H.264 format (a smart render, a join).
         case spliced(SplicedVideo)
         /// No video stream (an audio part).
@@ -45,6 +47,8 @@ final class OutputWriter {
         var keepsEveryTag = false
         /// MP4/MOV: the movie's clock in ticks per second (edit-list lengths are counted in it).
         var movieTimescale: Int?
+        /// The muxer's own options (an animation's play count, an image sequence's first number).
+        var options: [(key: String, value: String)] = []
     }
 
     private let muxer: Muxer
@@ -67,11 +71,15 @@ final class OutputWriter {
                                   faststart: container.faststart)
             muxer.keepsEveryTag = container.keepsEveryTag
             muxer.movieTimescale = container.movieTimescale
+            muxer.options = container.options
             switch video {
             case .encoded(let settings):
                 let conversion = settings.pixelFormat == .yuv420p
-                    ? nil : (Scaler(), settings.pixelFormat, settings.width, settings.height)
+                    ? nil : PictureConversion.scaled(Scaler(), settings.pixelFormat, settings.width, settings.height)
                 self.video = .encoded(try muxer.addVideo(settings), conversion: conversion)
+            case .paletted(let settings, let palette):
+                let mapper = try PaletteMapper(width: settings.width, height: settings.height, palette: palette)
+                self.video = .encoded(try muxer.addVideo(settings), conversion: .paletted(mapper, pending: IndexQueue()))
             case .spliced(let spliced):
                 let stream = try muxer.addSplicedVideo(copying: spliced.streamIndex, of: spliced.reader,
                                                        extradata: spliced.extradata, frameRate: frameRate)
@@ -105,16 +113,29 @@ final class OutputWriter {
             throw RenderError(.internal, "a picture given to an output without a video encoder")
         }
         do {
-            var picture = frame
-            if let conversion {
-                picture = try conversion.scaler.converted(
-                    picture, width: conversion.width, height: conversion.height, format: conversion.format)
+            switch conversion {
+            case nil:
+                try encoder.encode(frame, index: index)
+            case .scaled(let scaler, let format, let width, let height):
+                try encoder.encode(try scaler.converted(frame, width: width, height: height, format: format), index: index)
+            case .paletted(let mapper, let pending):
+                pending.indices.append(index)
+                for picture in try mapper.map(frame) { try encoder.encode(picture, index: pending.indices.removeFirst()) }
             }
-            try encoder.encode(picture, index: index)
         } catch {
             throw RenderError(media: error)
         }
         try complete(throughFrame: index)
+    }
+
+    /// Encodes the pictures a conversion still holds (paletteuse may keep one back until its input ends).
+    private func drainConversion() throws(RenderError) {
+        guard case .encoded(let encoder, .paletted(let mapper, let pending)) = video else { return }
+        do {
+            for picture in try mapper.finish() { try encoder.encode(picture, index: pending.indices.removeFirst()) }
+        } catch {
+            throw RenderError(media: error)
+        }
     }
 
     /// Writes a copied packet (length-prefixed as the stream's avcC record says) as output frame `frame`.
@@ -168,6 +189,7 @@ final class OutputWriter {
 
     /// Completes every frame, drains the encoders, checks a copied audio part's length and writes the trailer.
     func finish() throws(RenderError) {
+        try drainConversion()
         try complete(throughFrame: progress.frameCount - 1)
         if case .copied(let copied) = audio { try copied.finish(into: muxer) }
         do {
@@ -180,10 +202,23 @@ final class OutputWriter {
 
     private enum VideoStream {
         /// The encoder, and the conversion of the yuv420p canvas for encoders that take another pixel format
-        /// (ProRes: yuv422p10le).
-        case encoded(VideoEncoder, conversion: (scaler: Scaler, format: PixelFormat, width: Int, height: Int)?)
+        /// (ProRes: yuv422p10le; PNG: rgb24; GIF: a palette).
+        case encoded(VideoEncoder, conversion: PictureConversion?)
         case spliced(SplicedVideoWriter)
         case none
+    }
+
+    /// How the yuv420p canvas becomes what the encoder takes.
+    private enum PictureConversion {
+        /// Converted by libswscale to this format and size.
+        case scaled(Scaler, PixelFormat, Int, Int)
+        /// Mapped to a palette; `pending` holds the frame numbers of the pictures the mapper has not given back.
+        case paletted(PaletteMapper, pending: IndexQueue)
+    }
+
+    /// Frame numbers waiting for their pictures, oldest first.
+    private final class IndexQueue {
+        var indices: [Int64] = []
     }
 
     private enum AudioStream {
