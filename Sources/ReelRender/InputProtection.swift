@@ -21,6 +21,9 @@ public enum InputProtection {
 
     /// The first asset of `project` whose file `outputPath` names, or nil when the output replaces no input.
     public static func clash(output outputPath: String, project: CompiledProject) -> Clash? {
+        if project.output.format?.isPictureOnly == true, case .pattern(let pattern) = FramePattern.parse(outputPath) {
+            return clash(sequence: pattern, project: project)
+        }
         let output = FileName(outputPath)
         for asset in project.assets {
             let path: String
@@ -29,6 +32,27 @@ public enum InputProtection {
             case .color: continue
             }
             if output.isSameFile(as: FileName(path)) { return Clash(asset: asset.id, inputPath: path) }
+        }
+        return nil
+    }
+
+    /// The first asset of `project` whose file is one of the image sequence `pattern`'s (in its folder, links
+    /// resolved, with a name the pattern makes): the whole sequence is the output, so no input may be among it.
+    private static func clash(sequence pattern: FramePattern, project: CompiledProject) -> Clash? {
+        let folder = FileName(pattern.folder.isEmpty ? "./" : pattern.folder).resolved
+        let outputFolder = folder.hasSuffix("/") ? folder : folder + "/"
+        for asset in project.assets {
+            let path: String
+            switch asset.source {
+            case .file(let file, _, _, _, _), .image(let file): path = project.resolvedPath(file)
+            case .color: continue
+            }
+            let input = URL(fileURLWithPath: FileName(path).resolved)
+            let inputFolder = input.deletingLastPathComponent().path
+            if (inputFolder.hasSuffix("/") ? inputFolder : inputFolder + "/") == outputFolder,
+               pattern.frameNumber(ofFileName: input.lastPathComponent) != nil {
+                return Clash(asset: asset.id, inputPath: path)
+            }
         }
         return nil
     }

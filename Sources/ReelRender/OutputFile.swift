@@ -95,6 +95,23 @@ extension OutputFile {
         guard case .file(let path) = destination else {
             return try body(.standardOutput)
         }
+        if project.output.format?.isPictureOnly == true, case .pattern(let pattern) = FramePattern.parse(path) {
+            if let clash = InputProtection.clash(output: path, project: project) {
+                throw InputProtection.error(output: path, clash: clash)
+            }
+            let sequence = try SequenceFolder.prepare(pattern, overwrite: overwrite)
+            onTemporaryFile?(sequence.temporaryFolder)
+            defer { onTemporaryFile?(nil) }
+            do {
+                try body(.file(sequence.temporaryPattern))
+            } catch {
+                sequence.discard()
+                throw RenderError(error.kind, error.message.replacingOccurrences(of: sequence.temporaryPattern, with: path)
+                    .replacingOccurrences(of: sequence.temporaryFolder + "/", with: pattern.folder))
+            }
+            try sequence.commit(overwrite: overwrite)
+            return
+        }
         if let clash = InputProtection.clash(output: path, project: project) {
             throw InputProtection.error(output: path, clash: clash)
         }
@@ -112,5 +129,107 @@ extension OutputFile {
             throw RenderError(error.kind, error.message.replacingOccurrences(of: file.temporaryPath, with: path))
         }
         try file.commit(overwrite: overwrite)
+    }
+}
+
+/// The files of an image sequence (`frame_%05d.png`, docs/outputs.md): written by image2 into a hidden folder beside
+/// them, then moved into place one by one once every frame is written.
+///
+/// The sequence as a whole cannot be replaced in one atomic step; what holds instead: a render that fails or is
+/// interrupted leaves only the hidden folder, which is removed; without `--force`, no file of the pattern may exist
+/// (checked before rendering, and again for each file at its move, by `link(2)`), and if one appears meanwhile the
+/// files already moved are removed again, so nothing of the failed render stays; with `--force`, each file replaces
+/// its namesake and the files of an older, longer sequence of the same pattern are removed, so the folder holds the
+/// new sequence alone.
+struct SequenceFolder {
+    let pattern: FramePattern
+    /// The folder the frames go to (the pattern's, or ".").
+    let folder: String
+    /// The hidden folder image2 writes into.
+    let temporaryFolder: String
+    /// The pattern inside the hidden folder, as given to image2.
+    let temporaryPattern: String
+    /// Files of the pattern that existed before the render (replaced or removed at the commit with `--force`).
+    let existing: [String]
+
+    /// Checks the folder and the files of the pattern already there, and creates the hidden folder.
+    static func prepare(_ pattern: FramePattern, overwrite: Bool) throws(RenderError) -> SequenceFolder {
+        let folder = pattern.folder.isEmpty ? "." : String(pattern.folder.dropLast())
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.isEmpty ? "/" : folder, isDirectory: &isDirectory),
+              isDirectory.boolValue else {
+            throw RenderError(.cannotCreateOutput, "output folder \(folder) does not exist")
+        }
+        guard access(folder.isEmpty ? "/" : folder, W_OK) == 0 else {
+            throw RenderError(.cannotCreateOutput, "output folder \(folder) is not writable")
+        }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "/" : folder)) ?? [])
+        let existing = names.filter { pattern.frameNumber(ofFileName: $0) != nil }
+            .sorted { pattern.frameNumber(ofFileName: $0)! < pattern.frameNumber(ofFileName: $1)! }
+        if !overwrite, let first = existing.first {
+            throw RenderError(.cannotCreateOutput, "\(pattern.folder)\(first) exists (\(existing.count) file(s) of the "
+                              + "sequence \(pattern.folder)\(pattern.prefix)%0\(pattern.digits)d\(pattern.suffix)); "
+                              + "use --force to replace the sequence")
+        }
+        let stem = (pattern.prefix + pattern.suffix).replacingOccurrences(of: "/", with: "_")
+        let hidden = "\(pattern.folder).\(stem).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).reel-partial"
+        guard mkdir(hidden, 0o755) == 0 else {
+            throw RenderError(.cannotCreateOutput, "cannot create a temporary folder in \(folder): "
+                              + String(cString: strerror(errno)))
+        }
+        let digits = pattern.digits > 1 ? "%0\(pattern.digits)d" : "%d"
+        return SequenceFolder(pattern: pattern, folder: folder, temporaryFolder: hidden,
+                              temporaryPattern: "\(hidden)/\(pattern.prefix)\(digits)\(pattern.suffix)",
+                              existing: existing)
+    }
+
+    /// Moves every written frame into place (see the type's rules), then removes the hidden folder.
+    func commit(overwrite: Bool) throws(RenderError) {
+        defer { discard() }
+        let written = ((try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder)) ?? [])
+            .filter { pattern.frameNumber(ofFileName: $0) != nil }
+        var moved: [String] = []
+        for name in written {
+            let from = "\(temporaryFolder)/\(name)", to = "\(pattern.folder)\(name)"
+            if overwrite {
+                guard rename(from, to) == 0 else {
+                    throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(errno)))")
+                }
+                continue
+            }
+            if link(from, to) == 0 {
+                moved.append(to)
+                continue
+            }
+            let code = errno
+            var status = stat()
+            let appeared = code == EEXIST || lstat(to, &status) == 0
+            // Filesystems without hard links: a check and a rename.
+            if !appeared, code == EPERM || code == ENOTSUP || code == EXDEV, rename(from, to) == 0 {
+                moved.append(to)
+                continue
+            }
+            for file in moved { unlink(file) }
+            if appeared {
+                throw RenderError(.cannotCreateOutput, "\(to) appeared while rendering; use --force to replace the sequence")
+            }
+            throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(code)))")
+        }
+        if overwrite {
+            // The frames of an older, longer sequence would otherwise follow the new ones.
+            let kept = Set(written)
+            for name in existing where !kept.contains(name) { unlink("\(pattern.folder)\(name)") }
+        }
+    }
+
+    /// Removes the hidden folder and whatever is in it.
+    func discard() {
+        SequenceFolder.removeTemporaryFolder(temporaryFolder)
+    }
+
+    /// Removes a hidden folder of an image sequence and the files in it (also the last-resort cleanup on signals).
+    static func removeTemporaryFolder(_ path: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] { unlink("\(path)/\(name)") }
+        rmdir(path)
     }
 }

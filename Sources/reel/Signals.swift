@@ -42,8 +42,8 @@ enum Interrupts {
             while read(readEnd, &byte, 1) < 0, errno == EINTR {}
             cancellation.cancel()
             usleep(800_000)
-            if let path = temporaryFile.withLock({ $0 }) { unlink(path) }
-            for path in temporaryFiles.withLock({ Array($0.values) }) { unlink(path) }
+            if let path = temporaryFile.withLock({ $0 }) { removeTemporary(path) }
+            for path in temporaryFiles.withLock({ Array($0.values) }) { removeTemporary(path) }
             _exit(interrupted)
         }
         var action = sigaction()
@@ -61,4 +61,11 @@ enum Interrupts {
         }
         pthread_sigmask(SIG_UNBLOCK, &interrupts, nil)
     }
+}
+
+/// Removes a temporary file, or the hidden folder of an image sequence and the frames in it.
+private func removeTemporary(_ path: String) {
+    guard unlink(path) != 0 else { return }
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] { unlink(path + "/" + name) }
+    rmdir(path)
 }
