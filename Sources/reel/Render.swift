@@ -14,7 +14,7 @@ import Glibc
 /// `reel render`: validate, then export the project to a file or standard output.
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Render a project to a video file, or its sound alone.",
+        abstract: "Render a project to a video file, its sound alone, an animation or an image sequence.",
         discussion: """
             The project is validated first; nothing is written unless it is valid (with --strict, nothing \
             either if it has warnings). The output goes to a temporary file beside it and is renamed on \
@@ -30,6 +30,8 @@ struct Render: ParsableCommand {
             (e.g. {"integrated": -16, "truePeak": -1}) and the report gives the measured loudness \
             (docs/outputs.md).
 
+            An output named .gif, .webp or .apng is an animation of the rendered frames at the output's size             and frame rate, without sound; output.loop is how many times it plays (0, the default: for             ever). A GIF gets one 256-colour palette made from all its frames (palettegen/paletteuse), so             the timeline is rendered twice. A path with a frame number, out/frame_%05d.png (or .jpg, .webp),             writes one still per frame, numbered from 0; --force replaces the whole sequence, and no file of             the pattern may be an input (docs/outputs.md).
+
             Examples:
               reel render project.json
               reel render project.json -o draft.mp4 --force --preset draft
@@ -39,6 +41,8 @@ struct Render: ParsableCommand {
               reel render project.json --chunk 2/8 -o part-2.mkv
               reel render project.json --chunk audio -o sound.mov
               reel render project.json -o podcast.mp3
+              reel render project.json -o preview.gif --range 0..5
+              reel render project.json -o frames/f_%05d.png --mkdir
               reel render template.json --set title="Hello" --set duration=3 --vars row.json
             """ + "\n\n" + exitCodesHelp)
 
