@@ -480,8 +480,8 @@ public struct OutputSettings: Sendable, Equatable {
         return found
     }
 
-    /// Problems of an animation or image sequence (`container` is a picture container): the path's frame number,
-    /// `loop`, and the video encoder settings, which these encoders do not have (the preset sets their quality).
+    /// Problems of an animation or image sequence (`container` is a picture container; its codec is checked with
+    /// every container's): the path's frame number, `loop`, and the video encoder settings, which these encoders do not have (the preset sets their quality).
     /// The audio settings are ignored: these files have no sound.
     private func pictureDiagnostics(_ container: ContainerFormat, at path: JSONPath) -> [Diagnostic] {
         var found: [Diagnostic] = []
@@ -523,11 +523,6 @@ public struct OutputSettings: Sendable, Equatable {
             found.append(Diagnostic(.error, path: video.key(key),
                                     message: "a \(container.rawValue) output (\(codec)) has no \(key)",
                                     hint: "remove output.video.\(key); output.preset sets the quality (docs/outputs.md)"))
-        }
-        if !container.videoCodecs.contains(self.video.codec) {
-            found.append(Diagnostic(.error, path: video.key("codec"),
-                                    message: "\(container.rawValue) cannot hold \(codec) video",
-                                    hint: "use \(container.videoCodecs.map(\.rawValue).joined(separator: ", "))"))
         }
         return found
     }
