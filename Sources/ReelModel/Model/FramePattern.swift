@@ -10,7 +10,7 @@ public struct FramePattern: Sendable, Hashable {
     /// The least number of digits (`N` of `%0Nd`; 1 for `%d`): shorter numbers get leading zeros.
     public let digits: Int
 
-    /// The number of the first frame written. reel counts output frames from 0 everywhere (SPEC §1: frame n has
+    /// The number of the first frame written. reel counts output frames from 0 everywhere (frame n has
     /// presentation time n·frameDuration), so file n holds output frame n.
     public static let firstNumber = 0
 
