@@ -179,13 +179,15 @@ public enum ProjectLoader {
                     streamed = asked
                 } else if let asked, let format = overrides.format {
                     flagError("--format \(format.rawValue)", "\(asked.rawValue) cannot be streamed to standard output: "
-                              + "its index is written after the media",
+                              + (asked.isPictureOnly ? "reel writes animations and image sequences to files only"
+                                 : "its index is written after the media"),
                               hint: "use --format mkv, nut or ts with -o -", at: JSONPath.root.key("output").key("format"))
                 } else if let asked {
                     diagnostics.append(Diagnostic(
                         .warning, path: JSONPath.root.key("output").key("path"),
-                        message: "-o -: \(asked.rawValue) cannot be streamed (its index is written after the media); "
-                            + "writing Matroska to standard output",
+                        message: "-o -: \(asked.rawValue) cannot be streamed ("
+                            + (asked.isPictureOnly ? "animations and image sequences are written to files only"
+                               : "its index is written after the media") + "); writing Matroska to standard output",
                         hint: "pass --format nut or --format ts to choose another streamable container"))
                 }
             }
