@@ -123,6 +123,36 @@ import Testing
         #expect(try IndexedMedia.readFrameIndices(of: seq.appendingPathComponent("f_014.png"), width: 64, height: 36) == [28])
     }
 
+    /// SIGINT in the middle of an image sequence: frames were already written into the hidden folder; reel removes
+    /// it and exits 130, and the output folder is as it was.
+    @Test func anInterruptedSequenceLeavesNothing() throws {
+        let out = folder.file("int")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
+        let path = try write("long.json", """
+            { "reel": 1, "output": { "path": "int/f_%05d.png", "size": [640, 360], "frameRate": 30 },
+              "assets": { "clip": { "path": "clip.mp4" } },
+              "timeline": { "clips": [ { "asset": "clip", "speed": 0.02 } ] } }
+            """)
+        let process = Process()
+        process.executableURL = reel
+        process.arguments = ["render", path, "-q"]
+        try process.run()
+        // Wait until frames are on disk in the hidden folder (at most 60 s).
+        var sawFrames = false
+        for _ in 0..<600 where !sawFrames {
+            usleep(100_000)
+            let hidden = (try? FileManager.default.contentsOfDirectory(atPath: out.path))?.filter { $0.hasPrefix(".") } ?? []
+            sawFrames = hidden.contains { name in
+                ((try? FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent(name).path)) ?? []).count > 2
+            }
+        }
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(sawFrames)
+        #expect(process.terminationStatus == 130)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == [])
+    }
+
     @Test func aSequenceWhosePatternNamesAnInputIsRefusedEvenWithForce() throws {
         let seq = folder.file("in")
         try FileManager.default.createDirectory(at: seq, withIntermediateDirectories: false)
