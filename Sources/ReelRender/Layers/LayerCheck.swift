@@ -1,5 +1,6 @@
 import Foundation
 import ReelModel
+import ReelTime
 
 /// The checks of titles that need the machine's fonts (SPEC §3.5, §5): a family fontconfig does not know is an
 /// error naming the closest installed families; a font file that is missing is a missing input, one that is not a
@@ -12,7 +13,9 @@ enum LayerCheck {
         var diagnostics: [Diagnostic] = []
         var families: [String]?
         for layer in titles {
-            guard case .text(var style) = layer.content else { continue }
+            guard case .text(let written) = layer.content else { continue }
+            // Movie-time tokens are checked as digits and colons, which is what they show.
+            var style = written.showing(frame: 0, frameDuration: Time(value: 1, timescale: 30))
             let fontPath = layer.path.key("font")
             if let font = style.font {
                 if style.fontIsFile {
@@ -31,10 +34,17 @@ enum LayerCheck {
                     style.font = file
                 } else {
                     if families == nil { families = cache?.fontFamilies() ?? (try? TextRasterizer.families()) ?? [] }
-                    if let known = families, !genericFamilies.contains(font.lowercased()),
-                       !known.contains(where: { $0.caseInsensitiveCompare(font) == .orderedSame }) {
-                        diagnostics.append(Diagnostic(path: fontPath, message: "no installed font family is called \"\(font)\"",
-                                                      hint: hint(for: font, among: known)))
+                    let known = families ?? []
+                    func installed(_ name: String) -> Bool {
+                        genericFamilies.contains(name.lowercased())
+                            || known.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+                    }
+                    // A list is a fallback chain: it is enough that one of its families is installed.
+                    let listed = [font] + style.fallbackFonts
+                    if !listed.contains(where: installed) {
+                        let message = listed.count == 1 ? "no installed font family is called \"\(font)\""
+                            : "none of the font families " + listed.map { "\"\($0)\"" }.joined(separator: ", ") + " is installed"
+                        diagnostics.append(Diagnostic(path: fontPath, message: message, hint: hint(for: font, among: known)))
                         continue
                     }
                 }
