@@ -30,7 +30,12 @@ struct Render: ParsableCommand {
             (e.g. {"integrated": -16, "truePeak": -1}) and the report gives the measured loudness \
             (docs/outputs.md).
 
-            An output named .gif, .webp or .apng is an animation of the rendered frames at the output's size             and frame rate, without sound; output.loop is how many times it plays (0, the default: for             ever). A GIF gets one 256-colour palette made from all its frames (palettegen/paletteuse), so             the timeline is rendered twice. A path with a frame number, out/frame_%05d.png (or .jpg, .webp),             writes one still per frame, numbered from 0; --force replaces the whole sequence, and no file of             the pattern may be an input (docs/outputs.md).
+            An output named .gif, .webp or .apng is an animation of the rendered frames at the output's size \
+            and frame rate, without sound; output.loop is how many times it plays (0, the default: for \
+            ever). A GIF gets one 256-colour palette made from all its frames (palettegen/paletteuse), so \
+            the timeline is rendered twice. A path with a frame number, out/frame_%05d.png (or .jpg, .webp), \
+            writes one still per frame, numbered from 0; --force replaces the whole sequence, and no file of \
+            the pattern may be an input (docs/outputs.md).
 
             Examples:
               reel render project.json
