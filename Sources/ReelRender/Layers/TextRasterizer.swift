@@ -28,7 +28,7 @@ enum TextRasterizer {
     static func rasterize(_ style: TextStyle, scale: Double, phase: LayerPoint) throws(RenderError) -> LayerRaster {
         lock.lock()
         defer { lock.unlock() }
-        let session = try PangoSession()
+        let session = try PangoSession.shared()
         let layout = try session.layout(style, scale: scale)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         let measured = measure(layout)
@@ -126,7 +126,7 @@ enum TextRasterizer {
     static func measure(_ style: TextStyle) throws(RenderError) -> Measured {
         lock.lock()
         defer { lock.unlock() }
-        let session = try PangoSession()
+        let session = try PangoSession.shared()
         let layout = try session.layout(style, scale: 1)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         return measure(layout)
@@ -136,7 +136,7 @@ enum TextRasterizer {
     static func missingCharacters(_ style: TextStyle) throws(RenderError) -> [Character] {
         lock.lock()
         defer { lock.unlock() }
-        let session = try PangoSession()
+        let session = try PangoSession.shared()
         let whole = try session.layout(style, scale: 1)
         let unknown = pango_layout_get_unknown_glyphs_count(whole)
         g_object_unref(UnsafeMutableRawPointer(whole))
@@ -157,7 +157,7 @@ enum TextRasterizer {
     static func runDirections(_ style: TextStyle) throws(RenderError) -> [(text: String, rightToLeft: Bool)] {
         lock.lock()
         defer { lock.unlock() }
-        let session = try PangoSession()
+        let session = try PangoSession.shared()
         let layout = try session.layout(style, scale: 1)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         guard let bytes = pango_layout_get_text(layout) else { return [] }
@@ -180,7 +180,7 @@ enum TextRasterizer {
     static func families() throws(RenderError) -> [String] {
         lock.lock()
         defer { lock.unlock() }
-        return try PangoSession().familyNames().sorted()
+        return try PangoSession.shared().familyNames().sorted()
     }
 
     /// Registers a font file with fontconfig and returns its family name; nil when fontconfig cannot read it.
@@ -226,8 +226,21 @@ private enum FontFiles {
     }
 }
 
-/// A Pango font map and context for one rasterisation (never shared between threads).
+/// A Pango font map and context, used only with `TextRasterizer.lock` held. One is kept for the process and made
+/// again after a font file is registered, so that its font map sees the new file: a font map costs milliseconds to
+/// make, which titles drawn on every frame (`{timecode}`) would otherwise pay per frame.
 private final class PangoSession {
+    /// The kept session, and the number of registered font files it was made after.
+    nonisolated(unsafe) private static var kept: (session: PangoSession, fonts: Int)?
+
+    /// The session to use now (call with `TextRasterizer.lock` held).
+    static func shared() throws(RenderError) -> PangoSession {
+        if let kept, kept.fonts == FontFiles.families.count { return kept.session }
+        let made = try PangoSession()
+        kept = (made, FontFiles.families.count)
+        return made
+    }
+
     let fontMap: UnsafeMutablePointer<PangoFontMap>
     let context: OpaquePointer
 
