@@ -90,9 +90,10 @@ final class EffectStage {
         case .lut(let file):
             return inRGB("lut3d=file=\(PictureFilter.quoted(resolvePath(file))):interp=tetrahedral")
         case .blur(let radius):
-            return "gblur=sigma=\(number(radius))"
+            // A radius or size compiled from canvas pixels on a much reduced clip may exceed the filters' limits.
+            return "gblur=sigma=\(number(min(radius, 1024)))"
         case .pixelate(let size):
-            let side = max(1, Int(size.rounded()))
+            let side = Int(max(1, min(1024, size)).rounded())
             return "pixelize=w=\(side):h=\(side)"
         case .color(let adjustment):
             var filters: [String] = []
@@ -145,8 +146,9 @@ final class EffectStage {
         case 3: stored = (y0, h - x1, y1, h - x0)
         default: stored = (x0, y0, x1, y1)
         }
-        func evenDown(_ v: Double) -> Int { Int((v / 2).rounded(.down)) * 2 }
-        func evenUp(_ v: Double) -> Int { Int((v / 2).rounded(.up)) * 2 }
+        // Clamped first: a rectangle far outside the picture must not overflow Int.
+        func evenDown(_ v: Double) -> Int { Int((max(-1e9, min(1e9, v)) / 2).rounded(.down)) * 2 }
+        func evenUp(_ v: Double) -> Int { Int((max(-1e9, min(1e9, v)) / 2).rounded(.up)) * 2 }
         let left = max(0, evenDown(stored.0)), top = max(0, evenDown(stored.1))
         let right = min(width - width % 2, evenUp(stored.2)), bottom = min(height - height % 2, evenUp(stored.3))
         guard right > left, bottom > top else { return nil }
