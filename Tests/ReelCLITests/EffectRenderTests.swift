@@ -41,18 +41,18 @@ import Testing
         """
     }
 
-    func render(_ text: String, _ extra: [String] = []) throws -> (ProcessResult, URL) {
+    func render(_ text: String, _ extra: [String] = ["--quiet"]) throws -> (ProcessResult, URL) {
         let path = folder.file("p.json")
         try text.write(to: path, atomically: true, encoding: .utf8)
         let out = folder.file("out.mp4")
-        return (try run(reel.path, ["render", path.path, "-o", out.path, "--force", "--quiet"] + extra), out)
+        return (try run(reel.path, ["render", path.path, "-o", out.path, "--force"] + extra), out)
     }
 
     /// The PSNR (average over frames, dB; infinity when identical) of `output` against the ffmpeg CLI running
     /// `reference` on the input, frames paired by index (`reference` may use `n`, the input frame number; `first`
     /// skips input frames, for ranges).
-    func psnr(_ output: URL, reference: String, first: Int = 0) throws -> Double {
-        let graph = "[0:v]trim=start_frame=\(first),setpts=N/25/TB,\(reference)[a];[1:v]setpts=N/25/TB[b];[a][b]psnr"
+    func psnr(_ output: URL, reference: String, first: Int = 0, count: Int = 25) throws -> Double {
+        let graph = "[0:v]trim=start_frame=\(first):end_frame=\(first + count),setpts=N/25/TB,\(reference)[a];[1:v]setpts=N/25/TB[b];[a][b]psnr"
         let result = try run("ffmpeg", ["-hide_banner", "-i", folder.file("in.mp4").path, "-i", output.path,
                                         "-lavfi", graph, "-f", "null", "-"])
         let text = result.stderrText
@@ -62,7 +62,8 @@ import Testing
     }
 
     static let cases: [(effects: String, reference: String)] = [
-        (#"[{"type": "lut", "file": "look.cube"}]"#, inRGB("lut3d=file=look.cube:interp=tetrahedral")),
+        // LOOK stands for the LUT's absolute path (the ffmpeg CLI runs in another folder).
+        (#"[{"type": "lut", "file": "look.cube"}]"#, inRGB("lut3d=file=LOOK:interp=tetrahedral")),
         (#"[{"type": "color", "brightness": 0.1, "contrast": 1.3, "saturation": 0.6, "gamma": 1.2}]"#,
          "eq=brightness=0.1:contrast=1.3:saturation=0.6:gamma=1.2"),
         (#"[{"type": "color", "temperature": 4000}]"#, inRGB("colortemperature=temperature=4000")),
@@ -82,7 +83,8 @@ import Testing
 
     @Test(arguments: 0..<cases.count)
     func rendersLikeTheFFmpegFilter(_ index: Int) throws {
-        let (effects, reference) = Self.cases[index]
+        let (effects, written) = Self.cases[index]
+        let reference = written.replacingOccurrences(of: "LOOK", with: folder.file("look.cube").path)
         let (result, out) = try render(project(effects))
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(try countFrames(out) == 25)
@@ -109,8 +111,12 @@ import Testing
 
     @Test func smartRenderEncodesFramesWithEffects() throws {
         let effects = #"[{"type": "blur", "radius": 6}]"#
+        // Without effects this source is copied whole (its coding matches the output's).
+        let (plain, _) = try render(project("[]", video: #""codec": "h264""#), ["--smart"])
+        #expect(plain.stderrText.contains("copied 25 of 25 frames"), "\(plain.stderrText)")
         let (result, out) = try render(project(effects, video: #""codec": "h264""#), ["--smart"])
         #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stderrText.contains("every frame re-encoded (its layer has effects)"), "\(result.stderrText)")
         let blurred = try psnr(out, reference: "gblur=sigma=6")
         let untouched = try psnr(out, reference: "null")
         #expect(blurred >= 35, "PSNR \(blurred) dB against the blurred input")
@@ -118,11 +124,11 @@ import Testing
     }
 
     @Test func rangeRendersTheEffectsOfItsFrames() throws {
-        let (result, out) = try render(project(#"[{"type": "pixelate", "size": 8, "start": 0.4}]"#), ["--range", "0.2..0.6"])
+        let (result, out) = try render(project(#"[{"type": "pixelate", "size": 8, "start": 0.4}]"#), ["--quiet", "--range", "0.2..0.6"])
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(try countFrames(out) == 10)
         // Output frames 0–4 are input frames 5–9 (untouched), 5–9 are 10–14 (pixelated).
-        let matched = try psnr(out, reference: "pixelize=w=8:h=8:enable='gte(n,5)'", first: 5)
+        let matched = try psnr(out, reference: "pixelize=w=8:h=8:enable='gte(n,5)'", first: 5, count: 10)
         #expect(matched >= 40, "PSNR \(matched) dB")
     }
 

@@ -53,11 +53,13 @@ import ReelTime
             {"asset": "a", "rotation": 90, "effects": [{"type": "pixelate", "size": 4, "rect": [32, 18, 10, 4]}]}
             """#), facts: Self.facts)
         #expect(diagnostics.map(\.humanText) == [])
-        let effect = try #require(try #require(compiled).videoComposition.instructions.first?.layers.first?.effects.first)
-        // A quarter turn about the centre (32, 18): the 10×4 canvas box is 4×10 in source pixels.
+        let project = try #require(compiled)
+        let effect = try #require(project.videoComposition.instructions.first?.layers.first?.effects.first)
+        // A quarter turn clockwise about the centre (32, 18): the 10×4 canvas box centred 5 px right and 2 px down
+        // of it is 4×10 in source pixels, centred 2 px right and 5 px up of the source's centre.
         let rect = try #require(effect.rect)
-        #expect(abs(rect.width - 4) < 1e-9 && abs(rect.height - 10) < 1e-9)
-        #expect(abs(rect.x - 28) < 1e-9 && abs(rect.y - 18) < 1e-9)
+        #expect(abs(rect.width - 4) < 1e-9 && abs(rect.height - 10) < 1e-9, "\(rect)")
+        #expect(abs(rect.x - 32) < 1e-9 && abs(rect.y - 8) < 1e-9, "\(rect)")
         #expect(effect.kind == .pixelate(size: 4))
     }
 
@@ -73,7 +75,8 @@ import ReelTime
         #expect(written.contains(#""rect": [0, 0, 64, 36]"#))
         let (again, againDiagnostics) = compileProject(written, facts: Self.facts)
         #expect(againDiagnostics.map(\.humanText) == [])
-        let layer = try #require(try #require(again).videoComposition.instructions.first?.layers.first)
+        let reread = try #require(again)
+        let layer = try #require(reread.videoComposition.instructions.first?.layers.first)
         var adjustment = ColorAdjustment()
         adjustment.brightness = 0.1
         adjustment.contrast = 1.2
@@ -83,7 +86,7 @@ import ReelTime
         adjustment.preset = .sepia
         #expect(layer.effects.map(\.kind) == [.color(adjustment), .pixelate(size: 16)])
         #expect(layer.effects.first?.timeRange?.start == t(1))
-        #expect(ProjectWriter.explicitProject(try #require(again)) == written)
+        #expect(ProjectWriter.explicitProject(reread) == written)
     }
 
     // MARK: Reading
@@ -100,16 +103,16 @@ import ReelTime
               {"type": "blur", "radius": 2, "duration": 0}]}
             """#))
         #expect(errors == [
-            #"error: $.timeline.clips[0].effects[0].type: unknown effect type "blurr" (hint: did you mean "blur"? known effect types: lut, color, blur, pixelate)"#,
-            #"error: $.timeline.clips[0].effects[1].radius: radius 0 is outside 0.1…1024 (hint: the blur's standard deviation in canvas pixels, from 0.1 to 1024)"#,
-            #"error: $.timeline.clips[0].effects[1].file: "file" does not apply to a blur effect (hint: a blur effect takes radius, rect, start, duration)"#,
-            #"error: $.timeline.clips[0].effects[2].gamma: gamma 20 is outside 0.1…10 (hint: gamma goes from 0.1 to 10, 1 changes nothing)"#,
-            #"error: $.timeline.clips[0].effects[2].saturation: saturation -1 is outside 0…3 (hint: saturation is a factor from 0 (grey) to 3, 1 changes nothing)"#,
-            #"error: $.timeline.clips[0].effects[2].preset: unknown colour preset "sepai" (hint: did you mean "sepia"?)"#,
-            #"error: $.timeline.clips[0].effects[3].rect: the rectangle's width and height must be greater than 0 (hint: write [x, y, width, height] in canvas pixels)"#,
-            #"error: $.timeline.clips[0].effects[4]: a lut effect needs "file" (hint: add "file")"#,
-            #"error: $.timeline.clips[0].effects[5]: missing key "type""#,
-            #"error: $.timeline.clips[0].effects[6].duration: effect duration 0 is not greater than 0 (hint: give it a length greater than 0)"#,
+            "error: $.timeline.clips[0].effects[0].type: unknown effect type \"blurr\"\n       hint: did you mean \"blur\"? known effect types: lut, color, blur, pixelate",
+            "error: $.timeline.clips[0].effects[1].radius: radius 0 is outside 0.1…1024\n       hint: the blur's standard deviation in canvas pixels, from 0.1 to 1024",
+            "error: $.timeline.clips[0].effects[1].file: \"file\" does not apply to a blur effect\n       hint: a blur effect takes radius, rect, start, duration",
+            "error: $.timeline.clips[0].effects[2].saturation: saturation -1 is outside 0…3\n       hint: saturation is a factor from 0 (grey) to 3, 1 changes nothing",
+            "error: $.timeline.clips[0].effects[2].gamma: gamma 20 is outside 0.1…10\n       hint: gamma goes from 0.1 to 10, 1 changes nothing",
+            "error: $.timeline.clips[0].effects[2].preset: unknown colour preset \"sepai\"\n       hint: did you mean \"sepia\"?",
+            "error: $.timeline.clips[0].effects[3].rect: the rectangle's width and height must be greater than 0\n       hint: write [x, y, width, height] in canvas pixels",
+            "error: $.timeline.clips[0].effects[4]: a lut effect needs \"file\"\n       hint: add \"file\"",
+            "error: $.timeline.clips[0].effects[5]: missing required key \"type\"",
+            "error: $.timeline.clips[0].effects[6].duration: effect duration 0 s (0 frames) is not greater than 0\n       hint: give it a length greater than 0",
         ])
     }
 
@@ -122,7 +125,7 @@ import ReelTime
                 {"track": 1, "effects": [{"type": "pixelate", "size": 2000}]}]}]}}
             """)
         #expect(errors == [
-            "error: $.videoComposition.instructions[0].layers[0].effects[0].size: size 2000 is outside 1…1024 (hint: the side of a block in source pixels, from 1 to 1024)",
+            "error: $.videoComposition.instructions[0].layers[0].effects[0].size: size 2000 is outside 1…1024\n       hint: the side of a block in source pixels, from 1 to 1024",
         ])
     }
 }
