@@ -68,9 +68,9 @@ public final class PictureFilter {
     private func build(_ wanted: Shape) throws(MediaError) {
         let graph = try FilterGraph()
         let avGraph = graph.avGraph
-        // One thread per graph: the layers of a frame are filtered one after another on the requests thread, and
-        // the compositor threads are busy with other frames meanwhile.
-        avGraph.pointee.nb_threads = 1
+        // Slice threads as the ffmpeg CLI has them (one per CPU): the graph runs on the thread that gathers sources,
+        // which a LUT on every 1080p frame would otherwise make the pipeline's bottleneck (docs/effects.md).
+        avGraph.pointee.nb_threads = 0
         func create(_ name: String, _ label: String, _ arguments: String?) throws(MediaError)
             -> UnsafeMutablePointer<AVFilterContext> {
             guard let filter = avfilter_get_by_name(name) else {
