@@ -129,7 +129,7 @@ asan: deps
 # opened), the CMX 3600 importer and the OTIO importer, built with -sanitize=fuzzer,address. Each runs
 # FUZZ_SECONDS seconds with a 1 s hang limit and leak detection; failing inputs land in .build/fuzz/artifacts/.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= json project cmx otio
+FUZZ_TARGETS ?= json project cmx otio srt vtt ass transcript
 # The harness has a `main` of its own that calls LLVMFuzzerRunDriver (SwiftPM renames every executable's main, so
 # libFuzzer's cannot be used): coverage as -sanitize=fuzzer gives it, and libFuzzer without its main.
 FUZZER_RUNTIME = $(shell $(SWIFT) -print-target-info 2>/dev/null | $(PYTHON) -c 'import json,sys; print(json.load(sys.stdin)["paths"]["runtimeResourcePath"])')/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a

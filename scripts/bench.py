@@ -611,6 +611,56 @@ def titles_minute_case(args):
     )
 
 
+def write_talk_srt():
+    """Twenty two-line SubRip cues, 2.5 s each every 3 s over a minute, for the captions case."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    path = WORK / "talk.srt"
+
+    def stamp(seconds):
+        whole = int(seconds)
+        return f"00:{whole // 60:02d}:{whole % 60:02d},{int(round((seconds - whole) * 1000)):03d}"
+
+    cues = [f"{n + 1}\n{stamp(n * 3)} --> {stamp(n * 3 + 2.5)}\nCaption number {n + 1} of the talk,\n"
+            f"spoken over the cuts" for n in range(20)]
+    path.write_text("\n\n".join(cues) + "\n")
+    return path
+
+
+def captions_minute_case(args):
+    """A minute of cuts with burned-in SubRip captions (libass) against the same cuts without them."""
+    cuts = repeated_cuts(1)
+    project = reel_project(cuts, WORK / "captions-60s-reel.mp4")
+    project["timeline"]["captions"] = [{"file": str(write_talk_srt())}]
+    return Comparison(
+        name="captions-60s",
+        description="60 s of cuts + 20 burned-in two-line SRT cues (2.5 s of every 3 s); baseline: the same cuts",
+        timeline_seconds=60, reel_project=project,
+        ffmpeg_args=None, reel_output=WORK / "captions-60s-reel.mp4", ffmpeg_output=None,
+        baseline_name="cuts without captions",
+        baseline_project=reel_project(cuts, WORK / "captions-60s-base.mp4"),
+        baseline_output=WORK / "captions-60s-base.mp4",
+        targets=[Target("baseline", 1.03)],
+    )
+
+
+def timecode_minute_case(args):
+    """A minute of cuts with a review-copy title showing the timecode and frame on every frame."""
+    cuts = repeated_cuts(1)
+    project = reel_project(cuts, WORK / "timecode-60s-reel.mp4")
+    project["timeline"]["titles"] = [{"text": "{timecode}  frame {frame}", "start": 0, "duration": 60, "size": 32,
+                                      "anchor": "bottomLeft", "position": [0.03, 0.96], "background": "#00000099"}]
+    return Comparison(
+        name="timecode-60s",
+        description="60 s of cuts + a {timecode} {frame} burn-in drawn on every frame; baseline: the same cuts",
+        timeline_seconds=60, reel_project=project,
+        ffmpeg_args=None, reel_output=WORK / "timecode-60s-reel.mp4", ffmpeg_output=None,
+        baseline_name="cuts without burn-in",
+        baseline_project=reel_project(cuts, WORK / "timecode-60s-base.mp4"),
+        baseline_output=WORK / "timecode-60s-base.mp4",
+        targets=[Target("baseline", 1.05)],
+    )
+
+
 def audio_mix_case(args):
     """The cuts plus a looped music bed ducked under commentary, against reel's cuts without them."""
     reel_out = WORK / "audio-mix-reel.mp4"
@@ -634,7 +684,8 @@ def audio_mix_case(args):
 
 
 COMPARISONS = {"cuts": cuts_case, "transitions": transitions_case, "audio-mix": audio_mix_case,
-               "title-w1": titles_w1_case, "title-60s": titles_minute_case}
+               "title-w1": titles_w1_case, "title-60s": titles_minute_case,
+               "captions-60s": captions_minute_case, "timecode-60s": timecode_minute_case}
 
 
 # ---------------------------------------------------------------- running

@@ -14,12 +14,14 @@ binary=$1
 seconds=$2
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json project cmx otio)
+[ ${#targets[@]} -gt 0 ] || targets=(json project cmx otio srt vtt ass transcript)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$root/.build/fuzz
 interchange=${INTERCHANGE_DIR:-$root/../../shared/interchange}
 [ -d "$interchange" ] || interchange=/work/shared/interchange
+captions=${CAPTIONS_DIR:-$root/../../shared/captions}
+[ -d "$captions" ] || captions=/work/shared/captions
 mkdir -p "$work/artifacts" "$work/logs"
 
 seed() {
@@ -30,6 +32,22 @@ seed() {
     case $target in
         json|project) cp -n "$root"/examples/*.json "$corpus"/ 2>/dev/null || true ;;
     esac
+    if [ -d "$captions" ]; then
+        local kind
+        case $target in
+            srt) kind='*.srt' ;;
+            vtt) kind='*.vtt' ;;
+            ass) kind='*.ass' ;;
+            transcript) kind='json_*.json' ;;
+            *) kind='' ;;
+        esac
+        if [ -n "$kind" ]; then
+            find "$captions" -type f -name "$kind" -size -256k | while read -r file; do
+                cp -n "$file" "$corpus/$(basename "$file")"
+            done
+            [ "$target" = ass ] && find "$captions" -type f -name '*.ssa' -exec cp -n {} "$corpus"/ \;
+        fi
+    fi
     if [ -d "$interchange" ]; then
         local pattern
         case $target in

@@ -13,7 +13,7 @@ import ReelTime
 /// track becomes an OTIO audio track of clips and gaps (its gain ramps are not written). A segment at a speed
 /// other than 1 carries a `LinearTimeWarp` whose time_scalar is its rate; the clip's source_range lasts its
 /// record duration, as OTIO counts it. Times are whole frames at the output frame rate where they fall on that
-/// grid, else exact ticks (value = numerator, rate = timescale).
+/// grid, else exact ticks (value = numerator, rate = timescale). Caption cues become markers on the timeline's stack.
 public enum OTIOWriter {
     /// The OTIO JSON text of `project`, and warnings about what the format cannot hold.
     public static func write(_ project: CompiledProject, name: String) -> (text: String, warnings: [String]) {
@@ -82,13 +82,38 @@ public enum OTIOWriter {
             if !project.audioMix.inputs.isEmpty {
                 warnings.append("audio gains (clip volumes, fades, cross-fades, ducking) are not written: OTIO has no volume automation")
             }
-            let stack = object([("OTIO_SCHEMA", .string("Stack.1"))] + common("tracks") + [
+            var stackMembers = common("tracks")
+            stackMembers = stackMembers.map { $0.0 == "markers" ? ("markers", .array(captionMarkers().map { JSON($0) })) : $0 }
+            let stack = object([("OTIO_SCHEMA", .string("Stack.1"))] + stackMembers + [
                 ("source_range", .null), ("children", .array(tracks.map { JSON($0) })),
             ])
             return object([
                 ("OTIO_SCHEMA", .string("Timeline.1")), ("metadata", object([])), ("name", .string(name)),
                 ("global_start_time", .null), ("tracks", stack),
             ])
+        }
+
+        /// One marker per caption cue on the timeline's stack (in movie time): its text as the name, its time as the
+        /// marked range, its file and language in the metadata. OTIO has no subtitle item, so a marker is the
+        /// nearest it holds; styles and positions are not kept.
+        func captionMarkers() -> [JSONValue] {
+            var markers: [JSONValue] = []
+            for entry in project.videoComposition.captions {
+                var reel: [(String, JSONValue)] = [("captions", .string(entry.captions.file))]
+                if let language = entry.captions.language { reel.append(("language", .string(language))) }
+                for cue in entry.cues {
+                    guard let duration = try? cue.end - cue.start else { continue }
+                    markers.append(object([
+                        ("OTIO_SCHEMA", .string("Marker.2")),
+                        ("metadata", object([("reel", object(reel))])),
+                        ("name", .string(cue.plainText)),
+                        ("color", .string("PURPLE")),
+                        ("marked_range", timeRange(start: cue.start, duration: duration)),
+                        ("comment", .string("")),
+                    ]))
+                }
+            }
+            return markers
         }
 
         func track(_ name: String, kind: String, items: [JSONValue]) -> JSONValue {

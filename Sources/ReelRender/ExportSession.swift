@@ -119,22 +119,29 @@ public final class ExportSession {
             return
         case .smart:
             let smartPlan = try SmartPlanner(project: project, catalog: catalog, policy: policy).plan()
+            let subtitles = try SubtitleTrackPlan.plans(project: project, from: plan.grid.start,
+                                                        to: project.exportRange.end, container: container.name)
             onSmartReport?(SmartRenderReport(plan: smartPlan, frameCount: project.frameCount))
             if smartPlan.headerAsset != nil {
                 let renderer = SmartRenderer(
                     project: project, plan: smartPlan, catalog: catalog, opener: opener, policy: policy,
                     compositor: compositor, settings: plan.settings, cancellation: cancellation)
-                try renderer.render(into: target, container: container, audio: audio, progress: progress)
+                try renderer.render(into: target, container: container, audio: audio, progress: progress,
+                                    subtitles: subtitles)
                 return
             }
         case .whole, .chunk:
             break
         }
-        // Subtitle streams come with a whole render; chunks are picture-only parts (docs/captions.md).
+        // Subtitle streams come with a whole render (and a smart one, above); chunks are picture-only parts, and the
+        // join adds the streams (docs/captions.md).
         var subtitles: [SubtitleTrackPlan] = []
-        if case .whole = plan.mode {
+        switch plan.mode {
+        case .whole, .smart:
             subtitles = try SubtitleTrackPlan.plans(project: project, from: plan.grid.start, to: project.exportRange.end,
                                                     container: container.name)
+        default:
+            break
         }
         let writer = try OutputWriter(destination: target, container: container,
                                       video: .encoded(plan.settings.video), audio: audio, frameRate: frameRate,

@@ -68,6 +68,7 @@ struct Inspect: ParsableCommand {
                         ("channels", .number(String(stream.channels))),
                     ]
                 }
+                if let language = stream.language { members.append(("language", .string(language))) }
                 members.append(("duration", stream.duration.map { .number(Self.seconds($0)) } ?? .null))
                 streams.append(Self.object(members))
             }
@@ -87,6 +88,7 @@ struct Inspect: ParsableCommand {
                     if stream.reportedRotation != 0 { line += " rotation \(stream.reportedRotation)°" }
                 }
                 if stream.type == .audio { line += " \(stream.sampleRate) Hz, \(stream.channels) ch" }
+                if let language = stream.language { line += " [\(language)]" }
                 if let duration = stream.duration { line += ", \(Self.seconds(duration)) s" }
                 printOutput(line)
             }

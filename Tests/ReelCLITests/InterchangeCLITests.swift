@@ -249,6 +249,30 @@ import Testing
             """)
     }
 
+    /// Caption cues become markers on the exported timeline's stack, in movie time, which OpenTimelineIO reads.
+    @Test(.enabled(if: Self.otioPython != nil, Self.otioAbsence))
+    func captionCuesBecomeMarkers() throws {
+        let python = try #require(Self.otioPython)
+        _ = try write("a.srt", "1\n00:00:00,200 --> 00:00:00,900\nHello <i>there</i>\n\n2\n00:00:01,000 --> 00:00:01,500\nSecond\n")
+        let project = try write("captioned.json", """
+            { "reel": 1, "output": { "path": "out.mkv", "size": [320, 180], "frameRate": 25, "end": 3 },
+              "timeline": { "clips": [], "captions": [ { "file": "a.srt", "at": 1, "language": "eng" } ] } }
+            """)
+        let otio = folder.file("captioned.otio")
+        let exported = try reel(["export-otio", project, "-o", otio.path])
+        #expect(exported.status == 0, "\(exported.stderrText)")
+        let script = try write("markers.py", """
+            import sys, opentimelineio as otio
+            t = otio.adapters.read_from_file(sys.argv[1])
+            for m in t.tracks.markers:
+                r = m.marked_range
+                print(m.name, r.start_time.to_seconds(), r.duration.to_seconds(), m.metadata["reel"]["language"])
+            """)
+        let judged = try run(python, [script, otio.path])
+        #expect(judged.status == 0, "\(judged.stderrText)")
+        #expect(judged.stdoutText == "Hello there 1.2 0.7 eng\nSecond 2.0 0.5 eng\n")
+    }
+
     /// Round trip: EDL → export-otio → OpenTimelineIO writes it back → reel imports it again with the same ranges.
     @Test(.enabled(if: Self.otioPython != nil, Self.otioAbsence))
     func roundTripThroughOpenTimelineIO() throws {

@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func theSeedsAreThere() {
-        for target in ["json", "project", "cmx", "otio"] {
+        for target in ["json", "project", "cmx", "otio", "srt", "vtt", "ass", "transcript"] {
             #expect(!Self.inputs(target).isEmpty, "no seeds for \(target) in \(Self.fuzzFolder.path)")
         }
     }
@@ -49,6 +49,28 @@ import Testing
                 baseDirectory: "/nonexistent-reel-fuzz", projectDirectory: "/nonexistent-reel-fuzz",
                 options: InterchangeOptions(frameRate: Rational(25, 1)))
             _ = Self.lint(Array(imported.text.utf8))
+        }
+    }
+
+    @Test(arguments: [("srt", CaptionFormat.subRip), ("vtt", .webVTT), ("ass", .ass)])
+    func captionInputsReadWithOrderedCues(target: (name: String, format: CaptionFormat)) throws {
+        for url in Self.inputs(target.name) {
+            let reading = CaptionReader.read([UInt8](try Data(contentsOf: url)), file: url.lastPathComponent,
+                                             format: target.format)
+            for cue in reading.document?.cues ?? [] {
+                _ = cue.plainText
+                #expect(cue.start <= cue.end, "\(url.lastPathComponent): cue \(cue.number)")
+            }
+        }
+    }
+
+    @Test func transcriptInputsReadAndPage() throws {
+        for url in Self.inputs("transcript") {
+            let (words, _) = TranscriptReader.read([UInt8](try Data(contentsOf: url)), file: url.lastPathComponent)
+            guard let words else { continue }
+            let cues = TranscriptPager.cues(words, style: CaptionStyle(), highlight: CaptionHighlight(),
+                                            renderSize: PixelSize(width: 1280, height: 720), measure: TranscriptPager.estimate)
+            #expect(cues.allSatisfy { $0.start <= $0.end }, "\(url.lastPathComponent)")
         }
     }
 

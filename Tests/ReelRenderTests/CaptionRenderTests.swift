@@ -208,6 +208,58 @@ import Testing
         return result
     }
 
+    /// A smart render (copying most of the source) and a chunked render joined by `reel join` carry the same soft
+    /// subtitle streams, with the same cue times, as the plain render.
+    @Test func smartAndChunkedRendersCarryTheSubtitleStreams() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        // Tagged BT.709 with 0.5 s GOPs, so that a smart render may copy it.
+        _ = try Spine.checked("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi",
+                                         "-i", "testsrc=s=320x180:r=30:d=4", "-pix_fmt", "yuv420p", "-c:v", "libx264",
+                                         "-g", "15", "-colorspace", "bt709", "-color_primaries", "bt709",
+                                         "-color_trc", "bt709", folder.file("v.mp4").path])
+        try "1\n00:00:00,500 --> 00:00:01,000\nOne\n\n2\n00:00:02,000 --> 00:00:02,500\nTwo\n"
+            .write(to: folder.file("talk.srt"), atomically: true, encoding: .utf8)
+        let project = """
+            { "reel": 1, "output": { "path": "plain.mkv", "audio": false, "preset": "draft" },
+              "assets": { "v": { "path": "v.mp4" } },
+              "timeline": { "clips": [ { "asset": "v", "in": 0.2, "out": 3 } ],
+                            "captions": [ { "file": "talk.srt", "mode": "stream", "language": "eng" } ] } }
+            """
+        let path = folder.file("p.json")
+        try project.write(to: path, atomically: true, encoding: .utf8)
+        let reel = try Spine.reel().path
+        func rendered(_ args: [String]) throws {
+            let result = try run(reel, ["render", path.path, "-q"] + args)
+            try #require(result.status == 0, "\(args): \(result.stderrText)")
+        }
+        try rendered([])
+        try rendered(["--smart", "-o", folder.file("smart.mkv").path])
+        try rendered(["--chunk", "0/2", "-o", folder.file("c0.mkv").path])
+        try rendered(["--chunk", "1/2", "-o", folder.file("c1.mkv").path])
+        let joined = try run(reel, ["join", path.path, folder.file("c0.mkv").path, folder.file("c1.mkv").path,
+                                    "-o", folder.file("joined.mkv").path, "-q"])
+        try #require(joined.status == 0, "\(joined.stderrText)")
+        let plain = try Self.subtitleStreams(folder.file("plain.mkv"))
+        try #require(plain.count == 1)
+        // Timeline captions are in movie time.
+        #expect(plain[0].packets.map(\.0) == [0.5, 2.0])
+        for name in ["smart.mkv", "joined.mkv"] {
+            let streams = try Self.subtitleStreams(folder.file(name))
+            #expect(streams.map(\.codec) == plain.map(\.codec), "\(name)")
+            #expect(streams.map(\.language) == ["eng"], "\(name)")
+            #expect(streams.first?.packets.map(\.0) == plain[0].packets.map(\.0), "\(name)")
+            #expect(streams.first?.packets.map(\.1) == plain[0].packets.map(\.1), "\(name)")
+        }
+        // `reel inspect` lists the joined file's subtitle stream with its language.
+        let inspected = try run(reel, ["inspect", folder.file("joined.mkv").path])
+        #expect(inspected.stdoutText.contains { $0 == "\n" } && inspected.stdoutText.split(separator: "\n")
+            .contains { $0.contains("subtitle") && $0.contains("[eng]") }, "\(inspected.stdoutText)")
+        // The smart render did copy: its report says so.
+        let report = try run(reel, ["render", path.path, "--smart", "-o", folder.file("smart2.mkv").path])
+        #expect(report.stderrText.contains("smart render: copied"), "\(report.stderrText)")
+    }
+
     @Test(arguments: [("mp4", "mov_text", "mov_text"), ("mkv", "webvtt", "ass"), ("webm", "webvtt", "webvtt")])
     func softSubtitleStreamsCarryTheRetimedCues(_ container: String, _ srtCodec: String, _ assCodec: String) throws {
         let folder = try TemporaryDirectory()

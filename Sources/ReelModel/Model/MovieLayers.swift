@@ -131,9 +131,99 @@ public struct TextStyle: Sendable, Hashable {
     public var background: Background?
     /// Distance between baselines in ems; nil: the font's own line height.
     public var lineSpacing: Double?
+    /// Families to try after `font`, in order (`"font": ["Inter", "Noto Sans", "sans-serif"]`): the first installed
+    /// one draws, and characters it lacks come from the next ones that have them.
+    public var fallbackFonts: [String] = []
+    /// Font weight on CSS's scale, 100 (thin) … 1000; 400 is normal, 700 bold.
+    public var weight: Int = 400
+    /// Upright, italic or oblique.
+    public var fontStyle: FontStyle = .normal
+    /// Narrower or wider faces of the family.
+    public var stretch: Stretch = .normal
+    /// Which point of the layout box `position` places (and scale and rotation turn about).
+    public var anchor: Anchor = .center
+    /// Lines wrap at this width, in pixels at the render size (at word boundaries, inside a word only when one
+    /// word is wider); nil: lines break only at `\n`.
+    public var maxWidth: Double?
+    /// With `fit: shrink`, the height the text must fit in, in pixels at the render size.
+    public var maxHeight: Double?
+    /// Whether the size shrinks so that the text fits `maxWidth` (and `maxHeight`).
+    public var fit: Fit = .none
 
     /// The family used when `font` is absent.
     public static let defaultFont = "DejaVu Sans"
+
+    /// Italic or not.
+    public enum FontStyle: String, Sendable, Hashable, CaseIterable {
+        case normal, italic, oblique
+    }
+
+    /// Font widths, as CSS and fontconfig name them.
+    public enum Stretch: String, Sendable, Hashable, CaseIterable {
+        case ultraCondensed, extraCondensed, condensed, semiCondensed, normal, semiExpanded, expanded, extraExpanded,
+             ultraExpanded
+    }
+
+    /// A point of the layout box: a corner, the middle of an edge, or the centre.
+    public enum Anchor: String, Sendable, Hashable, CaseIterable {
+        case topLeft, top, topRight, left, center, right, bottomLeft, bottom, bottomRight
+
+        /// The point as fractions of the box's width and height from its top left corner.
+        public var fractions: LayerPoint {
+            switch self {
+            case .topLeft: LayerPoint(x: 0, y: 0)
+            case .top: LayerPoint(x: 0.5, y: 0)
+            case .topRight: LayerPoint(x: 1, y: 0)
+            case .left: LayerPoint(x: 0, y: 0.5)
+            case .center: LayerPoint(x: 0.5, y: 0.5)
+            case .right: LayerPoint(x: 1, y: 0.5)
+            case .bottomLeft: LayerPoint(x: 0, y: 1)
+            case .bottom: LayerPoint(x: 0.5, y: 1)
+            case .bottomRight: LayerPoint(x: 1, y: 1)
+            }
+        }
+    }
+
+    /// How text meets its box.
+    public enum Fit: String, Sendable, Hashable, CaseIterable {
+        /// Drawn at `size`; with `maxWidth`, lines wrap.
+        case none
+        /// Drawn at the largest size up to `size` at which it fits: one line per `\n` within `maxWidth`, or, with
+        /// `maxHeight` too, wrapped at `maxWidth` within `maxHeight` without breaking a word.
+        case shrink
+    }
+
+    /// The movie-time tokens a title's text may hold, replaced on every frame.
+    public static let movieTokens = ["{timecode}", "{frame}", "{time}"]
+
+    /// Whether the text holds a token that changes from frame to frame.
+    public var showsMovieTime: Bool { Self.movieTokens.contains { text.contains($0) } }
+
+    /// This style with its tokens replaced for output frame `frame` (frames of `frameDuration` from the movie's
+    /// start): `{frame}` the frame number from 0, `{time}` the frame's start as HH:MM:SS.mmm, `{timecode}`
+    /// HH:MM:SS:FF counting whole frames at the rate rounded up (29.97 fps counts 30 a second: non-drop-frame).
+    public func showing(frame: Int64, frameDuration: Time) -> TextStyle {
+        guard showsMovieTime else { return self }
+        var style = self
+        let frame = max(0, frame)
+        // Frames a second, rounded up: timescale / value for a frame duration of value / timescale seconds.
+        let value = max(1, frameDuration.value)
+        let perSecond = max(1, (frameDuration.timescale + value - 1) / value)
+        let wholeSeconds = frame / perSecond
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let timecode = "\(two(wholeSeconds / 3600)):\(two(wholeSeconds / 60 % 60)):\(two(wholeSeconds % 60)):\(two(frame % perSecond))"
+        // The frame's start, exactly, then rounded down to the millisecond.
+        let start = (try? Time.frames(frame, frameDuration: frameDuration)) ?? .zero
+        let milliseconds = Int64((Double(start.value) * 1000 / Double(max(1, start.timescale))).rounded(.down))
+        let seconds = milliseconds / 1000
+        let thousandths = milliseconds % 1000
+        let millis = thousandths < 10 ? "00\(thousandths)" : thousandths < 100 ? "0\(thousandths)" : "\(thousandths)"
+        let time = "\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(millis)"
+        style.text = text.replacingOccurrences(of: "{timecode}", with: timecode)
+            .replacingOccurrences(of: "{frame}", with: "\(frame)")
+            .replacingOccurrences(of: "{time}", with: time)
+        return style
+    }
 
     /// Creates a style: white, centred, DejaVu Sans unless given.
     public init(text: String, font: String? = nil, size: Double, color: RGBAColor = RGBAColor(red: 255, green: 255, blue: 255),

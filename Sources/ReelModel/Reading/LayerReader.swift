@@ -43,7 +43,7 @@ extension DocumentDecoder {
             text = nil
         }
         if text == nil { valid = false }
-        let font = take(fields["font"].flatMap { string($0, path.key("font")) }, "font")
+        let fonts = take(fields["font"].flatMap { fontList($0, path.key("font")) }, "font")
         // SPEC §5.1: font size 1–2000 pixels.
         let size = take(fields["size"].flatMap { double($0, path.key("size"), in: 1...2000) }, "size")
         let color = take(fields["color"].flatMap { self.color($0, path.key("color")) }, "color")
@@ -53,11 +53,38 @@ extension DocumentDecoder {
         let background = take(fields["background"].flatMap { readTextBackground($0, path.key("background")) }, "background")
         let lineSpacing = take(fields["lineSpacing"].flatMap { positiveNumber($0, path.key("lineSpacing"), what: "lineSpacing", upTo: 100) },
                                "lineSpacing")
+        let weight = take(fields["weight"].flatMap { fontWeight($0, path.key("weight")) }, "weight")
+        let fontStyle: TextStyle.FontStyle? = take(fields["style"].flatMap { enumeration($0, path.key("style"), "font style") }, "style")
+        let stretch: TextStyle.Stretch? = take(fields["stretch"].flatMap { enumeration($0, path.key("stretch"), "font stretch") }, "stretch")
+        let anchor: TextStyle.Anchor? = take(fields["anchor"].flatMap { enumeration($0, path.key("anchor"), "anchor") }, "anchor")
+        let maxWidth = take(fields["maxWidth"].flatMap { positiveNumber($0, path.key("maxWidth"), what: "maxWidth", upTo: 16000) },
+                            "maxWidth")
+        let maxHeight = take(fields["maxHeight"].flatMap { positiveNumber($0, path.key("maxHeight"), what: "maxHeight", upTo: 16000) },
+                             "maxHeight")
+        let fit: TextStyle.Fit? = take(fields["fit"].flatMap { enumeration($0, path.key("fit"), "text fit") }, "fit")
+        if fit == .shrink, fields["maxWidth"] == nil {
+            error(path.key("fit"), "fit \"shrink\" needs a box to fit: maxWidth is missing",
+                  hint: "add \"maxWidth\" (and \"maxHeight\" to wrap lines within a height)")
+            valid = false
+        }
+        if fields["maxHeight"] != nil, fit != .shrink {
+            error(path.key("maxHeight"), "maxHeight only bounds text that shrinks to fit",
+                  hint: "add \"fit\": \"shrink\", or remove maxHeight")
+            valid = false
+        }
         let placement = readPlacement(fields, path, what: "title")
         guard valid, let placement, let text else { return nil }
-        let style = TextStyle(text: text, font: font, size: size ?? 48, color: color ?? RGBAColor(red: 255, green: 255, blue: 255),
+        var style = TextStyle(text: text, font: fonts?.first, size: size ?? 48, color: color ?? RGBAColor(red: 255, green: 255, blue: 255),
                               align: align ?? .center, outline: outline, shadow: shadow, background: background,
                               lineSpacing: lineSpacing)
+        style.fallbackFonts = Array((fonts ?? []).dropFirst())
+        style.weight = weight ?? 400
+        style.fontStyle = fontStyle ?? .normal
+        style.stretch = stretch ?? .normal
+        style.anchor = anchor ?? .center
+        style.maxWidth = maxWidth
+        style.maxHeight = maxHeight
+        style.fit = fit ?? .none
         return MovieLayer(content: .text(style), timeRange: placement.range, position: placement.position,
                           animations: placement.animations, path: path)
     }
@@ -222,6 +249,58 @@ extension DocumentDecoder {
     func point(_ json: JSON, _ path: JSONPath, what: String, in range: ClosedRange<Double>? = nil) -> LayerPoint? {
         numbers(json, path, count: 2, expected: what, in: range).map { LayerPoint(x: $0[0], y: $0[1]) }
     }
+
+    /// A title's `font`: one family or font file, or a list of families tried in order (no files in a list: a file
+    /// is one exact face, so nothing after it would ever be used).
+    private func fontList(_ json: JSON, _ path: JSONPath) -> [String]? {
+        if case .string = json.value { return string(json, path).map { [$0] } }
+        guard let elements = array(json, path, expected: "a family name, a font file, or a list of family names") else { return nil }
+        guard !elements.isEmpty else {
+            error(path, "the list of font families is empty", hint: "name at least one family, e.g. [\"DejaVu Sans\"]")
+            return nil
+        }
+        var names: [String] = []
+        var valid = true
+        for (element, elementPath) in elements {
+            guard let name = string(element, elementPath) else {
+                valid = false
+                continue
+            }
+            if TextStyle(text: "", font: name, size: 1).fontIsFile {
+                error(elementPath, "\(JSONWriter.quoted(name)) is a font file, which cannot be part of a list of families",
+                      hint: "give the file alone (\"font\": \"\(name)\"), or list family names")
+                valid = false
+                continue
+            }
+            if name.contains(",") {
+                error(elementPath, "a family name cannot hold a comma", hint: "write each family as its own list entry")
+                valid = false
+                continue
+            }
+            names.append(name)
+        }
+        return valid ? names : nil
+    }
+
+    /// A font weight: a CSS number 1…1000, or one of the names Pango and CSS share.
+    private func fontWeight(_ json: JSON, _ path: JSONPath) -> Int? {
+        if case .string(let name) = json.value {
+            if let weight = Self.fontWeights[name] { return weight }
+            error(path, "unknown font weight \(JSONWriter.quoted(name))",
+                  hint: "use a number from 1 to 1000, or one of " + Self.fontWeights.sorted { $0.value < $1.value }.map(\.key).joined(separator: ", "))
+            return nil
+        }
+        guard let value = double(json, path) else { return nil }
+        guard value >= 1, value <= 1000, value == value.rounded() else {
+            error(path, "font weight \(plain(value)) is not a whole number from 1 to 1000", hint: "400 is normal, 700 bold")
+            return nil
+        }
+        return Int(value)
+    }
+
+    /// Font weights by name, on CSS's scale.
+    static let fontWeights: [String: Int] = ["thin": 100, "ultralight": 200, "light": 300, "normal": 400, "medium": 500,
+                                             "semibold": 600, "bold": 700, "ultrabold": 800, "heavy": 900]
 
     /// A number greater than 0 and at most `limit`.
     func positiveNumber(_ json: JSON, _ path: JSONPath, what: String, upTo limit: Double) -> Double? {

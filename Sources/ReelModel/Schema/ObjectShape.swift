@@ -126,6 +126,7 @@ extension ObjectShape {
     public static let title = ObjectShape(
         name: "title",
         allowed: ["text", "font", "size", "color", "align", "outline", "shadow", "background", "lineSpacing",
+                  "weight", "style", "stretch", "anchor", "maxWidth", "maxHeight", "fit",
                   "start", "duration", "end", "position", "animations"],
         required: ["text", "start"])
 

@@ -210,7 +210,9 @@ public enum ProjectWriter {
         switch layer.content {
         case .text(let style):
             members.append(("text", .string(style.text)))
-            members.append(("font", .string(style.font ?? TextStyle.defaultFont)))
+            let font = style.font ?? TextStyle.defaultFont
+            members.append(("font", style.fallbackFonts.isEmpty ? .string(font)
+                                : .array(([font] + style.fallbackFonts).map { JSON(.string($0)) })))
             members.append(("size", numberValue(style.size)))
             members.append(("color", .string(style.color.description)))
             members.append(("align", .string(style.align.rawValue)))
@@ -227,6 +229,14 @@ public enum ProjectWriter {
                                                       ("padding", numberValue(background.padding))])))
             }
             if let spacing = style.lineSpacing { members.append(("lineSpacing", numberValue(spacing))) }
+            // The face and box keys are written when they differ from their defaults.
+            if style.weight != 400 { members.append(("weight", .number(String(style.weight)))) }
+            if style.fontStyle != .normal { members.append(("style", .string(style.fontStyle.rawValue))) }
+            if style.stretch != .normal { members.append(("stretch", .string(style.stretch.rawValue))) }
+            if style.anchor != .center { members.append(("anchor", .string(style.anchor.rawValue))) }
+            if let width = style.maxWidth { members.append(("maxWidth", numberValue(width))) }
+            if let height = style.maxHeight { members.append(("maxHeight", numberValue(height))) }
+            if style.fit != .none { members.append(("fit", .string(style.fit.rawValue))) }
         case .image(let asset, let size):
             members.append(("image", .string(asset)))
             if let size { members.append(("size", sizeValue(size))) }

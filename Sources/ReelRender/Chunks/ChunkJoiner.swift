@@ -204,11 +204,15 @@ public final class ChunkJoiner {
             let depth = Int64(parts.map(\.reorderDepth).max() ?? 0)
             let video = SplicedVideo(reader: readers[0], streamIndex: stream.index, extradata: first.extradata,
                                      reorderDepth: depth, lengthSize: configuration.lengthSize)
+            // The parts are picture-only; the soft subtitle streams come from the project, over the whole export.
+            let subtitles = try SubtitleTrackPlan.plans(project: project, from: FrameGrid(project).start,
+                                                        to: project.exportRange.end, container: settings.container)
             let writer = try OutputWriter(
                 destination: target,
                 container: .init(name: settings.container, metadata: project.output.metadata,
                                  faststart: project.output.faststart),
-                video: .spliced(video), audio: audio, frameRate: plan.frameRate, progress: progress)
+                video: .spliced(video), audio: audio, frameRate: plan.frameRate, progress: progress,
+                subtitles: subtitles)
             var decodeRank: Int64 = 0
             let packet = try Packet()
             for (part, reader) in zip(parts, readers) {

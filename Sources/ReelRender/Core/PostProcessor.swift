@@ -22,6 +22,8 @@ final class PostProcessor {
         let layer: Int
         /// The raster scale: 1, or the layer's largest scale.
         let level: Double
+        /// For a title showing movie time (`{timecode}`, `{frame}`, `{time}`), the frame it shows; else nil.
+        var frame: Int64?
     }
 
     private let layers: [MovieLayer]
@@ -40,6 +42,7 @@ final class PostProcessor {
     /// libass, started when the first cue shows.
     private var captionRenderer: CaptionRenderer?
     private let renderSize: PixelSize
+    private let frameDuration: Time
     private let resolvePath: @Sendable (String) -> String
 
     /// The stage for `project`'s titles and overlays on a canvas of `canvas` pixels, reading overlay images
@@ -59,6 +62,7 @@ final class PostProcessor {
         self.fontFiles = fontFiles
         captions = project.videoComposition.captions.filter { $0.captions.mode.burns && !$0.cues.isEmpty }
         renderSize = project.videoComposition.renderSize
+        frameDuration = project.videoComposition.frameDuration
         resolvePath = { [project] path in project.resolvedPath(path) }
     }
 
@@ -89,7 +93,13 @@ final class PostProcessor {
             let state = layer.state(at: time)
             let grows = max(abs(state.scale.x), abs(state.scale.y)) > 1
             let level = grows ? rasterLevel(layer) : 1
-            let picture = try self.picture(layer: index, level: level)
+            var key = PictureKey(layer: index, level: level)
+            if case .text(let style) = layer.content, style.showsMovieTime {
+                // The text changes every frame: one picture per frame, the previous frame's dropped.
+                key.frame = (try? time.quotient(dividingBy: frameDuration, rounding: .down)) ?? 0
+                pictures = pictures.filter { $0.key.layer != index || $0.key.frame == key.frame }
+            }
+            let picture = try self.picture(key)
             let placement = LayerBlender.Placement(
                 centre: LayerPoint(x: state.position.x * Double(canvas.width), y: state.position.y * Double(canvas.height)),
                 scale: LayerPoint(x: state.scale.x / level, y: state.scale.y / level),
@@ -107,9 +117,9 @@ final class PostProcessor {
     }
 
     /// The picture of layer `index` rasterised at `level` × its size on the canvas, made on first use.
-    private func picture(layer index: Int, level: Double) throws(RenderError) -> LayerPicture {
-        let key = PictureKey(layer: index, level: level)
+    private func picture(_ key: PictureKey) throws(RenderError) -> LayerPicture {
         if let made = pictures[key] { return made }
+        let index = key.layer, level = key.level
         let layer = layers[index]
         // Where the layout box's centre rests on the canvas; the raster is made so that it lands there exactly
         // when placed by whole, even pixels.
@@ -118,7 +128,7 @@ final class PostProcessor {
         let raster: LayerRaster
         switch layer.content {
         case .text(let style):
-            var resolved = style
+            var resolved = key.frame.map { style.showing(frame: $0, frameDuration: frameDuration) } ?? style
             if let file = style.font, let path = fontFiles[file] {
                 _ = TextRasterizer.registerFontFile(path)
                 resolved.font = path

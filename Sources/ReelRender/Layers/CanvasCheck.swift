@@ -24,7 +24,13 @@ enum CanvasCheck {
         let frameDuration = composition.frameDuration
         var diagnostics: [Diagnostic] = []
         for layer in composition.overlays + composition.titles {
-            guard let box = box(of: layer, imageSizes: imageSizes) else { continue }
+            var measured = layer
+            if case .text(let style) = layer.content, style.showsMovieTime {
+                // Tokens measured as the layer's last frame shows them (the most digits).
+                let last = (try? layer.timeRange.end.quotient(dividingBy: frameDuration, rounding: .up)) ?? 1
+                measured.content = .text(style.showing(frame: max(0, last - 1), frameDuration: frameDuration))
+            }
+            guard let box = box(of: measured, imageSizes: imageSizes) else { continue }
             func outside(_ state: LayerState) -> (edges: [String], overhang: Double)? {
                 overhang(box, state: state, canvas: canvas)
             }
@@ -56,7 +62,7 @@ enum CanvasCheck {
                         + "pixels at \(describeTime(time, frameDuration: frameDuration)); it is drawn cut there",
                     time: time, frame: frame,
                     hint: layer.isText
-                        ? "shorten the text, use a smaller size, or move its position inwards (it is the centre of the text)"
+                        ? "shorten the text, use a smaller size, maxWidth or fit \"shrink\", or move its position inwards (it places the text's anchor, by default its centre)"
                         : "use a smaller size, or move its position inwards (it is the centre of the image)"))
                 break
             }
@@ -72,8 +78,9 @@ enum CanvasCheck {
         case .text(let style):
             guard let measured = try? TextRasterizer.measure(style) else { return nil }
             let drawn = TextRasterizer.drawnBounds(measured, style: style, scale: 1)
-            let centreX = measured.logical.x + measured.logical.width / 2
-            let centreY = measured.logical.y + measured.logical.height / 2
+            let anchor = style.anchor.fractions
+            let centreX = measured.logical.x + measured.logical.width * anchor.x
+            let centreY = measured.logical.y + measured.logical.height * anchor.y
             return (drawn.minX - centreX, drawn.minY - centreY, drawn.maxX - centreX, drawn.maxY - centreY)
         case .image(let asset, let size):
             guard let size = size ?? imageSizes[asset] else { return nil }

@@ -14,29 +14,13 @@ enum CaptionCheck {
             let fontPath = captions.path.key("style").key("font")
             var font: String? = nil
             if let written = captions.style.font, entry.assHeader == nil {
-                if captions.style.fontIsFile {
-                    let file = compiled.resolvedPath(written)
-                    guard FileManager.default.isReadableFile(atPath: file) else {
-                        diagnostics.append(Diagnostic(path: fontPath, message: "font file \(written) is missing or unreadable",
-                                                      hint: "check the path (relative paths start at the project's folder)",
-                                                      category: .missingInput))
-                        continue
-                    }
-                    guard TextRasterizer.registerFontFile(file) != nil else {
-                        diagnostics.append(Diagnostic(path: fontPath, message: "\(written) is not a font file fontconfig can read",
-                                                      hint: "use a TrueType, OpenType or Type 1 font file, or a family name"))
-                        continue
-                    }
-                    font = file
-                } else {
-                    if families == nil { families = (try? TextRasterizer.families()) ?? [] }
-                    if let known = families, !LayerCheck.genericFamilies.contains(written.lowercased()),
-                       !known.contains(where: { $0.caseInsensitiveCompare(written) == .orderedSame }) {
-                        diagnostics.append(Diagnostic(path: fontPath, message: "no installed font family is called \"\(written)\"",
-                                                      hint: LayerCheck.hint(for: written, among: known)))
-                        continue
-                    }
-                    font = written
+                switch LayerCheck.checkFont(written, isFile: captions.style.fontIsFile, at: fontPath,
+                                            resolvedPath: compiled.resolvedPath, families: &families,
+                                            installed: { (try? TextRasterizer.families()) ?? [] }) {
+                case .usable(let usable): font = usable
+                case .refused(let diagnostic):
+                    diagnostics.append(diagnostic)
+                    continue
                 }
             }
             // One layout of every distinct character first; cue by cue only when something is missing.

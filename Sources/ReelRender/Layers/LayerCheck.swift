@@ -1,5 +1,6 @@
 import Foundation
 import ReelModel
+import ReelTime
 
 /// The checks of titles that need the machine's fonts (SPEC §3.5, §5): a family fontconfig does not know is an
 /// error naming the closest installed families; a font file that is missing is a missing input, one that is not a
@@ -12,31 +13,18 @@ enum LayerCheck {
         var diagnostics: [Diagnostic] = []
         var families: [String]?
         for layer in titles {
-            guard case .text(var style) = layer.content else { continue }
+            guard case .text(let written) = layer.content else { continue }
+            // Movie-time tokens are checked as digits and colons, which is what they show.
+            var style = written.showing(frame: 0, frameDuration: Time(value: 1, timescale: 30))
             let fontPath = layer.path.key("font")
             if let font = style.font {
-                if style.fontIsFile {
-                    let file = project.resolvedPath(font)
-                    guard FileManager.default.isReadableFile(atPath: file) else {
-                        diagnostics.append(Diagnostic(path: fontPath, message: "font file \(font) is missing or unreadable",
-                                                      hint: "check the path (relative paths start at the project's folder)",
-                                                      category: .missingInput))
-                        continue
-                    }
-                    guard TextRasterizer.registerFontFile(file) != nil else {
-                        diagnostics.append(Diagnostic(path: fontPath, message: "\(font) is not a font file fontconfig can read",
-                                                      hint: "use a TrueType, OpenType or Type 1 font file, or a family name"))
-                        continue
-                    }
-                    style.font = file
-                } else {
-                    if families == nil { families = cache?.fontFamilies() ?? (try? TextRasterizer.families()) ?? [] }
-                    if let known = families, !genericFamilies.contains(font.lowercased()),
-                       !known.contains(where: { $0.caseInsensitiveCompare(font) == .orderedSame }) {
-                        diagnostics.append(Diagnostic(path: fontPath, message: "no installed font family is called \"\(font)\"",
-                                                      hint: hint(for: font, among: known)))
-                        continue
-                    }
+                switch checkFont(font, isFile: style.fontIsFile, fallbacks: style.fallbackFonts, at: fontPath,
+                                 resolvedPath: project.resolvedPath, families: &families,
+                                 installed: { cache?.fontFamilies() ?? (try? TextRasterizer.families()) ?? [] }) {
+                case .usable(let usable): style.font = usable
+                case .refused(let diagnostic):
+                    diagnostics.append(diagnostic)
+                    continue
                 }
             }
             // The raster a title is drawn into is at most 16384 pixels on a side (at the render scale).
@@ -66,6 +54,49 @@ enum LayerCheck {
             }
         }
         return diagnostics
+    }
+
+    /// What `checkFont` found.
+    enum FontCheck {
+        /// The font to draw with: a file's absolute path (registered with fontconfig) or the family as written.
+        case usable(String)
+        /// The error that refuses it.
+        case refused(Diagnostic)
+    }
+
+    /// The one check of a font a title or a caption style names (`font`, with `fallbacks` after it for a family
+    /// list): a file must exist (else a missing input) and be a font fontconfig reads; a family, or one of a
+    /// list, must be installed or generic, else the error's hint names the closest installed families.
+    /// `families` caches the installed families across calls; `installed` lists them the first time.
+    static func checkFont(_ font: String, isFile: Bool, fallbacks: [String] = [], at path: JSONPath,
+                          resolvedPath: (String) -> String, families: inout [String]?,
+                          installed: () -> [String]) -> FontCheck {
+        if isFile {
+            let file = resolvedPath(font)
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                return .refused(Diagnostic(path: path, message: "font file \(font) is missing or unreadable",
+                                           hint: "check the path (relative paths start at the project's folder)",
+                                           category: .missingInput))
+            }
+            guard TextRasterizer.registerFontFile(file) != nil else {
+                return .refused(Diagnostic(path: path, message: "\(font) is not a font file fontconfig can read",
+                                           hint: "use a TrueType, OpenType or Type 1 font file, or a family name"))
+            }
+            return .usable(file)
+        }
+        if families == nil { families = installed() }
+        let known = families ?? []
+        func isInstalled(_ name: String) -> Bool {
+            genericFamilies.contains(name.lowercased()) || known.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+        }
+        // A list is a fallback chain: it is enough that one of its families is installed.
+        let listed = [font] + fallbacks
+        guard listed.contains(where: isInstalled) else {
+            let message = listed.count == 1 ? "no installed font family is called \"\(font)\""
+                : "none of the font families " + listed.map { "\"\($0)\"" }.joined(separator: ", ") + " is installed"
+            return .refused(Diagnostic(path: path, message: message, hint: hint(for: font, among: known)))
+        }
+        return .usable(font)
     }
 
     /// The generic names fontconfig resolves to a configured family (CSS's and fontconfig's own).

@@ -38,36 +38,62 @@ final class LayerPicture: @unchecked Sendable {
         // Per pixel premultiplied Cb·α and Cr·α in 1/255 units (kept wide for the 2×2 average).
         var cbFull = [Int32](repeating: 0, count: width * height), crFull = cbFull
         let kr = 0.2126, kb = 0.0722, kg = 1 - kr - kb
-        raster.pixels.withUnsafeBufferPointer { rgba in
-            for index in 0..<(width * height) {
-                let r = Double(rgba[index * 4]), g = Double(rgba[index * 4 + 1]), b = Double(rgba[index * 4 + 2])
-                let a = Double(rgba[index * 4 + 3])
-                // Components are premultiplied in 0…255; the offsets scale with α too.
-                let l = kr * r + kg * g + kb * b
-                luma[index] = UInt8(max(0, min(255, (16 * a + 219 * l) / 255).rounded()))
-                alpha[index] = UInt8(a)
-                cbFull[index] = Int32((128 * a + 224 * (b - l) / (2 * (1 - kb))).rounded())
-                crFull[index] = Int32((128 * a + 224 * (r - l) / (2 * (1 - kr))).rounded())
+        let count = width * height
+        raster.pixels.withUnsafeBytes { bytes in
+            luma.withUnsafeMutableBufferPointer { luma in
+                alpha.withUnsafeMutableBufferPointer { alpha in
+                    cbFull.withUnsafeMutableBufferPointer { cbFull in
+                        crFull.withUnsafeMutableBufferPointer { crFull in
+                            // Text rasters are mostly runs of one value (clear space, a background box, the inside of
+                            // glyphs): a pixel equal to the one before takes its results, the same numbers again.
+                            var previous: UInt32?
+                            var last: (luma: UInt8, cb: Int32, cr: Int32) = (0, 0, 0)
+                            for index in 0..<count {
+                                let word = bytes.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
+                                alpha[index] = bytes[index * 4 + 3]
+                                if word != previous {
+                                    let r = Double(bytes[index * 4]), g = Double(bytes[index * 4 + 1])
+                                    let b = Double(bytes[index * 4 + 2]), a = Double(bytes[index * 4 + 3])
+                                    // Components are premultiplied in 0…255; the offsets scale with α too.
+                                    let l = kr * r + kg * g + kb * b
+                                    last = (UInt8(max(0, min(255, (16 * a + 219 * l) / 255).rounded())),
+                                            Int32((128 * a + 224 * (b - l) / (2 * (1 - kb))).rounded()),
+                                            Int32((128 * a + 224 * (r - l) / (2 * (1 - kr))).rounded()))
+                                    previous = word
+                                }
+                                luma[index] = last.luma
+                                cbFull[index] = last.cb
+                                crFull[index] = last.cr
+                            }
+                        }
+                    }
+                }
             }
         }
         var cb = [UInt8](repeating: 0, count: chromaWidth * chromaHeight)
         var cr = cb, chromaAlpha = cb
-        for y in 0..<chromaHeight {
-            for x in 0..<chromaWidth {
-                var sumCb: Int32 = 0, sumCr: Int32 = 0, sumA = 0
-                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                    // Outside the raster is transparent.
-                    let px = 2 * x + dx, py = 2 * y + dy
-                    guard px < width, py < height else { continue }
-                    let index = py * width + px
-                    sumCb += cbFull[index]
-                    sumCr += crFull[index]
-                    sumA += Int(alpha[index])
+        cbFull.withUnsafeBufferPointer { cbFull in
+            crFull.withUnsafeBufferPointer { crFull in
+                alpha.withUnsafeBufferPointer { alpha in
+                    for y in 0..<chromaHeight {
+                        for x in 0..<chromaWidth {
+                            var sumCb: Int32 = 0, sumCr: Int32 = 0, sumA = 0
+                            // The 2×2 block; outside the raster is transparent.
+                            for py in (2 * y)..<min(2 * y + 2, height) {
+                                for px in (2 * x)..<min(2 * x + 2, width) {
+                                    let index = py * width + px
+                                    sumCb += cbFull[index]
+                                    sumCr += crFull[index]
+                                    sumA += Int(alpha[index])
+                                }
+                            }
+                            let index = y * chromaWidth + x
+                            cb[index] = UInt8(max(0, min(255, (Int(sumCb) + 2 * 255) / (4 * 255))))
+                            cr[index] = UInt8(max(0, min(255, (Int(sumCr) + 2 * 255) / (4 * 255))))
+                            chromaAlpha[index] = UInt8((sumA + 2) / 4)
+                        }
+                    }
                 }
-                let index = y * chromaWidth + x
-                cb[index] = UInt8(max(0, min(255, (Int(sumCb) + 2 * 255) / (4 * 255))))
-                cr[index] = UInt8(max(0, min(255, (Int(sumCr) + 2 * 255) / (4 * 255))))
-                chromaAlpha[index] = UInt8((sumA + 2) / 4)
             }
         }
         self.luma = luma

@@ -28,7 +28,7 @@ enum TextRasterizer {
     static func rasterize(_ style: TextStyle, scale: Double, phase: LayerPoint) throws(RenderError) -> LayerRaster {
         lock.lock()
         defer { lock.unlock() }
-        let session = try PangoSession()
+        let session = try PangoSession.shared()
         let layout = try session.layout(style, scale: scale)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         let measured = measure(layout)
@@ -38,8 +38,10 @@ enum TextRasterizer {
         let blur = style.shadow.map { $0.blur * scale } ?? 0
         // The box centre sits at `phase` past a whole pixel; the raster starts a whole, even number of pixels
         // before it (even keeps chroma aligned when the raster is placed by whole pixels).
-        let centreX = measured.logical.x + measured.logical.width / 2
-        let centreY = measured.logical.y + measured.logical.height / 2
+        // `centre` is the anchor point of the layout box: its centre unless the title names another point.
+        let anchorPoint = style.anchor.fractions
+        let centreX = measured.logical.x + measured.logical.width * anchorPoint.x
+        let centreY = measured.logical.y + measured.logical.height * anchorPoint.y
         func evenFloor(_ value: Double) -> Int { Int((value / 2).rounded(.down)) * 2 }
         // Checked before any conversion to whole pixels, which a huge extent would overflow.
         guard maxX - minX <= 16380, maxY - minY <= 16380 else {
@@ -124,7 +126,7 @@ enum TextRasterizer {
     static func measure(_ style: TextStyle) throws(RenderError) -> Measured {
         lock.lock()
         defer { lock.unlock() }
-        let session = try PangoSession()
+        let session = try PangoSession.shared()
         let layout = try session.layout(style, scale: 1)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         return measure(layout)
@@ -134,7 +136,7 @@ enum TextRasterizer {
     static func missingCharacters(_ style: TextStyle) throws(RenderError) -> [Character] {
         lock.lock()
         defer { lock.unlock() }
-        let session = try PangoSession()
+        let session = try PangoSession.shared()
         let whole = try session.layout(style, scale: 1)
         let unknown = pango_layout_get_unknown_glyphs_count(whole)
         g_object_unref(UnsafeMutableRawPointer(whole))
@@ -143,6 +145,7 @@ enum TextRasterizer {
         for character in style.text where !missing.contains(character) && !character.isWhitespace {
             var single = style
             single.text = String(character)
+            single.fit = .none
             let layout = try session.layout(single, scale: 1)
             if pango_layout_get_unknown_glyphs_count(layout) > 0 { missing.append(character) }
             g_object_unref(UnsafeMutableRawPointer(layout))
@@ -154,7 +157,7 @@ enum TextRasterizer {
     static func runDirections(_ style: TextStyle) throws(RenderError) -> [(text: String, rightToLeft: Bool)] {
         lock.lock()
         defer { lock.unlock() }
-        let session = try PangoSession()
+        let session = try PangoSession.shared()
         let layout = try session.layout(style, scale: 1)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         guard let bytes = pango_layout_get_text(layout) else { return [] }
@@ -177,7 +180,7 @@ enum TextRasterizer {
     static func families() throws(RenderError) -> [String] {
         lock.lock()
         defer { lock.unlock() }
-        return try PangoSession().familyNames().sorted()
+        return try PangoSession.shared().familyNames().sorted()
     }
 
     /// Registers a font file with fontconfig and returns its family name; nil when fontconfig cannot read it.
@@ -223,8 +226,21 @@ private enum FontFiles {
     }
 }
 
-/// A Pango font map and context for one rasterisation (never shared between threads).
+/// A Pango font map and context, used only with `TextRasterizer.lock` held. One is kept for the process and made
+/// again after a font file is registered, so that its font map sees the new file: a font map costs milliseconds to
+/// make, which titles drawn on every frame (`{timecode}`) would otherwise pay per frame.
 private final class PangoSession {
+    /// The kept session, and the number of registered font files it was made after.
+    nonisolated(unsafe) private static var kept: (session: PangoSession, fonts: Int)?
+
+    /// The session to use now (call with `TextRasterizer.lock` held).
+    static func shared() throws(RenderError) -> PangoSession {
+        if let kept, kept.fonts == FontFiles.families.count { return kept.session }
+        let made = try PangoSession()
+        kept = (made, FontFiles.families.count)
+        return made
+    }
+
     let fontMap: UnsafeMutablePointer<PangoFontMap>
     let context: OpaquePointer
 
@@ -252,20 +268,64 @@ private final class PangoSession {
         g_object_unref(UnsafeMutableRawPointer(fontMap))
     }
 
-    /// A layout of `style` with its font at `scale` × its size in pixels.
+    /// A layout of `style` with its font at `scale` × its size in pixels (for `fit: shrink`, × the size at which
+    /// it fits its box, found at scale 1 so that the same text fits the same way at every scale).
     func layout(_ style: TextStyle, scale: Double) throws(RenderError) -> OpaquePointer {
+        var drawn = style
+        if style.fit == .shrink { drawn.size = try fittedSize(style) }
+        return try layout(drawn, size: drawn.size * scale, scale: scale)
+    }
+
+    /// The largest size up to `style.size` (at least 1 px) at which `style` fits `maxWidth` (and `maxHeight`),
+    /// to 1/64 px, by bisection: text grows monotonically with its size (the metrics are not hinted).
+    private func fittedSize(_ style: TextStyle) throws(RenderError) -> Double {
+        guard let maxWidth = style.maxWidth else { return style.size }
+        func fits(_ size: Double) throws(RenderError) -> Bool {
+            let layout = try self.layout(style, size: size, scale: 1)
+            defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+            var logical = PangoRectangle()
+            pango_layout_get_extents(layout, nil, &logical)
+            let width = Double(logical.width) / Double(PANGO_SCALE), height = Double(logical.height) / Double(PANGO_SCALE)
+            // A word wider than the box overflows it even when wrapping (PANGO_WRAP_WORD never breaks it).
+            return width <= maxWidth + 1e-9 && style.maxHeight.map { height <= $0 + 1e-9 } ?? true
+        }
+        if try fits(style.size) { return style.size }
+        var low = 1.0, high = style.size
+        if try !fits(low) { return low }
+        while high - low > 1.0 / 64 {
+            let middle = (low + high) / 2
+            if try fits(middle) { low = middle } else { high = middle }
+        }
+        return low
+    }
+
+    /// A layout of `style` with its font at `size` pixels and its box (`maxWidth`) at `scale`.
+    private func layout(_ style: TextStyle, size: Double, scale: Double) throws(RenderError) -> OpaquePointer {
         guard let layout = pango_layout_new(context) else { throw RenderError(.internal, "Pango could not create a layout") }
-        let family: String
+        var family: String
         if style.fontIsFile, let font = style.font {
             family = FontFiles.families[font] ?? TextStyle.defaultFont
         } else {
             family = style.font ?? TextStyle.defaultFont
         }
+        // Pango takes a family list separated by commas: the first installed one draws, later ones fill in.
+        if !style.fallbackFonts.isEmpty { family = ([family] + style.fallbackFonts).joined(separator: ",") }
         let description = pango_font_description_new()
         pango_font_description_set_family(description, family)
-        pango_font_description_set_absolute_size(description, style.size * scale * Double(PANGO_SCALE))
+        pango_font_description_set_absolute_size(description, size * Double(PANGO_SCALE))
+        pango_font_description_set_weight(description, PangoWeight(UInt32(style.weight)))
+        pango_font_description_set_style(description, Self.pangoStyle(style.fontStyle))
+        pango_font_description_set_stretch(description, Self.pangoStretch(style.stretch))
         pango_layout_set_font_description(layout, description)
         pango_font_description_free(description)
+        if let maxWidth = style.maxWidth {
+            // Shrinking with only a width keeps the lines as written; otherwise lines wrap at the width (inside a
+            // word only when wrapping text that is not shrunk, whose long words have nowhere else to go).
+            if style.fit != .shrink || style.maxHeight != nil {
+                pango_layout_set_width(layout, Int32(min(1e9, (maxWidth * scale * Double(PANGO_SCALE)).rounded(.down))))
+                pango_layout_set_wrap(layout, style.fit == .shrink ? PANGO_WRAP_WORD : PANGO_WRAP_WORD_CHAR)
+            }
+        }
         switch style.align {
         case .left: pango_layout_set_alignment(layout, PANGO_ALIGN_LEFT)
         case .center: pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
@@ -277,10 +337,32 @@ private final class PangoSession {
             var logical = PangoRectangle()
             pango_layout_get_extents(layout, nil, &logical)
             let natural = Double(logical.height) / Double(PANGO_SCALE)
-            if natural > 0 { pango_layout_set_line_spacing(layout, Float(spacing * style.size * scale / natural)) }
+            if natural > 0 { pango_layout_set_line_spacing(layout, Float(spacing * size / natural)) }
         }
         pango_layout_set_text(layout, style.text, -1)
         return layout
+    }
+
+    private static func pangoStyle(_ style: TextStyle.FontStyle) -> PangoStyle {
+        switch style {
+        case .normal: PANGO_STYLE_NORMAL
+        case .italic: PANGO_STYLE_ITALIC
+        case .oblique: PANGO_STYLE_OBLIQUE
+        }
+    }
+
+    private static func pangoStretch(_ stretch: TextStyle.Stretch) -> PangoStretch {
+        switch stretch {
+        case .ultraCondensed: PANGO_STRETCH_ULTRA_CONDENSED
+        case .extraCondensed: PANGO_STRETCH_EXTRA_CONDENSED
+        case .condensed: PANGO_STRETCH_CONDENSED
+        case .semiCondensed: PANGO_STRETCH_SEMI_CONDENSED
+        case .normal: PANGO_STRETCH_NORMAL
+        case .semiExpanded: PANGO_STRETCH_SEMI_EXPANDED
+        case .expanded: PANGO_STRETCH_EXPANDED
+        case .extraExpanded: PANGO_STRETCH_EXTRA_EXPANDED
+        case .ultraExpanded: PANGO_STRETCH_ULTRA_EXPANDED
+        }
     }
 
     func familyNames() -> [String] {

@@ -45,18 +45,21 @@ final class SmartRenderer {
         return (0...31).first { !used.contains($0) }
     }
 
-    /// Writes the smart render through an output writer on `destination`, with `audio` as its sound.
+    /// Writes the smart render through an output writer on `destination`, with `audio` as its sound and
+    /// `subtitles` as its soft subtitle streams.
     func render(into destination: MuxerDestination, container: OutputWriter.Container, audio: OutputWriter.Audio,
-                progress: ProgressCounter) throws(RenderError) {
+                progress: ProgressCounter, subtitles: [SubtitleTrackPlan] = []) throws(RenderError) {
         do {
-            try renderThrowingMedia(into: destination, container: container, audio: audio, progress: progress)
+            try renderThrowingMedia(into: destination, container: container, audio: audio, progress: progress,
+                                    subtitles: subtitles)
         } catch {
             throw RenderError(anyError: error)
         }
     }
 
     private func renderThrowingMedia(into destination: MuxerDestination, container: OutputWriter.Container,
-                                     audio: OutputWriter.Audio, progress: ProgressCounter) throws {
+                                     audio: OutputWriter.Audio, progress: ProgressCounter,
+                                     subtitles: [SubtitleTrackPlan]) throws {
         guard let headerAsset = plan.headerAsset, let header = plan.indexes[headerAsset],
               let configuration = header.configuration, let frameRate = project.output.frameRate,
               let path = catalog[headerAsset]?.path else {
@@ -85,7 +88,7 @@ final class SmartRenderer {
                                    extradata: union.bytes, reorderDepth: Int64(plan.reorderDepth),
                                    lengthSize: configuration.lengthSize)
         let writer = try OutputWriter(destination: destination, container: container, video: .spliced(spliced),
-                                      audio: audio, frameRate: frameRate, progress: progress)
+                                      audio: audio, frameRate: frameRate, progress: progress, subtitles: subtitles)
         for span in plan.spans {
             if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
             switch span {

@@ -16,6 +16,14 @@ enum FuzzTarget: String, CaseIterable {
     case cmx
     /// An OpenTimelineIO document imported into a project, which is then read, compiled and validated.
     case otio
+    /// A SubRip file read as captions (and its cues' text stripped of markup).
+    case srt
+    /// A WebVTT file read as captions.
+    case vtt
+    /// An ASS/SSA script read as captions.
+    case ass
+    /// A word-level transcript read and paged into cues.
+    case transcript
 
     /// Runs the target on one input.
     func run(_ bytes: [UInt8]) {
@@ -32,6 +40,27 @@ enum FuzzTarget: String, CaseIterable {
             importAndLint(bytes, format: .edl, fileName: "fuzz.edl")
         case .otio:
             importAndLint(bytes, format: .otio, fileName: "fuzz.otio")
+        case .srt:
+            readCaptions(bytes, format: .subRip, fileName: "fuzz.srt")
+        case .vtt:
+            readCaptions(bytes, format: .webVTT, fileName: "fuzz.vtt")
+        case .ass:
+            readCaptions(bytes, format: .ass, fileName: "fuzz.ass")
+        case .transcript:
+            let (words, _) = TranscriptReader.read(bytes, file: "fuzz.json")
+            guard let words else { return }
+            // Paged with the estimate of text widths, as validation does without fonts.
+            _ = TranscriptPager.cues(words, style: CaptionStyle(), highlight: CaptionHighlight(),
+                                     renderSize: PixelSize(width: 1280, height: 720), measure: TranscriptPager.estimate)
+        }
+    }
+
+    /// A caption file read in `format`; every surviving cue's plain text is taken (the markup stripper runs too).
+    private func readCaptions(_ bytes: [UInt8], format: CaptionFormat, fileName: String) {
+        let reading = CaptionReader.read(bytes, file: fileName, format: format)
+        for cue in reading.document?.cues ?? [] {
+            _ = cue.plainText
+            precondition(cue.start <= cue.end, "a cue of \(fileName) ends before it starts")
         }
     }
 
