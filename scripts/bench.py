@@ -316,6 +316,70 @@ def run_smart(reel, rounds, warmup, gop):
     return results
 
 
+EFFECTS_WIDTH, EFFECTS_HEIGHT, EFFECTS_SECONDS = 1920, 1080, 5
+
+
+def ensure_effects_media():
+    """A 1080p30 H.264 source tagged BT.709 and a 33-point .cube LUT, made once."""
+    source = MEDIA / f"effects-{EFFECTS_WIDTH}x{EFFECTS_HEIGHT}-{EFFECTS_SECONDS}s.mp4"
+    if not source.exists():
+        MEDIA.mkdir(parents=True, exist_ok=True)
+        run_quietly(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                     f"testsrc2=size={EFFECTS_WIDTH}x{EFFECTS_HEIGHT}:rate={FPS}:duration={EFFECTS_SECONDS}",
+                     "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
+                     "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-g", str(SOURCE_GOP), str(source)],
+                    "effects source")
+    lut = MEDIA / "effects-look.cube"
+    if not lut.exists():
+        size = 33
+        rows = [f"{min(1.0, r / 32 * 1.08 + 0.01):.6f} {(g / 32) ** 0.9:.6f} {b / 32 * 0.85:.6f}"
+                for b in range(size) for g in range(size) for r in range(size)]
+        lut.write_text(f"LUT_3D_SIZE {size}\n" + "\n".join(rows) + "\n")
+    return source, lut
+
+
+def effects_project(output, source, effects):
+    return {
+        "reel": 1,
+        "output": {"path": str(output), "size": [EFFECTS_WIDTH, EFFECTS_HEIGHT], "frameRate": FPS,
+                   "video": {"codec": "h264", "crf": CRF, "encoderPreset": ENCODER_PRESET}, "audio": False},
+        "assets": {"a": {"path": str(source)}},
+        "timeline": {"clips": [{"asset": "a", "effects": effects}]},
+    }
+
+
+def run_effects(reel, rounds, warmup):
+    """The cost of effects (docs/effects.md): a 1080p render with a LUT on every frame, and with a blurred region,
+    as ratios to the same render without them. Prints medians; returns every measurement."""
+    source, lut = ensure_effects_media()
+    variants = {
+        "none": [],
+        "lut": [{"type": "lut", "file": str(lut)}],
+        "blur region": [{"type": "blur", "radius": 12, "rect": [600, 300, 480, 270]}],
+    }
+    commands = {name: reel_render_args(reel, write_project(
+        effects_project(WORK / f"effects-{index}.mp4", source, effects), f"effects-{index}"))
+        for index, (name, effects) in enumerate(variants.items())}
+    print(f"\n== effects: {EFFECTS_SECONDS} s of {EFFECTS_WIDTH}x{EFFECTS_HEIGHT} at {FPS} fps, "
+          "reel with effects vs reel without", flush=True)
+    results = {name: [] for name in commands}
+    for _ in range(warmup):
+        for name in commands:
+            measure(commands[name], f"effects warm-up ({name})")
+    for round_index in range(rounds):
+        order = list(commands)[round_index % len(commands):] + list(commands)[:round_index % len(commands)]
+        for name in order:
+            result = measure(commands[name], f"effects round {round_index + 1} ({name})")
+            results[name].append(result)
+            print(f"   round {round_index + 1} {name:12} wall {result.wall:7.2f} s  cpu {result.cpu:7.2f} s", flush=True)
+    base = medians(results["none"])
+    print(f"\n{'':12} {'wall s':>8} {'cpu s':>8} {'wall ratio':>11} {'cpu ratio':>10}")
+    for name in commands:
+        wall, cpu = medians(results[name])
+        print(f"{name:12} {wall:8.2f} {cpu:8.2f} {wall / base[0]:11.3f} {cpu / base[1]:10.3f}")
+    return results
+
+
 # ---------------------------------------------------------------- projects
 
 
@@ -909,6 +973,9 @@ def parse_arguments():
                         help="rows of the batch part (reel batch -j2 against separate renders); 0 to skip (default: %(default)s)")
     parser.add_argument("--smart-rounds", type=int, default=3,
                         help="timed rounds of the smart-render part; 0 to skip (default: %(default)s)")
+    parser.add_argument("--effects-rounds", type=int, default=3,
+                        help="timed rounds of the effects part (1080p LUT and blurred region vs none); 0 to skip "
+                             "(default: %(default)s)")
     args = parser.parse_args()
     if args.rounds < 1 or args.warmup < 0:
         parser.error("--rounds must be at least 1 and --warmup at least 0")
@@ -952,6 +1019,7 @@ def main():
         smart = {} if args.ffmpeg_only or args.smart_rounds < 1 else run_smart(reel, args.smart_rounds, args.warmup, args.smart_gop)
         chunked = {} if args.ffmpeg_only or args.chunk_minutes < 1 else run_chunks(reel, args.chunk_minutes)
         batched = {} if args.ffmpeg_only or args.batch_rows < 1 else run_batch(reel, args.batch_rows)
+        effects = {} if args.ffmpeg_only or args.effects_rounds < 1 else run_effects(reel, args.effects_rounds, args.warmup)
     except BenchError as error:
         print(f"bench: {error}", file=sys.stderr)
         return 1
@@ -966,6 +1034,7 @@ def main():
             "smart": {tool: [vars(m) for m in runs] for tool, runs in smart.items()},
             "chunks": {step: [vars(m) for m in runs] for step, runs in chunked.items()},
             "batch": {step: [vars(m) for m in runs] for step, runs in batched.items()},
+            "effects": {name: [vars(m) for m in runs] for name, runs in effects.items()},
         }
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     return 0

@@ -137,7 +137,10 @@ public enum ProjectLoader {
         var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe,
                                                        measure: CaptionScript.measure)
         diagnostics += LayerCheck.diagnostics(for: project, cache: cache)
-        if let compiled { diagnostics += CaptionCheck.diagnostics(for: compiled) }
+        if let compiled {
+            diagnostics += CaptionCheck.diagnostics(for: compiled)
+            diagnostics += EffectCheck.diagnostics(for: compiled)
+        }
         if let compiled, !diagnostics.contains(where: { $0.severity == .error }) {
             var imageSizes: [String: PixelSize] = [:]
             for (id, result) in catalog?.facts ?? [:] {

@@ -208,6 +208,41 @@ import Testing
         return result
     }
 
+    /// Right-to-left and CJK cues through libass: a Hebrew line whose heavy run comes first in logical order is
+    /// drawn with that run on the right (bidi), and Chinese text finds an installed CJK font (fonts-wqy-microhei,
+    /// in `make deps`), so validation names no missing character and the glyphs leave ink.
+    @Test func rightToLeftAndCJKCuesShape() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        // Logical order: six alephs, a space, one yod. Read right to left, the alephs are on the right.
+        try "1\n00:00:00,000 --> 00:00:01,000\nאאאאאא י\n\n2\n00:00:01,000 --> 00:00:02,000\n我有个点子\n\n3\n00:00:02,000 --> 00:00:03,000\nMMMMMM i\n"
+            .write(to: folder.file("rtl.srt"), atomically: true, encoding: .utf8)
+        let project = Self.project(#""clips": [], "captions": [{"file": "rtl.srt", "style": {"size": 40}}]"#, end: 3)
+        try project.write(to: folder.file("v.json"), atomically: true, encoding: .utf8)
+        let validated = try run(Spine.reel().path, ["validate", folder.file("v.json").path])
+        #expect(validated.status == 0 && !validated.stderrText.contains("no installed font has"), "\(validated.stderrText)")
+        let frames = try Self.render(project, in: folder)
+        try #require(frames.count == 90)
+        func mass(_ luma: [UInt8], columns: Range<Int>) -> Int {
+            var total = 0
+            for y in Self.bottom { for x in columns { total += max(0, Int(luma[y * Self.width + x]) - 16) } }
+            return total
+        }
+        let hebrew = frames[15]
+        let left = mass(hebrew, columns: 0..<(Self.width / 2)), right = mass(hebrew, columns: (Self.width / 2)..<Self.width)
+        // The Latin line with the same shape (heavy run first, light letter last) leans the other way.
+        let latin = frames[75]
+        let latinLeft = mass(latin, columns: 0..<(Self.width / 2))
+        let latinRight = mass(latin, columns: (Self.width / 2)..<Self.width)
+        #expect(right > left * 11 / 10, "the alephs should be on the right: left \(left), right \(right)")
+        #expect(latinLeft > latinRight * 11 / 10, "the Ms should be on the left: left \(latinLeft), right \(latinRight)")
+        // Five CJK glyphs at 40 px: wide ink, not empty boxes' thin outlines.
+        let chinese = frames[45]
+        #expect(mass(chinese, columns: 0..<Self.width) > mass(hebrew, columns: 0..<Self.width) / 2)
+        let columns = (0..<Self.width).filter { x in Self.bottom.contains { chinese[$0 * Self.width + x] > 100 } }
+        #expect((columns.last ?? 0) - (columns.first ?? 0) > 150, "\(columns.first ?? -1)…\(columns.last ?? -1)")
+    }
+
     /// A smart render (copying most of the source) and a chunked render joined by `reel join` carry the same soft
     /// subtitle streams, with the same cue times, as the plain render.
     @Test func smartAndChunkedRendersCarryTheSubtitleStreams() throws {

@@ -402,14 +402,18 @@ extension CompileSession {
                 previous = nil
             case .clip(let clip):
                 if let transition = clip.clip.transition, let outgoing = previous {
-                    instructions += transitionInstructions(transition, from: outgoing, to: clip, canvas: canvas,
-                                                           firstIndex: instructions.count)
+                    var made = transitionInstructions(transition, from: outgoing, to: clip, canvas: canvas,
+                                                      firstIndex: instructions.count)
+                    addEffects(of: outgoing, to: &made)
+                    addEffects(of: clip, to: &made)
+                    instructions += made
                 }
                 if let soloStart = try? clip.target.start + clip.incoming, let soloEnd = try? clip.target.end - clip.outgoing,
                    soloStart < soloEnd, let solo = try? TimeRange(start: soloStart, end: soloEnd) {
                     let path = instructionsPath.index(instructions.count)
-                    let layer = LayerInstruction(track: clip.videoTrack, transform: placementKeys(clip, over: solo),
+                    var layer = LayerInstruction(track: clip.videoTrack, transform: placementKeys(clip, over: solo),
                                                  crop: cropKeys(clip, at: solo.start), path: path.key("layers").index(0))
+                    layer.effects = compiledEffects(clip)
                     instructions.append(VideoInstruction(timeRange: solo, layers: [layer], path: path))
                 }
                 previous = clip

@@ -52,6 +52,9 @@ public struct Clip: Sendable, Hashable {
     public var motion = ClipMotion()
     /// A caption file in the clip's source time, retimed with the clip (docs/captions.md); nil: none.
     public var captions: Captions?
+    /// Filters run on the clip's source picture before it is placed (docs/effects.md); rectangles and sizes in
+    /// canvas pixels, times in seconds from the clip's start on the timeline. Empty: none.
+    public var effects: [LayerEffect] = []
     /// Where the clip was written: `$.timeline.clips[i]`.
     public var path: JSONPath
     /// Keys whose written values the reader refused (and reported), such as `"speed"` or `"transition"`; their

@@ -12,6 +12,9 @@ public struct LayerInstruction: Sendable, Hashable {
     public var crop: KeyList<CropRect>
     /// A solid rectangle drawn under the picture, moving and fading with it; nil: none.
     public var backdrop: LayerBackdrop?
+    /// Filters run on the source picture before the transform, in order (docs/effects.md); rectangles and sizes
+    /// in source pixels, times in composition seconds. Empty: none.
+    public var effects: [LayerEffect] = []
     /// Where it was written: `$.videoComposition.instructions[i].layers[j]`.
     public var path: JSONPath
 

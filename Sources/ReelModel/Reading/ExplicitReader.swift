@@ -256,8 +256,15 @@ extension DocumentDecoder {
             backdrop = readBackdrop(json, path.key("backdrop"))
             if backdrop == nil { valid = false }
         }
+        var effects: [LayerEffect] = []
+        if let json = fields["effects"] {
+            if let read = self.effects(json, path.key("effects"), units: "source pixels") { effects = read } else { valid = false }
+        }
         guard valid, let track else { return nil }
-        return LayerInstruction(track: track, opacity: opacity, transform: transform, crop: crop, backdrop: backdrop, path: path)
+        var layer = LayerInstruction(track: track, opacity: opacity, transform: transform, crop: crop, backdrop: backdrop,
+                                     path: path)
+        layer.effects = effects
+        return layer
     }
 
     /// A layer's `{"color", "rect"}` backdrop: a colour and `[x, y, w, h]` in source pixels with w, h > 0.

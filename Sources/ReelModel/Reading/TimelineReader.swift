@@ -129,6 +129,11 @@ extension DocumentDecoder {
             clip.captions = readCaptions(captionsJSON, path.key("captions"), explicit: false)
             if clip.captions == nil { refused.insert("captions") }
         }
+        if let effectsJSON = fields["effects"] {
+            if let effects = effects(effectsJSON, path.key("effects"), units: "canvas pixels") {
+                clip.effects = effects
+            } else { refused.insert("effects") }
+        }
         clip.refusedKeys = refused
         return .clip(clip)
     }

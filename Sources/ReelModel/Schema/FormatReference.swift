@@ -183,7 +183,7 @@ public enum FormatReference {
         "textBackground": .textBackground, "overlay": .overlay, "animation": .animation, "composition": .composition,
         "compositionTrack": .compositionTrack, "audioMix": .audioMix, "audioMixInput": .audioMixInput,
         "videoComposition": .videoComposition, "instruction": .instruction, "layerInstruction": .layerInstruction,
-        "backdrop": .backdrop, "timeRange": .timeRange,
+        "backdrop": .backdrop, "effect": .effect, "timeRange": .timeRange,
     ]
 
     /// The other `$defs` entries: the words for them and the section of docs/format.md that describes them.

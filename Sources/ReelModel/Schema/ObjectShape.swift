@@ -31,7 +31,7 @@ extension ObjectShape {
         .timeline, .gap, .clip, .transition, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
-        .videoComposition, .instruction, .layerInstruction, .backdrop, .stepKey, .rampKey, .decomposedTransform,
+        .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .stepKey, .rampKey, .decomposedTransform,
         .variable,
     ]
 
@@ -99,7 +99,7 @@ extension ObjectShape {
     public static let clip = ObjectShape(
         name: "clip",
         allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
-                  "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions"],
+                  "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects"],
         required: ["asset"])
 
     /// A clip's `transition` (SPEC §3.1).
@@ -208,7 +208,15 @@ extension ObjectShape {
 
     /// A layer instruction, an entry of an instruction's `layers` (SPEC §4.4).
     public static let layerInstruction = ObjectShape(
-        name: "layer instruction", allowed: ["track", "opacity", "transform", "crop", "backdrop"], required: ["track"])
+        name: "layer instruction", allowed: ["track", "opacity", "transform", "crop", "backdrop", "effects"], required: ["track"])
+
+    /// An entry of a clip's or a layer instruction's `effects`, a reel extension (docs/effects.md); which keys
+    /// besides `type`, `start` and `duration` apply depends on the type (`DocumentDecoder.effectKeys`).
+    public static let effect = ObjectShape(
+        name: "effect",
+        allowed: ["type", "file", "brightness", "contrast", "saturation", "gamma", "temperature", "preset", "radius",
+                  "size", "rect", "start", "duration"],
+        required: ["type"])
 
     /// A layer instruction's `backdrop`, a reel extension: a colour and a rectangle in source pixels.
     public static let backdrop = ObjectShape(name: "backdrop", allowed: ["color", "rect"], required: ["color", "rect"])

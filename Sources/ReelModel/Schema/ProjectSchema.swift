@@ -15,7 +15,7 @@
 /// Besides the format's core keys it allows reel's extensions (docs/format.md, "Extensions"): a ramp key's
 /// `"curve"`, a segment's and a clip's `"pitch"`, `videoComposition.compositor`, a composition track's and an
 /// audio mix input's `"name"`, several `audioMix` inputs for one track, a layer instruction's `"backdrop"`, a
-/// media segment's `"fit"`, `output.video.smart`.
+/// clip's and a layer instruction's `"effects"`, a media segment's `"fit"`, `output.video.smart`.
 public enum ProjectSchema {
     /// The `$id` of the schema document: a name for format 1, not a place to fetch it from (reel has no web
     /// home; docs/decisions.md, "The schema's $id").
@@ -90,6 +90,7 @@ public enum ProjectSchema {
             FormatTable(shape: .instruction, keys: instructionKeys),
             FormatTable(shape: .layerInstruction, keys: layerInstructionKeys),
             FormatTable(shape: .backdrop, keys: backdropKeys),
+            FormatTable(shape: .effect, keys: effectKeys),
             FormatTable(shape: .decomposedTransform, keys: decomposedTransformKeys),
             FormatTable(shape: .timeRange, keys: timeRangeKeys),
             FormatTable(shape: .variable, keys: variableKeys),
@@ -302,6 +303,9 @@ public enum ProjectSchema {
                       default: .described("none")),
             FormatKey("captions", ref("captions"), "A caption file in the clip's source time, retimed with the clip (docs/captions.md).",
                       default: .described("none")),
+            FormatKey("effects", arrayOf(ref("effect")),
+                      "Filters run in order on the clip's source picture before it is placed (docs/effects.md); rect, radius and size in canvas pixels, start in seconds from the clip's start on the timeline.",
+                      default: .described("none"), example: #"[{"type": "blur", "radius": 8, "rect": [100, 60, 200, 120]}]"#),
         ]
     }
 
@@ -628,6 +632,46 @@ public enum ProjectSchema {
                       default: .described("identity: native size at the top-left")),
             FormatKey("crop", ref("cropKeys"), "Crop keys: a mask in source pixels.", default: .described("the whole frame")),
             FormatKey("backdrop", ref("backdrop"), "A solid rectangle under the picture, moved with it.", default: .described("none")),
+            FormatKey("effects", arrayOf(ref("effect")),
+                      "Filters run in order on the source picture before the transform (docs/effects.md); rect, radius and size in source pixels, start in composition seconds.",
+                      default: .described("none")),
+        ]
+    }
+
+    private static var effectKeys: [FormatKey] {
+        let rect = object([
+            ("type", .string("array")),
+            ("prefixItems", array([
+                object([("type", .string("number"))]), object([("type", .string("number"))]),
+                object([("type", .string("number")), ("exclusiveMinimum", .number("0"))]),
+                object([("type", .string("number")), ("exclusiveMinimum", .number("0"))]),
+            ])),
+            ("items", .bool(false)),
+            ("minItems", .number("4")),
+        ])
+        return [
+            FormatKey("type", enumeration(EffectTypeName.allCases), "What the effect does: lut (lut3d), color (eq, colortemperature, colorchannelmixer), blur (gblur), pixelate (pixelize).",
+                      default: .required, example: #""blur""#),
+            FormatKey("file", nonEmptyString, "lut: a 3D .cube file (relative paths start at the project's folder); tetrahedral interpolation, in BT.709 RGB.",
+                      default: .described("required for lut"), example: #""look.cube""#),
+            FormatKey("brightness", number(minimum: "-1", maximum: "1"), "color: added to luma (eq brightness).", default: .number("0")),
+            FormatKey("contrast", number(minimum: "0", maximum: "4"), "color: luma contrast factor (eq contrast).", default: .number("1")),
+            FormatKey("saturation", number(minimum: "0", maximum: "3"), "color: chroma factor, 0 is grey (eq saturation).", default: .number("1")),
+            FormatKey("gamma", number(minimum: "0.1", maximum: "10"), "color: luma gamma (eq gamma).", default: .number("1")),
+            FormatKey("temperature", number(minimum: "1000", maximum: "40000"), "color: white balance in kelvin (colortemperature); lower is warmer.",
+                      default: .described("unchanged"), example: "5000"),
+            FormatKey("preset", enumeration(ColorPreset.allCases), "color: a look applied after the adjustments.",
+                      default: .described("none"), example: #""sepia""#),
+            FormatKey("radius", number(minimum: "0.1", maximum: "1024"), "blur: the gaussian's standard deviation in pixels (gblur sigma).",
+                      default: .described("required for blur"), example: "8"),
+            FormatKey("size", number(minimum: "1", maximum: "1024"), "pixelate: the side of a block in pixels (pixelize).",
+                      default: .described("required for pixelate"), example: "16"),
+            FormatKey("rect", rect, "blur, pixelate: only this region [x, y, width, height] changes (canvas pixels on a clip, source pixels on a layer instruction).",
+                      default: .described("the whole picture"), example: "[100, 60, 200, 120]"),
+            FormatKey("start", ref("time"), "When the effect starts: seconds from the clip's start on a clip, composition seconds on a layer instruction.",
+                      default: .number("0")),
+            FormatKey("duration", ref("duration"), "How long the effect lasts; outside [start, start + duration) the picture is untouched.",
+                      default: .described("to the end of the layer")),
         ]
     }
 
@@ -871,6 +915,8 @@ public enum ProjectSchema {
                                            closed(.layerInstruction, layerInstructionKeys))),
             ("backdrop", described("A solid rectangle drawn under the layer's picture with its transform, crop and opacity.",
                                    closed(.backdrop, backdropKeys))),
+            ("effect", described("A filter run on a layer's source picture before its transform (docs/effects.md); which keys apply depends on type.",
+                                 closed(.effect, effectKeys))),
         ]
     }
 

@@ -263,6 +263,24 @@ private final class ValidationRun {
                           hint: "write [x, y, width, height] in source pixels with width, height > 0")
                 }
             }
+            // The readers range-check what they read; this catches effects made in code.
+            for effect in layer.effects {
+                if let rect = effect.rect, ![rect.x, rect.y, rect.width, rect.height].allSatisfy(\.isFinite)
+                    || rect.width <= 0 || rect.height <= 0 {
+                    error(effect.path.key("rect"), "the effect's rectangle is not finite with a positive size",
+                          hint: "write [x, y, width, height] with width, height > 0")
+                }
+                switch effect.kind {
+                case .blur(let radius) where !(radius > 0 && radius.isFinite):
+                    error(effect.path.key("radius"), "blur radius \(plain(radius)) is not a positive number",
+                          hint: "give the blur's standard deviation in pixels, from 0.1 to 1024")
+                case .pixelate(let size) where !(size > 0 && size.isFinite):
+                    error(effect.path.key("size"), "pixelate size \(plain(size)) is not a positive number",
+                          hint: "give the side of a block in pixels, from 1 to 1024")
+                default:
+                    break
+                }
+            }
         }
     }
 

@@ -296,6 +296,35 @@ public enum ProjectWriter {
             members.append(("backdrop", object([("color", .string(backdrop.color.description)),
                                                 ("rect", rectValue(backdrop.rect))])))
         }
+        if !layer.effects.isEmpty {
+            members.append(("effects", .array(layer.effects.map { JSON(effectValue($0)) })))
+        }
+        return object(members)
+    }
+
+    /// An effect with its parameters (defaults left out), rectangle and time range (docs/effects.md).
+    static func effectValue(_ effect: LayerEffect) -> JSONValue {
+        var members: [(String, JSONValue)] = [("type", .string(effect.kind.typeName.rawValue))]
+        switch effect.kind {
+        case .lut(let file):
+            members.append(("file", .string(file)))
+        case .color(let adjustment):
+            if adjustment.brightness != 0 { members.append(("brightness", numberValue(adjustment.brightness))) }
+            if adjustment.contrast != 1 { members.append(("contrast", numberValue(adjustment.contrast))) }
+            if adjustment.saturation != 1 { members.append(("saturation", numberValue(adjustment.saturation))) }
+            if adjustment.gamma != 1 { members.append(("gamma", numberValue(adjustment.gamma))) }
+            if let temperature = adjustment.temperature { members.append(("temperature", numberValue(temperature))) }
+            if let preset = adjustment.preset { members.append(("preset", .string(preset.rawValue))) }
+        case .blur(let radius):
+            members.append(("radius", numberValue(radius)))
+        case .pixelate(let size):
+            members.append(("size", numberValue(size)))
+        }
+        if let rect = effect.rect { members.append(("rect", rectValue(rect))) }
+        if let range = effect.timeRange {
+            members.append(("start", timeValue(range.start)))
+            members.append(("duration", timeValue(range.duration)))
+        }
         return object(members)
     }
 

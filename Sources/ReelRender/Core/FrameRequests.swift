@@ -21,6 +21,8 @@ final class FrameRequests {
     private let background: RGBAColor
     private let sources: VideoSources
     private let evaluator: LayerEvaluator
+    /// Runs layer effects; nil when no layer of the project has any, so that their absence costs nothing.
+    private let effects: EffectStage?
 
     /// Requests for `project`'s video composition, drawn from `sources`, on a canvas of `canvas` pixels.
     init(project: CompiledProject, sources: VideoSources, canvas: PixelSize) {
@@ -31,6 +33,8 @@ final class FrameRequests {
         evaluator = LayerEvaluator(
             geometryScale: Double(canvas.width) / Double(max(1, composition.renderSize.width)),
             compositionSize: composition.renderSize)
+        let hasEffects = composition.instructions.contains { $0.layers.contains { !$0.effects.isEmpty } }
+        effects = hasEffects ? EffectStage(resolvePath: project.resolvedPath) : nil
     }
 
     /// The request for output frame `frameIndex` at composition time `time` (seconds).
@@ -45,10 +49,14 @@ final class FrameRequests {
         if index != currentInstruction {
             currentInstruction = index
             sources.releaseReaders(keeping: Set(instruction.layers.map(\.track)))
+            effects?.release(keeping: Set(instruction.layers.filter { !$0.effects.isEmpty }.map(\.track)))
         }
         var layers: [LayerSource] = []
         for layer in instruction.layers {
-            guard let found = try sources.frame(track: layer.track, at: time) else { continue }
+            guard var found = try sources.frame(track: layer.track, at: time) else { continue }
+            if let effects, !layer.effects.isEmpty {
+                found = try effects.apply(layer.effects, track: layer.track, to: found, at: time)
+            }
             do {
                 layers += try evaluator.layers(for: layer, frame: found, at: time)
             } catch {

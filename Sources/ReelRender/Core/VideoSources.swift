@@ -4,8 +4,9 @@ import ReelTime
 
 /// A source picture found for a track at a composition time.
 struct TrackFrame {
-    /// The decoded (or made) picture; shared with its reader, so never drawn into.
-    let picture: VideoFrame
+    /// The decoded (or made) picture; shared with its reader, so never drawn into. The effect stage replaces it
+    /// with a filtered copy.
+    var picture: VideoFrame
     /// Display rotation, degrees counter-clockwise.
     let rotation: Int
     /// The stream's probed size after rotation, which the layer's geometry was computed for; nil for stills.

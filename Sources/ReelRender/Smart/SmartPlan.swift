@@ -258,6 +258,8 @@ struct SmartPlanner {
             return .failure(Refusal(instruction.layers.isEmpty ? "it shows the background" : "a transition"))
         }
         if layer.backdrop != nil { return .failure(Refusal("its layer has a backdrop")) }
+        // Any effect, even one active only part of the time: an effect changes pixels, so its frames are encoded.
+        if !layer.effects.isEmpty { return .failure(Refusal("its layer has effects")) }
         if !layer.crop.isEmpty { return .failure(Refusal("its layer is cropped")) }
         if layer.opacity.value(at: time, default: 1) != 1 { return .failure(Refusal("its layer is not opaque")) }
         let transform = layer.transform.value(at: time, default: .identity, interpolate: AffineTransform.interpolate)

@@ -104,6 +104,7 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .instruction: ["#/$defs/instruction"],
     .layerInstruction: ["#/$defs/layerInstruction"],
     .backdrop: ["#/$defs/backdrop"],
+    .effect: ["#/$defs/effect"],
     .stepKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys"].map { "#/$defs/\($0)/items/oneOf/0" },
     .rampKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys"].map { "#/$defs/\($0)/items/oneOf/1" },
     .decomposedTransform: ["#/$defs/transform/oneOf/1"],
@@ -210,6 +211,7 @@ private let readerProbes: [ReaderProbe] = [
     ReaderProbe(shape: .instruction, document: explicit(instructions: #"[{"zzzz": 1}]"#)),
     ReaderProbe(shape: .layerInstruction, document: explicit(layers: #"[{"zzzz": 1}]"#)),
     ReaderProbe(shape: .backdrop, document: explicit(layers: #"[{"track": 1, "backdrop": {"zzzz": 1}}]"#)),
+    ReaderProbe(shape: .effect, document: editing(#""clips": [{"asset": "a", "effects": [{"type": "blur", "zzzz": 1}]}]"#)),
     ReaderProbe(shape: .decomposedTransform,
                 document: explicit(layers: #"[{"track": 1, "transform": [{"at": 0, "value": {"zzzz": 1}}]}]"#)),
 ]

@@ -1,0 +1,56 @@
+import ReelTime
+
+extension CompileSession {
+    /// A clip's effects as its layer instructions carry them (docs/effects.md, "From canvas to source pixels"):
+    /// the canvas rectangle mapped through the inverse of the clip's placement at its start (fit, `position`,
+    /// `scale`, `rotation`) into its display-oriented source pixels (the bounding box when it is turned), a blur
+    /// radius or block size divided by the placement's scale, and the time range moved from the clip's time to
+    /// composition time. The region then moves, scales and turns with the picture, in transitions and animations
+    /// too.
+    func compiledEffects(_ clip: PlacedClip) -> [LayerEffect] {
+        guard !clip.clip.effects.isEmpty else { return [] }
+        let placement = clip.placement
+        let determinant = placement.a * placement.d - placement.b * placement.c
+        let scale = determinant.isFinite && determinant != 0 ? abs(determinant).squareRoot() : 1
+        return clip.clip.effects.map { written in
+            var effect = written
+            switch written.kind {
+            case .blur(let radius): effect.kind = .blur(radius: radius / scale)
+            case .pixelate(let size): effect.kind = .pixelate(size: size / scale)
+            case .lut, .color: break
+            }
+            if let rect = written.rect { effect.rect = Self.sourceBounds(of: rect, placement: placement) }
+            if let range = written.timeRange, let start = try? clip.target.start + range.start {
+                effect.timeRange = try? TimeRange(start: start, duration: range.duration)
+            }
+            return effect
+        }
+    }
+
+    /// Gives every layer of `instructions` showing `clip`'s track the clip's compiled effects.
+    func addEffects(of clip: PlacedClip, to instructions: inout [VideoInstruction]) {
+        let effects = compiledEffects(clip)
+        guard !effects.isEmpty else { return }
+        for i in instructions.indices {
+            for j in instructions[i].layers.indices where instructions[i].layers[j].track == clip.videoTrack {
+                instructions[i].layers[j].effects = effects
+            }
+        }
+    }
+
+    /// The bounding box, in source pixels, of canvas rectangle `rect` mapped back through `placement`.
+    static func sourceBounds(of rect: CropRect, placement: AffineTransform) -> CropRect {
+        let t = placement
+        let determinant = t.a * t.d - t.b * t.c
+        guard determinant.isFinite, determinant != 0 else { return rect }
+        func back(_ x: Double, _ y: Double) -> (Double, Double) {
+            let u = x - t.tx, v = y - t.ty
+            return ((t.d * u - t.c * v) / determinant, (-t.b * u + t.a * v) / determinant)
+        }
+        let corners = [back(rect.x, rect.y), back(rect.x + rect.width, rect.y), back(rect.x, rect.y + rect.height),
+                       back(rect.x + rect.width, rect.y + rect.height)]
+        let xs = corners.map(\.0), ys = corners.map(\.1)
+        let x0 = xs.min() ?? 0, y0 = ys.min() ?? 0
+        return CropRect(x: x0, y: y0, width: (xs.max() ?? 0) - x0, height: (ys.max() ?? 0) - y0)
+    }
+}

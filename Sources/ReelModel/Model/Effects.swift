@@ -1,0 +1,95 @@
+import ReelTime
+
+/// One entry of a layer's `"effects"` (docs/effects.md): a filter run on the layer's source picture before its
+/// transform, as AVFoundation's `applyingCIFiltersWithHandler` runs Core Image filters on each source frame.
+///
+/// The same value serves both forms, with different frames of reference:
+/// - on a clip (the editing form), `rect`, a blur's `radius` and a pixelation's `size` are in canvas pixels at the
+///   render size and `timeRange` is in seconds from the clip's start on the timeline;
+/// - on a layer instruction (the explicit form), they are in the layer's display-oriented source pixels (like
+///   `crop` and `backdrop`) and `timeRange` is in composition seconds. The compiler converts the first into the
+///   second.
+public struct LayerEffect: Sendable, Hashable {
+    /// What the effect does.
+    public var kind: EffectKind
+    /// The region it changes, `[x, y, w, h]`; nil: the whole picture.
+    public var rect: CropRect?
+    /// When it applies, half-open; nil: always. Outside it the picture is untouched.
+    public var timeRange: TimeRange?
+    /// Where it was written: `$.timeline.clips[i].effects[j]` or `$.videoComposition.instructions[i].layers[j].effects[k]`.
+    public var path: JSONPath
+
+    /// Creates an effect.
+    public init(kind: EffectKind, rect: CropRect? = nil, timeRange: TimeRange? = nil, path: JSONPath = .root) {
+        self.kind = kind
+        self.rect = rect
+        self.timeRange = timeRange
+        self.path = path
+    }
+
+    /// Whether the effect changes pictures at `time` (in the effect's own time frame).
+    public func isActive(at time: Time) -> Bool {
+        timeRange?.contains(time) ?? true
+    }
+
+    /// The names of the effect types, as `"type"` spells them.
+    public static let typeNames = EffectTypeName.allCases.map(\.rawValue)
+}
+
+/// The `"type"` of an effect.
+public enum EffectTypeName: String, Sendable, Hashable, CaseIterable {
+    case lut, color, blur, pixelate
+}
+
+/// What an effect does to the pixels it covers.
+public enum EffectKind: Sendable, Hashable {
+    /// A 3D LUT from a `.cube` file (libavfilter `lut3d`, tetrahedral interpolation); `file` as written,
+    /// relative to the project's folder.
+    case lut(file: String)
+    /// Colour adjustments (libavfilter `eq`, `colortemperature`, `colorchannelmixer`).
+    case color(ColorAdjustment)
+    /// A gaussian blur; `radius` is its standard deviation in pixels (libavfilter `gblur`'s sigma).
+    case blur(radius: Double)
+    /// Square blocks of `size` pixels, each the average of its pixels (libavfilter `pixelize`).
+    case pixelate(size: Double)
+
+    /// Its `"type"`.
+    public var typeName: EffectTypeName {
+        switch self {
+        case .lut: .lut
+        case .color: .color
+        case .blur: .blur
+        case .pixelate: .pixelate
+        }
+    }
+}
+
+/// The parameters of a `"color"` effect; the defaults change nothing.
+public struct ColorAdjustment: Sendable, Hashable {
+    /// Added to luma, −1…1 (`eq` brightness).
+    public var brightness = 0.0
+    /// Luma contrast about mid-grey, 0…4 (`eq` contrast).
+    public var contrast = 1.0
+    /// Chroma gain, 0…3 (`eq` saturation; 0 is grey).
+    public var saturation = 1.0
+    /// Luma gamma, 0.1…10 (`eq` gamma).
+    public var gamma = 1.0
+    /// White balance in kelvin, 1000…40000 (`colortemperature`); nil: unchanged.
+    public var temperature: Double?
+    /// A look applied last; nil: none.
+    public var preset: ColorPreset?
+
+    /// No change.
+    public init() {}
+
+    /// Whether `eq` has anything to do.
+    public var changesEq: Bool { brightness != 0 || contrast != 1 || saturation != 1 || gamma != 1 }
+}
+
+/// A colour preset of the `"color"` effect.
+public enum ColorPreset: String, Sendable, Hashable, CaseIterable {
+    /// Luma only (`eq=saturation=0`).
+    case greyscale
+    /// The classic sepia matrix on BT.709 RGB (`colorchannelmixer`).
+    case sepia
+}

@@ -1,0 +1,126 @@
+import ReelTime
+
+extension DocumentDecoder {
+    /// The keys each effect type takes besides `type`, `start` and `duration`.
+    static let effectKeys: [EffectTypeName: [String]] = [
+        .lut: ["file"],
+        .color: ["brightness", "contrast", "saturation", "gamma", "temperature", "preset"],
+        .blur: ["radius", "rect"],
+        .pixelate: ["size", "rect"],
+    ]
+
+    /// A layer's `"effects"` (docs/effects.md): an array of effect objects, read the same way on clips and on
+    /// layer instructions (`units` names what rectangles and sizes are measured in, for hints). Nil after
+    /// reporting every problem found.
+    func effects(_ json: JSON, _ path: JSONPath, units: String) -> [LayerEffect]? {
+        guard let elements = array(json, path, expected: "an array of effects") else { return nil }
+        var effects: [LayerEffect] = []
+        var valid = true
+        for (element, elementPath) in elements {
+            if let effect = effect(element, elementPath, units: units) { effects.append(effect) } else { valid = false }
+        }
+        return valid ? effects : nil
+    }
+
+    private func effect(_ json: JSON, _ path: JSONPath, units: String) -> LayerEffect? {
+        guard let fields = object(json, path, .effect, expected: "an effect object {\"type\", …}") else { return nil }
+        let known = LayerEffect.typeNames.joined(separator: ", ")
+        guard let typeJSON = fields["type"] else { return nil }
+        guard case .string(let typeText) = typeJSON.value else {
+            typeError(typeJSON, path.key("type"), expected: "an effect type (\(known))")
+            return nil
+        }
+        guard let type = EffectTypeName(rawValue: typeText) else {
+            let close = suggestion(for: typeText, among: LayerEffect.typeNames).map { "did you mean \"\($0)\"? " } ?? ""
+            error(path.key("type"), "unknown effect type \"\(typeText)\"", hint: close + "known effect types: \(known)")
+            return nil
+        }
+        var valid = true
+        let own = Self.effectKeys[type] ?? []
+        for member in fields.members where !["type", "start", "duration"].contains(member.key) && !own.contains(member.key) {
+            error(path.key(member.key), "\"\(member.key)\" does not apply to a \(type.rawValue) effect",
+                  hint: "a \(type.rawValue) effect takes " + (own + ["start", "duration"]).joined(separator: ", "))
+            valid = false
+        }
+        func number(_ key: String, _ range: ClosedRange<Double>, hint: String) -> Double? {
+            guard let json = fields[key] else { return nil }
+            guard case .number(let text) = json.value else {
+                typeError(json, path.key(key), expected: "a number")
+                valid = false
+                return nil
+            }
+            guard let value = Double(text), value.isFinite, range.contains(value) else {
+                error(path.key(key), "\(key) \(text) is outside \(plain(range.lowerBound))…\(plain(range.upperBound))",
+                      hint: hint)
+                valid = false
+                return nil
+            }
+            return value
+        }
+        func required(_ key: String) -> Bool {
+            if fields.has(key) { return true }
+            error(path, "a \(type.rawValue) effect needs \"\(key)\"", hint: "add \"\(key)\"")
+            valid = false
+            return false
+        }
+
+        let kind: EffectKind?
+        switch type {
+        case .lut:
+            kind = required("file") ? fields["file"].flatMap { filePath($0, path.key("file")) }.map { .lut(file: $0) } : nil
+        case .color:
+            var adjustment = ColorAdjustment()
+            adjustment.brightness = number("brightness", -1...1, hint: "brightness is added to luma: -1 (black) to 1 (white), 0 changes nothing") ?? 0
+            adjustment.contrast = number("contrast", 0...4, hint: "contrast is a factor from 0 (flat grey) to 4, 1 changes nothing") ?? 1
+            adjustment.saturation = number("saturation", 0...3, hint: "saturation is a factor from 0 (grey) to 3, 1 changes nothing") ?? 1
+            adjustment.gamma = number("gamma", 0.1...10, hint: "gamma goes from 0.1 to 10, 1 changes nothing") ?? 1
+            adjustment.temperature = number("temperature", 1000...40000,
+                                            hint: "a white balance in kelvin from 1000 (warm) to 40000 (cold); 6500 is daylight")
+            if let json = fields["preset"] {
+                if let preset: ColorPreset = enumeration(json, path.key("preset"), "colour preset") {
+                    adjustment.preset = preset
+                } else { valid = false }
+            }
+            kind = .color(adjustment)
+        case .blur:
+            let radius = required("radius")
+                ? number("radius", 0.1...1024, hint: "the blur's standard deviation in \(units), from 0.1 to 1024") : nil
+            kind = radius.map { .blur(radius: $0) }
+        case .pixelate:
+            let size = required("size")
+                ? number("size", 1...1024, hint: "the side of a block in \(units), from 1 to 1024") : nil
+            kind = size.map { .pixelate(size: $0) }
+        }
+
+        var rect: CropRect?
+        if let json = fields["rect"] {
+            if let values = numbers(json, path.key("rect"), count: 4, expected: "a rectangle [x, y, width, height] in \(units)",
+                                    in: -65_536...65_536) {
+                if values[2] > 0, values[3] > 0 {
+                    rect = CropRect(x: values[0], y: values[1], width: values[2], height: values[3])
+                } else {
+                    error(path.key("rect"), "the rectangle's width and height must be greater than 0",
+                          hint: "write [x, y, width, height] in \(units)")
+                    valid = false
+                }
+            } else { valid = false }
+        }
+
+        var timeRange: TimeRange?
+        if fields.has("start") || fields.has("duration") {
+            let start = fields["start"].map { instant($0, path.key("start")) } ?? .zero
+            let duration = fields["duration"].map { positiveDuration($0, path.key("duration"), what: "effect duration") }
+                ?? Compiler.maximumDuration
+            if let start, let duration {
+                if let range = try? TimeRange(start: start, duration: duration) {
+                    timeRange = range
+                } else {
+                    error(path.key("duration"), "the effect's time range is not representable", hint: "use a shorter duration")
+                    valid = false
+                }
+            } else { valid = false }
+        }
+        guard valid, let kind else { return nil }
+        return LayerEffect(kind: kind, rect: rect, timeRange: timeRange, path: path)
+    }
+}

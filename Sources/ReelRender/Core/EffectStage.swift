@@ -1,0 +1,157 @@
+import Foundation
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// The effect stage, inside the frame-requests stage: runs a layer's effects (docs/effects.md) on the source
+/// picture the sources stage found for it, before the compositor places it (AVFoundation's
+/// `applyingCIFiltersWithHandler`).
+///
+/// The effects active at a time become one libavfilter graph text (`description(of:…)`), run by one
+/// `PictureFilter` per track that is rebuilt only when the text changes (another clip's effects, an effect's
+/// time range starting or ending, a picture of another size). A source picture held over several output frames is
+/// filtered once. Layers without effects never reach this stage. Use it from one thread.
+final class EffectStage {
+    private struct Cached {
+        let filter: PictureFilter
+        var input: VideoFrame?
+        var output: VideoFrame?
+    }
+
+    private var filters: [Int: Cached] = [:]
+    /// Turns a path as written in the project into one the filters can open.
+    private let resolvePath: (String) -> String
+
+    /// A stage whose LUT files are resolved by `resolvePath` (the project's folder for relative paths).
+    init(resolvePath: @escaping (String) -> String) {
+        self.resolvePath = resolvePath
+    }
+
+    /// `frame` with the effects of `effects` active at composition time `time` applied, or `frame` itself when none
+    /// is active then.
+    func apply(_ effects: [LayerEffect], track: Int, to frame: TrackFrame, at time: Time) throws(RenderError) -> TrackFrame {
+        let active = effects.filter { $0.isActive(at: time) }
+        guard !active.isEmpty else { return frame }
+        let picture = frame.picture
+        guard let text = Self.description(of: active, width: picture.width, height: picture.height,
+                                          rotation: frame.rotation, resolvePath: resolvePath) else { return frame }
+        var cached = filters[track]
+        if cached?.filter.description != text { cached = Cached(filter: PictureFilter(description: text)) }
+        guard var entry = cached else { return frame }
+        let output: VideoFrame
+        if let previous = entry.output, entry.input === picture {
+            output = previous
+        } else {
+            do {
+                output = try entry.filter.apply(picture)
+            } catch {
+                throw RenderError(media: error)
+            }
+            entry.input = picture
+            entry.output = output
+        }
+        filters[track] = entry
+        var filtered = frame
+        filtered.picture = output
+        return filtered
+    }
+
+    /// Drops the graphs of tracks not in `tracksInUse`.
+    func release(keeping tracksInUse: Set<Int>) {
+        filters = filters.filter { tracksInUse.contains($0.key) }
+    }
+
+    // MARK: Graph text
+
+    /// The filtergraph text for `effects` on a stored picture of `width`×`height` pixels shown turned by `rotation`
+    /// degrees counter-clockwise (rectangles are in display-oriented pixels); nil when no effect changes anything
+    /// (every rectangle is outside the picture).
+    static func description(of effects: [LayerEffect], width: Int, height: Int, rotation: Int,
+                            resolvePath: (String) -> String) -> String? {
+        var parts: [String] = []
+        for (index, effect) in effects.enumerated() {
+            let filter = filterText(effect.kind, resolvePath: resolvePath)
+            guard let rect = effect.rect else {
+                parts.append(filter)
+                continue
+            }
+            guard let region = storedRegion(rect, width: width, height: height, rotation: rotation) else { continue }
+            let (main, part, done) = ("m\(index)", "r\(index)", "e\(index)")
+            parts.append("split[\(main)][\(part)];[\(part)]crop=w=\(region.width):h=\(region.height):x=\(region.x):"
+                         + "y=\(region.y):exact=1,\(filter)[\(done)];[\(main)][\(done)]overlay=x=\(region.x):y=\(region.y)")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ",")
+    }
+
+    /// libavfilter's filters for one effect over a whole (yuv420p) picture. Filters that work on RGB get a
+    /// BT.709 video-range conversion to planar RGB and back around them.
+    static func filterText(_ kind: EffectKind, resolvePath: (String) -> String) -> String {
+        switch kind {
+        case .lut(let file):
+            return inRGB("lut3d=file=\(PictureFilter.quoted(resolvePath(file))):interp=tetrahedral")
+        case .blur(let radius):
+            // A radius or size compiled from canvas pixels on a much reduced clip may exceed the filters' limits.
+            return "gblur=sigma=\(number(min(radius, 1024)))"
+        case .pixelate(let size):
+            let side = Int(max(1, min(1024, size)).rounded())
+            return "pixelize=w=\(side):h=\(side)"
+        case .color(let adjustment):
+            var filters: [String] = []
+            if adjustment.changesEq {
+                filters.append("eq=brightness=\(number(adjustment.brightness)):contrast=\(number(adjustment.contrast)):"
+                               + "saturation=\(number(adjustment.saturation)):gamma=\(number(adjustment.gamma))")
+            }
+            var rgb: [String] = []
+            if let kelvin = adjustment.temperature { rgb.append("colortemperature=temperature=\(number(kelvin))") }
+            switch adjustment.preset {
+            case .greyscale?:
+                if !rgb.isEmpty { filters.append(inRGB(rgb.joined(separator: ","))) }
+                rgb = []
+                filters.append("lutyuv=u=128:v=128")
+            case .sepia?:
+                rgb.append("colorchannelmixer=rr=0.393:rg=0.769:rb=0.189:gr=0.349:gg=0.686:gb=0.168:br=0.272:bg=0.534:bb=0.131")
+            case nil:
+                break
+            }
+            if !rgb.isEmpty { filters.append(inRGB(rgb.joined(separator: ","))) }
+            return filters.isEmpty ? "null" : filters.joined(separator: ",")
+        }
+    }
+
+    /// The BT.709 video-range conversion to 8-bit planar RGB (`gbrp`) and back around `filters`.
+    static func inRGB(_ filters: String) -> String {
+        let flags = "flags=bicubic+accurate_rnd+full_chroma_int+full_chroma_inp"
+        return "scale=in_color_matrix=bt709:in_range=tv:\(flags),format=pix_fmts=gbrp,\(filters),"
+            + "scale=out_color_matrix=bt709:out_range=tv:\(flags),format=pix_fmts=yuv420p"
+    }
+
+    /// A number as filter options read it: fixed-point, no exponent.
+    static func number(_ value: Double) -> String {
+        String(format: "%.6f", value)
+    }
+
+    /// `rect` (display-oriented pixels of a picture stored as `width`×`height` and turned by `rotation`) in stored
+    /// pixels, widened to even edges (4:2:0 chroma) and cut to the picture; nil when nothing is left.
+    static func storedRegion(_ rect: CropRect, width: Int, height: Int, rotation: Int)
+        -> (x: Int, y: Int, width: Int, height: Int)? {
+        guard [rect.x, rect.y, rect.width, rect.height].allSatisfy(\.isFinite) else { return nil }
+        let turns = ((Int((Double(rotation % 360) / 90).rounded()) % 4) + 4) % 4
+        let x0 = rect.x, y0 = rect.y, x1 = rect.x + rect.width, y1 = rect.y + rect.height
+        let w = Double(width), h = Double(height)
+        // Display (x, y) shows stored (w − 1 − y, x) at one turn, (w − 1 − x, h − 1 − y) at two, (y, h − 1 − x) at three.
+        let stored: (Double, Double, Double, Double)
+        switch turns {
+        case 1: stored = (w - y1, x0, w - y0, x1)
+        case 2: stored = (w - x1, h - y1, w - x0, h - y0)
+        case 3: stored = (y0, h - x1, y1, h - x0)
+        default: stored = (x0, y0, x1, y1)
+        }
+        // Clamped first: a rectangle far outside the picture must not overflow Int.
+        func evenDown(_ v: Double) -> Int { Int((max(-1e9, min(1e9, v)) / 2).rounded(.down)) * 2 }
+        func evenUp(_ v: Double) -> Int { Int((max(-1e9, min(1e9, v)) / 2).rounded(.up)) * 2 }
+        let left = max(0, evenDown(stored.0)), top = max(0, evenDown(stored.1))
+        let right = min(width - width % 2, evenUp(stored.2)), bottom = min(height - height % 2, evenUp(stored.3))
+        guard right > left, bottom > top else { return nil }
+        return (left, top, right - left, bottom - top)
+    }
+}

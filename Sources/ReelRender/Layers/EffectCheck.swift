@@ -1,0 +1,96 @@
+import Foundation
+import ReelModel
+
+/// The checks of layer effects that need files (docs/effects.md): a LUT file that is missing or unreadable is a
+/// missing input naming the effect's `file` and the path (exit 66); one that is not a 3D `.cube` table lut3d can
+/// read is an invalid project naming the file and line (exit 65). Each effect is checked once, however many
+/// layer instructions carry it.
+enum EffectCheck {
+    static func diagnostics(for compiled: CompiledProject) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        var seen = Set<JSONPath>()
+        for instruction in compiled.videoComposition.instructions {
+            for layer in instruction.layers {
+                for effect in layer.effects where seen.insert(effect.path).inserted {
+                    guard case .lut(let written) = effect.kind else { continue }
+                    let path = effect.path.key("file")
+                    let file = compiled.resolvedPath(written)
+                    guard let data = FileManager.default.contents(atPath: file) else {
+                        diagnostics.append(Diagnostic(
+                            path: path, message: "LUT file \(written) is missing or unreadable",
+                            hint: "check the path (relative paths start at the project's folder)", category: .missingInput))
+                        continue
+                    }
+                    if let problem = CubeFile.problem(in: data) {
+                        var diagnostic = Diagnostic(
+                            path: path, message: "\(written) is not a 3D LUT: \(problem.message)",
+                            hint: "use a .cube file with LUT_3D_SIZE N (2 to 256) and N³ lines of three numbers")
+                        if problem.line > 0 { diagnostic.origin = "\(written):\(problem.line)" }
+                        diagnostics.append(diagnostic)
+                    }
+                }
+            }
+        }
+        return diagnostics
+    }
+}
+
+/// The `.cube` 3D LUT format as libavfilter's lut3d reads it (Adobe's Cube LUT specification 1.0): keyword lines
+/// (`TITLE`, `LUT_3D_SIZE N`, `DOMAIN_MIN r g b`, `DOMAIN_MAX r g b`), `#` comments and blank lines, then N³ lines
+/// of three numbers, red changing fastest.
+enum CubeFile {
+    /// The first thing wrong with `data` as a 3D cube file, with its 1-based line (0: the whole file); nil when
+    /// it is one.
+    static func problem(in data: Data) -> (message: String, line: Int)? {
+        guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
+            return ("it is not text", 0)
+        }
+        var size: Int?
+        var rows = 0
+        var domainMin = [0.0, 0.0, 0.0], domainMax = [1.0, 1.0, 1.0]
+        var lineNumber = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            guard let keyword = words.first else { continue }
+            if let first = keyword.first, first.isLetter {
+                switch keyword {
+                case "LUT_3D_SIZE":
+                    guard words.count == 2, let n = Int(words[1]), (2...256).contains(n) else {
+                        return ("LUT_3D_SIZE must be a whole number from 2 to 256", lineNumber)
+                    }
+                    if size != nil { return ("LUT_3D_SIZE is given twice", lineNumber) }
+                    size = n
+                case "LUT_1D_SIZE":
+                    return ("it is a 1D LUT (LUT_1D_SIZE); the lut effect takes 3D LUTs", lineNumber)
+                case "DOMAIN_MIN", "DOMAIN_MAX":
+                    let values = words.dropFirst().compactMap(Double.init)
+                    guard words.count == 4, values.count == 3, values.allSatisfy(\.isFinite) else {
+                        return ("\(keyword) needs three numbers", lineNumber)
+                    }
+                    if keyword == "DOMAIN_MIN" { domainMin = values } else { domainMax = values }
+                default:
+                    // TITLE, LUT_3D_INPUT_RANGE and other keywords before the table are skipped, as lut3d does.
+                    if rows > 0 { return ("unexpected \(keyword) inside the table", lineNumber) }
+                }
+                continue
+            }
+            guard size != nil else { return ("a table row comes before LUT_3D_SIZE", lineNumber) }
+            let values = words.compactMap(Double.init)
+            guard words.count == 3, values.count == 3, values.allSatisfy(\.isFinite) else {
+                return ("a table row needs three numbers, found \"\(line.prefix(40))\"", lineNumber)
+            }
+            rows += 1
+        }
+        guard let size else { return ("LUT_3D_SIZE is missing", 0) }
+        if zip(domainMin, domainMax).contains(where: { $0 >= $1 }) {
+            return ("DOMAIN_MIN must be below DOMAIN_MAX in every channel", 0)
+        }
+        if rows != size * size * size {
+            return ("LUT_3D_SIZE \(size) needs \(size * size * size) rows, found \(rows)", lineNumber)
+        }
+        return nil
+    }
+}
