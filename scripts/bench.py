@@ -626,39 +626,35 @@ def write_talk_srt():
     return path
 
 
+def minute_with(name, description, key, value, baseline_name, limit):
+    """A minute of cuts with `value` as its timeline's `key`, against the same minute without it."""
+    cuts = repeated_cuts(1)
+    project = reel_project(cuts, WORK / f"{name}-reel.mp4")
+    project["timeline"][key] = value
+    return Comparison(
+        name=name, description=description, timeline_seconds=60, reel_project=project,
+        ffmpeg_args=None, reel_output=WORK / f"{name}-reel.mp4", ffmpeg_output=None,
+        baseline_name=baseline_name,
+        baseline_project=reel_project(cuts, WORK / f"{name}-base.mp4"),
+        baseline_output=WORK / f"{name}-base.mp4",
+        targets=[Target("baseline", limit)],
+    )
+
+
 def captions_minute_case(args):
     """A minute of cuts with burned-in SubRip captions (libass) against the same cuts without them."""
-    cuts = repeated_cuts(1)
-    project = reel_project(cuts, WORK / "captions-60s-reel.mp4")
-    project["timeline"]["captions"] = [{"file": str(write_talk_srt())}]
-    return Comparison(
-        name="captions-60s",
-        description="60 s of cuts + 20 burned-in two-line SRT cues (2.5 s of every 3 s); baseline: the same cuts",
-        timeline_seconds=60, reel_project=project,
-        ffmpeg_args=None, reel_output=WORK / "captions-60s-reel.mp4", ffmpeg_output=None,
-        baseline_name="cuts without captions",
-        baseline_project=reel_project(cuts, WORK / "captions-60s-base.mp4"),
-        baseline_output=WORK / "captions-60s-base.mp4",
-        targets=[Target("baseline", 1.03)],
-    )
+    return minute_with("captions-60s",
+                       "60 s of cuts + 20 burned-in two-line SRT cues (2.5 s of every 3 s); baseline: the same cuts",
+                       "captions", [{"file": str(write_talk_srt())}], "cuts without captions", 1.03)
 
 
 def timecode_minute_case(args):
     """A minute of cuts with a review-copy title showing the timecode and frame on every frame."""
-    cuts = repeated_cuts(1)
-    project = reel_project(cuts, WORK / "timecode-60s-reel.mp4")
-    project["timeline"]["titles"] = [{"text": "{timecode}  frame {frame}", "start": 0, "duration": 60, "size": 32,
-                                      "anchor": "bottomLeft", "position": [0.03, 0.96], "background": "#00000099"}]
-    return Comparison(
-        name="timecode-60s",
-        description="60 s of cuts + a {timecode} {frame} burn-in drawn on every frame; baseline: the same cuts",
-        timeline_seconds=60, reel_project=project,
-        ffmpeg_args=None, reel_output=WORK / "timecode-60s-reel.mp4", ffmpeg_output=None,
-        baseline_name="cuts without burn-in",
-        baseline_project=reel_project(cuts, WORK / "timecode-60s-base.mp4"),
-        baseline_output=WORK / "timecode-60s-base.mp4",
-        targets=[Target("baseline", 1.05)],
-    )
+    title = {"text": "{timecode}  frame {frame}", "start": 0, "duration": 60, "size": 32,
+             "anchor": "bottomLeft", "position": [0.03, 0.96], "background": "#00000099"}
+    return minute_with("timecode-60s",
+                       "60 s of cuts + a {timecode} {frame} burn-in drawn on every frame; baseline: the same cuts",
+                       "titles", [title], "cuts without burn-in", 1.05)
 
 
 def audio_mix_case(args):

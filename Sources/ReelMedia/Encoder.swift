@@ -88,23 +88,28 @@ final class Encoder {
     }
 }
 
+/// What every video encoder shares: size, pixel format, square pixels, frame rate and time base 1/frameRate.
+private func configurePictureGrid(_ codec: UnsafeMutablePointer<AVCodecContext>, settings: VideoEncoderSettings) {
+    let rate = settings.frameRate
+    codec.pointee.width = Int32(settings.width)
+    codec.pointee.height = Int32(settings.height)
+    codec.pointee.pix_fmt = settings.pixelFormat.av
+    codec.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+    codec.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
+    codec.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
+}
+
 /// Sets up a video encoder's context before it opens, for every video path alike (full renders, smart-render
 /// splices): size, pixel format, square pixels, BT.709 video-range tags (players need not guess), frame rate and
 /// time base 1/frameRate, GOP, threads, bit rate, and the rate factor and speed of `EncoderTuning`, which explicit
 /// `crf` and `encoderPreset` override.
 func configureVideo(_ codec: UnsafeMutablePointer<AVCodecContext>, encoder name: String,
                     settings: VideoEncoderSettings, path: String?) throws(MediaError) {
-    let rate = settings.frameRate
-    codec.pointee.width = Int32(settings.width)
-    codec.pointee.height = Int32(settings.height)
-    codec.pointee.pix_fmt = settings.pixelFormat.av
-    codec.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+    configurePictureGrid(codec, settings: settings)
     codec.pointee.color_range = AVCOL_RANGE_MPEG
     codec.pointee.colorspace = AVCOL_SPC_BT709
     codec.pointee.color_primaries = AVCOL_PRI_BT709
     codec.pointee.color_trc = AVCOL_TRC_BT709
-    codec.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
-    codec.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
     if let gop = settings.gop, gop > 0 { codec.pointee.gop_size = Int32(clamping: gop) }
     // The thread count is part of what decides the bytes: see `threading(forEncoder:)`.
     let threading = settings.threading(forEncoder: name)
@@ -138,13 +143,7 @@ func configureVideo(_ codec: UnsafeMutablePointer<AVCodecContext>, encoder name:
 /// chunk), JPEG's full-range BT.601.
 func configurePicture(_ codec: UnsafeMutablePointer<AVCodecContext>, encoder name: String,
                       settings: VideoEncoderSettings, path: String?) throws(MediaError) {
-    let rate = settings.frameRate
-    codec.pointee.width = Int32(settings.width)
-    codec.pointee.height = Int32(settings.height)
-    codec.pointee.pix_fmt = settings.pixelFormat.av
-    codec.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-    codec.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
-    codec.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
+    configurePictureGrid(codec, settings: settings)
     codec.pointee.flags |= AV_CODEC_FLAG_BITEXACT
     codec.pointee.color_range = AVCOL_RANGE_JPEG
     if settings.codec == .jpeg {
