@@ -9,7 +9,8 @@ import ReelTime
 /// `postProcessing: false`, or at whose time no layer is shown, leaves the stage as it came, untouched.
 ///
 /// A layer is rasterised once per look and blended every frame it shows: Pango and Cairo (text) or FFmpeg
-/// (images) run when the layer first appears, never per frame, and position, scale, rotation and opacity are
+/// (images) run when the layer first appears, not per frame (a title showing movie time, `{timecode}` and the like,
+/// is the exception: its text changes every frame), and position, scale, rotation and opacity are
 /// applied by `LayerBlender` to the rasterised picture. The one exception is growth: a picture is drawn at
 /// most twice, at scale 1 and at the largest scale its animations reach, and frames scaled above 1 use the
 /// large one, so enlarging never magnifies pixels (shrinking resamples the sharp picture). Pictures are
