@@ -350,13 +350,7 @@ struct Batch: ParsableCommand {
             let known = stat(path, &status) == 0
             text += "\n\(path)\t" + (known ? "\(status.st_size)\t\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)" : "-")
         }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        return ChunkPlan.fingerprint(text)
     }
 
     private static func size(of path: String) -> Int? {

@@ -57,8 +57,9 @@ public struct ChunkPlan: Sendable, Equatable {
         fingerprint = Self.fingerprint(ProjectWriter.explicitProject(pictures) + described)
     }
 
-    /// 16 hex digits of FNV-1a (64 bits) over `text`'s UTF-8: what ties a part to its project and plan.
-    static func fingerprint(_ text: String) -> String {
+    /// 16 hex digits of FNV-1a (64 bits) over `text`'s UTF-8: what ties a part to its project and plan (and a batch
+    /// row to its filled-in project and inputs).
+    public static func fingerprint(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)
