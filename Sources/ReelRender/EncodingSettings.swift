@@ -33,6 +33,8 @@ struct EncodingSettings {
         case .gif: "gif"
         case .webp: "webp"
         case .apng: "apng"
+        case .m3u8: "hls"
+        case .mpd: "dash"
         // Without a frame number there is no sequence; validation refuses it before a render.
         case .png, .jpg: "image2"
         }
@@ -42,6 +44,15 @@ struct EncodingSettings {
     let isAudioOnly: Bool
     /// Whether the output is pictures alone (an animation or an image sequence): no audio is mixed or written.
     let isPictureOnly: Bool
+
+    /// An HLS or DASH output's segment length in frames: `segmentDuration` (6 s by default) on the frame grid,
+    /// rounded to the nearest frame, at least one.
+    static func segmentFrameCount(_ output: OutputSettings) -> Int {
+        let duration = output.segmentDuration ?? OutputSettings.defaultSegmentDuration
+        guard let rate = output.frameRate else { return 1 }
+        let frames = (duration.seconds * Double(rate.numerator) / Double(rate.denominator)).rounded()
+        return max(1, Int(frames))
+    }
 
     init(project: CompiledProject, threads: Int = 0) throws(RenderError) {
         let output = project.output
@@ -82,6 +93,12 @@ struct EncodingSettings {
             quality: quality,
             gop: output.video.gop, threads: threads)
 
+        if format.isSegmented {
+            // A keyframe opens every segment: one every segment's length, and none between (no scene-cut keyframes).
+            let frames = Self.segmentFrameCount(output)
+            video.gop = frames
+            video.x264Parameters = "scenecut=0"
+        }
         if let settings = output.audio, !isPictureOnly {
             guard let codec = AudioCodec(rawValue: settings.codec.rawValue) else {
                 throw RenderError(.unsupported, "audio codec \(settings.codec.rawValue) is not supported")

@@ -1,3 +1,4 @@
+import Foundation
 import ReelMedia
 import ReelModel
 import ReelTime
@@ -123,6 +124,28 @@ public struct ExportPlan {
         return container
     }
 
+    /// The HLS and DASH muxers' options (docs/outputs.md) for a playlist written at `playlist`: fragmented-MP4
+    /// segments named after the playlist, cut at the keyframes the encoder puts at every `segmentDuration`; the
+    /// muxer's segment length is that duration rounded down to the microsecond, so the cut falls on the keyframe
+    /// itself, never one later.
+    static func segmentOptions(_ output: OutputSettings, muxer: String, playlist: String) -> [(key: String, value: String)] {
+        guard muxer == "hls" || muxer == "dash", let rate = output.frameRate else { return [] }
+        let frames = Int64(EncodingSettings.segmentFrameCount(output))
+        let microseconds = frames * 1_000_000 * rate.denominator / rate.numerator
+        let seconds = "\(microseconds / 1_000_000).\(String(microseconds % 1_000_000).leftPadded(to: 6))"
+        let url = URL(fileURLWithPath: playlist)
+        let stem = url.deletingPathExtension().lastPathComponent
+        if muxer == "hls" {
+            return [("hls_segment_type", "fmp4"), ("hls_time", seconds), ("hls_playlist_type", "vod"),
+                    ("hls_list_size", "0"), ("hls_flags", "independent_segments"),
+                    ("hls_fmp4_init_filename", "\(stem)_init.mp4"),
+                    ("hls_segment_filename", url.deletingLastPathComponent().path + "/\(stem)_%05d.m4s")]
+        }
+        return [("seg_duration", seconds), ("use_template", "1"), ("use_timeline", "1"),
+                ("init_seg_name", "\(stem)_init_$RepresentationID$.m4s"),
+                ("media_seg_name", "\(stem)_$RepresentationID$_$Number%05d$.m4s")]
+    }
+
     /// The options of the picture muxers (docs/outputs.md): `output.loop` is how many times an animation plays,
     /// 0 for ever (the default) — gif's `loop` counts the repeats after the first play (-1: none), webp's `loop`
     /// and apng's `plays` count the plays; an image sequence is numbered from `FramePattern.firstNumber`.
@@ -132,8 +155,16 @@ public struct ExportPlan {
         case "gif": return [("loop", String(plays == 0 ? 0 : plays == 1 ? -1 : plays - 1))]
         case "webp": return [("loop", String(plays))]
         case "apng": return [("plays", String(plays))]
+        case "image2" where output.isPoster: return [("update", "1")]
         case "image2": return [("start_number", String(FramePattern.firstNumber))]
         default: return []
         }
+    }
+}
+
+extension String {
+    /// The string with zeros in front up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

@@ -100,7 +100,10 @@ public final class ExportSession {
         throws(RenderError) {
         let catalog = SourceCatalog(project: project, facts: facts)
         let opener = MediaFileOpener(policy: policy)
-        let container = plan.container(project.output)
+        var container = plan.container(project.output)
+        if case .file(let playlist) = target {
+            container.options += ExportPlan.segmentOptions(project.output, muxer: container.name, playlist: playlist)
+        }
         guard let frameRate = project.output.frameRate else {
             throw RenderError(.internal, "the compiled project has no frame rate")
         }

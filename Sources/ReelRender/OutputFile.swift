@@ -95,40 +95,236 @@ extension OutputFile {
         guard case .file(let path) = destination else {
             return try body(.standardOutput)
         }
-        if project.output.format?.isPictureOnly == true, case .pattern(let pattern) = FramePattern.parse(path) {
-            if let clash = InputProtection.clash(output: path, project: project) {
-                throw InputProtection.error(output: path, clash: clash)
-            }
-            let sequence = try SequenceFolder.prepare(pattern, overwrite: overwrite)
-            onTemporaryFile?(sequence.temporaryFolder)
-            defer { onTemporaryFile?(nil) }
-            do {
-                try body(.file(sequence.temporaryPattern))
-            } catch {
-                sequence.discard()
-                throw RenderError(error.kind, error.message.replacingOccurrences(of: sequence.temporaryPattern, with: path)
-                    .replacingOccurrences(of: sequence.temporaryFolder + "/", with: pattern.folder))
-            }
-            try sequence.commit(overwrite: overwrite)
-            return
+        let prepared = try PreparedOutput.prepare(path, overwrite: overwrite, project: project, inputs: inputs)
+        onTemporaryFile?(prepared.temporaryPath)
+        defer { onTemporaryFile?(nil) }
+        do {
+            try body(.file(prepared.target))
+        } catch {
+            prepared.discard()
+            throw prepared.naming(error)
         }
+        try prepared.commit(overwrite: overwrite)
+    }
+
+    /// Writes several files in one render (`outputs`, docs/outputs.md): every destination is checked and given its
+    /// hidden temporary before anything renders; `body` gets the temporaries in order; on any failure every one is
+    /// removed. The files are moved into place only when `body` has finished all of them; if one cannot be (it
+    /// appeared meanwhile without `--force`), the ones already moved by this render are removed again.
+    static func writeAll(_ destinations: [(path: String, project: CompiledProject)], overwrite: Bool,
+                         onTemporaryFile: ((String?) -> Void)? = nil,
+                         _ body: ([String]) throws(RenderError) -> Void) throws(RenderError) {
+        var prepared: [PreparedOutput] = []
+        do {
+            for destination in destinations {
+                prepared.append(try PreparedOutput.prepare(destination.path, overwrite: overwrite,
+                                                           project: destination.project, inputs: []))
+            }
+        } catch {
+            for output in prepared { output.discard() }
+            throw error
+        }
+        onTemporaryFile?(prepared.first?.temporaryPath)
+        defer { onTemporaryFile?(nil) }
+        do {
+            try body(prepared.map(\.target))
+        } catch {
+            for output in prepared { output.discard() }
+            var named = error
+            for output in prepared { named = output.naming(named) }
+            throw named
+        }
+        var committed: [PreparedOutput] = []
+        for (index, output) in prepared.enumerated() {
+            do {
+                try output.commit(overwrite: overwrite)
+                committed.append(output)
+            } catch {
+                for later in prepared[(index + 1)...] { later.discard() }
+                if !overwrite { for done in committed { done.removeCommitted() } }
+                throw error
+            }
+        }
+    }
+}
+
+/// One destination made ready for writing: a file's temporary beside it, an image sequence's or a segmented
+/// package's hidden folder.
+enum PreparedOutput {
+    case file(OutputFile)
+    case sequence(SequenceFolder, path: String)
+    case package(PackageFolder)
+
+    /// Checks `path` (never over an input, nor over an existing file without `overwrite`) and makes its temporary.
+    static func prepare(_ path: String, overwrite: Bool, project: CompiledProject,
+                        inputs: [String]) throws(RenderError) -> PreparedOutput {
         if let clash = InputProtection.clash(output: path, project: project) {
             throw InputProtection.error(output: path, clash: clash)
+        }
+        if project.output.format?.isPictureOnly == true, case .pattern(let pattern) = FramePattern.parse(path) {
+            return .sequence(try SequenceFolder.prepare(pattern, overwrite: overwrite), path: path)
         }
         if let input = InputProtection.clash(output: path, inputs: inputs) {
             throw RenderError(.cannotCreateOutput, "the output \(path) is the input \(input); an output never "
                               + "replaces an input, even with --force: choose another output path")
         }
-        let file = try prepare(path: path, overwrite: overwrite)
-        onTemporaryFile?(file.temporaryPath)
-        defer { onTemporaryFile?(nil) }
-        do {
-            try body(.file(file.temporaryPath))
-        } catch {
-            file.discard()
-            throw RenderError(error.kind, error.message.replacingOccurrences(of: file.temporaryPath, with: path))
+        if project.output.format?.isSegmented == true {
+            return .package(try PackageFolder.prepare(path, overwrite: overwrite, project: project))
         }
-        try file.commit(overwrite: overwrite)
+        return .file(try OutputFile.prepare(path: path, overwrite: overwrite))
+    }
+
+    /// What the muxer opens: the temporary file, or the pattern or playlist inside the hidden folder.
+    var target: String {
+        switch self {
+        case .file(let file): file.temporaryPath
+        case .sequence(let sequence, _): sequence.temporaryPattern
+        case .package(let package): package.temporaryPlaylist
+        }
+    }
+
+    /// The hidden file or folder, for a last-resort cleanup on signals.
+    var temporaryPath: String {
+        switch self {
+        case .file(let file): file.temporaryPath
+        case .sequence(let sequence, _): sequence.temporaryFolder
+        case .package(let package): package.temporaryFolder
+        }
+    }
+
+    /// `error` with the hidden names replaced by the ones the user asked for.
+    func naming(_ error: RenderError) -> RenderError {
+        switch self {
+        case .file(let file):
+            return RenderError(error.kind, error.message.replacingOccurrences(of: file.temporaryPath, with: file.path))
+        case .sequence(let sequence, let path):
+            return RenderError(error.kind, error.message.replacingOccurrences(of: sequence.temporaryPattern, with: path)
+                .replacingOccurrences(of: sequence.temporaryFolder + "/", with: sequence.pattern.folder))
+        case .package(let package):
+            return RenderError(error.kind, error.message.replacingOccurrences(of: package.temporaryPlaylist, with: package.path)
+                .replacingOccurrences(of: package.temporaryFolder + "/", with: package.folder + "/"))
+        }
+    }
+
+    func discard() {
+        switch self {
+        case .file(let file): file.discard()
+        case .sequence(let sequence, _): sequence.discard()
+        case .package(let package): package.discard()
+        }
+    }
+
+    func commit(overwrite: Bool) throws(RenderError) {
+        switch self {
+        case .file(let file): try file.commit(overwrite: overwrite)
+        case .sequence(let sequence, _): try sequence.commit(overwrite: overwrite)
+        case .package(let package): try package.commit(overwrite: overwrite)
+        }
+    }
+
+    /// Removes what a successful commit put in place (another output of the same render failed to move).
+    func removeCommitted() {
+        switch self {
+        case .file(let file): unlink(file.path)
+        case .sequence(let sequence, _): sequence.removeCommitted()
+        case .package(let package): package.removeCommitted()
+        }
+    }
+}
+
+/// The files of an HLS or DASH output (docs/outputs.md): the playlist or manifest and the segments the muxer
+/// names after it (`NAME_init.mp4`, `NAME_00000.m4s`, …; DASH `NAME_init_0.m4s`, `NAME_0_00001.m4s`, …), written
+/// by libavformat into a hidden folder beside them and moved into place once complete, the playlist last, so a
+/// player never reads a playlist whose segments are missing. The same rules as an image sequence's hold: without
+/// `--force` no file of the package may exist (checked before and, by `link(2)`, at each move; files already moved
+/// are removed again if one appears); with `--force` the package's older files that the new one does not write (an
+/// older, longer render's segments) are removed.
+struct PackageFolder {
+    /// The playlist or manifest as given.
+    let path: String
+    let folder: String
+    /// The playlist's name without its extension: the stem of every segment name.
+    let stem: String
+    let temporaryFolder: String
+    var temporaryPlaylist: String { temporaryFolder + "/" + (path as NSString).lastPathComponent }
+    /// Files of the package already in the folder.
+    let existing: [String]
+
+    /// Whether `name` is the playlist or one of its segments.
+    static func belongs(_ name: String, stem: String, playlist: String) -> Bool {
+        name == playlist || (name.hasPrefix(stem + "_") && (name.hasSuffix(".m4s") || name == stem + "_init.mp4"))
+    }
+
+    static func prepare(_ path: String, overwrite: Bool, project: CompiledProject) throws(RenderError) -> PackageFolder {
+        let probe = try OutputFile.prepare(path: path, overwrite: overwrite)
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let playlist = url.lastPathComponent
+        let stem = url.deletingPathExtension().lastPathComponent
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let existing = names.filter { belongs($0, stem: stem, playlist: playlist) }.sorted()
+        if !overwrite, let first = existing.first {
+            throw RenderError(.cannotCreateOutput, "\(folder)/\(first) exists (a file of the package \(path)); use "
+                              + "--force to replace the package")
+        }
+        let hidden = probe.temporaryPath
+        guard mkdir(hidden, 0o755) == 0 else {
+            throw RenderError(.cannotCreateOutput, "cannot create a temporary folder in \(folder): "
+                              + String(cString: strerror(errno)))
+        }
+        return PackageFolder(path: path, folder: folder, stem: stem, temporaryFolder: hidden, existing: existing)
+    }
+
+    /// Moves the segments, then the playlist, into place; then removes the hidden folder.
+    func commit(overwrite: Bool) throws(RenderError) {
+        defer { discard() }
+        let playlist = (path as NSString).lastPathComponent
+        let written = ((try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder)) ?? [])
+            .filter { Self.belongs($0, stem: stem, playlist: playlist) }
+            .sorted { ($0 == playlist ? 1 : 0, $0) < ($1 == playlist ? 1 : 0, $1) }
+        var moved: [String] = []
+        for name in written {
+            let from = "\(temporaryFolder)/\(name)", to = "\(folder)/\(name)"
+            if overwrite {
+                guard rename(from, to) == 0 else {
+                    throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(errno)))")
+                }
+                continue
+            }
+            if link(from, to) == 0 {
+                moved.append(to)
+                continue
+            }
+            let code = errno
+            var status = stat()
+            let appeared = code == EEXIST || lstat(to, &status) == 0
+            if !appeared, code == EPERM || code == ENOTSUP || code == EXDEV, rename(from, to) == 0 {
+                moved.append(to)
+                continue
+            }
+            for file in moved { unlink(file) }
+            if appeared {
+                throw RenderError(.cannotCreateOutput, "\(to) appeared while rendering; use --force to replace the package")
+            }
+            throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(code)))")
+        }
+        if overwrite {
+            let kept = Set(written)
+            for name in existing where !kept.contains(name) { unlink("\(folder)/\(name)") }
+        }
+    }
+
+    /// The files of the package now in the folder, removed (another output of the render failed to move).
+    func removeCommitted() {
+        let playlist = (path as NSString).lastPathComponent
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        where Self.belongs(name, stem: stem, playlist: playlist) {
+            unlink("\(folder)/\(name)")
+        }
+    }
+
+    func discard() {
+        SequenceFolder.removeTemporaryFolder(temporaryFolder)
     }
 }
 
@@ -225,6 +421,14 @@ struct SequenceFolder {
     /// Removes the hidden folder and whatever is in it.
     func discard() {
         SequenceFolder.removeTemporaryFolder(temporaryFolder)
+    }
+
+    /// Removes the files of the pattern now in the folder (another output of the render failed to move).
+    func removeCommitted() {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        where pattern.frameNumber(ofFileName: name) != nil {
+            unlink("\(pattern.folder)\(name)")
+        }
     }
 
     /// Removes a hidden folder of an image sequence and the files in it (also the last-resort cleanup on signals).

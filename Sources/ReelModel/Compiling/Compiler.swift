@@ -32,7 +32,7 @@ public enum Compiler {
         let session = CompileSession(project: project, facts: facts)
         session.isLint = !probed
         session.measure = measure
-        let compiled: CompiledProject?
+        var compiled: CompiledProject?
         if let timeline = project.timeline {
             compiled = session.compileTimeline(timeline)
         } else if let composition = project.composition {
@@ -41,6 +41,9 @@ public enum Compiler {
             session.error(.root, "the project has neither a timeline nor a composition",
                           hint: "add a timeline with clips, or a composition")
             compiled = nil
+        }
+        if let main = compiled {
+            compiled?.outputs = session.compileRenditions(project.outputs, main: main)
         }
         if let compiled, session.diagnostics.allSatisfy({ $0.severity != .error }) {
             session.diagnostics += Validator.validate(compiled)

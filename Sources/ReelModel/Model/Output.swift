@@ -163,6 +163,10 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     case png
     /// JPEG stills, one per frame (`frame_%05d.jpg`, `.jpeg`).
     case jpg
+    /// HLS (`.m3u8`): a media playlist and fragmented-MP4 segments beside it (docs/outputs.md).
+    case m3u8
+    /// MPEG-DASH (`.mpd`): a manifest and fragmented-MP4 segments beside it (docs/outputs.md).
+    case mpd
 
     /// The container named by a file name's extension (case-insensitive), or nil.
     public init?(pathExtensionOf path: String) {
@@ -186,6 +190,10 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     /// WebM is Matroska). MP4 and MOV write their index after the media.
     public var isStreamable: Bool { [.mkv, .webm, .nut, .ts].contains(self) }
 
+    /// Whether the output is a segmented package (HLS, DASH): a playlist or manifest and its segment files, written
+    /// in a hidden folder and moved into place at the end (docs/outputs.md).
+    public var isSegmented: Bool { self == .m3u8 || self == .mpd }
+
     /// Whether the container holds sound alone: the video composition is neither rendered nor decoded, and the
     /// output settings for pictures (`size`, `video`, …) are ignored (docs/outputs.md).
     public var isAudioOnly: Bool { videoCodecs.isEmpty }
@@ -195,6 +203,7 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     public var videoCodecs: [VideoCodecName] {
         switch self {
         case .mp4: return [.h264, .hevc, .av1, .vp9]
+        case .m3u8, .mpd: return [.h264]
         case .mov: return [.h264, .hevc, .prores]
         case .mkv, .nut: return [.h264, .hevc, .vp9, .av1, .prores]
         case .webm: return [.vp9, .av1]
@@ -216,7 +225,8 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         case .mkv, .nut: return [.aac, .opus, .pcm]
         case .webm: return [.opus]
         case .ts: return [.aac, .opus]
-        case .m4a: return [.aac]
+        case .m4a, .m3u8: return [.aac]
+        case .mpd: return [.aac, .opus]
         case .mp3: return [.mp3]
         case .opus: return [.opus]
         case .ogg: return [.opus, .flac]
@@ -347,6 +357,14 @@ public struct OutputSettings: Sendable, Equatable {
     public var faststart: Bool
     /// `.gif`, `.webp`, `.apng`: how many times the animation plays, 0 for ever; nil: the default, for ever.
     public var loop: Int?
+    /// `.m3u8`, `.mpd`: the segments' length in seconds (keyframes are forced at every boundary); nil: 6 s.
+    public var segmentDuration: Time?
+    /// `.m3u8` in `outputs`: the master playlist that lists this rendition (docs/outputs.md); nil: the render's default.
+    public var master: String?
+    /// A poster (a single `.png` or `.jpg` in `outputs`): the timeline time of its picture; nil: the export's start.
+    public var posterTime: Time?
+    /// The default segment length of HLS and DASH outputs: 6 s.
+    public static let defaultSegmentDuration = Time(seconds: 6)
     // Whether `format`, `video.codec` and `audio.codec` were written, so a CLI `-o` with another
     // extension can re-derive the ones that were only defaults.
     var formatWasWritten = false
@@ -378,6 +396,7 @@ public struct OutputSettings: Sendable, Equatable {
             && lhs.video == rhs.video && lhs.audio == rhs.audio
             && lhs.metadata.map(\.key) == rhs.metadata.map(\.key) && lhs.metadata.map(\.value) == rhs.metadata.map(\.value)
             && lhs.range == rhs.range && lhs.end == rhs.end && lhs.faststart == rhs.faststart && lhs.loop == rhs.loop
+            && lhs.segmentDuration == rhs.segmentDuration && lhs.master == rhs.master && lhs.posterTime == rhs.posterTime
     }
 
     /// The image sequence `path` names (a `%0Nd` in its file name), or nil for a single file.
@@ -389,6 +408,9 @@ public struct OutputSettings: Sendable, Equatable {
     /// Whether the output is an image sequence: a picture container (`.png .jpg .webp`) and a path with a frame
     /// number.
     public var isImageSequence: Bool { format?.isPictureOnly == true && framePattern != nil }
+
+    /// Whether the output is a poster: one `.png` or `.jpg` picture (no frame number), allowed in `outputs`.
+    public var isPoster: Bool { format?.isStillsOnly == true && framePattern == nil && path != nil && path != "-" }
 
     /// These settings with the output file replaced (the CLI's `-o`): a format that only repeats what the old
     /// path's extension implied is derived again from the new extension — a format not written at all, and the one
@@ -445,7 +467,11 @@ public struct OutputSettings: Sendable, Equatable {
     }
 
     /// Problems with the container: unknown, or unable to hold the chosen codecs.
-    func containerDiagnostics(at path: JSONPath) -> [Diagnostic] {
+    ///
+    /// `base` is the object's own path (`$.output`, or `$.outputs[i]` for a further output, which may also be a
+    /// poster: one `.png` or `.jpg` picture).
+    func containerDiagnostics(at path: JSONPath, base: JSONPath = JSONPath.root.key("output"),
+                              allowsPoster: Bool = false) -> [Diagnostic] {
         guard let container = format else {
             let names = ContainerFormat.allCases.map(\.rawValue).joined(separator: ", ")
             if let written = self.path {
@@ -457,23 +483,35 @@ public struct OutputSettings: Sendable, Equatable {
         var found: [Diagnostic] = []
         // An audio-only file ignores the picture settings, so any project can be written as one.
         if container.isAudioOnly, audio == nil {
-            found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("audio"),
+            found.append(Diagnostic(.error, path: base.key("audio"),
                                     message: "\(container.rawValue) holds audio only, but output.audio is false",
                                     hint: "remove \"audio\": false, or write a video container"))
         }
         if !container.isAudioOnly, !container.videoCodecs.contains(video.codec) {
-            found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("video").key("codec"),
+            found.append(Diagnostic(.error, path: base.key("video").key("codec"),
                                     message: "\(container.rawValue) cannot hold \(video.codec.rawValue) video",
                                     hint: "use one of \(container.videoCodecs.map(\.rawValue).joined(separator: ", "))"))
         }
-        if container.isPictureOnly { return found + pictureDiagnostics(container, at: path) }
+        if segmentDuration != nil, !container.isSegmented {
+            found.append(Diagnostic(.error, path: base.key("segmentDuration"),
+                                    message: "segmentDuration applies to HLS and DASH, not to a \(container.rawValue) output",
+                                    hint: "remove segmentDuration, or write a .m3u8 or .mpd"))
+        }
+        if master != nil, container != .m3u8 {
+            found.append(Diagnostic(.error, path: base.key("master"),
+                                    message: "master names the master playlist of HLS renditions, not of a \(container.rawValue) output",
+                                    hint: "remove master, or write a .m3u8"))
+        }
+        if container.isPictureOnly {
+            return found + pictureDiagnostics(container, at: path, base: base, allowsPoster: allowsPoster)
+        }
         if loop != nil {
-            found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("loop"),
+            found.append(Diagnostic(.error, path: base.key("loop"),
                                     message: "loop applies to animations, not to a \(container.rawValue) output",
                                     hint: "remove loop, or write a .gif, .webp or .apng"))
         }
         if let audio, !container.audioCodecs.contains(audio.codec) {
-            found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("audio").key("codec"),
+            found.append(Diagnostic(.error, path: base.key("audio").key("codec"),
                                     message: "\(container.rawValue) cannot hold \(audio.codec.rawValue) audio",
                                     hint: "use one of \(container.audioCodecs.map(\.rawValue).joined(separator: ", "))"))
         }
@@ -483,7 +521,8 @@ public struct OutputSettings: Sendable, Equatable {
     /// Problems of an animation or image sequence (`container` is a picture container; its codec is checked with
     /// every container's): the path's frame number, `loop`, and the video encoder settings, which these encoders do not have (the preset sets their quality).
     /// The audio settings are ignored: these files have no sound.
-    private func pictureDiagnostics(_ container: ContainerFormat, at path: JSONPath) -> [Diagnostic] {
+    private func pictureDiagnostics(_ container: ContainerFormat, at path: JSONPath, base: JSONPath,
+                                    allowsPoster: Bool) -> [Diagnostic] {
         var found: [Diagnostic] = []
         let parsed = self.path.map(FramePattern.parse) ?? FramePattern.Parse.none
         let sequence: Bool
@@ -501,18 +540,23 @@ public struct OutputSettings: Sendable, Equatable {
             }
         case .none:
             sequence = false
-            if container.isStillsOnly, let written = self.path, written != "-" {
+            if container.isStillsOnly, !allowsPoster, let written = self.path, written != "-" {
                 found.append(Diagnostic(.error, path: path,
                                         message: "a \(container.rawValue) output is an image sequence, but \"\(written)\" has no frame number",
                                         hint: "put %05d in the file name (frame_%05d.\(container.rawValue)); for one picture use reel thumbnail"))
             }
         }
+        if posterTime != nil, sequence || !container.isStillsOnly {
+            found.append(Diagnostic(.error, path: base.key("at"),
+                                    message: "at is the time of a poster (one .png or .jpg in outputs), not of a \(container.rawValue) output",
+                                    hint: "remove at"))
+        }
         if loop != nil, sequence || !container.canAnimate {
-            found.append(Diagnostic(.error, path: JSONPath.root.key("output").key("loop"),
+            found.append(Diagnostic(.error, path: base.key("loop"),
                                     message: "loop applies to an animated .gif, .webp or .apng, not to an image sequence",
                                     hint: "remove loop"))
         }
-        let video = JSONPath.root.key("output").key("video")
+        let video = base.key("video")
         let codec = self.video.codec.rawValue
         let unsupported: [(key: String, present: Bool)] = [
             ("crf", self.video.crf != nil), ("bitrate", self.video.bitrate != nil),

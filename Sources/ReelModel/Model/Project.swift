@@ -5,6 +5,8 @@ import ReelTime
 public struct Project: Sendable {
     /// `output` as written (defaults applied, size and frame rate possibly still unknown).
     public var output: OutputSettings
+    /// `outputs`: further outputs of the same render (docs/outputs.md), as written.
+    public var outputs: [OutputSettings] = []
     /// `assets` in document order.
     public var assets: [Asset]
     /// The editing form; nil for the explicit form.
@@ -61,6 +63,9 @@ func resolve(_ path: String, against baseDirectory: String) -> String {
 public struct CompiledProject: Sendable, Equatable {
     /// Output settings with `size` and `frameRate` filled in; `renderScale` kept separate (not applied to `size`).
     public var output: OutputSettings
+    /// `outputs`, each with `size` and `frameRate` filled in (the main output's unless written): further outputs
+    /// rendered in the same pass (docs/outputs.md).
+    public var outputs: [OutputSettings] = []
     /// The encoded picture size: output size × renderScale, rounded down to even sides where the
     /// pixel format subsamples chroma.
     public var encodedSize: PixelSize

@@ -5,18 +5,37 @@ let knownPixelFormats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv422p10le", "yu
 
 extension DocumentDecoder {
     /// `output` (SPEC §2.1). Reads frameRate first so later times may count frames.
-    func readOutput(_ json: JSON?, _ path: JSONPath) -> OutputSettings {
+    ///
+    /// With `further`, `json` is an element of `outputs` (docs/outputs.md): its frame rate is its own (times in the
+    /// document keep counting the main output's frames), its path is required (`-o` names the main output only), it
+    /// may be a poster, and the keys the whole render shares (`range`, `end`, `renderScale`, `background`) are
+    /// refused, as they belong to `output`.
+    func readOutput(_ json: JSON?, _ path: JSONPath, further: Bool = false) -> OutputSettings {
         guard let json, let fields = object(json, path, .output) else {
             return OutputSettings()
         }
+        var ownRate: Rational?
         if let rateJSON = fields["frameRate"] {
-            frameRate = readFrameRate(rateJSON, path.key("frameRate"))
-            frameRateIsBroken = frameRate == nil
+            if further {
+                ownRate = readFrameRate(rateJSON, path.key("frameRate"))
+            } else {
+                frameRate = readFrameRate(rateJSON, path.key("frameRate"))
+                frameRateIsBroken = frameRate == nil
+            }
         }
         var outputPath: String?
         if let json = fields["path"] { outputPath = filePath(json, path.key("path")) }
+        if further, fields["path"] == nil {
+            error(path, "missing \"path\"", hint: "every entry of outputs names its own file (-o names the main output only)")
+        }
+        if further {
+            for key in ["range", "end", "renderScale", "background"] where fields[key] != nil {
+                error(path.key(key), "\(key) is shared by every output of the render",
+                      hint: "set it in output; outputs[…] take the main output's")
+            }
+        }
         var output = OutputSettings(path: outputPath)
-        output.frameRate = frameRate
+        output.frameRate = further ? ownRate : frameRate
 
         if let json = fields["format"] {
             if let container: ContainerFormat = enumeration(json, path.key("format"), "container format") {
@@ -29,8 +48,20 @@ extension DocumentDecoder {
         if let json = fields["video"] { readVideoSettings(json, path.key("video"), into: &output) }
         if let json = fields["loop"] { output.loop = integer(json, path.key("loop"), in: 0...65535, what: "a play count") }
         if let json = fields["audio"] { readAudioSettings(json, path.key("audio"), into: &output) }
-        if !outputPathOverridden, fields["format"] == nil || output.format != nil {
-            diagnostics += output.containerDiagnostics(at: path.key("path"))
+        if let json = fields["segmentDuration"] {
+            output.segmentDuration = positiveDuration(json, path.key("segmentDuration"), what: "segmentDuration")
+        }
+        if let json = fields["master"] { output.master = filePath(json, path.key("master")) }
+        if let json = fields["at"] {
+            if further {
+                output.posterTime = instant(json, path.key("at"))
+            } else {
+                error(path.key("at"), "at is the time of a poster, which is one of outputs",
+                      hint: "move the poster into \"outputs\": [{\"path\": \"poster.jpg\", \"at\": 2}]")
+            }
+        }
+        if further || !outputPathOverridden, fields["format"] == nil || output.format != nil {
+            diagnostics += output.containerDiagnostics(at: path.key("path"), base: path, allowsPoster: further)
         }
         if let json = fields["size"], let size = size(json, path.key("size")) {
             output.size = size
@@ -61,6 +92,15 @@ extension DocumentDecoder {
         if let json = fields["end"] { output.end = positiveDuration(json, path.key("end"), what: "end") }
         if let json = fields["faststart"], let value = bool(json, path.key("faststart")) { output.faststart = value }
         return output
+    }
+
+    /// `outputs`: further outputs of the same render, each read as `output` is (docs/outputs.md).
+    func readOutputs(_ json: JSON?, _ path: JSONPath) -> [OutputSettings] {
+        guard let json, let elements = array(json, path, expected: "an array of output objects") else { return [] }
+        if elements.isEmpty {
+            error(path, "outputs is empty", hint: "remove outputs, or add an object like {\"path\": \"out/small.mp4\"}")
+        }
+        return elements.map { readOutput($0.0, $0.1, further: true) }
     }
 
     /// `output.frameRate`: a JSON number (JSON's grammar, taken exactly) or an `"N/D"` string (SPEC §2.1); a

@@ -114,9 +114,11 @@ public enum ProjectReader {
         // Editors read "$schema" for completion; reel only checks that it is a string.
         if let schemaJSON = fields["$schema"] { _ = decoder.string(schemaJSON, root.key("$schema")) }
         let output = decoder.readOutput(fields["output"], root.key("output"))
+        let outputs = decoder.readOutputs(fields["outputs"], root.key("outputs"))
         let assets = decoder.readAssets(fields["assets"], root.key("assets"))
         // Ids of assets that were declared but unusable still count as declared for references.
         var project = Project(output: output, assets: assets, baseDirectory: baseDirectory)
+        project.outputs = outputs
         project.refusedAssetIDs = Set(decoder.assetIDs).subtracting(assets.map(\.id))
 
         let explicitKeys = ["composition", "audioMix", "videoComposition"].filter { fields.has($0) }

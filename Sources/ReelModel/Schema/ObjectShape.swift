@@ -40,7 +40,7 @@ extension ObjectShape {
     /// The project document (SPEC §2).
     public static let project = ObjectShape(
         name: "project",
-        allowed: ["reel", "output", "assets", "timeline", "composition", "audioMix", "videoComposition", "$schema",
+        allowed: ["reel", "output", "outputs", "assets", "timeline", "composition", "audioMix", "videoComposition", "$schema",
                   "variables"],
         required: ["reel"])
 
@@ -53,7 +53,7 @@ extension ObjectShape {
     public static let output = ObjectShape(
         name: "output",
         allowed: ["path", "format", "size", "frameRate", "renderScale", "background", "preset", "video",
-                  "audio", "metadata", "range", "end", "faststart", "loop"])
+                  "audio", "metadata", "range", "end", "faststart", "loop", "segmentDuration", "master", "at"])
 
     /// `output.video` (SPEC §2.1).
     public static let videoOutput = ObjectShape(

@@ -104,6 +104,11 @@ public enum ProjectSchema {
             FormatKey("reel", object([("const", .number("1"))]), "Format version; must be 1.", default: .required, example: "1"),
             FormatKey("output", ref("output"), "What to write: file, container, size, rate, codecs.",
                       default: .described("every output key at its default; the path then comes from -o")),
+            FormatKey("outputs", object([("type", .string("array")), ("items", ref("output")), ("minItems", .number("1"))]),
+                      "Further outputs of the same render, each shaped like output (own path, size, codecs, settings): the "
+                + "timeline is composited and mixed once, and each is scaled and encoded from it; range, end, "
+                + "renderScale and background are output's (docs/outputs.md).",
+                      default: .described("none"), example: #"[{"path": "out/small.mp4", "size": [640, 360]}]"#),
             FormatKey("assets", ref("assets"), "The media, images and colours the project uses, by id.",
                       default: .described("no assets")),
             FormatKey("timeline", ref("timeline"), "The editing form: clips, extra audio, ducking, volume automation, titles and overlays.",
@@ -173,6 +178,15 @@ public enum ProjectSchema {
             FormatKey("loop", integer(0, 65535),
                       "Animated .gif, .webp and .apng: how many times the animation plays; 0 plays it for ever (docs/outputs.md).",
                       default: .number("0"), example: "1"),
+            FormatKey("segmentDuration", ref("duration"),
+                      "HLS (.m3u8) and DASH (.mpd): the length of each fragmented-MP4 segment in seconds; a keyframe starts every segment (docs/outputs.md).",
+                      default: .number("6"), example: "4"),
+            FormatKey("master", nonEmptyString,
+                      "HLS in outputs: the master playlist listing this rendition; renditions naming the same file share it (docs/outputs.md).",
+                      default: .described("with two or more HLS outputs, master.m3u8 beside the first"), example: #""out/hls/master.m3u8""#),
+            FormatKey("at", ref("time"),
+                      "A poster (one .png or .jpg in outputs): the timeline time of its picture.",
+                      default: .described("the export's start"), example: "2.5"),
         ]
     }
 

@@ -27,9 +27,12 @@ public enum ProjectWriter {
 
     /// The explicit form as a JSON value (see `explicitProject`).
     public static func explicitProjectValue(_ compiled: CompiledProject) -> JSONValue {
-        object([
+        let outputs: [(String, JSONValue)] = compiled.outputs.isEmpty
+            ? [] : [("outputs", .array(compiled.outputs.map { JSON(outputValue($0, further: true)) }))]
+        return object([
             ("reel", .number("1")),
             ("output", outputValue(compiled.output)),
+        ] + outputs + [
             ("assets", object(compiled.assets.map { ($0.id, assetValue($0)) })),
             ("composition", object([("tracks", .array(compiled.composition.tracks.map { JSON(trackValue($0)) }))])),
             ("audioMix", object([("inputs", .array(compiled.audioMix.inputs.map { JSON(inputValue($0)) }))])),
@@ -39,14 +42,17 @@ public enum ProjectWriter {
 
     // MARK: Sections
 
-    private static func outputValue(_ output: OutputSettings) -> JSONValue {
+    /// `output`, or with `further` an entry of `outputs`, which leaves out the keys the render shares.
+    private static func outputValue(_ output: OutputSettings, further: Bool = false) -> JSONValue {
         var members: [(String, JSONValue)] = []
         if let path = output.path { members.append(("path", .string(path))) }
         if let format = output.format { members.append(("format", .string(format.rawValue))) }
         if let size = output.size { members.append(("size", sizeValue(size))) }
         if let rate = output.frameRate { members.append(("frameRate", rationalValue(rate))) }
-        members.append(("renderScale", rationalValue(output.renderScale)))
-        members.append(("background", .string(output.background.description)))
+        if !further {
+            members.append(("renderScale", rationalValue(output.renderScale)))
+            members.append(("background", .string(output.background.description)))
+        }
         members.append(("preset", .string(output.preset.rawValue)))
         var video: [(String, JSONValue)] = [("codec", .string(output.video.codec.rawValue))]
         if let crf = output.video.crf { video.append(("crf", .number(String(crf)))) }
@@ -74,10 +80,13 @@ public enum ProjectWriter {
         if !output.metadata.isEmpty {
             members.append(("metadata", object(output.metadata.map { ($0.key, .string($0.value)) })))
         }
-        if let range = output.range { members.append(("range", rangeValue(range))) }
-        if let end = output.end { members.append(("end", timeValue(end))) }
+        if !further, let range = output.range { members.append(("range", rangeValue(range))) }
+        if !further, let end = output.end { members.append(("end", timeValue(end))) }
         members.append(("faststart", .bool(output.faststart)))
         if let loop = output.loop { members.append(("loop", .number(String(loop)))) }
+        if let duration = output.segmentDuration { members.append(("segmentDuration", timeValue(duration))) }
+        if let master = output.master { members.append(("master", .string(master))) }
+        if let time = output.posterTime { members.append(("at", timeValue(time))) }
         return object(members)
     }
 

@@ -6,7 +6,7 @@ import ReelTime
 /// Output sample K of the export is composition sample first + K, where first is the export start rounded to the
 /// nearest sample. A sink that has taken output frame n pulls the samples up to that frame's end, rounded to the
 /// nearest sample, so sound and pictures reach the muxer interleaved, and every output sample is mixed once.
-final class AudioStage {
+final class AudioStage: MixPulling {
     /// Output sample rate, Hz.
     let sampleRate: Int
     /// Output channels.
@@ -123,4 +123,15 @@ final class AudioStage {
             throw RenderError(.internal, "frame \(frameIndex) cannot be placed on the sample grid")
         }
     }
+}
+
+/// What an output writer pulls its sound from: the audio stage itself, or one output's share of a stage that
+/// several outputs of one render hear (`MixTap`).
+protocol MixPulling: AnyObject {
+    /// Hands `deliver` the output samples from the last one delivered up to the end of output frame `frameIndex`
+    /// (the puller's own frames), in order, in spans of at most 4096 samples (planar floats, valid during the call).
+    func pull(
+        throughFrame frameIndex: Int64,
+        into deliver: (_ planes: [UnsafePointer<Float>], _ sampleCount: Int) throws(RenderError) -> Void
+    ) throws(RenderError)
 }

@@ -27,8 +27,8 @@ final class OutputWriter {
 
     /// Where the sound comes from.
     enum Audio {
-        /// The audio stage's mix, encoded here once with these settings.
-        case mixed(AudioStage, AudioEncoderSettings)
+        /// The audio stage's mix (or a share of one, `MixTap`), encoded here once with these settings.
+        case mixed(any MixPulling, AudioEncoderSettings)
         /// An audio part's packets, copied (a join).
         case copied(CopiedAudio.Source)
         /// No audio stream.
@@ -222,7 +222,7 @@ final class OutputWriter {
     }
 
     private enum AudioStream {
-        case mixed(AudioStage, AudioEncoder)
+        case mixed(any MixPulling, AudioEncoder)
         case copied(CopiedAudio)
         case none
     }
