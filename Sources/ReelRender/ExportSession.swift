@@ -23,6 +23,9 @@ public struct ExportProgress: Sendable {
     public let done: Bool
     /// On the last report of an export with `output.audio.loudness`: what the normalisation measured and did.
     public var loudness: LoudnessReport? = nil
+    /// On the last report of a render with `outputs`: every file written (the main output first, then `outputs`,
+    /// then any HLS master playlist).
+    public var outputs: [String] = []
 }
 
 /// Renders a compiled project into a file (the AVAssetExportSession analogue).
@@ -78,6 +81,16 @@ public final class ExportSession {
     /// Renders the whole export range (or `part`) to `destination`; on any failure nothing is left behind.
     public func export(to destination: ExportDestination, overwrite: Bool) throws(RenderError) {
         status = .exporting
+        if !project.outputs.isEmpty {
+            do {
+                try exportRenditions(to: destination, overwrite: overwrite)
+                status = .completed
+            } catch {
+                status = error.kind == .cancelled ? .cancelled : .failed
+                throw error
+            }
+            return
+        }
         do {
             let plan = try ExportPlan(project: project, destination: destination, part: part,
                                       encoderThreads: encoderThreads)
@@ -160,6 +173,151 @@ public final class ExportSession {
                                       progress: progress, subtitles: subtitles)
         let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
         try core.run(plan.grid, into: EncodingSink(writer), cancellation: cancellation)
+    }
+}
+
+extension ExportSession {
+    /// The files a render of this project to `mainPath` writes: the main output, each of `outputs` (resolved against
+    /// the project's folder) and any HLS master playlist (docs/outputs.md).
+    public func outputPaths(mainPath: String) throws(RenderError) -> [String] {
+        let renditions = try Rendition.plan(project, mainPath: mainPath, encoderThreads: encoderThreads)
+        return renditions.map(\.path) + MasterPlaylist.plan(renditions, baseDirectory: project.baseDirectory).map(\.path)
+    }
+
+    /// A render with `outputs` (docs/outputs.md): the timeline composited once on the main output's frame grid and
+    /// canvas, each output scaled and encoded from it; each group of outputs with the same sample rate, channels and
+    /// loudness target hears one mix. Every file is written aside and moved into place only when all are complete.
+    private func exportRenditions(to destination: ExportDestination, overwrite: Bool) throws(RenderError) {
+        guard case .file(let mainPath) = destination else {
+            throw RenderError(.usage, "-o -: a render with outputs writes files only; render the main output to "
+                              + "standard output without outputs, or give -o a file")
+        }
+        if let part {
+            let flag = part == .audio ? "--chunk audio" : "--chunk"
+            throw RenderError(.usage, "\(flag): a chunked render writes one part of one output, but the project has "
+                              + "outputs; render the chunks from a project without outputs")
+        }
+        let renditions = try Rendition.plan(project, mainPath: mainPath, encoderThreads: encoderThreads)
+        let masters = MasterPlaylist.plan(renditions, baseDirectory: project.baseDirectory)
+        for master in masters {
+            if renditions.contains(where: { $0.path == master.path }) {
+                throw RenderError(.invalid, "the HLS master playlist \(master.path) is also the path of an output")
+            }
+            _ = try OutputFile.prepare(path: master.path, overwrite: overwrite)
+        }
+        let progress = ProgressCounter(frameCount: project.frameCount, frameDuration: project.frameDuration,
+                                       duration: project.exportRange.duration, report: onProgress)
+        try OutputFile.writeAll(renditions.map { ($0.path, $0.project) }, overwrite: overwrite,
+                                onTemporaryFile: onTemporaryFile) { targets throws(RenderError) in
+            try executeRenditions(renditions, into: targets, progress: progress)
+        }
+        for master in masters {
+            try OutputFile.write(.file(master.path), overwrite: overwrite, project: project) { target throws(RenderError) in
+                guard case .file(let path) = target, FileManager.default.createFile(
+                    atPath: path, contents: Data(master.text().utf8)) else {
+                    throw RenderError(.io, "cannot write the HLS master playlist \(master.path)")
+                }
+            }
+        }
+        progress.finished(loudness: loudnessReport, outputs: renditions.map(\.path) + masters.map(\.path))
+    }
+
+    /// Renders every output of `renditions` into its temporary in `targets` (same order).
+    private func executeRenditions(_ renditions: [Rendition], into targets: [String],
+                                   progress: ProgressCounter) throws(RenderError) {
+        let catalog = SourceCatalog(project: project, facts: facts)
+        let opener = MediaFileOpener(policy: policy)
+        // One mix per sample rate, channel count and loudness target, made for the longest of its listeners.
+        var mixes: [String: SharedMix] = [:]
+        var taps: [MixTap?] = []
+        for rendition in renditions {
+            guard let audio = rendition.plan.settings.audio else {
+                taps.append(nil)
+                continue
+            }
+            let loudness = rendition.project.output.audio?.loudness
+            let key = "\(audio.sampleRate)/\(audio.channels)/\(String(describing: loudness))"
+            if mixes[key] == nil {
+                let listeners = renditions.filter { other in
+                    guard let settings = other.plan.settings.audio else { return false }
+                    return settings.sampleRate == audio.sampleRate && settings.channels == audio.channels
+                        && other.project.output.audio?.loudness == loudness
+                }
+                var longest = rendition.project
+                var longestCount: Int64 = -1
+                for listener in listeners {
+                    let count = try AudioStage.sampleCount(of: listener.project, sampleRate: audio.sampleRate)
+                    if count > longestCount { (longest, longestCount) = (listener.project, count) }
+                }
+                if longest.output.format?.isAudioOnly != true {
+                    // The stage's own frame rule is not used (taps pull by sample), but its loudness span must cover
+                    // every listener.
+                    longest.output.format = project.output.format
+                }
+                let stage = try AudioStage(project: longest, catalog: catalog, opener: opener,
+                                           sampleRate: audio.sampleRate, channels: audio.channels,
+                                           cancellation: cancellation)
+                mixes[key] = SharedMix(stage: stage)
+            }
+            taps.append(try mixes[key]!.tap(for: rendition.project))
+        }
+        defer {
+            let main = renditions.first.flatMap { $0.plan.settings.audio }.map { audio in
+                "\(audio.sampleRate)/\(audio.channels)/\(String(describing: renditions[0].project.output.audio?.loudness))"
+            }
+            loudnessReport = main.flatMap { mixes[$0]?.loudnessReport }
+                ?? mixes.values.compactMap(\.loudnessReport).first
+        }
+
+        let needsPictures = renditions.contains { !$0.plan.settings.isAudioOnly }
+        let gifs = renditions.filter { $0.plan.settings.video.codec == .gif && !$0.plan.settings.isAudioOnly }
+        var palettes: PalettePassSink?
+        if !gifs.isEmpty {
+            let pass = try PalettePassSink(gifs)
+            let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
+            try core.run(FrameGrid(project), into: pass, cancellation: cancellation)
+            palettes = pass
+        }
+        var outputs: [RenditionTarget] = []
+        for (index, rendition) in renditions.enumerated() {
+            let settings = rendition.plan.settings
+            var container = rendition.plan.container(rendition.project.output)
+            container.options += ExportPlan.segmentOptions(rendition.project.output, muxer: container.name,
+                                                           playlist: targets[index])
+            var video = OutputWriter.Video.none
+            if !settings.isAudioOnly {
+                video = .encoded(settings.video)
+                if let palette = try palettes?.palette(of: rendition.label) {
+                    video = .paletted(settings.video, palette: palette)
+                }
+            }
+            var audio = OutputWriter.Audio.none
+            if let tap = taps[index], let settings = settings.audio { audio = .mixed(tap, settings) }
+            guard let frameRate = rendition.project.output.frameRate else {
+                throw RenderError(.internal, "\(rendition.label) has no frame rate")
+            }
+            let counter = ProgressCounter(frameCount: rendition.project.frameCount,
+                                          frameDuration: rendition.project.frameDuration,
+                                          duration: rendition.project.exportRange.duration, report: nil)
+            do throws(RenderError) {
+                let writer = try OutputWriter(destination: .file(targets[index]), container: container, video: video,
+                                              audio: audio, frameRate: frameRate, progress: counter)
+                outputs.append(RenditionTarget(rendition: rendition, writer: writer))
+            } catch {
+                throw RenderError(error.kind, "\(rendition.label) (\(rendition.path)) failed: \(error.message)")
+            }
+        }
+        let sink = FanOutSink(outputs, progress: progress)
+        if needsPictures {
+            let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
+            try core.run(FrameGrid(project), into: sink, cancellation: cancellation)
+        } else {
+            for index in 0..<project.frameCount {
+                if cancellation.isCancelled { throw RenderError(.cancelled, "cancelled") }
+                try sink.advance(nil, mainFrame: index)
+            }
+            try sink.finish()
+        }
     }
 }
 

@@ -30,6 +30,15 @@ struct Render: ParsableCommand {
             (e.g. {"integrated": -16, "truePeak": -1}) and the report gives the measured loudness \
             (docs/outputs.md).
 
+            "outputs": [{...}, ...] beside output writes further files in the same render, each shaped like \
+            output (its own path, size, frame rate dividing the main one, codecs): the timeline is composited \
+            and mixed once and each output is scaled and encoded from it; a .png or .jpg there is a poster \
+            (its "at": the time of its picture). -o names the main output; --range applies to all; -o -, \
+            --chunk and --smart are refused with outputs. An output named .m3u8 (HLS) or .mpd (DASH) is a \
+            playlist and fragmented-MP4 segments beside it, a keyframe starting every segment \
+            (segmentDuration, 6 s by default); two or more HLS outputs get a master playlist \
+            (docs/outputs.md).
+
             An output named .gif, .webp or .apng is an animation of the rendered frames at the output's size \
             and frame rate, without sound; output.loop is how many times it plays (0, the default: for \
             ever). A GIF gets one 256-colour palette made from all its frames (palettegen/paletteuse), so \
@@ -48,6 +57,7 @@ struct Render: ParsableCommand {
               reel render project.json -o podcast.mp3
               reel render project.json -o preview.gif --range 0..5
               reel render project.json -o frames/f_%05d.png --mkdir
+              reel render project.json -o hls/index.m3u8 --mkdir
               reel render template.json --set title="Hello" --set duration=3 --vars row.json
             """ + "\n\n" + exitCodesHelp)
 
@@ -218,8 +228,10 @@ struct Render: ParsableCommand {
         }
         do {
             if case .file(let path) = finalDestination {
-                try OutputTarget.refuseInputs(path, inputs: [project])
-                try OutputTarget.withFolders(of: [path], create: mkdir) {
+                // With outputs, every file the render writes (docs/outputs.md).
+                let paths = compiled.outputs.isEmpty ? [path] : try session.outputPaths(mainPath: path)
+                for written in paths { try OutputTarget.refuseInputs(written, inputs: [project]) }
+                try OutputTarget.withFolders(of: paths, create: mkdir) {
                     try session.export(to: finalDestination, overwrite: force)
                 }
             } else {
@@ -245,7 +257,8 @@ struct Render: ParsableCommand {
         MediaOptions.reportConcealments(in: policy)
         // With JSON progress the last object already names the file.
         if !quiet, style != .json, case .file(let written) = finalDestination {
-            printError("wrote \(written)")
+            let paths = compiled.outputs.isEmpty ? [written] : ((try? session.outputPaths(mainPath: written)) ?? [written])
+            for path in paths { printError("wrote \(path)") }
         }
     }
 }
@@ -318,6 +331,8 @@ final class ProgressMeter {
                 + "\"done\":\(progress.done)"
                 + (progress.done ? outputPath.map { ",\"path\":" + JSONWriter.quoted($0) } ?? "" : "")
                 + (progress.loudness.map { ",\"loudness\":" + LoudnessText.json($0) } ?? "")
+                + (progress.outputs.isEmpty ? "" : ",\"outputs\":[" + progress.outputs.map(JSONWriter.quoted)
+                    .joined(separator: ",") + "]")
                 + ",\"type\":\"progress\"}"
             printError(line)
         } else {

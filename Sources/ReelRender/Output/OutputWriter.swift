@@ -301,9 +301,10 @@ final class ProgressCounter {
     }
 
     /// Reports the output complete, with what the loudness normalisation did when there was one.
-    func finished(loudness: LoudnessReport? = nil) {
+    func finished(loudness: LoudnessReport? = nil, outputs: [String] = []) {
         var last = event(frames: frameCount, done: true)
         last.loudness = loudness
+        last.outputs = outputs
         report?(last)
     }
 

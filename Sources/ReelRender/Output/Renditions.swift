@@ -1,0 +1,439 @@
+import Foundation
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// One output of a render with `outputs` (docs/outputs.md): the main output or one entry of `outputs`, with the
+/// compiled project as that output alone would see it (its own settings, encoded size and frame grid).
+struct Rendition {
+    /// How messages name it: `output` or `outputs[i]`.
+    let label: String
+    /// The file, pattern or playlist written, absolute.
+    let path: String
+    /// The project with this output's settings, encoded size, frame duration and frame count.
+    let project: CompiledProject
+    /// Its container and encoders.
+    let plan: ExportPlan
+    /// Main frames per frame of this output: its frame rate divides the main one.
+    let step: Int64
+    /// For a poster, the main frame it shows.
+    let posterFrame: Int64?
+
+    /// Every output of `main` (the main output first, written to `mainPath`), with relative paths of `outputs`
+    /// resolved against the project's folder. Throws what cannot be planned, naming the output.
+    static func plan(_ main: CompiledProject, mainPath: String, encoderThreads: Int) throws(RenderError) -> [Rendition] {
+        var outputs = [(label: "output", path: mainPath, settings: main.output)]
+        for (index, output) in main.outputs.enumerated() {
+            guard let path = output.path else {
+                throw RenderError(.invalid, "outputs[\(index)]: no path")
+            }
+            outputs.append(("outputs[\(index)]", absolute(path, in: main.baseDirectory), output))
+        }
+        var seen: [String: String] = [:]
+        var renditions: [Rendition] = []
+        for output in outputs {
+            if let other = seen[output.path] {
+                throw RenderError(.invalid, "\(output.label).path: \(output.path) is also the path of \(other); give every "
+                                  + "output its own path")
+            }
+            seen[output.path] = output.label
+            let project = try renditionProject(output.settings, main: main, label: output.label)
+            let plan: ExportPlan
+            do {
+                plan = try ExportPlan(project: project, destination: .file(output.path), encoderThreads: encoderThreads)
+            } catch {
+                throw RenderError(error.kind, "\(output.label) (\(output.path)): \(error.message)")
+            }
+            guard let rate = project.output.frameRate, let mainRate = main.output.frameRate,
+                  let ratio = try? mainRate.divided(by: rate), ratio.denominator == 1, ratio.numerator >= 1 else {
+                throw RenderError(.invalid, "\(output.label).frameRate does not divide the main output's frame rate")
+            }
+            var posterFrame: Int64?
+            if project.output.isPoster {
+                let time = project.output.posterTime ?? main.exportRange.start
+                posterFrame = min(main.frameCount - 1, max(0, (try? (time - main.exportRange.start)
+                    .quotient(dividingBy: main.frameDuration, rounding: .down)) ?? 0))
+            }
+            renditions.append(Rendition(label: output.label, path: output.path, project: project, plan: plan,
+                                        step: ratio.numerator, posterFrame: posterFrame))
+        }
+        return renditions
+    }
+
+    /// `path` made absolute against `folder` (and normalised), as the CLI does for `output.path`.
+    static func absolute(_ path: String, in folder: String) -> String {
+        let full = path.hasPrefix("/") ? path : folder + "/" + path
+        return URL(fileURLWithPath: full).standardizedFileURL.path
+    }
+
+    /// `main` as `output` alone would render it: a size not written is the main canvas, scaled by the main
+    /// `renderScale` (even sides where the format needs them); an audio-only output keeps the main frame grid, so
+    /// its sound follows the main pictures; a poster is one frame.
+    private static func renditionProject(_ output: OutputSettings, main: CompiledProject,
+                                         label: String) throws(RenderError) -> CompiledProject {
+        var project = main
+        project.output = output
+        project.outputs = []
+        guard label != "output" else { return project }
+        if output.format?.isAudioOnly == true || output.frameRate == nil { project.output.frameRate = main.output.frameRate }
+        let size = output.size ?? main.output.size ?? main.encodedSize
+        func side(_ pixels: Int, even: Bool) -> Int {
+            let scale = main.output.renderScale
+            let scaled = Int(Int64(pixels) * scale.numerator / scale.denominator)
+            return max(2, even && scaled % 2 != 0 ? scaled - 1 : scaled)
+        }
+        project.encodedSize = PixelSize(width: side(size.width, even: output.video.needsEvenWidth),
+                                        height: side(size.height, even: output.video.needsEvenHeight))
+        guard let rate = project.output.frameRate, let inverse = try? rate.inverse else {
+            throw RenderError(.internal, "\(label) has no frame rate")
+        }
+        project.frameDuration = Time(inverse)
+        if output.isPoster {
+            project.frameCount = 1
+        } else {
+            guard let count = try? main.exportRange.duration.quotient(dividingBy: project.frameDuration, rounding: .up)
+            else { throw RenderError(.invalid, "\(label): the export cannot be counted in frames of \(rate) fps") }
+            project.frameCount = count
+        }
+        return project
+    }
+}
+
+// MARK: - One mix, several listeners
+
+/// One audio stage heard by several outputs of a render (docs/outputs.md): the mix is made once, kept from the
+/// oldest sample an output still needs to the newest made, and handed to each output (`MixTap`) as it completes
+/// its frames. Outputs with the same sample rate, channel count and loudness target share one.
+final class SharedMix {
+    private let stage: AudioStage
+    private let channels: Int
+    /// Mixed samples, per channel, from output sample `bufferStart` on.
+    private var planes: [[Float]]
+    private var bufferStart: Int64 = 0
+    /// Output samples each tap has been handed.
+    private var positions: [Int64] = []
+    private let scratch: [UnsafeMutablePointer<Float>]
+    private static let spanSampleCount = 4096
+
+    init(stage: AudioStage) {
+        self.stage = stage
+        channels = stage.channels
+        planes = Array(repeating: [], count: stage.channels)
+        scratch = (0..<stage.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: Self.spanSampleCount) }
+    }
+
+    deinit {
+        for buffer in scratch { buffer.deallocate() }
+    }
+
+    /// What the stage's loudness normalisation measured and did, if it has one.
+    var loudnessReport: LoudnessReport? { stage.loudnessReport }
+
+    /// A listener whose frames and length are `project`'s.
+    func tap(for project: CompiledProject) throws(RenderError) -> MixTap {
+        positions.append(0)
+        return try MixTap(mix: self, id: positions.count - 1, project: project, sampleRate: stage.sampleRate)
+    }
+
+    /// Hands tap `id` the samples from where it stands up to `end` (exclusive), mixing what is not made yet.
+    func deliver(tap id: Int, through end: Int64,
+                 into deliver: (_ planes: [UnsafePointer<Float>], _ sampleCount: Int) throws(RenderError) -> Void)
+        throws(RenderError) {
+        var position = positions[id]
+        guard end > position else { return }
+        if bufferStart + Int64(planes[0].count) < end {
+            try stage.pull(throughSample: end) { pointers, count throws(RenderError) in
+                for channel in 0..<channels {
+                    planes[channel].append(contentsOf: UnsafeBufferPointer(start: pointers[channel], count: count))
+                }
+            }
+        }
+        while position < end {
+            let count = Int(min(Int64(Self.spanSampleCount), end - position))
+            let offset = Int(position - bufferStart)
+            for channel in 0..<channels {
+                planes[channel].withUnsafeBufferPointer { samples in
+                    scratch[channel].update(from: samples.baseAddress! + offset, count: count)
+                }
+            }
+            try deliver(scratch.map { UnsafePointer($0) }, count)
+            position += Int64(count)
+        }
+        positions[id] = position
+        let oldest = positions.min() ?? position
+        if oldest - bufferStart >= 48_000 {
+            let dropped = Int(oldest - bufferStart)
+            for channel in 0..<channels { planes[channel].removeFirst(dropped) }
+            bufferStart = oldest
+        }
+    }
+}
+
+/// One output's share of a `SharedMix`: the samples up to each of its frames' ends, as its own `AudioStage` would
+/// hand them (an audio-only output stops at its exact length).
+final class MixTap: MixPulling {
+    private let mix: SharedMix
+    private let id: Int
+    private let frameDuration: Time
+    private let sampleRate: Int
+    private let audioOnlyEnd: Int64?
+    private let lastFrameIndex: Int64
+
+    init(mix: SharedMix, id: Int, project: CompiledProject, sampleRate: Int) throws(RenderError) {
+        self.mix = mix
+        self.id = id
+        self.sampleRate = sampleRate
+        frameDuration = project.frameDuration
+        audioOnlyEnd = project.output.format?.isAudioOnly == true
+            ? try AudioStage.sampleCount(of: project, sampleRate: sampleRate) : nil
+        lastFrameIndex = project.frameCount - 1
+    }
+
+    func pull(
+        throughFrame frameIndex: Int64,
+        into deliver: (_ planes: [UnsafePointer<Float>], _ sampleCount: Int) throws(RenderError) -> Void
+    ) throws(RenderError) {
+        let frameEnd: Int64
+        do {
+            frameEnd = try Time.frames(frameIndex + 1, frameDuration: frameDuration)
+                .count(atRate: Int64(sampleRate), rounding: .nearest)
+        } catch {
+            throw RenderError(.internal, "frame \(frameIndex) cannot be placed on the sample grid")
+        }
+        var end = frameEnd
+        if let audioOnlyEnd { end = frameIndex >= lastFrameIndex ? audioOnlyEnd : min(audioOnlyEnd, frameEnd) }
+        try mix.deliver(tap: id, through: end, into: deliver)
+    }
+}
+
+// MARK: - The pictures, once, to every output
+
+/// One output being written in a render with `outputs`: its writer, and which main frames it takes.
+final class RenditionTarget {
+    let rendition: Rendition
+    let writer: OutputWriter
+    private let scaler = Scaler()
+
+    init(rendition: Rendition, writer: OutputWriter) {
+        self.rendition = rendition
+        self.writer = writer
+    }
+
+    /// Main frame `index`, composed (nil when no output needs pictures), for this output: encoded when it is one
+    /// of its frames (scaled to its size), or, for an output without pictures, its sound brought up to it.
+    func take(_ picture: VideoFrame?, mainFrame index: Int64) throws(RenderError) {
+        do {
+            if rendition.plan.settings.isAudioOnly {
+                if index < rendition.project.frameCount { try writer.complete(throughFrame: index) }
+                return
+            }
+            guard let picture else { return }
+            if let poster = rendition.posterFrame {
+                if index == poster { try writer.encode(try scaled(picture), index: 0) }
+                return
+            }
+            guard index % rendition.step == 0 else { return }
+            try writer.encode(try scaled(picture), index: index / rendition.step)
+        } catch {
+            throw named(error)
+        }
+    }
+
+    /// Completes the output: the rest of its sound, its encoders drained, its trailer.
+    func finish() throws(RenderError) {
+        do {
+            try writer.finish()
+        } catch {
+            throw named(error)
+        }
+    }
+
+    /// The picture at this output's encoded size.
+    func scaled(_ picture: VideoFrame) throws(RenderError) -> VideoFrame {
+        let size = rendition.project.encodedSize
+        guard picture.width != size.width || picture.height != size.height else { return picture }
+        do {
+            return try scaler.converted(picture, width: size.width, height: size.height, format: .yuv420p)
+        } catch {
+            throw named(RenderError(media: error))
+        }
+    }
+
+    /// `error` saying which output failed.
+    func named(_ error: RenderError) -> RenderError {
+        guard error.kind != .cancelled, !error.message.hasPrefix(rendition.label) else { return error }
+        return RenderError(error.kind, "\(rendition.label) (\(rendition.path)) failed: \(error.message)")
+    }
+}
+
+/// The render core's end in a render with `outputs`: each composed picture to every output, then progress.
+final class FanOutSink: MediaSink {
+    private let targets: [RenditionTarget]
+    private let progress: ProgressCounter
+
+    init(_ targets: [RenditionTarget], progress: ProgressCounter) {
+        self.targets = targets
+        self.progress = progress
+    }
+
+    func consume(_ frame: ComposedFrame) throws(RenderError) {
+        try advance(frame.frame, mainFrame: frame.frameIndex)
+    }
+
+    /// Main frame `index` to every output (`picture` nil when none needs pictures).
+    func advance(_ picture: VideoFrame?, mainFrame index: Int64) throws(RenderError) {
+        for target in targets { try target.take(picture, mainFrame: index) }
+        progress.completed(throughFrame: index)
+    }
+
+    func finish() throws(RenderError) {
+        for target in targets { try target.finish() }
+    }
+}
+
+/// The first pass of the GIF outputs of a render with `outputs`: their frames, scaled, into one palettegen each.
+final class PalettePassSink: MediaSink {
+    private let passes: [(rendition: Rendition, generator: PaletteSink, scaler: Scaler)]
+
+    init(_ renditions: [Rendition]) throws(RenderError) {
+        var passes: [(Rendition, PaletteSink, Scaler)] = []
+        for rendition in renditions {
+            let video = rendition.plan.settings.video
+            passes.append((rendition, try PaletteSink(width: video.width, height: video.height), Scaler()))
+        }
+        self.passes = passes
+    }
+
+    func consume(_ frame: ComposedFrame) throws(RenderError) {
+        for pass in passes where frame.frameIndex % pass.rendition.step == 0 {
+            let size = pass.rendition.project.encodedSize
+            var picture = frame.frame
+            if picture.width != size.width || picture.height != size.height {
+                do {
+                    picture = try pass.scaler.converted(picture, width: size.width, height: size.height, format: .yuv420p)
+                } catch {
+                    throw RenderError(media: error)
+                }
+            }
+            try pass.generator.consume(ComposedFrame(frameIndex: frame.frameIndex, frame: picture, isSourceFrame: false,
+                                                     threadID: nil))
+        }
+    }
+
+    func finish() throws(RenderError) {}
+
+    /// The palette of rendition `label`'s pictures.
+    func palette(of label: String) throws(RenderError) -> VideoFrame? {
+        try passes.first { $0.rendition.label == label }?.generator.palette()
+    }
+}
+
+// MARK: - HLS master playlists
+
+/// A master playlist listing HLS renditions of one render (docs/outputs.md).
+struct MasterPlaylist {
+    /// Where it is written, absolute.
+    let path: String
+    /// The HLS renditions it lists, in order.
+    let renditions: [Rendition]
+
+    /// The master playlists of `renditions`: the HLS ones naming the same `master` share it; those naming none
+    /// share `master.m3u8` beside the first of them, when there are two or more.
+    static func plan(_ renditions: [Rendition], baseDirectory: String) -> [MasterPlaylist] {
+        let hls = renditions.filter { $0.project.output.format == .m3u8 }
+        var groups: [(path: String, members: [Rendition])] = []
+        func add(_ rendition: Rendition, to path: String) {
+            if let index = groups.firstIndex(where: { $0.path == path }) {
+                groups[index].members.append(rendition)
+            } else {
+                groups.append((path, [rendition]))
+            }
+        }
+        let unnamed = hls.filter { $0.project.output.master == nil }
+        for rendition in hls {
+            if let master = rendition.project.output.master {
+                add(rendition, to: Rendition.absolute(master, in: baseDirectory))
+            } else if unnamed.count >= 2, let first = unnamed.first {
+                add(rendition, to: URL(fileURLWithPath: first.path).deletingLastPathComponent()
+                    .appendingPathComponent("master.m3u8").path)
+            }
+        }
+        return groups.map { MasterPlaylist(path: $0.path, renditions: $0.members) }
+    }
+
+    /// The playlist's text, from the media playlists and segments now in place: per rendition its peak and average
+    /// bit rate (over its segments, the init segment counted in the first), size, frame rate and codecs.
+    func text() -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        let masterFolder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        for rendition in renditions {
+            let folder = URL(fileURLWithPath: rendition.path).deletingLastPathComponent().path
+            let rates = Self.bitRates(playlist: rendition.path, folder: folder)
+            var attributes = ["BANDWIDTH=\(rates.peak)", "AVERAGE-BANDWIDTH=\(rates.average)"]
+            let size = rendition.project.encodedSize
+            attributes.append("RESOLUTION=\(size.width)x\(size.height)")
+            if let rate = rendition.project.output.frameRate {
+                attributes.append("FRAME-RATE=" + String(format: "%.3f", Double(rate.numerator) / Double(rate.denominator)))
+            }
+            var codecs: [String] = []
+            if let video = Self.avcCodec(initSegment: folder + "/" + Self.stem(rendition.path) + "_init.mp4") {
+                codecs.append(video)
+            }
+            if rendition.plan.settings.audio != nil { codecs.append("mp4a.40.2") }
+            if !codecs.isEmpty { attributes.append("CODECS=\"\(codecs.joined(separator: ","))\"") }
+            lines.append("#EXT-X-STREAM-INF:" + attributes.joined(separator: ","))
+            lines.append(Self.relative(rendition.path, from: masterFolder))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func stem(_ path: String) -> String {
+        URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+    }
+
+    /// Peak and average bits per second of a media playlist's segments.
+    private static func bitRates(playlist: String, folder: String) -> (peak: Int, average: Int) {
+        guard let text = try? String(contentsOfFile: playlist, encoding: .utf8) else { return (0, 0) }
+        func bytes(_ name: String) -> Double {
+            ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.size] as? NSNumber)?.doubleValue ?? 0
+        }
+        var initBytes = 0.0
+        var pending: Double?
+        var peak = 0.0, totalBits = 0.0, totalSeconds = 0.0
+        for line in text.split(separator: "\n").map(String.init) {
+            if line.hasPrefix("#EXT-X-MAP:URI=\""), let end = line.dropFirst(16).firstIndex(of: "\"") {
+                initBytes = bytes(String(line.dropFirst(16)[..<end]))
+            } else if line.hasPrefix("#EXTINF:") {
+                pending = Double(line.dropFirst(8).split(separator: ",").first ?? "")
+            } else if let seconds = pending, !line.hasPrefix("#"), !line.isEmpty {
+                let bits = (bytes(line) + initBytes) * 8
+                initBytes = 0
+                if seconds > 0 { peak = max(peak, bits / seconds) }
+                totalBits += bits
+                totalSeconds += seconds
+                pending = nil
+            }
+        }
+        return (Int(peak.rounded(.up)), totalSeconds > 0 ? Int((totalBits / totalSeconds).rounded(.up)) : 0)
+    }
+
+    /// RFC 6381's `avc1.PPCCLL` from the `avcC` record of an init segment (profile, constraint flags, level).
+    private static func avcCodec(initSegment: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: initSegment) else { return nil }
+        let bytes = [UInt8](data), tag: [UInt8] = Array("avcC".utf8)
+        guard bytes.count > 8 else { return nil }
+        for index in 0..<(bytes.count - 8) where Array(bytes[index..<index + 4]) == tag {
+            let record = index + 4
+            return String(format: "avc1.%02X%02X%02X", bytes[record + 1], bytes[record + 2], bytes[record + 3])
+        }
+        return nil
+    }
+
+    /// `path` relative to `folder` (both absolute).
+    static func relative(_ path: String, from folder: String) -> String {
+        let target = path.split(separator: "/").map(String.init), base = folder.split(separator: "/").map(String.init)
+        var common = 0
+        while common < min(target.count - 1, base.count), target[common] == base[common] { common += 1 }
+        return (Array(repeating: "..", count: base.count - common) + target[common...]).joined(separator: "/")
+    }
+}
