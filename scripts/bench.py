@@ -380,6 +380,62 @@ def run_effects(reel, rounds, warmup):
     return results
 
 
+# The renditions part (docs/outputs.md): the CUTS project written at 1280x720, 640x360 and 320x180 (h264 + aac)
+# in one render with `outputs`, against three separate renders of the same project, one size each. Target: the
+# one pass costs at most one render plus the extra encodes and scales, i.e. clearly less than the three renders;
+# printed as ratios of the one pass to the sum of the three and to the 1280x720 render alone.
+RENDITION_SIZES = [(WIDTH, HEIGHT), (640, 360), (320, 180)]
+
+
+def renditions_projects():
+    """(the one-pass project, [the separate projects]) over the CUTS."""
+    def output(size, index):
+        settings = reel_output_settings(WORK / f"renditions-{size[0]}x{size[1]}-{index}.mp4", ENCODER_PRESET)
+        settings["size"] = list(size)
+        return settings
+    together = reel_project(CUTS, WORK / "unused.mp4")
+    together["output"] = output(RENDITION_SIZES[0], "together")
+    together["outputs"] = [output(size, "together") for size in RENDITION_SIZES[1:]]
+    separate = []
+    for size in RENDITION_SIZES:
+        project = reel_project(CUTS, WORK / "unused.mp4")
+        project["output"] = output(size, "alone")
+        separate.append(project)
+    return together, separate
+
+
+def run_renditions(reel, rounds, warmup):
+    """Three renditions in one pass against three separate renders; prints medians and ratios, returns every
+    measurement."""
+    together, separate = renditions_projects()
+    commands = {"one pass": reel_render_args(reel, write_project(together, "renditions-together"))}
+    for (width, height), project in zip(RENDITION_SIZES, separate):
+        commands[f"{width}x{height}"] = reel_render_args(reel, write_project(project, f"renditions-{width}x{height}"))
+    sizes = ", ".join(f"{w}x{h}" for w, h in RENDITION_SIZES)
+    print(f"\n== renditions: the cuts at {sizes} in one render (outputs) vs three separate renders", flush=True)
+    results = {name: [] for name in commands}
+    for _ in range(warmup):
+        for name in commands:
+            measure(commands[name], f"renditions warm-up ({name})")
+    for round_index in range(rounds):
+        order = list(commands)[round_index % len(commands):] + list(commands)[:round_index % len(commands)]
+        for name in order:
+            result = measure(commands[name], f"renditions round {round_index + 1} ({name})")
+            results[name].append(result)
+            print(f"   round {round_index + 1} {name:10} wall {result.wall:7.2f} s  cpu {result.cpu:7.2f} s", flush=True)
+    one = medians(results["one pass"])
+    singles = [medians(results[f"{w}x{h}"]) for w, h in RENDITION_SIZES]
+    total = (sum(m[0] for m in singles), sum(m[1] for m in singles))
+    print(f"\n{'':22} {'wall s':>8} {'cpu s':>8}")
+    for (width, height), m in zip(RENDITION_SIZES, singles):
+        print(f"{f'{width}x{height} alone':22} {m[0]:8.2f} {m[1]:8.2f}")
+    print(f"{'three separate (sum)':22} {total[0]:8.2f} {total[1]:8.2f}")
+    print(f"{'one pass':22} {one[0]:8.2f} {one[1]:8.2f}")
+    print(f"one pass / three separate: wall {one[0] / total[0]:.3f}, cpu {one[1] / total[1]:.3f}")
+    print(f"one pass / largest alone:  wall {one[0] / singles[0][0]:.3f}, cpu {one[1] / singles[0][1]:.3f}")
+    return results
+
+
 # ---------------------------------------------------------------- projects
 
 
@@ -972,6 +1028,9 @@ def parse_arguments():
     parser.add_argument("--effects-rounds", type=int, default=3,
                         help="timed rounds of the effects part (1080p LUT and blurred region vs none); 0 to skip "
                              "(default: %(default)s)")
+    parser.add_argument("--renditions-rounds", type=int, default=3,
+                        help="timed rounds of the renditions part (three sizes in one pass vs three renders); 0 to "
+                             "skip (default: %(default)s)")
     args = parser.parse_args()
     if args.rounds < 1 or args.warmup < 0:
         parser.error("--rounds must be at least 1 and --warmup at least 0")
@@ -1003,7 +1062,8 @@ def main():
     args = parse_arguments()
     try:
         reel = check_tools(args)
-        if args.cases or args.memory_minutes or args.chunk_minutes > 0 or args.smart_rounds > 0:
+        if (args.cases or args.memory_minutes or args.chunk_minutes > 0 or args.smart_rounds > 0
+                or args.renditions_rounds > 0):
             ensure_media()
         cases = [COMPARISONS[name](args) for name in args.cases]
         print(f"bench: {args.rounds} rounds (+{args.warmup} warm-up), interleaved; "
@@ -1016,6 +1076,8 @@ def main():
         chunked = {} if args.ffmpeg_only or args.chunk_minutes < 1 else run_chunks(reel, args.chunk_minutes)
         batched = {} if args.ffmpeg_only or args.batch_rows < 1 else run_batch(reel, args.batch_rows)
         effects = {} if args.ffmpeg_only or args.effects_rounds < 1 else run_effects(reel, args.effects_rounds, args.warmup)
+        renditions = ({} if args.ffmpeg_only or args.renditions_rounds < 1
+                      else run_renditions(reel, args.renditions_rounds, args.warmup))
     except BenchError as error:
         print(f"bench: {error}", file=sys.stderr)
         return 1
@@ -1031,6 +1093,7 @@ def main():
             "chunks": {step: [vars(m) for m in runs] for step, runs in chunked.items()},
             "batch": {step: [vars(m) for m in runs] for step, runs in batched.items()},
             "effects": {name: [vars(m) for m in runs] for name, runs in effects.items()},
+            "renditions": {name: [vars(m) for m in runs] for name, runs in renditions.items()},
         }
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     return 0
