@@ -243,16 +243,13 @@ extension ExportSession {
                     return settings.sampleRate == audio.sampleRate && settings.channels == audio.channels
                         && other.project.output.audio?.loudness == loudness
                 }
+                // The taps pull by sample, so the stage's own frame rule is not used; its loudness span (if any)
+                // must cover every listener.
                 var longest = rendition.project
                 var longestCount: Int64 = -1
                 for listener in listeners {
                     let count = try AudioStage.sampleCount(of: listener.project, sampleRate: audio.sampleRate)
                     if count > longestCount { (longest, longestCount) = (listener.project, count) }
-                }
-                if longest.output.format?.isAudioOnly != true {
-                    // The stage's own frame rule is not used (taps pull by sample), but its loudness span must cover
-                    // every listener.
-                    longest.output.format = project.output.format
                 }
                 let stage = try AudioStage(project: longest, catalog: catalog, opener: opener,
                                            sampleRate: audio.sampleRate, channels: audio.channels,

@@ -187,6 +187,19 @@ import Testing
                 "\(result.stdoutText)")
     }
 
+    /// `reel compile` keeps `outputs` (without the keys the render shares), and its output validates.
+    @Test func theExplicitFormKeepsOutputs() throws {
+        let path = try project("c.json", output: #"{ "path": "main.mp4", "size": [320, 180], "frameRate": 30 }"#,
+                               outputs: #"[ { "path": "s.mp4", "size": [160, 90], "frameRate": 10 }, { "path": "p.jpg", "at": "15f" }, { "path": "h.m3u8", "segmentDuration": 2 } ]"#)
+        let compiled = try reel(["compile", path])
+        #expect(compiled.status == 0, "\(compiled.stderrText)")
+        let text = compiled.stdoutText
+        #expect(text.contains("\"outputs\"") && text.contains("\"at\": 0.5") && text.contains("\"segmentDuration\": 2"), "\(text)")
+        let again = try write("c-explicit.json", text)
+        let validated = try reel(["validate", again])
+        #expect(validated.status == 0, "\(validated.stderrText)")
+    }
+
     @Test func whatOnePassCannotDoIsRefused() throws {
         try FileManager.default.createDirectory(at: folder.file("r"), withIntermediateDirectories: true)
         let path = try project("r.json", output: #"{ "path": "r/main.mkv", "size": [320, 180], "frameRate": 30, "preset": "draft" }"#,
