@@ -58,6 +58,9 @@ public final class ExportSession {
     public var encoderThreads = 0
     /// The temporary file being written, while there is one (for a last-resort cleanup on signals).
     public var onTemporaryFile: ((String?) -> Void)?
+    /// With `outputs`: every temporary file or folder being written, then an empty list when they are gone (for a
+    /// last-resort cleanup on signals). Without it, `onTemporaryFile` is told the first.
+    public var onTemporaryFiles: (([String]) -> Void)?
     /// The part of a chunked render to write instead of the whole export (docs/chunks.md), or nil.
     public var part: ExportPart?
     /// Called once before a smart render (`output.video.smart`) writes, with what it will copy and re-encode.
@@ -207,8 +210,10 @@ extension ExportSession {
         }
         let progress = ProgressCounter(frameCount: project.frameCount, frameDuration: project.frameDuration,
                                        duration: project.exportRange.duration, report: onProgress)
+        let single = onTemporaryFile
+        let announce = onTemporaryFiles ?? { paths in single?(paths.first) }
         try OutputFile.writeAll(renditions.map { ($0.path, $0.project) }, overwrite: overwrite,
-                                onTemporaryFile: onTemporaryFile) { targets throws(RenderError) in
+                                onTemporaryFiles: announce) { targets throws(RenderError) in
             try executeRenditions(renditions, into: targets, progress: progress)
         }
         for master in masters {

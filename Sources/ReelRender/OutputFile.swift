@@ -109,10 +109,11 @@ extension OutputFile {
 
     /// Writes several files in one render (`outputs`, docs/outputs.md): every destination is checked and given its
     /// hidden temporary before anything renders; `body` gets the temporaries in order; on any failure every one is
-    /// removed. The files are moved into place only when `body` has finished all of them; if one cannot be (it
+    /// removed (`onTemporaryFiles` is told every temporary, then nothing, for a last-resort cleanup on signals). The
+    /// files are moved into place only when `body` has finished all of them; if one cannot be (it
     /// appeared meanwhile without `--force`), the ones already moved by this render are removed again.
     static func writeAll(_ destinations: [(path: String, project: CompiledProject)], overwrite: Bool,
-                         onTemporaryFile: ((String?) -> Void)? = nil,
+                         onTemporaryFiles: (([String]) -> Void)? = nil,
                          _ body: ([String]) throws(RenderError) -> Void) throws(RenderError) {
         var prepared: [PreparedOutput] = []
         do {
@@ -124,8 +125,8 @@ extension OutputFile {
             for output in prepared { output.discard() }
             throw error
         }
-        onTemporaryFile?(prepared.first?.temporaryPath)
-        defer { onTemporaryFile?(nil) }
+        onTemporaryFiles?(prepared.map(\.temporaryPath))
+        defer { onTemporaryFiles?([]) }
         do {
             try body(prepared.map(\.target))
         } catch {

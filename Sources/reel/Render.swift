@@ -215,6 +215,13 @@ struct Render: ParsableCommand {
         if audioChunk { session.part = .audio }
         if let (index, count) = chunkNumbers { session.part = .chunk(index: index, count: count) }
         session.onTemporaryFile = { path in Interrupts.temporaryFile.withLock { $0 = path } }
+        // With outputs, every hidden file of the render (keys below 0, apart from reel batch's rows).
+        session.onTemporaryFiles = { paths in
+            Interrupts.temporaryFiles.withLock { files in
+                for key in files.keys where key < 0 { files[key] = nil }
+                for (index, path) in paths.enumerated() { files[-1 - index] = path }
+            }
+        }
         let style: ProgressStyle = quiet ? .none : progress == .auto ? (isatty(2) != 0 ? .bar : .none) : progress
         var writtenPath: String?
         if case .file(let path) = finalDestination { writtenPath = path }
