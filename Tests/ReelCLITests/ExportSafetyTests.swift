@@ -93,6 +93,30 @@ import Glibc
         #expect(try files() == before)
     }
 
+    /// With `outputs`, every hidden file of the render (a movie's temporary file, another's, an HLS package's
+    /// folder) is gone within a second of the signal.
+    @Test func signalLeavesNoOutputOfARenderWithOutputs() throws {
+        let long = try longProject(output: "main.mp4", seconds: 120)
+        var text = try String(contentsOf: long, encoding: .utf8)
+        text = text.replacingOccurrences(of: #""assets":"#, with: #""outputs": [ { "path": "small.mp4", "size": [320, 180] }, { "path": "index.m3u8", "segmentDuration": 1 } ], "assets":"#)
+        let project = try write("long-outputs.json", text)
+        let before = try files()
+        let process = try start(["render", project.path, "-q"])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let started = try waitUntil(30) { try partials().count == 3 }
+        let seen = try files()
+        try #require(started && process.isRunning, "the three hidden outputs did not appear; files: \(seen)")
+        usleep(200_000)
+        kill(process.processIdentifier, SIGTERM)
+        let clean = try waitUntil(1) { try files() == before }
+        let left = try files()
+        #expect(clean, "1 s after the signal the folder holds \(left) (had \(before))")
+        let exited = waitUntil(5) { !process.isRunning }
+        try #require(exited, "reel still running 5 s after the signal")
+        #expect(process.terminationStatus == 130)
+        #expect(try files() == before)
+    }
+
     /// A signal while the project is still being validated (200 assets to probe) also exits 130, not by
     /// the signal's default action, and writes nothing.
     @Test(arguments: [SIGINT, SIGTERM])
