@@ -213,7 +213,18 @@ public enum ProjectLoader {
         }
         if let preset = overrides.preset { project.output.preset = preset }
         if let scale = overrides.renderScale { project.output.renderScale = scale }
-        if overrides.smart { project.output.video.smart = true }
+        if overrides.smart {
+            project.output.video.smart = true
+            // A smart render writes one file of copied GOPs: not an HLS/DASH package, nor a render with outputs.
+            if project.output.format?.isSegmented == true {
+                flagError("--smart", "a smart render cannot write a \(project.output.format!.rawValue) package, whose "
+                          + "segments need keyframes at their boundaries", hint: "render without --smart",
+                          at: JSONPath.root.key("output").key("video").key("smart"))
+            } else if !project.outputs.isEmpty {
+                flagError("--smart", "a smart render writes one output, but the project has outputs",
+                          hint: "render without --smart", at: JSONPath.root.key("output").key("video").key("smart"))
+            }
+        }
         if let (startText, endText) = overrides.range {
             let path = JSONPath.root.key("output").key("range")
             let flag = "--range \(startText)..\(endText)"

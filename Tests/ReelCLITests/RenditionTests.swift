@@ -208,6 +208,8 @@ import Testing
         #expect(streamed.status == 64 && streamed.stderrText.contains("outputs"), "\(streamed.stderrText)")
         let chunked = try reel(["render", path, "--chunk", "0/2", "-o", folder.file("r/part.mkv").path, "-q"])
         #expect(chunked.status == 64 && chunked.stderrText.contains("outputs"), "\(chunked.stderrText)")
+        let smart = try reel(["render", path, "--smart", "-q"])
+        #expect(smart.status == 64 && smart.stderrText.contains("--smart"), "\(smart.stderrText)")
         // One existing output stops the render before anything is written.
         try Data("old".utf8).write(to: folder.file("r/small.mp4"))
         let existing = try reel(["render", path, "-q"])

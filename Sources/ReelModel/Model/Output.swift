@@ -497,6 +497,11 @@ public struct OutputSettings: Sendable, Equatable {
                                     message: "segmentDuration applies to HLS and DASH, not to a \(container.rawValue) output",
                                     hint: "remove segmentDuration, or write a .m3u8 or .mpd"))
         }
+        if container.isSegmented, video.smart {
+            found.append(Diagnostic(.error, path: base.key("video").key("smart"),
+                                    message: "a smart render copies the sources' pictures, whose keyframes do not fall on the \(container.rawValue) segment boundaries",
+                                    hint: "remove smart"))
+        }
         if master != nil, container != .m3u8 {
             found.append(Diagnostic(.error, path: base.key("master"),
                                     message: "master names the master playlist of HLS renditions, not of a \(container.rawValue) output",
