@@ -64,21 +64,21 @@ import Testing
 
     static let keyCases: [(layer: String, reference: String, x: Int, y: Int)] = [
         // The key alone, over the whole canvas.
-        (#""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3, "blend": 0.1}]"#,
+        (##""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3, "blend": 0.1}]"##,
          "\(greenKey):similarity=0.3:blend=0.1", 0, 0),
         // With spill suppression: despill in BT.709 R′G′B′ with alpha.
-        (#""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3, "blend": 0.1, "spill": 0.8}]"#,
+        (##""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3, "blend": 0.1, "spill": 0.8}]"##,
          "\(greenKey):similarity=0.3:blend=0.1,scale=in_color_matrix=bt709:in_range=tv:\(flags),format=gbrap,"
             + "despill=type=green:mix=0.5:expand=0:red=0:green=-0.8:blue=0,"
             + "scale=out_color_matrix=bt709:out_range=tv:\(flags),format=yuva420p", 0, 0),
         // Scaled by half and moved (libswscale's bicubic path): alpha is scaled with the picture.
-        (#""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3, "blend": 0.1}], "transform": [{"at": 0, "value": [0.5, 0, 0, 0.5, 40, 30]}]"#,
+        (##""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3, "blend": 0.1}], "transform": [{"at": 0, "value": [0.5, 0, 0, 0.5, 40, 30]}]"##,
          "\(greenKey):similarity=0.3:blend=0.1,scale=80:60", 40, 30),
         // Moved by whole even pixels (the row-copy path).
-        (#""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.2}], "transform": [{"at": 0, "value": [1, 0, 0, 1, 20, -12]}]"#,
+        (##""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.2}], "transform": [{"at": 0, "value": [1, 0, 0, 1, 20, -12]}]"##,
          "\(greenKey):similarity=0.2:blend=0", 20, -12),
         // The layer's opacity multiplies each pixel's alpha.
-        (#""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3, "blend": 0.1}], "opacity": [{"at": 0, "value": 0.5}]"#,
+        (##""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3, "blend": 0.1}], "opacity": [{"at": 0, "value": 0.5}]"##,
          "\(greenKey):similarity=0.3:blend=0.1,lutyuv=a=val*0.5", 0, 0),
     ]
 
@@ -98,11 +98,12 @@ import Testing
     @Test func keyedLayerTurnedShowsTheLayerBelowAroundIt() throws {
         // A turned keyed layer (the bilinear path): where the green screen lands, the background scene shows, so
         // the picture is close to the scene wherever the presenter is not.
-        let layer = #""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3}], "transform": [{"at": 0, "value": [0.8, 0.3, -0.3, 0.8, 30, 10]}]"#
+        let layer = ##""effects": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3}], "transform": [{"at": 0, "value": [0.8, 0.3, -0.3, 0.8, 30, 10]}]"##
         let (result, out) = try render(project(top: "green.mp4", layer: layer))
         #expect(result.status == 0, "\(result.stderrText)")
-        // Mask out the presenter's box (turned, it covers at most the middle 100×90 pixels) in both pictures.
-        let box = "drawbox=x=30:y=15:w=100:h=90:color=black:t=fill"
+        // Mask out the presenter's box in both pictures: turned, its corners land at (53, 46), (117, 70), (35, 94)
+        // and (99, 118).
+        let box = "drawbox=x=32:y=43:w=89:h=77:color=black:t=fill"
         let graph = "[0:v]\(box)[a];[1:v]\(box)[b];[a][b]psnr"
         let compared = try run("ffmpeg", ["-hide_banner", "-i", folder.file("back.mp4").path, "-i", out.path,
                                           "-lavfi", graph, "-f", "null", "-"]).stderrText
@@ -160,22 +161,22 @@ import Testing
 
     @Test func compiledProjectKeepsTheKey() throws {
         let path = folder.file("p.json")
-        try project(top: "green.mp4", layer: #""effects": [{"type": "chromaKey", "color": "#00ff00", "similarity": 0.25, "blend": 0.05, "spill": 0.5}]"#)
+        try project(top: "green.mp4", layer: ##""effects": [{"type": "chromaKey", "color": "#00ff00", "similarity": 0.25, "blend": 0.05, "spill": 0.5}]"##)
             .write(to: path, atomically: true, encoding: .utf8)
         let compiled = try run(reel.path, ["compile", path.path])
         #expect(compiled.status == 0, "\(compiled.stderrText)")
         let text = String(decoding: compiled.stdout, as: UTF8.self)
-        #expect(text.contains(#""type": "chromaKey""#) && text.contains(#""color": "#00FF00""#), "\(text)")
+        #expect(text.contains(#""type": "chromaKey""#) && text.contains(##""color": "#00FF00""##), "\(text)")
         #expect(text.contains(#""similarity": 0.25"#) && text.contains(#""blend": 0.05"#) && text.contains(#""spill": 0.5"#))
     }
 
     static let invalid: [(effect: String, path: String, message: String)] = [
         (#"{"type": "chromaKey"}"#, "effects[0]", #"a chromaKey effect needs "color""#),
         (#"{"type": "chromaKey", "color": "green"}"#, "effects[0].color", #""green" is not a colour"#),
-        (#"{"type": "chromaKey", "color": "#00FF00", "similarity": 0}"#, "effects[0].similarity", "similarity 0 is outside 0.01…1"),
-        (#"{"type": "chromaKey", "color": "#00FF00", "blend": 2}"#, "effects[0].blend", "blend 2 is outside 0…1"),
-        (#"{"type": "chromaKey", "color": "#FF0000", "spill": 0.5}"#, "effects[0].spill", "spill suppression needs a green or blue key colour"),
-        (#"{"type": "chromaKey", "color": "#00FF00", "radius": 3}"#, "effects[0].radius", #""radius" does not apply to a chromaKey effect"#),
+        (##"{"type": "chromaKey", "color": "#00FF00", "similarity": 0}"##, "effects[0].similarity", "similarity 0 is outside 0.01…1"),
+        (##"{"type": "chromaKey", "color": "#00FF00", "blend": 2}"##, "effects[0].blend", "blend 2 is outside 0…1"),
+        (##"{"type": "chromaKey", "color": "#FF0000", "spill": 0.5}"##, "effects[0].spill", "spill suppression needs a green or blue key colour"),
+        (##"{"type": "chromaKey", "color": "#00FF00", "radius": 3}"##, "effects[0].radius", #""radius" does not apply to a chromaKey effect"#),
     ]
 
     @Test(arguments: 0..<invalid.count)
