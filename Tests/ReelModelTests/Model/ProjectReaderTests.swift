@@ -82,7 +82,7 @@ import ReelTime
             "error: $.output.video.codec: webm cannot hold h264 video\n       hint: use one of vp9, av1",
         ])
         #expect(written.output.replacingPath("b.avi").diagnostics.map(\.humanText) == [
-            "error: $.output.path: cannot tell the container from \"b.avi\"\n       hint: use one of the extensions .mp4 .mov .mkv .webm .nut .ts .m4a .mp3 .opus .ogg .flac .wav .gif .webp .apng .png .jpg or set output.format to one of mp4, mov, mkv, webm, nut, ts, m4a, mp3, opus, ogg, flac, wav, gif, webp, apng, png, jpg",
+            "error: $.output.path: cannot tell the container from \"b.avi\"\n       hint: use one of the extensions .mp4 .mov .mkv .webm .nut .ts .m4a .mp3 .opus .ogg .flac .wav .gif .webp .apng .png .jpg .m3u8 .mpd or set output.format to one of mp4, mov, mkv, webm, nut, ts, m4a, mp3, opus, ogg, flac, wav, gif, webp, apng, png, jpg, m3u8, mpd",
         ])
     }
 
