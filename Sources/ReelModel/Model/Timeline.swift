@@ -55,6 +55,11 @@ public struct Clip: Sendable, Hashable {
     /// Filters run on the clip's source picture before it is placed (docs/effects.md); rectangles and sizes in
     /// canvas pixels, times in seconds from the clip's start on the timeline. Empty: none.
     public var effects: [LayerEffect] = []
+    /// A freeze frame (docs/effects.md): the source time held for `duration` seconds of timeline time, silent; nil:
+    /// the clip plays. Excludes `in`, `out`, `speed` and `reverse`.
+    public var freezeAt: Time?
+    /// Whether the clip's source range [in, out) plays backwards, pictures and sound (docs/effects.md).
+    public var reverse = false
     /// Where the clip was written: `$.timeline.clips[i]`.
     public var path: JSONPath
     /// Keys whose written values the reader refused (and reported), such as `"speed"` or `"transition"`; their

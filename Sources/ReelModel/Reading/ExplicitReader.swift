@@ -89,8 +89,22 @@ extension DocumentDecoder {
         if let json = fields["fit"] {
             if let value: Fit = enumeration(json, path.key("fit"), "fit") { fit = value } else { complete = false }
         }
+        var timing = SegmentTiming.forward
+        let reverse = fields["reverse"].flatMap { bool($0, path.key("reverse")) }
+        let freeze = fields["freeze"].flatMap { bool($0, path.key("freeze")) }
+        if (fields.has("reverse") && reverse == nil) || (fields.has("freeze") && freeze == nil) { complete = false }
+        if reverse == true && freeze == true {
+            error(path.key("freeze"), "a segment cannot both freeze and reverse",
+                  hint: "remove \"reverse\" (a freeze holds one instant) or \"freeze\"")
+            complete = false
+        } else if reverse == true {
+            timing = .reversed
+        } else if freeze == true {
+            timing = .frozen
+        }
         guard let asset, let source, let target, !fields.has("sourceTrack") || sourceTrack != nil else { return (nil, false) }
-        return (Segment(asset: asset, sourceTrack: sourceTrack, source: source, target: target, pitch: pitch, fit: fit), complete)
+        return (Segment(asset: asset, sourceTrack: sourceTrack, source: source, target: target, pitch: pitch, fit: fit,
+                        timing: timing), complete)
     }
 
     // MARK: audioMix

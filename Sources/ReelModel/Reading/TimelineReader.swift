@@ -134,8 +134,39 @@ extension DocumentDecoder {
                 clip.effects = effects
             } else { refused.insert("effects") }
         }
+        clip.freezeAt = take(fields["freezeAt"].flatMap { instant($0, path.key("freezeAt")) }, "freezeAt")
+        clip.reverse = take(fields["reverse"].flatMap { bool($0, path.key("reverse")) }, "reverse") ?? false
+        checkTimeEffects(fields, path, refused: &refused)
         clip.refusedKeys = refused
         return .clip(clip)
+    }
+
+    /// `freezeAt` and `reverse` against the keys they exclude (docs/effects.md): a freeze holds one source instant
+    /// for `duration` seconds of timeline time, so nothing else may say which source range plays or how fast; and
+    /// neither takes sound from outside its picture (audioLead, audioTail) or carries source-timed captions.
+    private func checkTimeEffects(_ fields: Fields, _ path: JSONPath, refused: inout Set<String>) {
+        if fields.has("freezeAt") {
+            let freezePath = path.key("freezeAt")
+            for key in ["in", "out", "speed", "reverse", "pitch", "audioLead", "audioTail", "captions"] where fields.has(key) {
+                error(freezePath, "\"freezeAt\" cannot be combined with \"\(key)\": a freeze holds one source instant",
+                      hint: key == "in" || key == "out"
+                        ? "remove \"\(key)\"; freezeAt is the source time held and duration how long it is shown"
+                        : "remove \"\(key)\", or play the clip instead of freezing it")
+                refused.insert("freezeAt")
+            }
+            if !fields.has("duration") {
+                error(freezePath, "a freeze needs a \"duration\": how long the frame is held, in timeline seconds",
+                      hint: "add \"duration\", e.g. \"duration\": 2")
+                refused.insert("freezeAt")
+            }
+        }
+        if fields["reverse"].flatMap({ $0.value.boolValue }) == true {
+            for key in ["audioLead", "audioTail", "captions"] where fields.has(key) {
+                error(path.key("reverse"), "\"reverse\" cannot be combined with \"\(key)\"",
+                      hint: "remove \"\(key)\" from the reversed clip")
+                refused.insert("reverse")
+            }
+        }
     }
 
     /// A clip's `position`, `scale`, `rotation`, `crop` and `animations` (as titles have them, SPEC §3.5; crop as

@@ -99,7 +99,8 @@ extension ObjectShape {
     public static let clip = ObjectShape(
         name: "clip",
         allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
-                  "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects"],
+                  "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects",
+                  "freezeAt", "reverse"],
         required: ["asset"])
 
     /// A clip's `transition` (SPEC §3.1).
@@ -184,7 +185,7 @@ extension ObjectShape {
 
     /// A media segment among a track's segments (SPEC §4.1).
     public static let mediaSegment = ObjectShape(
-        name: "media segment", allowed: ["asset", "source", "target", "sourceTrack", "pitch", "fit"],
+        name: "media segment", allowed: ["asset", "source", "target", "sourceTrack", "pitch", "fit", "reverse", "freeze"],
         required: ["asset", "source", "target"])
 
     /// `audioMix` (SPEC §4.2).

@@ -306,6 +306,12 @@ public enum ProjectSchema {
             FormatKey("effects", arrayOf(ref("effect")),
                       "Filters run in order on the clip's source picture before it is placed (docs/effects.md); rect, radius and size in canvas pixels, start in seconds from the clip's start on the timeline.",
                       default: .described("none"), example: #"[{"type": "blur", "radius": 8, "rect": [100, 60, 200, 120]}]"#),
+            FormatKey("freezeAt", ref("time"),
+                      "A freeze frame: the source time whose picture is held for duration (timeline seconds), silent; not with in, out, speed or reverse (docs/effects.md).",
+                      default: .described("none: the clip plays"), example: "2.5"),
+            FormatKey("reverse", boolean,
+                      "Plays [in, out) backwards, pictures and sound, frame- and sample-exact (docs/effects.md).",
+                      default: .bool(false)),
         ]
     }
 
@@ -573,6 +579,12 @@ public enum ProjectSchema {
             FormatKey("pitch", ref("pitch"), "How its audio sounds at a rate other than 1.", default: .enumCase(Pitch.keep)),
             FormatKey("fit", enumeration(Fit.allCases), "How pictures whose size differs from the probed one are fitted to the canvas.",
                       default: .enumCase(Fit.contain)),
+            FormatKey("reverse", boolean,
+                      "Plays the source range backwards: the target's start shows the picture just before source.end (docs/effects.md).",
+                      default: .bool(false)),
+            FormatKey("freeze", boolean,
+                      "Holds the picture at source.start for the whole target; source.duration must be 0. Video tracks only (docs/effects.md).",
+                      default: .bool(false)),
         ]
     }
 
