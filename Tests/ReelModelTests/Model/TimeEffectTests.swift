@@ -1,0 +1,122 @@
+import Testing
+import ReelModel
+import ReelTime
+
+/// Time effects on clips (docs/effects.md): `freezeAt` compiles to a frozen segment (a zero-length source range)
+/// with silence under it, `reverse` to reversed video and audio segments; both are refused with the keys they
+/// exclude, with the JSON path and the times in seconds and frames, and both survive `reel compile` read back.
+@Suite struct TimeEffectTests {
+    /// "a": 4 s, 30 fps, 64×36 with sound.
+    static let facts: [String: MediaFactsResult] = ["a": videoFacts(duration: t(4), width: 64, height: 36)]
+
+    func project(_ clips: String, end: String = "") -> String {
+        """
+        {"reel": 1, "output": {"path": "o.mov", "size": [64, 36], "frameRate": 30\(end)},
+         "assets": {"a": {"path": "a.mov"}},
+         "timeline": {"clips": [\(clips)]}}
+        """
+    }
+
+    @Test func freezeIsAZeroLengthSourceShownForItsDurationOverSilence() throws {
+        let (compiled, diagnostics) = compileProject(project(#"""
+            {"asset": "a", "out": 1}, {"asset": "a", "freezeAt": "45f", "duration": 2}, {"asset": "a", "in": 3}
+            """#), facts: Self.facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let composition = try #require(compiled).composition
+        let video = try #require(composition.track(1)), audio = try #require(composition.track(2))
+        #expect(video.segments.map(\.timing) == [.forward, .frozen, .forward])
+        #expect(video.segments[1].source == range(t(3, 2), t(3, 2)))
+        #expect(video.segments[1].target == range(t(1), t(3)))
+        #expect(try video.segments[1].mapping?.sourceTime(atTarget: t(5, 2)) == t(3, 2))
+        #expect(audio.segments[1].isEmpty)
+        #expect(audio.segments[1].target == range(t(1), t(3)))
+        #expect(try #require(compiled).duration == t(4))
+    }
+
+    @Test func reverseMirrorsVideoAndAudioAndWorksWithSpeed() throws {
+        let (compiled, diagnostics) = compileProject(project(#"""
+            {"asset": "a", "in": 1, "out": 3, "reverse": true, "speed": 2}
+            """#), facts: Self.facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let composition = try #require(compiled).composition
+        let video = try #require(composition.track(1)), audio = try #require(composition.track(2))
+        #expect(video.segments.map(\.timing) == [.reversed])
+        #expect(audio.segments.map(\.timing) == [.reversed])
+        let mapping = try #require(video.segments[0].mapping)
+        #expect(mapping.isReversed)
+        #expect(try mapping.sourceTime(atTarget: .zero) == t(3))
+        #expect(try mapping.sourceTime(atTarget: t(1, 2)) == t(2))
+        #expect(try mapping.sourceTime(atTarget: t(1)) == t(1))
+        #expect(try mapping.targetTime(atSource: t(5, 2)) == t(1, 4))
+    }
+
+    @Test func outputEndCutsAReversedClipFromItsSourceStart() throws {
+        let (compiled, diagnostics) = compileProject(project(#"{"asset": "a", "in": 1, "out": 3, "reverse": true}"#,
+                                                             end: #", "end": 0.5"#), facts: Self.facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let video = try #require(try #require(compiled).composition.track(1))
+        // The first half second shows source 3 → 2.5: what is kept is the end of the source range.
+        #expect(video.segments.map(\.source) == [range(t(5, 2), t(3))])
+        #expect(video.segments.map(\.timing) == [.reversed])
+    }
+
+    @Test func freezeOutsideTheSourceNamesThePathSecondsAndFrames() {
+        let (_, diagnostics) = compileProject(project(#"{"asset": "a", "freezeAt": 4, "duration": 1}"#), facts: Self.facts)
+        #expect(diagnostics.map(\.humanText) == [
+            """
+            error: $.timeline.clips[0].freezeAt: freezeAt 4 s (frame 120) is at or after the end of asset "a", which lasts 4 s (120 frames)
+                   hint: freeze an instant before 4 s
+            """,
+        ])
+        #expect(diagnostics.first?.frame == 120)
+    }
+
+    @Test func keysAFreezeExcludesAreRefusedAtFreezeAt() {
+        let errors = readErrors(project(#"""
+            {"asset": "a", "freezeAt": 1, "in": 2, "duration": 1},
+            {"asset": "a", "freezeAt": 1, "speed": 2, "reverse": true, "duration": 1},
+            {"asset": "a", "freezeAt": 1},
+            {"asset": "a", "reverse": true, "audioLead": 0.5}
+            """#))
+        #expect(errors.map { $0.split(separator: "\n")[0] } == [
+            #"error: $.timeline.clips[0].freezeAt: "freezeAt" cannot be combined with "in": a freeze holds one source instant"#,
+            #"error: $.timeline.clips[1].freezeAt: "freezeAt" cannot be combined with "speed": a freeze holds one source instant"#,
+            #"error: $.timeline.clips[1].freezeAt: "freezeAt" cannot be combined with "reverse": a freeze holds one source instant"#,
+            #"error: $.timeline.clips[2].freezeAt: a freeze needs a "duration": how long the frame is held, in timeline seconds"#,
+            #"error: $.timeline.clips[3].reverse: "reverse" cannot be combined with "audioLead""#,
+        ])
+    }
+
+    @Test func frozenAndReversedSegmentsRoundTripThroughTheExplicitForm() throws {
+        let (compiled, diagnostics) = compileProject(project(#"""
+            {"asset": "a", "in": 1, "out": 2, "reverse": true}, {"asset": "a", "freezeAt": 0.5, "duration": 1}
+            """#), facts: Self.facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let first = try #require(compiled)
+        let written = ProjectWriter.explicitProject(first)
+        #expect(written.contains(#""reverse": true"#))
+        #expect(written.contains(#""freeze": true"#))
+        let (again, againDiagnostics) = compileProject(written, facts: Self.facts)
+        #expect(againDiagnostics.map(\.humanText) == [])
+        #expect(try #require(again).composition == first.composition)
+    }
+
+    @Test func explicitFreezesMustBeInstantsOnVideoTracks() {
+        let text = #"""
+        {"reel": 1, "output": {"path": "o.mov", "size": [64, 36], "frameRate": 30},
+         "assets": {"a": {"path": "a.mov"}},
+         "composition": {"tracks": [
+           {"id": 1, "type": "video", "segments": [
+             {"asset": "a", "source": {"start": 1, "duration": 1}, "target": {"start": 0, "duration": 1}, "freeze": true},
+             {"asset": "a", "source": {"start": 5, "duration": 0}, "target": {"start": 1, "duration": 1}, "freeze": true}]},
+           {"id": 2, "type": "audio", "segments": [
+             {"asset": "a", "source": {"start": 1, "duration": 0}, "target": {"start": 0, "duration": 2}, "freeze": true}]}]}}
+        """#
+        let (_, diagnostics) = compileProject(text, facts: Self.facts)
+        #expect(diagnostics.map { $0.humanText.split(separator: "\n")[0] } == [
+            "error: $.composition.tracks[0].segments[0].source: a frozen segment's source range is one instant",
+            #"error: $.composition.tracks[1].segments[0].freeze: segments[0] freezes sound on audio track 2"#,
+            #"error: $.composition.tracks[0].segments[1].source: the frozen instant 5 s (frame 150) is at or after the end of asset "a", which lasts 4 s (120 frames)"#,
+        ])
+    }
+}

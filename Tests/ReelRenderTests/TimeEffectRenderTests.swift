@@ -1,0 +1,145 @@
+import Foundation
+import ReelTestSupport
+import ReelTime
+import Testing
+
+/// `reverse` and `freezeAt` rendered through the `reel` binary, checked from outside: every output frame's index
+/// (the source pictures carry their frame number) and every sample of PCM sound (the source's sample k is a known
+/// counter value).
+@Suite struct TimeEffectRenderTests {
+    static let frameDuration = Time(value: 1, timescale: 30)
+    static let sampleRate: Int64 = 48000
+
+    /// A 150-frame (5 s) 30 fps source: keyframes every 12 frames, up to 2 B-frames, stereo PCM counter sound.
+    static func makeSource(in folder: TemporaryDirectory) throws -> IndexedVideo {
+        try IndexedMedia.makeVideo(at: folder.file("a.mov"), frameCount: 150, frameRate: "30", gop: 12, bFrames: 2,
+                                   audio: .counter(sampleRate: 48000, channels: 2, codec: "pcm_s16le"))
+    }
+
+    /// A piece of the expected timeline: forwards, backwards or frozen, from source `inPoint` to `outPoint`.
+    enum Piece {
+        case forward(inPoint: Time, outPoint: Time)
+        case reversed(inPoint: Time, outPoint: Time, speed: Rational)
+        case frozen(at: Time, duration: Time)
+
+        var length: Time {
+            get throws {
+                switch self {
+                case .forward(let a, let b): return try b - a
+                case .reversed(let a, let b, let speed): return try (b - a).divided(by: speed)
+                case .frozen(_, let duration): return duration
+                }
+            }
+        }
+
+        /// The source frame shown `local` seconds into the piece: sample and hold forwards and frozen; the frame
+        /// just before the mirrored time backwards.
+        func index(at local: Time) throws -> Int {
+            let fd = TimeEffectRenderTests.frameDuration
+            switch self {
+            case .forward(let a, _):
+                return Int(try (a + local).quotient(dividingBy: fd, rounding: .down))
+            case .reversed(_, let b, let speed):
+                let s = try b - local.multiplied(by: speed)
+                return Int(try s.quotient(dividingBy: fd, rounding: .up)) - 1
+            case .frozen(let at, _):
+                return Int(try at.quotient(dividingBy: fd, rounding: .down))
+            }
+        }
+    }
+
+    static func expectedIndices(_ pieces: [Piece]) throws -> [Int] {
+        var result: [Int] = []
+        var start = Time.zero
+        for piece in pieces {
+            let end = try start + piece.length
+            var n = Int64(result.count)
+            while try Time.frames(n, frameDuration: frameDuration) < end {
+                result.append(try piece.index(at: try Time.frames(n, frameDuration: frameDuration) - start))
+                n += 1
+            }
+            start = end
+        }
+        return result
+    }
+
+    static let project = """
+    {"reel": 1,
+     "output": {"path": "out.mov", "size": [64, 36], "frameRate": 30, "audio": {"codec": "pcm"}},
+     "assets": {"a": {"path": "a.mov"}},
+     "timeline": {"clips": [
+       {"asset": "a", "out": 0.5},
+       {"asset": "a", "in": 0.5, "out": 4.5, "reverse": true},
+       {"asset": "a", "freezeAt": "50f", "duration": 0.5},
+       {"asset": "a", "in": 1, "out": 3, "reverse": true, "speed": 2},
+       {"asset": "a", "in": 2, "out": 2.5, "reverse": true, "speed": 0.5}]}}
+    """
+
+    static var pieces: [Piece] {
+        [.forward(inPoint: .zero, outPoint: Time(value: 1, timescale: 2)),
+         .reversed(inPoint: Time(value: 1, timescale: 2), outPoint: Time(value: 9, timescale: 2), speed: Rational(1)),
+         .frozen(at: Time(value: 50, timescale: 30), duration: Time(value: 1, timescale: 2)),
+         .reversed(inPoint: Time(seconds: 1), outPoint: Time(seconds: 3), speed: Rational(2)),
+         .reversed(inPoint: Time(seconds: 2), outPoint: Time(value: 5, timescale: 2), speed: Rational(1, 2))]
+    }
+
+    @Test func reversedAndFrozenClipsShowTheRightFrameAndSample() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try Self.makeSource(in: folder)
+        let result = try Spine.render(Self.project, in: folder)
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        let output = folder.file("out.mov")
+
+        // 15 + 120 + 15 + 30 + 30 frames; the 120 reversed ones span several 32-picture windows and ten GOPs.
+        let expected = try Self.expectedIndices(Self.pieces)
+        #expect(expected.count == 210)
+        let indices = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        #expect(indices == expected, "\(Spine.firstDifference(indices, expected))")
+
+        // Sound: the forward clip is source sample k; the reversed one plays source samples [24000, 216000) last
+        // first; the freeze is silent.
+        let samples = try readAudioSamplesS16(of: output, sampleRate: 48000, channels: 2)
+        #expect(samples[0].count == 7 * 48000)
+        func expectSamples(_ range: Range<Int>, _ value: (Int) -> Int16) {
+            for k in range where samples[0][k] != value(k) || samples[1][k] != value(k) {
+                Issue.record("sample \(k): got \(samples[0][k]), \(samples[1][k]); expected \(value(k))")
+                return
+            }
+        }
+        expectSamples(0..<24000) { AudioSignal.counter.expectedS16($0) }
+        expectSamples(24000..<216000) { AudioSignal.counter.expectedS16(216000 - 1 - ($0 - 24000)) }
+        expectSamples(216000..<240000) { _ in 0 }
+    }
+
+    @Test func rangesAndThumbnailsStartInsideAReversedClip() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try Self.makeSource(in: folder)
+        let expected = try Self.expectedIndices(Self.pieces)
+
+        // 2.5 s..5.5 s: from the middle of the long reversed clip, through the freeze, into the fast one.
+        let ranged = try Spine.render(Self.project, in: folder, extra: ["--range", "2.5..5.5", "-o", folder.file("range.mov").path])
+        #expect(ranged.status == 0, "stderr: \(ranged.stderrText)")
+        let indices = try IndexedMedia.readFrameIndices(of: folder.file("range.mov"), width: 64, height: 36)
+        #expect(indices == Array(expected[75..<165]), "\(Spine.firstDifference(indices, Array(expected[75..<165])))")
+
+        let thumbnail = try run(Spine.reel().path, ["thumbnail", folder.file("project.json").path, "--at", "1.2",
+                                                    "--exact", "-o", folder.file("thumb.png").path])
+        #expect(thumbnail.status == 0, "stderr: \(thumbnail.stderrText)")
+        #expect(try IndexedMedia.readFrameIndices(of: folder.file("thumb.png"), width: 64, height: 36) == [expected[36]])
+    }
+
+    @Test func smartRenderEncodesReversedAndFrozenStretches() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try Self.makeSource(in: folder)
+        let smart = Self.project.replacingOccurrences(of: #""audio": {"codec": "pcm"}"#,
+                                                      with: #""audio": {"codec": "pcm"}, "video": {"smart": true}"#)
+        let result = try Spine.render(smart, in: folder)
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        let indices = try IndexedMedia.readFrameIndices(of: folder.file("out.mov"), width: 64, height: 36)
+        let expected = try Self.expectedIndices(Self.pieces)
+        #expect(indices == expected, "\(Spine.firstDifference(indices, expected))")
+    }
+}
