@@ -54,7 +54,8 @@ import ReelTime
         let (compiled, diagnostics) = compileProject(project(#"{"asset": "a", "in": 1, "out": 3, "reverse": true}"#,
                                                              end: #", "end": 0.5"#), facts: Self.facts)
         #expect(diagnostics.map(\.humanText) == [])
-        let video = try #require(try #require(compiled).composition.track(1))
+        let project = try #require(compiled)
+        let video = try #require(project.composition.track(1))
         // The first half second shows source 3 → 2.5: what is kept is the end of the source range.
         #expect(video.segments.map(\.source) == [range(t(5, 2), t(3))])
         #expect(video.segments.map(\.timing) == [.reversed])
@@ -101,22 +102,29 @@ import ReelTime
         #expect(try #require(again).composition == first.composition)
     }
 
-    @Test func explicitFreezesMustBeInstantsOnVideoTracks() {
-        let text = #"""
-        {"reel": 1, "output": {"path": "o.mov", "size": [64, 36], "frameRate": 30},
-         "assets": {"a": {"path": "a.mov"}},
-         "composition": {"tracks": [
-           {"id": 1, "type": "video", "segments": [
-             {"asset": "a", "source": {"start": 1, "duration": 1}, "target": {"start": 0, "duration": 1}, "freeze": true},
-             {"asset": "a", "source": {"start": 5, "duration": 0}, "target": {"start": 1, "duration": 1}, "freeze": true}]},
-           {"id": 2, "type": "audio", "segments": [
-             {"asset": "a", "source": {"start": 1, "duration": 0}, "target": {"start": 0, "duration": 2}, "freeze": true}]}]}}
-        """#
-        let (_, diagnostics) = compileProject(text, facts: Self.facts)
-        #expect(diagnostics.map { $0.humanText.split(separator: "\n")[0] } == [
+    @Test func explicitFreezesMustBeInstantsOnVideoTracksInsideTheSource() {
+        func explicit(_ videoSegment: String, _ audioSegment: String) -> String {
+            """
+            {"reel": 1, "output": {"path": "o.mov", "size": [64, 36], "frameRate": 30},
+             "assets": {"a": {"path": "a.mov"}},
+             "composition": {"tracks": [
+               {"id": 1, "type": "video", "segments": [\(videoSegment)]},
+               {"id": 2, "type": "audio", "segments": [\(audioSegment)]}]}}
+            """
+        }
+        let (_, notAnInstant) = compileProject(explicit(
+            #"{"asset": "a", "source": {"start": 1, "duration": 1}, "target": {"start": 0, "duration": 1}, "freeze": true}"#,
+            #"{"empty": {"start": 0, "duration": 1}}"#), facts: Self.facts)
+        #expect(notAnInstant.map { $0.humanText.split(separator: "\n")[0] } == [
             "error: $.composition.tracks[0].segments[0].source: a frozen segment's source range is one instant",
+        ])
+        let (_, misplaced) = compileProject(explicit(
+            #"{"asset": "a", "source": {"start": 5, "duration": 0}, "target": {"start": 0, "duration": 1}, "freeze": true}"#,
+            #"{"asset": "a", "source": {"start": 1, "duration": 0}, "target": {"start": 0, "duration": 1}, "freeze": true}"#),
+            facts: Self.facts)
+        #expect(misplaced.map { $0.humanText.split(separator: "\n")[0] } == [
             #"error: $.composition.tracks[1].segments[0].freeze: segments[0] freezes sound on audio track 2"#,
-            #"error: $.composition.tracks[0].segments[1].source: the frozen instant 5 s (frame 150) is at or after the end of asset "a", which lasts 4 s (120 frames)"#,
+            #"error: $.composition.tracks[0].segments[0].source: the frozen instant 5 s (frame 150) is at or after the end of asset "a", which lasts 4 s (120 frames)"#,
         ])
     }
 }
