@@ -143,3 +143,44 @@ import Testing
         #expect(indices == expected, "\(Spine.firstDifference(indices, expected))")
     }
 }
+
+/// `"motion"` rendered and compared with ffmpeg's crop and scale of the same rectangle.
+@Suite struct RectangleMotionRenderTests {
+    @Test func zoomFramesMatchFFmpegCropAndScale() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        _ = try Spine.checked("ffmpeg", [
+            "-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=256x144:r=30:d=2", "-c:v", "libx264", "-qp", "0",
+            "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
+            "-color_range", "tv", folder.file("a.mp4").path,
+        ])
+        let project = """
+        {"reel": 1, "output": {"path": "out.mp4", "size": [256, 144], "frameRate": 30, "video": {"crf": 0}, "audio": false},
+         "assets": {"a": {"path": "a.mp4"}},
+         "timeline": {"clips": [{"asset": "a", "motion": {"from": [0, 0, 256, 144], "to": [64, 36, 128, 72], "timing": "easeInOut"}}]}}
+        """
+        let result = try Spine.render(project, in: folder)
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        // Frame 0 shows the whole picture; frame 30 is half-way (easeInOut(0.5) = 0.5): [32, 18, 192, 108]. A zooming
+        // layer is drawn bilinearly at sub-pixel positions, so the like-for-like reference is ffmpeg's bilinear scale.
+        for (frame, crop) in [(0, "256:144:0:0"), (30, "192:108:32:18")] {
+            let reference = folder.file("ref\(frame).y4m"), rendered = folder.file("out\(frame).y4m")
+            _ = try Spine.checked("ffmpeg", ["-v", "error", "-nostdin", "-i", folder.file("a.mp4").path, "-vf",
+                                             "select=eq(n\\,\(frame)),crop=\(crop),scale=256:144:flags=bilinear",
+                                             "-frames:v", "1", "-pix_fmt", "yuv420p", reference.path])
+            _ = try Spine.checked("ffmpeg", ["-v", "error", "-nostdin", "-i", folder.file("out.mp4").path, "-vf",
+                                             "select=eq(n\\,\(frame))", "-frames:v", "1", "-pix_fmt", "yuv420p", rendered.path])
+            let psnr = try Self.psnr(rendered, reference)
+            #expect(psnr >= 40, "frame \(frame): \(psnr) dB")
+        }
+    }
+
+    /// The average PSNR ffmpeg's psnr filter reports (inf as 100).
+    static func psnr(_ a: URL, _ b: URL) throws -> Double {
+        let result = try run("ffmpeg", ["-hide_banner", "-nostdin", "-i", a.path, "-i", b.path, "-lavfi", "psnr", "-f", "null", "-"])
+        let text = result.stderrText
+        guard let range = text.range(of: "average:") else { throw SupportError("no PSNR in: \(text)") }
+        let value = text[range.upperBound...].prefix { $0 != " " && $0 != "\n" }
+        return value == "inf" ? 100 : Double(value) ?? 0
+    }
+}

@@ -53,6 +53,11 @@ extension CompileSession {
         /// Fit, then `position`, `scale` and `rotation` with their animations at timeline time `t` (with `before`,
         /// just before `t`: an animation starting there with a `from` of its own has not jumped yet).
         func transform(at t: Time, before: Bool = false) -> AffineTransform {
+            if let moving = clip.rectangleMotion {
+                let local = ((try? t - target.start) ?? .zero)
+                let progress = (try? local.ratio(to: target.duration))?.doubleValue ?? 0
+                return RectangleMotion.transform(showing: moving.rectangle(at: progress), canvas: canvas)
+            }
             let motion = clip.motion
             guard motion.position != nil || motion.scale != LayerPoint(x: 1, y: 1) || motion.rotation != 0
                 || !motion.animations.isEmpty else { return fitTransform }

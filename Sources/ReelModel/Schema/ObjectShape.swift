@@ -28,7 +28,7 @@ extension ObjectShape {
     public static let all: [ObjectShape] = [
         .project, .timeRange,
         .output, .videoOutput, .audioOutput, .loudness, .fileAsset, .imageAsset, .colorAsset, .sequenceAsset,
-        .timeline, .gap, .clip, .transition, .audioTrack, .ducking, .volumeAutomation,
+        .timeline, .gap, .clip, .transition, .rectangleMotion, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
         .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .stepKey, .rampKey, .decomposedTransform,
@@ -100,8 +100,11 @@ extension ObjectShape {
         name: "clip",
         allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
                   "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects",
-                  "freezeAt", "reverse"],
+                  "freezeAt", "reverse", "motion"],
         required: ["asset"])
+
+    /// A clip's `motion`: source rectangles shown full-canvas, moving from one to the other (docs/effects.md).
+    public static let rectangleMotion = ObjectShape(name: "motion", allowed: ["from", "to", "timing"], required: ["from", "to"])
 
     /// A clip's `transition` (SPEC §3.1).
     public static let transition = ObjectShape(

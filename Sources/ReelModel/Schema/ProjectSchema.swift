@@ -65,6 +65,7 @@ public enum ProjectSchema {
             FormatTable(shape: .clip, keys: clipKeys),
             FormatTable(shape: .gap, keys: gapKeys),
             FormatTable(shape: .transition, keys: transitionKeys),
+            FormatTable(shape: .rectangleMotion, keys: rectangleMotionKeys),
             FormatTable(shape: .audioTrack, keys: audioTrackKeys),
             FormatTable(shape: .ducking, keys: duckingKeys),
             FormatTable(shape: .volumeAutomation, keys: volumeAutomationKeys),
@@ -312,6 +313,19 @@ public enum ProjectSchema {
             FormatKey("reverse", boolean,
                       "Plays [in, out) backwards, pictures and sound, frame- and sample-exact (docs/effects.md).",
                       default: .bool(false)),
+            FormatKey("motion", ref("motion"),
+                      "A pan and zoom (Ken Burns): source rectangles shown full-canvas, from one to the other over the clip; in place of fit, position, scale, rotation and animations (docs/effects.md).",
+                      default: .described("none"), example: #"{"from": [0, 0, 1920, 1080], "to": [480, 270, 960, 540], "timing": "easeInOut"}"#),
+        ]
+    }
+
+    private static var rectangleMotionKeys: [FormatKey] {
+        [
+            FormatKey("from", ref("crop"), "The source rectangle [x, y, w, h] (display-oriented source pixels) filling the canvas at the clip's first frame.",
+                      default: .required),
+            FormatKey("to", ref("crop"), "The source rectangle filling the canvas at the clip's end.", default: .required),
+            FormatKey("timing", enumeration(Timing.allCases), "The pace between them: the curves titles' animations use.",
+                      default: .enumCase(Timing.linear)),
         ]
     }
 
@@ -891,6 +905,7 @@ public enum ProjectSchema {
                                                                         extra: [("not", requiring(["out", "duration"]))]))),
             ("pitch", described("How audio of a scaled segment sounds: time-stretched (keep) or resampled (varispeed).",
                                 enumeration(Pitch.allCases))),
+            ("motion", described("A clip's pan and zoom: source rectangles shown full-canvas.", closed(.rectangleMotion, rectangleMotionKeys))),
             ("transition", described("The passage into this clip from the previous one.", closed(.transition, transitionKeys, extra: [
                 ("allOf", array([
                     object([

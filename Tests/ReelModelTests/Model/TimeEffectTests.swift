@@ -128,3 +128,60 @@ import ReelTime
         ])
     }
 }
+
+/// `"motion"` on a clip (docs/effects.md): source rectangles shown full-canvas, compiled to per-frame transform ramps.
+@Suite struct RectangleMotionTests {
+    static let facts: [String: MediaFactsResult] = ["a": videoFacts(duration: t(2), width: 256, height: 144)]
+
+    func project(_ clip: String) -> String {
+        """
+        {"reel": 1, "output": {"path": "o.mov", "size": [128, 72], "frameRate": 30},
+         "assets": {"a": {"path": "a.mov"}},
+         "timeline": {"clips": [\(clip)]}}
+        """
+    }
+
+    /// Core Animation's easeInOut, (0.42, 0, 0.58, 1), solved for x by bisection: an implementation of its own.
+    static func easeInOut(_ x: Double) -> Double {
+        var low = 0.0, high = 1.0
+        for _ in 0..<80 {
+            let u = (low + high) / 2
+            let bx = 3 * (1 - u) * (1 - u) * u * 0.42 + 3 * (1 - u) * u * u * 0.58 + u * u * u
+            if bx < x { low = u } else { high = u }
+        }
+        let u = (low + high) / 2
+        return 3 * (1 - u) * u * u + u * u * u
+    }
+
+    @Test func everyFrameShowsTheEasedRectangleWithinAHalfPixel() throws {
+        let (compiled, diagnostics) = compileProject(project(#"""
+            {"asset": "a", "motion": {"from": [0, 0, 256, 144], "to": [64, 36, 128, 72], "timing": "easeInOut"}}
+            """#), facts: Self.facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let layer = try #require(try #require(compiled).videoComposition.instructions.first?.layers.first)
+        var worst = 0.0
+        for n in 0..<60 {
+            let time = t(Int64(n), 30)
+            let m = layer.transform.value(at: time, default: .identity, interpolate: AffineTransform.interpolate)
+            let p = Self.easeInOut(Double(n) / 60)
+            let x = 64 * p, y = 36 * p, w = 256 - 128 * p, h = 144 - 72 * p
+            // The rectangle's corners must land on the canvas's corners.
+            let topLeft = m.apply(x: x, y: y), bottomRight = m.apply(x: x + w, y: y + h)
+            worst = max(worst, abs(topLeft.x), abs(topLeft.y), abs(bottomRight.x - 128), abs(bottomRight.y - 72))
+        }
+        #expect(worst < 0.5)
+        #expect(worst < 1e-6, "the ramps are cut at every frame, so frame times get the exact value")
+    }
+
+    @Test func motionExcludesThePlacementKeys() {
+        let errors = readErrors(project(#"""
+            {"asset": "a", "fit": "cover", "scale": 2, "motion": {"from": [0, 0, 0, 144], "to": [0, 0, 128, 72], "timing": "bounce"}}
+            """#))
+        #expect(errors.map { $0.split(separator: "\n")[0] } == [
+            "error: $.timeline.clips[0].motion.from: a motion rectangle's width and height must be greater than 0",
+            #"error: $.timeline.clips[0].motion.timing: unknown timing "bounce"; expected one of: linear, easeIn, easeOut, easeInOut"#,
+            #"error: $.timeline.clips[0].motion: "motion" cannot be combined with "fit": its rectangles place the picture"#,
+            #"error: $.timeline.clips[0].motion: "motion" cannot be combined with "scale": its rectangles place the picture"#,
+        ])
+    }
+}

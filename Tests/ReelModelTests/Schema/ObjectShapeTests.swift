@@ -90,6 +90,7 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .textBackground: ["#/$defs/textBackground"],
     .overlay: ["#/$defs/overlay"],
     .animation: ["#/$defs/animation"],
+    .rectangleMotion: ["#/$defs/motion"],
     .captions: ["#/$defs/captions"],
     .captionStyle: ["#/$defs/captionStyle"],
     .captionCue: ["#/$defs/captionCue"],
