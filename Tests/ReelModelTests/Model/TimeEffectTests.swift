@@ -158,7 +158,8 @@ import ReelTime
             {"asset": "a", "motion": {"from": [0, 0, 256, 144], "to": [64, 36, 128, 72], "timing": "easeInOut"}}
             """#), facts: Self.facts)
         #expect(diagnostics.map(\.humanText) == [])
-        let layer = try #require(try #require(compiled).videoComposition.instructions.first?.layers.first)
+        let project = try #require(compiled)
+        let layer = try #require(project.videoComposition.instructions.first?.layers.first)
         var worst = 0.0
         for n in 0..<60 {
             let time = t(Int64(n), 30)
