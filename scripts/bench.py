@@ -349,13 +349,15 @@ def effects_project(output, source, effects):
 
 
 def run_effects(reel, rounds, warmup):
-    """The cost of effects (docs/effects.md): a 1080p render with a LUT on every frame, and with a blurred region,
-    as ratios to the same render without them. Prints medians; returns every measurement."""
+    """The cost of effects (docs/effects.md): a 1080p render with a LUT on every frame, with a blurred region and
+    with a chroma key, as ratios to the same render without them. Prints medians; returns every measurement."""
     source, lut = ensure_effects_media()
     variants = {
         "none": [],
         "lut": [{"type": "lut", "file": str(lut)}],
         "blur region": [{"type": "blur", "radius": 12, "rect": [600, 300, 480, 270]}],
+        # A key makes the layer yuva420p: chromakey plus the compositor's per-pixel blend over the background.
+        "chroma key": [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3, "blend": 0.1}],
     }
     commands = {name: reel_render_args(reel, write_project(
         effects_project(WORK / f"effects-{index}.mp4", source, effects), f"effects-{index}"))
@@ -970,7 +972,7 @@ def parse_arguments():
     parser.add_argument("--smart-rounds", type=int, default=3,
                         help="timed rounds of the smart-render part; 0 to skip (default: %(default)s)")
     parser.add_argument("--effects-rounds", type=int, default=3,
-                        help="timed rounds of the effects part (1080p LUT and blurred region vs none); 0 to skip "
+                        help="timed rounds of the effects part (1080p LUT, blurred region, chroma key vs none); 0 to skip "
                              "(default: %(default)s)")
     args = parser.parse_args()
     if args.rounds < 1 or args.warmup < 0:

@@ -45,7 +45,7 @@ final class StreamDecoder {
             throw MediaError(.noSuchStream, "stream \(streamIndex) is \(MediaType(parameters.pointee.codec_type).rawValue), "
                                  + "not \(MediaType(type).rawValue)", path: path)
         }
-        guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
+        guard let decoder = Self.alphaDecoder(for: stream) ?? avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw MediaError(.unsupported, "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id)))",
                              path: path)
         }
@@ -297,6 +297,20 @@ final class StreamDecoder {
                 try check(av_seek_frame(input.context, streamIndex, 0, AVSEEK_FLAG_BYTE | AVSEEK_FLAG_BACKWARD), .io, what,
                           function: "av_seek_frame", path: path)
             }
+        }
+    }
+
+    /// libvpx's decoder for a VP8 or VP9 stream that Matroska/WebM marks as carrying alpha (`alpha_mode` 1):
+    /// FFmpeg's own VP8/VP9 decoders ignore the alpha stored beside each picture, libvpx's decode it and give
+    /// yuva420p pictures. Nil for every other stream, or when libvpx is not built in.
+    static func alphaDecoder(for stream: UnsafeMutablePointer<AVStream>) -> UnsafePointer<AVCodec>? {
+        guard let entry = av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0), let value = entry.pointee.value,
+              String(cString: value) == "1"
+        else { return nil }
+        switch stream.pointee.codecpar.pointee.codec_id {
+        case AV_CODEC_ID_VP9: return avcodec_find_decoder_by_name("libvpx-vp9")
+        case AV_CODEC_ID_VP8: return avcodec_find_decoder_by_name("libvpx")
+        default: return nil
         }
     }
 

@@ -112,6 +112,10 @@ public final class VideoFrame {
 }
 
 extension PixelFormat {
+    /// Planar Y'CbCr 4:2:0 with a full-resolution alpha plane (plane 3), 8 bits per sample: the compositor's
+    /// format for layers with per-pixel alpha.
+    public static let yuva420p = PixelFormat(rawValue: AV_PIX_FMT_YUVA420P.rawValue)
+
     /// Packed R, G, B, A bytes, 8 bits each.
     public static let rgba = PixelFormat(rawValue: AV_PIX_FMT_RGBA.rawValue)
 

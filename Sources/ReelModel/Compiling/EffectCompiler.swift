@@ -17,7 +17,7 @@ extension CompileSession {
             switch written.kind {
             case .blur(let radius): effect.kind = .blur(radius: radius / scale)
             case .pixelate(let size): effect.kind = .pixelate(size: size / scale)
-            case .lut, .color: break
+            case .lut, .color, .chromaKey: break
             }
             if let rect = written.rect { effect.rect = Self.sourceBounds(of: rect, placement: placement) }
             if let range = written.timeRange, let start = try? clip.target.start + range.start {

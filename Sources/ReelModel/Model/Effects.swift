@@ -38,7 +38,7 @@ public struct LayerEffect: Sendable, Hashable {
 
 /// The `"type"` of an effect.
 public enum EffectTypeName: String, Sendable, Hashable, CaseIterable {
-    case lut, color, blur, pixelate
+    case lut, color, blur, pixelate, chromaKey
 }
 
 /// What an effect does to the pixels it covers.
@@ -52,6 +52,15 @@ public enum EffectKind: Sendable, Hashable {
     case blur(radius: Double)
     /// Square blocks of `size` pixels, each the average of its pixels (libavfilter `pixelize`).
     case pixelate(size: Double)
+    /// A colour made transparent (libavfilter `chromakey` on BT.709 Y′CbCr, then `despill` when `spill` > 0):
+    /// the layer gains per-pixel alpha and shows the layers below where its colour matches.
+    case chromaKey(ChromaKey)
+
+    /// Whether it gives the picture an alpha channel (a key).
+    public var makesAlpha: Bool {
+        if case .chromaKey = self { return true }
+        return false
+    }
 
     /// Its `"type"`.
     public var typeName: EffectTypeName {
@@ -60,6 +69,7 @@ public enum EffectKind: Sendable, Hashable {
         case .color: .color
         case .blur: .blur
         case .pixelate: .pixelate
+        case .chromaKey: .chromaKey
         }
     }
 }
@@ -92,4 +102,41 @@ public enum ColorPreset: String, Sendable, Hashable, CaseIterable {
     case greyscale
     /// The classic sepia matrix on BT.709 RGB (`colorchannelmixer`).
     case sepia
+}
+
+/// The parameters of a `"chromaKey"` effect (docs/effects.md).
+public struct ChromaKey: Sendable, Hashable {
+    /// The key colour (its alpha is ignored).
+    public var color: RGBAColor
+    /// How far from the key colour, in normalised Cb/Cr distance, a pixel is still wholly transparent: 0.01…1.
+    public var similarity: Double
+    /// How wide the soft edge beyond `similarity` is: 0…1; 0 is a hard edge.
+    public var blend: Double
+    /// Spill suppression strength, 0…1 (`despill` mix); 0 is off. Only for green and blue keys.
+    public var spill: Double
+
+    /// The defaults when a key is omitted.
+    public static let defaultSimilarity = 0.1, defaultBlend = 0.0, defaultSpill = 0.0
+
+    /// A key of `color` with the given parameters.
+    public init(color: RGBAColor, similarity: Double = defaultSimilarity, blend: Double = defaultBlend,
+                spill: Double = defaultSpill) {
+        self.color = color
+        self.similarity = similarity
+        self.blend = blend
+        self.spill = spill
+    }
+
+    /// The screen `despill` should treat the key as: green when the key's green channel dominates, blue when blue
+    /// does, nil otherwise (spill suppression does not apply).
+    public var screen: KeyScreen? {
+        if color.green > color.red && color.green > color.blue { return .green }
+        if color.blue > color.red && color.blue > color.green { return .blue }
+        return nil
+    }
+}
+
+/// The kind of screen spill suppression removes.
+public enum KeyScreen: String, Sendable, Hashable {
+    case green, blue
 }

@@ -7,6 +7,7 @@ extension DocumentDecoder {
         .color: ["brightness", "contrast", "saturation", "gamma", "temperature", "preset"],
         .blur: ["radius", "rect"],
         .pixelate: ["size", "rect"],
+        .chromaKey: ["color", "similarity", "blend", "spill"],
     ]
 
     /// A layer's `"effects"` (docs/effects.md): an array of effect objects, read the same way on clips and on
@@ -90,6 +91,23 @@ extension DocumentDecoder {
             let size = required("size")
                 ? number("size", 1...1024, hint: "the side of a block in \(units), from 1 to 1024") : nil
             kind = size.map { .pixelate(size: $0) }
+        case .chromaKey:
+            let color = required("color") ? fields["color"].flatMap { self.color($0, path.key("color")) } : nil
+            if fields.has("color"), color == nil { valid = false }
+            let similarity = number("similarity", 0.01...1,
+                                    hint: "how close to the key colour a pixel is made transparent, from 0.01 to 1")
+            let blend = number("blend", 0...1, hint: "the width of the soft edge beyond similarity, from 0 (hard) to 1")
+            let spill = number("spill", 0...1, hint: "spill suppression strength, from 0 (off) to 1")
+            var key = color.map { ChromaKey(color: $0) }
+            if let similarity { key?.similarity = similarity }
+            if let blend { key?.blend = blend }
+            if let spill { key?.spill = spill }
+            if let key, key.spill > 0, key.screen == nil {
+                error(path.key("spill"), "spill suppression needs a green or blue key colour, not \(key.color)",
+                      hint: "remove \"spill\" or key a green or blue screen")
+                valid = false
+            }
+            kind = key.map { .chromaKey($0) }
         }
 
         var rect: CropRect?

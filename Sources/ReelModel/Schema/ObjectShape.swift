@@ -219,7 +219,7 @@ extension ObjectShape {
     public static let effect = ObjectShape(
         name: "effect",
         allowed: ["type", "file", "brightness", "contrast", "saturation", "gamma", "temperature", "preset", "radius",
-                  "size", "rect", "start", "duration"],
+                  "size", "color", "similarity", "blend", "spill", "rect", "start", "duration"],
         required: ["type"])
 
     /// A layer instruction's `backdrop`, a reel extension: a colour and a rectangle in source pixels.

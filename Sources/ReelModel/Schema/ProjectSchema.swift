@@ -676,7 +676,7 @@ public enum ProjectSchema {
             ("minItems", .number("4")),
         ])
         return [
-            FormatKey("type", enumeration(EffectTypeName.allCases), "What the effect does: lut (lut3d), color (eq, colortemperature, colorchannelmixer), blur (gblur), pixelate (pixelize).",
+            FormatKey("type", enumeration(EffectTypeName.allCases), "What the effect does: lut (lut3d), color (eq, colortemperature, colorchannelmixer), blur (gblur), pixelate (pixelize), chromaKey (chromakey, despill).",
                       default: .required, example: #""blur""#),
             FormatKey("file", nonEmptyString, "lut: a 3D .cube file (relative paths start at the project's folder); tetrahedral interpolation, in BT.709 RGB.",
                       default: .described("required for lut"), example: #""look.cube""#),
@@ -692,6 +692,14 @@ public enum ProjectSchema {
                       default: .described("required for blur"), example: "8"),
             FormatKey("size", number(minimum: "1", maximum: "1024"), "pixelate: the side of a block in pixels (pixelize).",
                       default: .described("required for pixelate"), example: "16"),
+            FormatKey("color", ref("color"), "chromaKey: the colour made transparent, matched in BT.709 Cb/Cr (its alpha is ignored).",
+                      default: .described("required for chromaKey"), example: ##""#00FF00""##),
+            FormatKey("similarity", number(minimum: "0.01", maximum: "1"), "chromaKey: how close to the key colour a pixel is wholly transparent (chromakey similarity).",
+                      default: .number("0.1"), example: "0.3"),
+            FormatKey("blend", number(minimum: "0", maximum: "1"), "chromaKey: the width of the soft edge beyond similarity; 0 is a hard edge (chromakey blend).",
+                      default: .number("0"), example: "0.1"),
+            FormatKey("spill", number(minimum: "0", maximum: "1"), "chromaKey: spill suppression strength for green or blue keys, 0 is off (despill's screen channel scale).",
+                      default: .number("0"), example: "0.6"),
             FormatKey("rect", rect, "blur, pixelate: only this region [x, y, width, height] changes (canvas pixels on a clip, source pixels on a layer instruction).",
                       default: .described("the whole picture"), example: "[100, 60, 200, 120]"),
             FormatKey("start", ref("time"), "When the effect starts: seconds from the clip's start on a clip, composition seconds on a layer instruction.",

@@ -324,6 +324,11 @@ public enum ProjectWriter {
             members.append(("radius", numberValue(radius)))
         case .pixelate(let size):
             members.append(("size", numberValue(size)))
+        case .chromaKey(let key):
+            members.append(("color", .string(key.color.description)))
+            if key.similarity != ChromaKey.defaultSimilarity { members.append(("similarity", numberValue(key.similarity))) }
+            if key.blend != ChromaKey.defaultBlend { members.append(("blend", numberValue(key.blend))) }
+            if key.spill != ChromaKey.defaultSpill { members.append(("spill", numberValue(key.spill))) }
         }
         if let rect = effect.rect { members.append(("rect", rectValue(rect))) }
         if let range = effect.timeRange {

@@ -6,16 +6,18 @@ import ReelModel
 /// each turned upright, cropped, transformed (any affine map, bilinear) and blended by its opacity, in 8-bit
 /// 4:2:0 Y′CbCr with no per-frame conversion of yuv420p sources.
 ///
-/// Blending works on the encoded (gamma) values, as AVFoundation and ffmpeg do, with straight (not
-/// premultiplied) alpha: sources are opaque video, so a layer's only alpha is its uniform opacity, and
-/// out = a·layer + (1 − a)·below needs no premultiplied form; premultiplying would only add a multiply per
-/// sample and lose precision in 8 bits. `LayerRenderer` describes the fast paths.
+/// Blending works on the encoded (gamma) values, as AVFoundation and ffmpeg's `overlay` do, with straight (not
+/// premultiplied) alpha: out = a·layer + (1 − a)·below, where a is the layer's opacity times, for yuva420p
+/// layers (keyed layers, images and video with alpha), the pixel's own alpha. Resampling (scaling, turning)
+/// works on the straight values too, as ffmpeg's `scale` before `overlay` does, so a transparent pixel's colour
+/// can tint its neighbours' edge by up to half a pixel. `LayerRenderer` describes the fast paths.
 ///
 /// Requests run on a fixed set of worker threads (two or more, so that both cores of a small machine draw while
 /// the exporting thread decodes and encodes), several at a time, each thread with its own scaler and caches.
 public final class BuiltInCompositor: VideoCompositor {
-    /// Reads yuv420p sources only; `CompositionQueue` converts others once per decoded frame.
-    public var sourcePixelFormats: [PixelFormat] { [.yuv420p] }
+    /// Reads yuv420p sources, and yuva420p for sources with alpha; `CompositionQueue` converts others once per
+    /// decoded frame.
+    public var sourcePixelFormats: [PixelFormat] { [.yuv420p, .yuva420p] }
     /// Produces yuv420p.
     public var outputPixelFormats: [PixelFormat] { [.yuv420p] }
 

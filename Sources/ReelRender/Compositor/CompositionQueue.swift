@@ -126,8 +126,10 @@ public final class CompositionQueue {
             if let cached = converted[layer.track], cached.source === source {
                 picture = cached.result
             } else {
+                // A source with alpha keeps it when the compositor reads an alpha format.
+                let format = source.format.hasAlpha ? accepted.first(where: \.hasAlpha) ?? target : target
                 picture = SharedFrame(try scaler.converted(source, width: source.width, height: source.height,
-                                                           format: target))
+                                                           format: format))
                 converted[layer.track] = (source, picture)
             }
             layers.append(LayerSource(track: layer.track, picture: picture, rotation: layer.rotation,

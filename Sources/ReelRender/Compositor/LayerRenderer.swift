@@ -15,6 +15,10 @@ import ReelModel
 /// - an opaque layer covering the whole canvas hides the background and everything below it, which are skipped;
 /// - a dissolve (a translucent full-canvas layer over an opaque one) is one pass: out = a·top + (1 − a)·bottom.
 ///
+/// A yuva420p layer (a keyed layer, an image or video with alpha) blends each pixel with its own alpha times the
+/// layer's opacity, on every path (chroma with the mean alpha of the four luma pixels it covers); such a layer
+/// never counts as opaque, so it is never a passthrough and never hides what is below.
+///
 /// Not thread-safe: it owns a `Scaler` and caches of upright and scaled pictures per track, which keep their
 /// source frames alive so that a held (repeated) source is not rotated or scaled again.
 final class LayerRenderer {
@@ -56,12 +60,35 @@ final class LayerRenderer {
         let placement: Placement
         /// Opaque and covering every canvas pixel.
         let coversCanvas: Bool
+        /// The picture is yuva420p: every pixel carries its own alpha (plane 3).
+        let masked: Bool
+    }
+
+    /// A layer's alpha on the 4:2:0 chroma grid, made from its full-resolution alpha plane.
+    private final class ChromaMask {
+        let source: VideoFrame
+        let base: UnsafeMutablePointer<UInt8>
+        let stride: Int
+        var lastUse: Int
+
+        init(_ picture: VideoFrame, use: Int) {
+            source = picture
+            let width = (picture.width + 1) / 2, height = (picture.height + 1) / 2
+            stride = width
+            base = .allocate(capacity: max(1, width * height))
+            PlaneOps.halveMask(picture.plane(3), stride: picture.stride(3), width: picture.width,
+                               height: picture.height, into: base, targetStride: stride)
+            lastUse = use
+        }
+
+        deinit { base.deallocate() }
     }
 
     private let fastPaths: Bool
     private let scaler = Scaler()
     private var rotated: [Int: Rotated] = [:]
     private var scaled: [Int: Scaled] = [:]
+    private var chromaMasks: [Int: ChromaMask] = [:]
     private var requestNumber = 0
     /// Cache entries unused for this many requests are dropped.
     private static let cacheLifetime = 8
@@ -75,12 +102,12 @@ final class LayerRenderer {
     /// Draws `request` into a new canvas of `context`'s size, or returns a layer's picture itself (passthrough).
     ///
     /// Returns nil when `isCancelled` turns true before the picture is complete (checked between layers).
-    /// Sources must be yuv420p. Throws `.unsupported` for another output format or an odd canvas size.
+    /// Sources must be yuv420p or yuva420p. Throws `.unsupported` for another output format or an odd canvas size.
     func render(_ request: CompositionRequest, in context: RenderContext,
                 isCancelled: () -> Bool = { false }) throws(MediaError) -> SharedFrame? {
         try Self.check(context)
-        for layer in request.layers where layer.picture.format != .yuv420p {
-            throw MediaError(.internal, "the built-in compositor reads yuv420p sources, track \(layer.track) gave "
+        for layer in request.layers where layer.picture.format != .yuv420p && layer.picture.format != .yuva420p {
+            throw MediaError(.internal, "the built-in compositor reads yuv420p and yuva420p sources, track \(layer.track) gave "
                                  + layer.picture.format.name)
         }
         requestNumber += 1
@@ -139,9 +166,10 @@ final class LayerRenderer {
         guard let geometry = LayerGeometry(
             transform: layer.transform, crop: layer.crop, sourceWidth: width, sourceHeight: height)
         else { return nil }
+        let masked = layer.picture.format == .yuva420p
         func make(_ placement: Placement, covers: Bool) -> Plan {
             Plan(layer: layer, turns: turns, width: width, height: height, geometry: geometry, alpha: alpha,
-                 placement: placement, coversCanvas: alpha == 256 && covers)
+                 placement: placement, coversCanvas: alpha == 256 && covers && !masked, masked: masked)
         }
         let canvas = PixelRect(x0: 0, y0: 0, x1: canvasWidth, y1: canvasHeight)
         if fastPaths, let offset = geometry.integerTranslation {
@@ -170,7 +198,7 @@ final class LayerRenderer {
     }
 
     private func isPassthrough(_ plan: Plan, width: Int, height: Int) -> Bool {
-        guard plan.alpha == 256, plan.turns == 0, case .translate(0, 0) = plan.placement else { return false }
+        guard plan.alpha == 256, !plan.masked, plan.turns == 0, case .translate(0, 0) = plan.placement else { return false }
         return plan.width == width && plan.height == height
             && plan.geometry.crop == PixelRect(x0: 0, y0: 0, x1: width, y1: height)
     }
@@ -179,7 +207,7 @@ final class LayerRenderer {
     /// the canvas (the shape the one-pass dissolve handles).
     private func fullCanvasOffset(_ plan: Plan, width: Int, height: Int) throws(MediaError)
         -> (picture: VideoFrame, dx: Int, dy: Int)? {
-        guard case .translate(let dx, let dy) = plan.placement, dx % 2 == 0, dy % 2 == 0,
+        guard !plan.masked, case .translate(let dx, let dy) = plan.placement, dx % 2 == 0, dy % 2 == 0,
             plan.geometry.crop.offsetBy(x: dx, y: dy).contains(PixelRect(x0: 0, y0: 0, x1: width, y1: height))
         else { return nil }
         return (try upright(plan), dx, dy)
@@ -208,7 +236,8 @@ final class LayerRenderer {
             let source = try upright(plan)
             let canvasRect = PixelRect(x0: 0, y0: 0, x1: canvas.width, y1: canvas.height)
             let luma = plan.geometry.crop.offsetBy(x: dx, y: dy).intersection(canvasRect)
-            blend(source, plane: 0, at: luma, dx: dx, dy: dy, alpha: plan.alpha, into: canvas)
+            blend(source, plane: 0, at: luma, dx: dx, dy: dy, alpha: plan.alpha, mask: lumaMask(plan, source),
+                  into: canvas)
             if dx % 2 == 0 && dy % 2 == 0 {
                 // Chroma pixel i stands for luma centre 2i + 1, so it is covered when 2i + 1 − dx is inside the crop.
                 let crop = plan.geometry.crop
@@ -217,46 +246,79 @@ final class LayerRenderer {
                     x0: firstCovered(crop.x0 + dx - 1), y0: firstCovered(crop.y0 + dy - 1),
                     x1: firstCovered(crop.x1 + dx - 1), y1: firstCovered(crop.y1 + dy - 1)
                 ).intersection(PixelRect(x0: 0, y0: 0, x1: canvas.width / 2, y1: canvas.height / 2))
+                let mask = try chromaMask(plan, source)
                 for plane in 1...2 {
-                    blend(source, plane: plane, at: chroma, dx: dx / 2, dy: dy / 2, alpha: plan.alpha, into: canvas)
+                    blend(source, plane: plane, at: chroma, dx: dx / 2, dy: dy / 2, alpha: plan.alpha, mask: mask,
+                          into: canvas)
                 }
             } else {
                 // An odd offset puts chroma samples half-way between source samples: resample them.
-                warp(source, plan, planes: 1...2, into: canvas)
+                try warp(source, plan, planes: 1...2, into: canvas)
             }
         case .scale(let full, let visible):
             let source = try upright(plan)
-            if plan.alpha >= 256 && visible == full {
+            if plan.alpha >= 256 && visible == full && !plan.masked {
                 try scaler.draw(source, into: canvas, x: full.x, y: full.y, width: full.width, height: full.height)
                 return
             }
             let picture = try scaledPicture(plan, source, width: full.width, height: full.height)
+            let chroma = try chromaMask(plan, picture)
             for plane in 0..<3 {
                 let shift = plane == 0 ? 0 : 1
                 let rect = PixelRect(x0: visible.x >> shift, y0: visible.y >> shift,
                                      x1: (visible.x + visible.width) >> shift, y1: (visible.y + visible.height) >> shift)
                 blend(picture, plane: plane, at: rect, dx: full.x >> shift, dy: full.y >> shift,
-                      alpha: plan.alpha, into: canvas)
+                      alpha: plan.alpha, mask: plane == 0 ? lumaMask(plan, picture) : chroma, into: canvas)
             }
         case .warp:
-            warp(try upright(plan), plan, planes: 0...2, into: canvas)
+            try warp(try upright(plan), plan, planes: 0...2, into: canvas)
         }
     }
 
     /// Blends the samples of `source` plane `plane` that land on `rect` (source sample (x, y) lands on
-    /// (x + dx, y + dy)); `rect` must lie inside both pictures.
+    /// (x + dx, y + dy)); `rect` must lie inside both pictures. `mask`: per-sample alpha laid out like the plane.
     private func blend(_ source: VideoFrame, plane: Int, at rect: PixelRect, dx: Int, dy: Int, alpha: Int,
-                       into canvas: VideoFrame) {
+                       mask: (base: UnsafePointer<UInt8>, stride: Int)? = nil, into canvas: VideoFrame) {
         guard !rect.isEmpty else { return }
         let sourceStride = source.stride(plane), canvasStride = canvas.stride(plane)
         let from = source.plane(plane) + (rect.y0 - dy) * sourceStride + (rect.x0 - dx)
         let to = canvas.plane(plane) + rect.y0 * canvasStride + rect.x0
+        if let mask {
+            PlaneOps.blendMasked(from: from, sourceStride: sourceStride,
+                                 mask: mask.base + (rect.y0 - dy) * mask.stride + (rect.x0 - dx), maskStride: mask.stride,
+                                 onto: to, targetStride: canvasStride, width: rect.width, height: rect.height,
+                                 alpha: alpha)
+            return
+        }
         PlaneOps.blend(from: from, sourceStride: sourceStride, onto: to, targetStride: canvasStride,
                        width: rect.width, height: rect.height, alpha: alpha)
     }
 
-    private func warp(_ source: VideoFrame, _ plan: Plan, planes: ClosedRange<Int>, into canvas: VideoFrame) {
+    /// The alpha plane of `picture` (full resolution) when `plan`'s layer has per-pixel alpha.
+    private func lumaMask(_ plan: Plan, _ picture: VideoFrame) -> (base: UnsafePointer<UInt8>, stride: Int)? {
+        guard plan.masked else { return nil }
+        return (UnsafePointer(picture.plane(3)), picture.stride(3))
+    }
+
+    /// `picture`'s alpha on the chroma grid when `plan`'s layer has per-pixel alpha; cached per track while the
+    /// same picture repeats.
+    private func chromaMask(_ plan: Plan, _ picture: VideoFrame) throws(MediaError)
+        -> (base: UnsafePointer<UInt8>, stride: Int)? {
+        guard plan.masked else { return nil }
+        let track = plan.layer.track
+        if let entry = chromaMasks[track], entry.source === picture {
+            entry.lastUse = requestNumber
+            return (UnsafePointer(entry.base), entry.stride)
+        }
+        let entry = ChromaMask(picture, use: requestNumber)
+        chromaMasks[track] = entry
+        return (UnsafePointer(entry.base), entry.stride)
+    }
+
+    private func warp(_ source: VideoFrame, _ plan: Plan, planes: ClosedRange<Int>, into canvas: VideoFrame)
+        throws(MediaError) {
         let geometry = plan.geometry
+        let chroma = try chromaMask(plan, source)
         for plane in planes {
             let shift = plane == 0 ? 0 : 1
             let planeWidth = plane == 0 ? plan.width : (plan.width + 1) / 2
@@ -270,11 +332,19 @@ final class LayerRenderer {
                 minX: minX, maxX: max(minX, min(planeWidth, (crop.x1 + round) >> shift) - 1),
                 minY: minY, maxY: max(minY, min(planeHeight, (crop.y1 + round) >> shift) - 1))
             let target = canvas.plane(plane), stride = canvas.stride(plane)
+            let mask = plane == 0 ? lumaMask(plan, source) : chroma
+            let maskPlane = mask.map { SourcePlane(base: $0.base, stride: $0.stride, width: planeWidth, height: planeHeight) }
             geometry.forEachSpan(shift: shift, width: canvas.width >> shift, height: canvas.height >> shift) {
                 row, start, end, sampleX, sampleY in
-                PlaneOps.warpRow(from: sourcePlane, taps: taps, sampleX: sampleX, sampleY: sampleY,
-                                 stepX: geometry.inverse.a, stepY: geometry.inverse.b,
-                                 into: target + row * stride + start, count: end - start, alpha: plan.alpha)
+                if let maskPlane {
+                    PlaneOps.warpRowMasked(from: sourcePlane, mask: maskPlane, taps: taps, sampleX: sampleX,
+                                           sampleY: sampleY, stepX: geometry.inverse.a, stepY: geometry.inverse.b,
+                                           into: target + row * stride + start, count: end - start, alpha: plan.alpha)
+                } else {
+                    PlaneOps.warpRow(from: sourcePlane, taps: taps, sampleX: sampleX, sampleY: sampleY,
+                                     stepX: geometry.inverse.a, stepY: geometry.inverse.b,
+                                     into: target + row * stride + start, count: end - start, alpha: plan.alpha)
+                }
             }
         }
     }
@@ -293,10 +363,11 @@ final class LayerRenderer {
         }
         // The previous upright picture of this track is private to this renderer: reuse its buffer.
         let result: VideoFrame
-        if let old = rotated[track]?.result, old.width == plan.width, old.height == plan.height {
+        if let old = rotated[track]?.result, old.width == plan.width, old.height == plan.height,
+            old.format == plan.layer.picture.format {
             result = old
         } else {
-            result = try VideoFrame(width: plan.width, height: plan.height, format: .yuv420p)
+            result = try VideoFrame(width: plan.width, height: plan.height, format: plan.layer.picture.format)
         }
         Self.rotate(plan.layer.picture, quarterTurns: plan.turns, into: result)
         rotated[track] = Rotated(source: source, turns: plan.turns, result: result, lastUse: requestNumber)
@@ -313,7 +384,8 @@ final class LayerRenderer {
             scaled[track] = entry
             return entry.result
         }
-        let result = try scaler.converted(upright, width: width, height: height, format: .yuv420p)
+        let result = try scaler.converted(upright, width: width, height: height,
+                                          format: plan.masked ? .yuva420p : .yuv420p)
         scaled[track] = Scaled(source: source, turns: plan.turns, width: width, height: height, result: result,
                                lastUse: requestNumber)
         return result
@@ -323,16 +395,18 @@ final class LayerRenderer {
         let oldest = requestNumber - Self.cacheLifetime
         rotated = rotated.filter { $0.value.lastUse >= oldest }
         scaled = scaled.filter { $0.value.lastUse >= oldest }
+        chromaMasks = chromaMasks.filter { $0.value.lastUse >= oldest }
     }
 
-    /// Turns a yuv420p picture by `quarterTurns` × 90° counter-clockwise (ffprobe's rotation sense) into
-    /// `result`, which must have the turned size.
+    /// Turns a yuv420p (or yuva420p) picture by `quarterTurns` × 90° counter-clockwise (ffprobe's rotation sense)
+    /// into `result`, which must have the turned size and the same format.
     static func rotate(_ frame: SharedFrame, quarterTurns turns: Int, into result: VideoFrame) {
         let width = frame.width, height = frame.height
         let quarter = turns % 2 == 1
-        for plane in 0..<3 {
-            let w = plane == 0 ? width : (width + 1) / 2
-            let h = plane == 0 ? height : (height + 1) / 2
+        for plane in 0..<min(frame.planeCount, result.planeCount) {
+            let full = plane == 0 || plane == 3
+            let w = full ? width : (width + 1) / 2
+            let h = full ? height : (height + 1) / 2
             let src = frame.pixels(plane), srcStride = frame.stride(plane)
             let dst = result.plane(plane), dstStride = result.stride(plane)
             let outWidth = quarter ? h : w, outHeight = quarter ? w : h

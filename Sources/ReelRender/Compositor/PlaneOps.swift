@@ -70,6 +70,49 @@ enum PlaneOps {
         }
     }
 
+    /// The blend weight (0…256) of a sample whose alpha is `mask` (0…255) in a layer of opacity weight `alpha`
+    /// (0…256): mask·alpha/255, rounded (257/65536 stands for 1/255 to within 1/65536).
+    @inline(__always)
+    static func maskedWeight(_ mask: UInt8, _ alpha: Int) -> Int {
+        (Int(mask) &* alpha &* 257 &+ 32768) >> 16
+    }
+
+    /// Blends `width`×`height` source samples over the target in place, each with its own alpha from `mask`
+    /// (same layout as the source, 0…255) times the layer's opacity weight `alpha` (0…256).
+    static func blendMasked(from source: UnsafePointer<UInt8>, sourceStride: Int,
+                            mask: UnsafePointer<UInt8>, maskStride: Int,
+                            onto target: UnsafeMutablePointer<UInt8>, targetStride: Int,
+                            width: Int, height: Int, alpha: Int) {
+        guard width > 0 else { return }
+        let opacity = max(0, min(256, alpha))
+        for row in 0..<height {
+            let top = source + row * sourceStride, weights = mask + row * maskStride
+            let out = target + row * targetStride
+            for x in 0..<width {
+                let weight = maskedWeight(weights[x], opacity)
+                out[x] = UInt8(truncatingIfNeeded: (Int(top[x]) &* weight &+ Int(out[x]) &* (256 &- weight) &+ 128) >> 8)
+            }
+        }
+    }
+
+    /// Halves a full-resolution alpha plane (`width`×`height`) to the 4:2:0 chroma grid: each chroma sample's
+    /// alpha is the rounded mean of the (up to) four luma samples it covers, the last row or column repeated when
+    /// a side is odd.
+    static func halveMask(_ source: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int,
+                          into target: UnsafeMutablePointer<UInt8>, targetStride: Int) {
+        let halfWidth = (width + 1) / 2, halfHeight = (height + 1) / 2
+        for row in 0..<halfHeight {
+            let upper = source + 2 * row * stride
+            let lower = source + min(2 * row + 1, height - 1) * stride
+            let out = target + row * targetStride
+            for x in 0..<halfWidth {
+                let left = 2 * x, right = min(2 * x + 1, width - 1)
+                let sum = Int(upper[left]) + Int(upper[right]) + Int(lower[left]) + Int(lower[right])
+                out[x] = UInt8(truncatingIfNeeded: (sum + 2) >> 2)
+            }
+        }
+    }
+
     /// Sets `count` samples from `start` to `value`.
     static func fill(_ target: UnsafeMutablePointer<UInt8>, count: Int, value: UInt8) {
         guard count > 0 else { return }
@@ -117,6 +160,30 @@ enum PlaneOps {
             }
             let value = bilinear(p00, p01, p10, p11, fx: fx, fy: fy)
             target[k] = UInt8(truncatingIfNeeded: (value &* weight &+ Int(target[k]) &* inverse &+ 128) >> 8)
+            x &+= dx
+            y &+= dy
+        }
+    }
+
+    /// `warpRow` for a layer with per-pixel alpha: `mask` (laid out like `source`) is resampled at the same
+    /// positions, and each pixel blends with its resampled alpha times `alpha`.
+    static func warpRowMasked(from source: SourcePlane, mask: SourcePlane, taps: TapBounds,
+                              sampleX: Double, sampleY: Double, stepX: Double, stepY: Double,
+                              into target: UnsafeMutablePointer<UInt8>, count: Int, alpha: Int) {
+        var x = fixedPoint(sampleX - 0.5), y = fixedPoint(sampleY - 0.5)
+        let dx = fixedPoint(stepX), dy = fixedPoint(stepY)
+        let opacity = max(0, min(256, alpha))
+        for k in 0..<count {
+            let ix = x >> 32, iy = y >> 32
+            let fx = (x >> 16) & 0xFFFF, fy = (y >> 16) & 0xFFFF
+            let x0 = min(max(ix, taps.minX), taps.maxX), x1 = min(max(ix &+ 1, taps.minX), taps.maxX)
+            let y0 = min(max(iy, taps.minY), taps.maxY), y1 = min(max(iy &+ 1, taps.minY), taps.maxY)
+            let row0 = source.base + y0 &* source.stride, row1 = source.base + y1 &* source.stride
+            let mask0 = mask.base + y0 &* mask.stride, mask1 = mask.base + y1 &* mask.stride
+            let value = bilinear(Int(row0[x0]), Int(row0[x1]), Int(row1[x0]), Int(row1[x1]), fx: fx, fy: fy)
+            let coverage = bilinear(Int(mask0[x0]), Int(mask0[x1]), Int(mask1[x0]), Int(mask1[x1]), fx: fx, fy: fy)
+            let weight = maskedWeight(UInt8(truncatingIfNeeded: coverage), opacity)
+            target[k] = UInt8(truncatingIfNeeded: (value &* weight &+ Int(target[k]) &* (256 &- weight) &+ 128) >> 8)
             x &+= dx
             y &+= dy
         }

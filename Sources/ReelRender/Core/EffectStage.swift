@@ -33,10 +33,14 @@ final class EffectStage {
         let active = effects.filter { $0.isActive(at: time) }
         guard !active.isEmpty else { return frame }
         let picture = frame.picture
+        let alpha = picture.format.hasAlpha || active.contains { $0.kind.makesAlpha }
         guard let text = Self.description(of: active, width: picture.width, height: picture.height,
-                                          rotation: frame.rotation, resolvePath: resolvePath) else { return frame }
+                                          rotation: frame.rotation, alpha: alpha, resolvePath: resolvePath)
+        else { return frame }
         var cached = filters[track]
-        if cached?.filter.description != text { cached = Cached(filter: PictureFilter(description: text)) }
+        if cached?.filter.description != text || cached?.filter.keepsAlpha != alpha {
+            cached = Cached(filter: PictureFilter(description: text, keepsAlpha: alpha))
+        }
         guard var entry = cached else { return frame }
         let output: VideoFrame
         if let previous = entry.output, entry.input === picture {
@@ -65,12 +69,13 @@ final class EffectStage {
 
     /// The filtergraph text for `effects` on a stored picture of `width`×`height` pixels shown turned by `rotation`
     /// degrees counter-clockwise (rectangles are in display-oriented pixels); nil when no effect changes anything
-    /// (every rectangle is outside the picture).
-    static func description(of effects: [LayerEffect], width: Int, height: Int, rotation: Int,
+    /// (every rectangle is outside the picture). `alpha`: the pictures carry alpha (yuva420p) through the graph,
+    /// because the source has it or a key makes it.
+    static func description(of effects: [LayerEffect], width: Int, height: Int, rotation: Int, alpha: Bool = false,
                             resolvePath: (String) -> String) -> String? {
         var parts: [String] = []
         for (index, effect) in effects.enumerated() {
-            let filter = filterText(effect.kind, resolvePath: resolvePath)
+            let filter = filterText(effect.kind, alpha: alpha, resolvePath: resolvePath)
             guard let rect = effect.rect else {
                 parts.append(filter)
                 continue
@@ -83,10 +88,24 @@ final class EffectStage {
         return parts.isEmpty ? nil : parts.joined(separator: ",")
     }
 
-    /// libavfilter's filters for one effect over a whole (yuv420p) picture. Filters that work on RGB get a
-    /// BT.709 video-range conversion to planar RGB and back around them.
-    static func filterText(_ kind: EffectKind, resolvePath: (String) -> String) -> String {
+    /// libavfilter's filters for one effect over a whole yuv420p picture (yuva420p when `alpha`). Filters that work
+    /// on RGB get a BT.709 video-range conversion to planar RGB (with alpha when `alpha`) and back around them.
+    static func filterText(_ kind: EffectKind, alpha: Bool = false, resolvePath: (String) -> String) -> String {
+        func inRGB(_ filters: String) -> String { Self.inRGB(filters, alpha: alpha) }
         switch kind {
+        case .chromaKey(let key):
+            // chromakey compares Cb/Cr; given in R′G′B′ it would convert the key with BT.601 weights, so the key is
+            // handed over as the BT.709 video-range Y′CbCr reel's pictures are coded in.
+            let yuv = YUVColor(key.color)
+            let hex = String(format: "0x%02X%02X%02X", yuv.y, yuv.u, yuv.v)
+            var text = "chromakey=color=\(hex):yuv=1:similarity=\(number(key.similarity)):blend=\(number(key.blend))"
+            if key.spill > 0, let screen = key.screen {
+                // despill lowers the screen's channel by `spill` × how far it exceeds the mean of the other two.
+                let (green, blue) = screen == .green ? (-key.spill, 0.0) : (0.0, -key.spill)
+                text += "," + Self.inRGB("despill=type=\(screen.rawValue):mix=0.5:expand=0:red=0:green=\(number(green)):"
+                                         + "blue=\(number(blue)):brightness=0:alpha=0", alpha: true)
+            }
+            return text
         case .lut(let file):
             return inRGB("lut3d=file=\(PictureFilter.quoted(resolvePath(file))):interp=tetrahedral")
         case .blur(let radius):
@@ -118,11 +137,13 @@ final class EffectStage {
         }
     }
 
-    /// The BT.709 video-range conversion to 8-bit planar RGB (`gbrp`) and back around `filters`.
-    static func inRGB(_ filters: String) -> String {
+    /// The BT.709 video-range conversion to 8-bit planar RGB (`gbrp`, or `gbrap` keeping `alpha`) and back around
+    /// `filters`.
+    static func inRGB(_ filters: String, alpha: Bool = false) -> String {
         let flags = "flags=bicubic+accurate_rnd+full_chroma_int+full_chroma_inp"
-        return "scale=in_color_matrix=bt709:in_range=tv:\(flags),format=pix_fmts=gbrp,\(filters),"
-            + "scale=out_color_matrix=bt709:out_range=tv:\(flags),format=pix_fmts=yuv420p"
+        let (rgb, yuv) = alpha ? ("gbrap", "yuva420p") : ("gbrp", "yuv420p")
+        return "scale=in_color_matrix=bt709:in_range=tv:\(flags),format=pix_fmts=\(rgb),\(filters),"
+            + "scale=out_color_matrix=bt709:out_range=tv:\(flags),format=pix_fmts=\(yuv)"
     }
 
     /// A number as filter options read it: fixed-point, no exponent.

@@ -24,8 +24,8 @@ struct TrackFrame {
 /// Still assets are made once and held for the whole render (they are one picture each): a colour is a solid
 /// yuv420p picture of the video composition's render size (before renderScale), so at the identity transform it
 /// covers the canvas whatever its size; an image is its first decoded picture, converted to yuv420p once when
-/// stored in another format; an image with alpha is blended over the video composition's background first, so
-/// its transparent parts show the background (during a transition too, rather than the other clip).
+/// stored in another format, or to yuva420p when it has alpha: the compositor then shows the layers below (or the
+/// background) through its transparent parts.
 final class VideoSources {
     /// Readers belong to a track as well as a stream: the two clips of a transition between cuts of one file
     /// each decode forwards from their own position instead of seeking one decoder back and forth every frame.
@@ -146,7 +146,7 @@ final class VideoSources {
         do {
             let decoded = try opener.openVideo(path: path, stream: stream).frame(at: .zero)
             if decoded.format.hasAlpha {
-                picture = try ImageLayer.flattened(decoded, over: background)
+                picture = try ImageLayer.withAlpha(decoded, transparentShowing: background)
             } else if decoded.format == .yuv420p {
                 picture = decoded
             } else {

@@ -39,13 +39,25 @@ enum ImageLayer {
                            anchor: LayerPoint(x: Double(width) / 2, y: Double(height) / 2))
     }
 
-    /// A yuv420p copy of `decoded`, a picture with alpha, with its transparent parts showing `background` (an
-    /// image clip on the storyline: a transparent PNG shows the background colour through it). It keeps the
-    /// stored orientation, which the clip's geometry was computed for.
-    static func flattened(_ decoded: VideoFrame, over background: RGBAColor) throws(MediaError) -> VideoFrame {
-        let raster = try premultiplied(decoded)
-        let frame = try VideoFrame.rgba(width: raster.width, height: raster.height,
-                                        pixels: raster.flattened(over: background))
-        return try Scaler().converted(frame, width: raster.width, height: raster.height, format: .yuv420p)
+    /// A yuva420p copy of `decoded`, a picture with alpha, for an image clip: the compositor blends it with its
+    /// alpha, so its transparent parts show the layers below, or the background. It keeps the stored orientation,
+    /// which the clip's geometry was computed for. Wholly transparent pixels take the colour `background`, so
+    /// that scaling the picture (which the compositor does on straight values) bleeds that colour, not whatever
+    /// the file stored there, into the edges.
+    static func withAlpha(_ decoded: VideoFrame, transparentShowing background: RGBAColor) throws(MediaError)
+        -> VideoFrame {
+        let converted = try Scaler().converted(decoded, width: decoded.width, height: decoded.height, format: .rgba)
+        guard var pixels = converted.rgbaBytes else { throw MediaError(.internal, "the image did not convert to rgba") }
+        var index = 0
+        while index < pixels.count {
+            if pixels[index + 3] == 0 {
+                pixels[index] = background.red
+                pixels[index + 1] = background.green
+                pixels[index + 2] = background.blue
+            }
+            index += 4
+        }
+        let frame = try VideoFrame.rgba(width: decoded.width, height: decoded.height, pixels: pixels)
+        return try Scaler().converted(frame, width: decoded.width, height: decoded.height, format: .yuva420p)
     }
 }
