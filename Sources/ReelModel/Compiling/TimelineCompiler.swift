@@ -158,6 +158,7 @@ extension CompileSession {
         else { return nil }
 
         var instructions = storylineInstructions(placed, canvas: size)
+        addBlurredFills(placed, to: &instructions, extraAudioCount: timeline.audio.count)
         guard !hasErrors else { return nil }
         if finished.isCut {
             guard let cut = cut(instructions, at: finished.duration) else { return nil }
@@ -171,11 +172,13 @@ extension CompileSession {
                                                  path: JSONPath.root.key("videoComposition").key("instructions").index(instructions.count)))
         }
         var tracks = storylineTracks(placed, withTransitions: hasTransitions)
+        let fills = blurredFillTracks(placed, extraAudioCount: timeline.audio.count)
         for track in extraAudio {
             guard let compiled = audioTrackSegments(track, compositionEnd: finished.duration, frameDuration: frameDuration)
             else { return nil }
             tracks.append(compiled)
         }
+        tracks += fills
         if finished.isCut {
             guard let cut = cut(tracks, at: finished.duration, path: outputPath.key("end")) else { return nil }
             tracks = cut

@@ -10,6 +10,8 @@ public enum Fit: String, Sendable, CaseIterable {
     case stretch
     /// Native size at the canvas's top-left.
     case none
+    /// Contained over a blurred, cover-scaled copy of itself that fills the canvas (docs/effects.md).
+    case blur
 }
 
 /// How a sped-up clip's audio sounds.

@@ -118,13 +118,18 @@ import ReelTime
         #expect(notAnInstant.map { $0.humanText.split(separator: "\n")[0] } == [
             "error: $.composition.tracks[0].segments[0].source: a frozen segment's source range is one instant",
         ])
-        let (_, misplaced) = compileProject(explicit(
+        let (_, beyond) = compileProject(explicit(
             #"{"asset": "a", "source": {"start": 5, "duration": 0}, "target": {"start": 0, "duration": 1}, "freeze": true}"#,
+            #"{"empty": {"start": 0, "duration": 1}}"#), facts: Self.facts)
+        #expect(beyond.map { $0.humanText.split(separator: "\n")[0] } == [
+            #"error: $.composition.tracks[0].segments[0].source: the frozen instant 5 s (frame 150) is at or after the end of asset "a", which lasts 4 s (120 frames)"#,
+        ])
+        let (_, sound) = compileProject(explicit(
+            #"{"asset": "a", "source": {"start": 1, "duration": 0}, "target": {"start": 0, "duration": 1}, "freeze": true}"#,
             #"{"asset": "a", "source": {"start": 1, "duration": 0}, "target": {"start": 0, "duration": 1}, "freeze": true}"#),
             facts: Self.facts)
-        #expect(misplaced.map { $0.humanText.split(separator: "\n")[0] } == [
+        #expect(sound.map { $0.humanText.split(separator: "\n")[0] } == [
             #"error: $.composition.tracks[1].segments[0].freeze: segments[0] freezes sound on audio track 2"#,
-            #"error: $.composition.tracks[0].segments[0].source: the frozen instant 5 s (frame 150) is at or after the end of asset "a", which lasts 4 s (120 frames)"#,
         ])
     }
 }
@@ -180,9 +185,53 @@ import ReelTime
             """#))
         #expect(errors.map { $0.split(separator: "\n")[0] } == [
             "error: $.timeline.clips[0].motion.from: a motion rectangle's width and height must be greater than 0",
-            #"error: $.timeline.clips[0].motion.timing: unknown timing "bounce"; expected one of: linear, easeIn, easeOut, easeInOut"#,
+            #"error: $.timeline.clips[0].motion.timing: unknown timing "bounce""#,
             #"error: $.timeline.clips[0].motion: "motion" cannot be combined with "fit": its rectangles place the picture"#,
             #"error: $.timeline.clips[0].motion: "motion" cannot be combined with "scale": its rectangles place the picture"#,
         ])
+    }
+}
+
+/// `"fit": "blur"` (docs/effects.md): the clip contained over a blurred, cover-scaled copy on a fill track.
+@Suite struct BlurFillTests {
+    @Test func theFillIsTheSameSegmentOnItsOwnTrackCoverScaledAndBlurredUnderTheClip() throws {
+        let text = """
+        {"reel": 1, "output": {"path": "o.mov", "size": [64, 112], "frameRate": 30},
+         "assets": {"a": {"path": "a.mov"}, "m": {"path": "m.m4a"}},
+         "timeline": {"clips": [{"asset": "a", "out": 1, "fit": "blur"},
+                                {"asset": "a", "in": 1, "out": 2, "fit": "blur", "transition": {"type": "push", "duration": 0.5}}],
+                      "audio": [{"id": "music", "asset": "m"}]}}
+        """
+        let facts: [String: MediaFactsResult] = ["a": videoFacts(duration: t(2), width: 128, height: 72),
+                                                 "m": audioFacts(duration: t(1))]
+        let (compiled, diagnostics) = compileProject(text, facts: facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let project = try #require(compiled)
+        // Storyline 1–4, the music 5, fills 6 (under track 1) and 7 (under track 3).
+        #expect(project.composition.tracks.map(\.id) == [1, 2, 3, 4, 5, 6, 7])
+        let fill = try #require(project.composition.track(6))
+        #expect(fill.segments.compactMap(\.source) == [range(t(0), t(1))])
+        let instructions = project.videoComposition.instructions
+        // Each fill right under its clip; during the push the incoming clip (track 3) is drawn on top.
+        #expect(instructions.map { $0.layers.map(\.track) } == [[1, 6], [3, 7, 1, 6], [3, 7]])
+        let first = instructions[0].layers
+        let cover = first[1].transform.value(at: .zero, default: .identity, interpolate: AffineTransform.interpolate)
+        // Cover: 72 → 112 lines (scale 14/9), centred across; contain: 128 → 64 columns (scale 1/2), centred down.
+        #expect(abs(cover.a - 112.0 / 72) < 1e-9 && abs(cover.tx - (64 - 128 * 112.0 / 72) / 2) < 1e-9 && cover.ty == 0)
+        let contain = first[0].transform.value(at: .zero, default: .identity, interpolate: AffineTransform.interpolate)
+        #expect(contain.a == 0.5 && contain.tx == 0 && contain.ty == 38)
+        // σ = 112 / 40 = 2.8 canvas pixels = 1.8 source pixels under the cover scale.
+        guard case .blur(let radius)? = first[1].effects.first?.kind, first[1].effects.count == 1 else {
+            Issue.record("the fill has \(first[1].effects), not one blur")
+            return
+        }
+        #expect(abs(radius - 1.8) < 1e-9)
+        #expect(first[0].effects.isEmpty)
+        // During the push both move: the fill's transform is the clip's with cover in place of contain.
+        let mid = t(3, 4)
+        let outgoing = instructions[1].layers[2].transform.value(at: mid, default: .identity, interpolate: AffineTransform.interpolate)
+        let outgoingFill = instructions[1].layers[3].transform.value(at: mid, default: .identity, interpolate: AffineTransform.interpolate)
+        #expect(outgoing.tx != contain.tx, "the outgoing clip moves during the push")
+        #expect(abs((outgoingFill.tx - cover.tx) - (outgoing.tx - contain.tx)) < 1e-9)
     }
 }

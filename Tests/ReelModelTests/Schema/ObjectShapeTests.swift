@@ -180,6 +180,7 @@ private let readerProbes: [ReaderProbe] = [
     ReaderProbe(shape: .gap, document: editing(#""clips": [{"asset": "a"}, {"gap": 1, "zzzz": 1}]"#)),
     ReaderProbe(shape: .clip, document: editing(#""clips": [{"zzzz": 1}]"#)),
     ReaderProbe(shape: .transition, document: editing(#""clips": [{"asset": "a"}, {"asset": "a", "transition": {"zzzz": 1}}]"#)),
+    ReaderProbe(shape: .rectangleMotion, document: editing(#""clips": [{"asset": "a", "motion": {"zzzz": 1}}]"#)),
     ReaderProbe(shape: .audioTrack, document: editing(#""clips": [{"asset": "a"}], "audio": [{"zzzz": 1}]"#)),
     ReaderProbe(shape: .ducking, document: editing(#""clips": [{"asset": "a"}], "ducking": [{"zzzz": 1}]"#)),
     ReaderProbe(shape: .volumeAutomation, document: editing(#""clips": [{"asset": "a"}], "volume": [{"zzzz": 1}]"#)),
