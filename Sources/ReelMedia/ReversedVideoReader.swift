@@ -44,6 +44,8 @@ public final class ReversedVideoReader {
         let bound = (try? sourceTime - halfTick) ?? sourceTime
         if let answer = answerFromWindow(bound) { return answer }
         let start = (try? sourceTime - frameStep.multiplied(by: Rational(Int64(Self.windowLength)))) ?? .zero
+        // The old window goes first, so that two windows are never held at once.
+        window = []
         let decoded = try reader.frames(from: start.isNegative ? .zero : start, before: sourceTime,
                                         keepingLast: Self.windowLength)
         window = decoded.frames
