@@ -130,6 +130,28 @@ import Testing
         #expect(try IndexedMedia.readFrameIndices(of: folder.file("thumb.png"), width: 64, height: 36) == [expected[36]])
     }
 
+    @Test func badTimeEffectsStopTheRenderBeforeAnythingIsWritten() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        _ = try Self.makeSource(in: folder)
+        let bad = """
+        {"reel": 1, "output": {"path": "out.mov", "size": [64, 36], "frameRate": 30},
+         "assets": {"a": {"path": "a.mov"}},
+         "timeline": {"clips": [{"asset": "a", "freezeAt": 5, "duration": 1},
+                                {"asset": "a", "freezeAt": 1, "speed": 2, "duration": 1},
+                                {"asset": "a", "reverse": true, "audioTail": 0.5}]}}
+        """
+        let result = try Spine.render(bad, in: folder)
+        #expect(result.status == 65, "stderr: \(result.stderrText)")
+        for expected in ["$.timeline.clips[0].freezeAt: freezeAt 5 s (frame 150) is at or after the end of asset \"a\", which lasts 5 s (150 frames)",
+                         "$.timeline.clips[1].freezeAt: \"freezeAt\" cannot be combined with \"speed\"",
+                         "$.timeline.clips[2].reverse: \"reverse\" cannot be combined with \"audioTail\""] {
+            #expect(result.stderrText.contains(expected), "\(expected) not in: \(result.stderrText)")
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+        #expect(written.sorted() == ["a.mov", "project.json"])
+    }
+
     @Test func smartRenderEncodesReversedAndFrozenStretches() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
