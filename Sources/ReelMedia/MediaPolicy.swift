@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Which libavformat protocols media may be opened through, and how decoding errors are treated.
 ///
@@ -27,7 +26,7 @@ public struct MediaPolicy: Sendable {
 
 /// The damaged frames and packets decoders concealed, per file; shared by every reader of one command.
 public final class ConcealmentReport: Sendable {
-    private let counts = Mutex<[String: Int]>([:])
+    private let counts = Locked<[String: Int]>([:])
 
     /// An empty report.
     public init() {}

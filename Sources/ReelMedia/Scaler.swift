@@ -210,8 +210,11 @@ public final class Scaler {
                        _ targets: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
                        _ strides: UnsafeMutablePointer<Int32>) throws(MediaError) {
         let frame = source.avFrame
-        let result = withUnsafePointer(to: &frame.pointee.data) { data in
-            withUnsafePointer(to: &frame.pointee.linesize) { lines in
+        // Copies of the pointer and stride tuples, not `&frame.pointee…`: an inout access would count as a write
+        // to the source frame, which compositor threads read at the same time.
+        let (planes, planeStrides) = (frame.pointee.data, frame.pointee.linesize)
+        let result = withUnsafePointer(to: planes) { data in
+            withUnsafePointer(to: planeStrides) { lines in
                 data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sources in
                     lines.withMemoryRebound(to: Int32.self, capacity: 8) { sourceStrides in
                         sws_scale(context.avContext, sources, sourceStrides, 0, frame.pointee.height, targets, strides)

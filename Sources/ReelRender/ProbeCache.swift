@@ -7,8 +7,8 @@ import Synchronization
 /// Files are keyed by their resolved path; a file that changes during the batch is not probed again. Failures are
 /// kept too, so a missing photo named by a hundred rows is looked for once.
 public final class ProbeCache: Sendable {
-    private let media = Mutex<[String: Result<MediaInfo, MediaError>]>([:])
-    private let families = Mutex<[String]?>(nil)
+    private let media = Locked<[String: Result<MediaInfo, MediaError>]>([:])
+    private let families = Locked<[String]?>(nil)
     private let probes = Atomic<Int>(0)
 
     /// An empty cache.

@@ -380,7 +380,7 @@ struct Batch: ParsableCommand {
         let jobCount = max(1, min(jobs ?? max(1, cores / 2), max(1, plans.count)))
         let threadCount = threads ?? max(1, cores / jobCount)
         let next = Atomic<Int>(0)
-        let codes = Mutex<[ExitCode]>([])
+        let codes = Locked<[ExitCode]>([])
         let finished = Atomic<Int>(0)
         let total = plans.count
         let quiet = quiet, force = force
@@ -478,7 +478,7 @@ struct Batch: ParsableCommand {
 final class Manifest: Sendable {
     let path: String?
     private let descriptor: Int32
-    private let lock = Mutex<Void>(())
+    private let lock = Locked<Void>(())
 
     /// Opens the manifest at `path` (nil: none); `append` keeps an earlier run's lines.
     init(path: String?, append: Bool) throws {

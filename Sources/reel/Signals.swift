@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReelMedia
 import ReelRender
 import Synchronization
 
@@ -21,9 +22,9 @@ enum Interrupts {
     /// Raised by the first SIGINT or SIGTERM.
     static let cancellation = CancellationFlag()
     /// The temporary file an export is writing, if any.
-    static let temporaryFile = Mutex<String?>(nil)
+    static let temporaryFile = Locked<String?>(nil)
     /// The temporary files the renders of `reel batch` are writing, by row.
-    static let temporaryFiles = Mutex<[Int: String]>([:])
+    static let temporaryFiles = Locked<[Int: String]>([:])
 
     /// Installs the handlers. A parent may have started reel with SIGINT and SIGTERM blocked (Foundation's
     /// `Process` does): they are unblocked once the handlers are in place.

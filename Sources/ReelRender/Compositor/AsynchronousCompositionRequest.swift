@@ -18,7 +18,7 @@ public final class AsynchronousCompositionRequest: Sendable {
         case cancelled
     }
 
-    private let outcome = Mutex<Outcome?>(nil)
+    private let outcome = Locked<Outcome?>(nil)
     private let finished = DispatchSemaphore(value: 0)
     private let cancelRequested = Atomic<Bool>(false)
 

@@ -1,6 +1,5 @@
 import Foundation
 import ReelMedia
-import Synchronization
 
 /// A fixed set of threads that run a compositor's requests, each thread with its own private state.
 ///
@@ -16,7 +15,7 @@ final class CompositorThreads: Sendable {
         var stopping = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Signalled once per queued request and once per thread at shutdown.
     private let wakeUp = DispatchSemaphore(value: 0)
     private let count: Int

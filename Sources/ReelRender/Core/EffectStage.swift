@@ -7,18 +7,21 @@ import ReelTime
 /// picture the sources stage found for it, before the compositor places it (AVFoundation's
 /// `applyingCIFiltersWithHandler`).
 ///
-/// The effects active at a time become one libavfilter graph text (`description(of:…)`), run by one
-/// `PictureFilter` per track that is rebuilt only when the text changes (another clip's effects, an effect's
-/// time range starting or ending, a picture of another size). A source picture held over several output frames is
-/// filtered once. Layers without effects never reach this stage. Use it from one thread.
+/// The effects active at a time become a short list of steps: runs of libavfilter filters, each one graph text
+/// (`description(of:…)`) run by a `PictureFilter` that is rebuilt only when its text changes (another clip's
+/// effects, an effect's time range starting or ending, a picture of another size), and chroma keys, run by
+/// `ChromaKeyer` (a key's spill suppression is a filter run after it). A source picture held over several output
+/// frames is filtered once. Layers without effects never reach this stage. Use it from one thread.
 final class EffectStage {
-    private struct Cached {
-        let filter: PictureFilter
+    /// A track's chain for the effects active now: its filter runs in order, and its last input and output.
+    private struct Chain {
+        let effects: [LayerEffect]
+        var filters: [PictureFilter] = []
         var input: VideoFrame?
         var output: VideoFrame?
     }
 
-    private var filters: [Int: Cached] = [:]
+    private var chains: [Int: Chain] = [:]
     /// Turns a path as written in the project into one the filters can open.
     private let resolvePath: (String) -> String
 
@@ -32,37 +35,72 @@ final class EffectStage {
     func apply(_ effects: [LayerEffect], track: Int, to frame: TrackFrame, at time: Time) throws(RenderError) -> TrackFrame {
         let active = effects.filter { $0.isActive(at: time) }
         guard !active.isEmpty else { return frame }
-        let picture = frame.picture
-        let alpha = picture.format.hasAlpha || active.contains { $0.kind.makesAlpha }
-        guard let text = Self.description(of: active, width: picture.width, height: picture.height,
-                                          rotation: frame.rotation, alpha: alpha, resolvePath: resolvePath)
-        else { return frame }
-        var cached = filters[track]
-        if cached?.filter.description != text || cached?.filter.keepsAlpha != alpha {
-            cached = Cached(filter: PictureFilter(description: text, keepsAlpha: alpha))
-        }
-        guard var entry = cached else { return frame }
+        var chain = chains[track].flatMap { $0.effects == active ? $0 : nil } ?? Chain(effects: active)
         let output: VideoFrame
-        if let previous = entry.output, entry.input === picture {
+        if let previous = chain.output, chain.input === frame.picture {
             output = previous
         } else {
             do {
-                output = try entry.filter.apply(picture)
+                output = try run(&chain, on: frame.picture, rotation: frame.rotation)
             } catch {
                 throw RenderError(media: error)
             }
-            entry.input = picture
-            entry.output = output
+            chain.input = frame.picture
+            chain.output = output
         }
-        filters[track] = entry
+        chains[track] = chain
         var filtered = frame
         filtered.picture = output
         return filtered
     }
 
+    /// Runs `chain`'s effects on `picture`, making or remaking its steps where the picture's shape asks for it.
+    private func run(_ chain: inout Chain, on picture: VideoFrame, rotation: Int) throws(MediaError) -> VideoFrame {
+        var result = picture
+        var pending: [LayerEffect] = []
+        var index = 0  // of the next filter run in chain.filters
+        func filterPending() throws(MediaError) {
+            defer { pending = [] }
+            let alpha = result.format.hasAlpha
+            guard !pending.isEmpty,
+                let text = Self.description(of: pending, width: result.width, height: result.height, rotation: rotation,
+                                            alpha: alpha, resolvePath: resolvePath)
+            else { return }
+            let filter: PictureFilter
+            if index < chain.filters.count, chain.filters[index].description == text,
+                chain.filters[index].keepsAlpha == alpha {
+                filter = chain.filters[index]
+            } else {
+                // This run and the ones after it are remade (a picture of another size or format).
+                filter = PictureFilter(description: text, keepsAlpha: alpha)
+                chain.filters.removeSubrange(min(index, chain.filters.count)...)
+                chain.filters.append(filter)
+            }
+            result = try filter.apply(result)
+            index += 1
+        }
+        for effect in chain.effects {
+            guard case .chromaKey(let key) = effect.kind else {
+                pending.append(effect)
+                continue
+            }
+            try filterPending()
+            if result.format != .yuv420p && result.format != .yuva420p {
+                result = try Scaler().converted(result, width: result.width, height: result.height, format: .yuv420p)
+            }
+            let yuv = YUVColor(key.color)
+            let keyer = ChromaKeyer(u: Int(yuv.u), v: Int(yuv.v), similarity: key.similarity, blend: key.blend)
+            result = try keyer.keyed(result)
+            // The key's spill suppression (if any) is a filter, run with whatever follows.
+            if key.spill > 0 { pending.append(effect) }
+        }
+        try filterPending()
+        return result
+    }
+
     /// Drops the graphs of tracks not in `tracksInUse`.
     func release(keeping tracksInUse: Set<Int>) {
-        filters = filters.filter { tracksInUse.contains($0.key) }
+        chains = chains.filter { tracksInUse.contains($0.key) }
     }
 
     // MARK: Graph text
@@ -94,18 +132,13 @@ final class EffectStage {
         func inRGB(_ filters: String) -> String { Self.inRGB(filters, alpha: alpha) }
         switch kind {
         case .chromaKey(let key):
-            // chromakey compares Cb/Cr; given in R′G′B′ it would convert the key with BT.601 weights, so the key is
-            // handed over as the BT.709 video-range Y′CbCr reel's pictures are coded in.
-            let yuv = YUVColor(key.color)
-            let hex = String(format: "0x%02X%02X%02X", yuv.y, yuv.u, yuv.v)
-            var text = "chromakey=color=\(hex):yuv=1:similarity=\(number(key.similarity)):blend=\(number(key.blend))"
-            if key.spill > 0, let screen = key.screen {
-                // despill lowers the screen's channel by `spill` × how far it exceeds the mean of the other two.
-                let (green, blue) = screen == .green ? (-key.spill, 0.0) : (0.0, -key.spill)
-                text += "," + Self.inRGB("despill=type=\(screen.rawValue):mix=0.5:expand=0:red=0:green=\(number(green)):"
-                                         + "blue=\(number(blue)):brightness=0:alpha=0", alpha: true)
-            }
-            return text
+            // The key itself is `ChromaKeyer` (`chromakey=color=0xYYUUVV:yuv=1:similarity:blend` computed the same
+            // way); what is left for libavfilter is spill suppression: despill lowers the screen's channel by `spill`
+            // × how far it exceeds the mean of the other two.
+            guard key.spill > 0, let screen = key.screen else { return "null" }
+            let (green, blue) = screen == .green ? (-key.spill, 0.0) : (0.0, -key.spill)
+            return Self.inRGB("despill=type=\(screen.rawValue):mix=0.5:expand=0:red=0:green=\(number(green)):"
+                              + "blue=\(number(blue)):brightness=0:alpha=0", alpha: true)
         case .lut(let file):
             return inRGB("lut3d=file=\(PictureFilter.quoted(resolvePath(file))):interp=tetrahedral")
         case .blur(let radius):
