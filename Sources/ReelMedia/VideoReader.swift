@@ -80,6 +80,34 @@ public final class VideoReader {
         return held ?? first
     }
 
+    /// Every decoded frame from the one showing at `start` (sample and hold, as `frame(at:)`) up to, not including,
+    /// `end`, in presentation order; only the last `limit` of them are kept, so memory holds at most `limit`
+    /// pictures however long the stretch. `reachesStart` tells whether the first frame returned is the stream's
+    /// first, so that nothing precedes it. Decoding seeks to the keyframe before `start` when the reader is past it.
+    /// A frame within half a time-base tick before `end` counts as at `end` (not returned).
+    func frames(from start: Time, before end: Time, keepingLast limit: Int) throws(MediaError)
+        -> (frames: [VideoFrame], reachesStart: Bool) {
+        precondition(limit > 0, "a window holds at least one frame")
+        let bound = (try? end - halfTick) ?? end
+        let first = try frame(at: start)
+        var kept: [VideoFrame] = []
+        var dropped = false
+        if first.time < bound { kept.append(first) }
+        while kept.count > 0 {
+            if next == nil && !atEnd { next = try decodeNext(at: start) }
+            guard let candidate = next, candidate.time < bound else { break }
+            held = candidate
+            next = nil
+            kept.append(candidate)
+            if kept.count > limit {
+                kept.removeFirst()
+                dropped = true
+            }
+        }
+        let reachesStart = !dropped && kept.first.map { frame in firstFrameTime.map { frame.time <= $0 } ?? false } ?? true
+        return (kept.isEmpty ? [first] : kept, reachesStart || kept.isEmpty)
+    }
+
     /// Moves `held` forward to the last frame with time ≤ `sourceTime`.
     private func advance(to sourceTime: Time) throws(MediaError) {
         while true {

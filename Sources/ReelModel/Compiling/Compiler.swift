@@ -77,9 +77,9 @@ public enum Compiler {
             return .identity
         case .stretch:
             return AffineTransform(a: cw / sw, b: 0, c: 0, d: ch / sh, tx: 0, ty: 0)
-        case .contain, .cover:
+        case .contain, .cover, .blur:
             let horizontal = cw / sw, vertical = ch / sh
-            let scale = fit == .contain ? min(horizontal, vertical) : max(horizontal, vertical)
+            let scale = fit == .cover ? max(horizontal, vertical) : min(horizontal, vertical)
             return AffineTransform(a: scale, b: 0, c: 0, d: scale, tx: (cw - sw * scale) / 2, ty: (ch - sh * scale) / 2)
         }
     }

@@ -28,13 +28,17 @@ extension CompileSession {
                     segments.append(Segment(emptyTarget: target))
                     continue
                 }
+                // A reversed segment keeps the end of its source range (what plays first) and loses its start.
                 guard let rate = try? source.duration.ratio(to: segment.target.duration),
                       let sourceLength = try? target.duration.multiplied(by: rate),
-                      let cutSource = try? TimeRange(start: source.start, duration: sourceLength),
-                      writable(cutSource.end, path, what: "the source time where output.end cuts track \(track.id)")
+                      let cutSource = segment.timing == .reversed
+                        ? try? TimeRange(start: source.end - sourceLength, end: source.end)
+                        : try? TimeRange(start: source.start, duration: sourceLength),
+                      writable(segment.timing == .reversed ? cutSource.start : cutSource.end, path,
+                               what: "the source time where output.end cuts track \(track.id)")
                 else { return nil }
                 segments.append(Segment(asset: asset, sourceTrack: segment.sourceTrack, source: cutSource,
-                                        target: target, pitch: segment.pitch, fit: segment.fit))
+                                        target: target, pitch: segment.pitch, fit: segment.fit, timing: segment.timing))
             }
             track.segments = segments
             result.append(track)

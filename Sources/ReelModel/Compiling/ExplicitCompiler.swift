@@ -173,6 +173,13 @@ extension CompileSession {
                         streamDuration = audio.duration ?? mediaFacts.duration
                     }
                 }
+                if segment.timing == .frozen {
+                    guard let streamDuration, source.start >= streamDuration else { continue }
+                    error(path.key("source"),
+                          "the frozen instant \(describeTime(source.start, frameDuration: frameDuration)) is at or after the end of asset \"\(id)\", which lasts \(describeDuration(streamDuration, frameDuration: frameDuration))",
+                          hint: "freeze an instant before \(describeTime(streamDuration, frameDuration: nil))", time: source.start)
+                    continue
+                }
                 guard let streamDuration, source.end > streamDuration else { continue }
                 error(path.key("source"),
                       "source \(describeSpan(source.start, source.end, frameDuration: frameDuration)) reaches beyond the end of asset \"\(id)\", which lasts \(describeDuration(streamDuration, frameDuration: frameDuration))",

@@ -33,7 +33,8 @@ extension CompileSession {
                                         shiftFrom.1 + (shiftTo.1 - shiftFrom.1) * fraction)
         }
         let animations = clip.clip.motion.animations
-        guard !animations.isEmpty else {
+        let moving = clip.clip.rectangleMotion != nil
+        guard !animations.isEmpty || moving else {
             if shifting {
                 return KeyList([.ramp(range, from: shifted(clip.placement, at: range.start),
                                       to: shifted(clip.placement, at: range.end))])
@@ -42,6 +43,14 @@ extension CompileSession {
             return value == .identity ? KeyList() : KeyList([.set(at: range.start, value: value)])
         }
         var cuts: Set<Time> = [range.start, range.end]
+        // A pan and zoom is not linear in the matrix entries (the scale is canvas / rectangle size): cut at every frame.
+        if moving, let first = try? range.start.quotient(dividingBy: clip.frameDuration, rounding: .up),
+           let last = try? range.end.quotient(dividingBy: clip.frameDuration, rounding: .up),
+           last - first < Int64(Self.maximumMotionKeys) {
+            for n in first..<last {
+                if let t = try? Time.frames(n, frameDuration: clip.frameDuration), range.start < t, t < range.end { cuts.insert(t) }
+            }
+        }
         for animation in animations {
             guard let start = try? clip.target.start + animation.timeRange.start,
                   let end = try? clip.target.start + animation.timeRange.end else { continue }
@@ -97,7 +106,8 @@ extension CompileSession {
             }
             guard let transition = clip.clip.transition, case .wipe = transition.kind else { continue }
             let animatedDuringWipe = motion.animations.contains { $0.timeRange.start < transition.duration }
-            if motion.crop != nil || motion.rotation.truncatingRemainder(dividingBy: 360) != 0 || animatedDuringWipe {
+            if motion.crop != nil || motion.rotation.truncatingRemainder(dividingBy: 360) != 0 || animatedDuringWipe
+                || clip.clip.rectangleMotion != nil {
                 error(transition.path.key("type"),
                       "a wipe into a clip that is cropped, rotated or animated during the wipe cannot be drawn: the wipe is a crop of the clip's picture",
                       hint: "use a dissolve, push or slide, or start the clip's animations after the wipe")

@@ -53,6 +53,11 @@ extension CompileSession {
         /// Fit, then `position`, `scale` and `rotation` with their animations at timeline time `t` (with `before`,
         /// just before `t`: an animation starting there with a `from` of its own has not jumped yet).
         func transform(at t: Time, before: Bool = false) -> AffineTransform {
+            if let moving = clip.rectangleMotion {
+                let local = ((try? t - target.start) ?? .zero)
+                let progress = (try? local.ratio(to: target.duration))?.doubleValue ?? 0
+                return RectangleMotion.transform(showing: moving.rectangle(at: progress), canvas: canvas)
+            }
             let motion = clip.motion
             guard motion.position != nil || motion.scale != LayerPoint(x: 1, y: 1) || motion.rotation != 0
                 || !motion.animations.isEmpty else { return fitTransform }
@@ -65,12 +70,19 @@ extension CompileSession {
             return user.following(fitTransform)
         }
 
-        /// The source range heard over `audioTarget`, at the clip's speed (exact).
+        /// The source range heard over `audioTarget`, at the clip's speed (exact); for a reversed clip the offsets
+        /// count back from the source range's end.
         var audioSource: TimeRange? {
             let speed = clip.speed
             guard let startOffset = try? (audioTarget.start - target.start).multiplied(by: speed),
-                  let endOffset = try? (audioTarget.end - target.start).multiplied(by: speed),
-                  let start = try? resolved.source.start + startOffset, let end = try? resolved.source.start + endOffset
+                  let endOffset = try? (audioTarget.end - target.start).multiplied(by: speed)
+            else { return nil }
+            if clip.reverse {
+                guard let start = try? resolved.source.end - endOffset, let end = try? resolved.source.end - startOffset
+                else { return nil }
+                return try? TimeRange(start: start, end: end)
+            }
+            guard let start = try? resolved.source.start + startOffset, let end = try? resolved.source.start + endOffset
             else { return nil }
             return try? TimeRange(start: start, end: end)
         }
@@ -146,6 +158,7 @@ extension CompileSession {
         else { return nil }
 
         var instructions = storylineInstructions(placed, canvas: size)
+        addBlurredFills(placed, to: &instructions, extraAudioCount: timeline.audio.count)
         guard !hasErrors else { return nil }
         if finished.isCut {
             guard let cut = cut(instructions, at: finished.duration) else { return nil }
@@ -159,11 +172,13 @@ extension CompileSession {
                                                  path: JSONPath.root.key("videoComposition").key("instructions").index(instructions.count)))
         }
         var tracks = storylineTracks(placed, withTransitions: hasTransitions)
+        let fills = blurredFillTracks(placed, extraAudioCount: timeline.audio.count)
         for track in extraAudio {
             guard let compiled = audioTrackSegments(track, compositionEnd: finished.duration, frameDuration: frameDuration)
             else { return nil }
             tracks.append(compiled)
         }
+        tracks += fills
         if finished.isCut {
             guard let cut = cut(tracks, at: finished.duration, path: outputPath.key("end")) else { return nil }
             tracks = cut
@@ -344,12 +359,14 @@ extension CompileSession {
             case .clip(let placedClip):
                 let clip = placedClip.clip, resolved = placedClip.resolved
                 let (videoStream, audioStream) = streams(of: resolved.asset)
+                let timing: SegmentTiming = clip.freezeAt != nil ? .frozen : clip.reverse ? .reversed : .forward
                 segments[placedClip.videoTrack, default: []].append(
                     Segment(asset: clip.asset, sourceTrack: videoStream, source: resolved.source, target: placedClip.target,
-                            fit: clip.fit))
+                            fit: clip.fit, timing: timing))
                 let audio = resolved.sounds
                     ? Segment(asset: clip.asset, sourceTrack: audioStream, source: placedClip.audioSource ?? resolved.source,
-                              target: placedClip.audioTarget, pitch: clip.speed == Rational(1) ? .keep : clip.pitch)
+                              target: placedClip.audioTarget, pitch: clip.speed == Rational(1) ? .keep : clip.pitch,
+                              timing: clip.reverse ? .reversed : .forward)
                     : Segment(emptyTarget: placedClip.audioTarget)
                 segments[placedClip.audioTrack, default: []].append(audio)
             }
@@ -472,6 +489,10 @@ extension CompileSession {
             return nil
         }
         let mediaDuration = asset.stillKind != nil ? nil : mediaFacts?.video?.duration ?? mediaFacts?.duration
+        if clip.freezeAt != nil || refused.contains("freezeAt") {
+            return resolveFreeze(clip, asset: asset, mediaDuration: mediaDuration, video: mediaFacts?.video,
+                                 frameDuration: frameDuration)
+        }
         // nil: refused by the reader (unknown), as is an out point computed from an unknown in point.
         let inPoint: Time? = refused.contains("in") ? nil : clip.inPoint ?? .zero
         let outPoint: Time?
@@ -561,6 +582,25 @@ extension CompileSession {
                                         sounds: sounds, lengthIsStandIn: standsIn)
         resolvedClip.audioDuration = mediaFacts?.audio?.duration ?? mediaFacts?.duration
         return resolvedClip
+    }
+}
+
+extension CompileSession {
+    /// A freeze frame (`freezeAt` with `duration`, docs/effects.md): a zero-length source range at the held instant,
+    /// shown for `duration` seconds of timeline time, silent. The instant must lie inside the source: from 0 up to,
+    /// not including, the video stream's end. Nil after an error, or when the reader refused a key it needs.
+    fileprivate func resolveFreeze(_ clip: Clip, asset: Asset, mediaDuration: Time?, video: MediaFacts.VideoFacts?,
+                                   frameDuration: Time?) -> ResolvedClip? {
+        guard !clip.refusedKeys.contains("freezeAt"), let held = clip.freezeAt, let length = clip.duration else { return nil }
+        if let mediaDuration, held >= mediaDuration {
+            error(clip.path.key("freezeAt"),
+                  "freezeAt \(describeTime(held, frameDuration: frameDuration)) is at or after the end of asset \"\(clip.asset)\", which lasts \(describeDuration(mediaDuration, frameDuration: frameDuration))",
+                  hint: "freeze an instant before \(describeTime(mediaDuration, frameDuration: nil))",
+                  time: held, frame: frameIndex(held, frameDuration))
+            return nil
+        }
+        guard let source = try? TimeRange(start: held, duration: .zero) else { return nil }
+        return ResolvedClip(clip: clip, asset: asset, source: source, length: length, video: video, sounds: false)
     }
 }
 

@@ -122,7 +122,7 @@ extension CompileSession {
     private static func fitCovers(_ fit: Fit, source: PixelSize, canvas: PixelSize) -> Bool {
         guard source.width > 0, source.height > 0 else { return false }
         switch fit {
-        case .cover, .stretch:
+        case .cover, .stretch, .blur:
             return true
         case .none:
             return source.width >= canvas.width && source.height >= canvas.height

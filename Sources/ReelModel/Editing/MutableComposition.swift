@@ -16,7 +16,8 @@ public enum EditError: Error, Equatable, Sendable {
     case emptyRange
     /// Two segments of the track overlap in composition time (from `init(_:)`).
     case overlappingSegments(track: Int)
-    /// A media segment has an empty source or target range, or an empty edit carries a source (from `init(_:)`).
+    /// A media segment has an empty source or target range, is reversed or frozen (the editing calls cut and move
+    /// forward segments only), or an empty edit carries a source (from `init(_:)`).
     case invalidSegment(track: Int)
     /// Exact rational arithmetic left the 64-bit range (`TimeError.overflow`), or failed otherwise.
     case arithmetic(TimeError)
@@ -309,7 +310,7 @@ public struct MutableComposition: Sendable, Hashable {
         var end = Time.zero
         for segment in track.segments.sorted(by: { $0.target.start < $1.target.start }) {
             guard !segment.target.start.isNegative else { throw .negativeTime(segment.target.start) }
-            guard !segment.target.isEmpty else { throw .invalidSegment(track: track.id) }
+            guard !segment.target.isEmpty, segment.timing == .forward else { throw .invalidSegment(track: track.id) }
             if let source = segment.source {
                 guard segment.asset != nil, !source.isEmpty, !source.start.isNegative else {
                     throw .invalidSegment(track: track.id)

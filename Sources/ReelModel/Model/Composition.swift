@@ -8,6 +8,17 @@ public enum TrackKind: String, Sendable, CaseIterable {
     case audio
 }
 
+/// How a media segment runs through its source range (a reel addition to AVFoundation's segments).
+public enum SegmentTiming: String, Sendable, Hashable, CaseIterable {
+    /// Forwards, at rate source.duration / target.duration.
+    case forward
+    /// Backwards: the target's start shows the source range's end (`"reverse": true`, docs/effects.md).
+    case reversed
+    /// One instant held: the source range has zero length and every target time shows its start
+    /// (`"freeze": true`, docs/effects.md).
+    case frozen
+}
+
 /// One segment of a composition track (AVCompositionTrackSegment): a time range of an asset's
 /// stream placed at a target range, or an empty edit.
 public struct Segment: Sendable, Hashable {
@@ -29,17 +40,21 @@ public struct Segment: Sendable, Hashable {
     /// changes mid-stream) the same way. Written as `"fit"` in the explicit form when not `contain` (a reel
     /// addition).
     public var fit: Fit
+    /// Forwards, backwards or frozen; a frozen segment's `source` has zero length.
+    public var timing: SegmentTiming
 
-    /// A media segment showing `source` of `asset` over `target` (rate = source.duration / target.duration).
+    /// A media segment showing `source` of `asset` over `target` (rate = source.duration / target.duration),
+    /// forwards unless `timing` says otherwise.
     public init(asset: String, sourceTrack: Int? = nil, source: TimeRange, target: TimeRange, pitch: Pitch = .keep,
-                fit: Fit = .contain) {
+                fit: Fit = .contain, timing: SegmentTiming = .forward) {
         self.asset = asset
         self.sourceTrack = sourceTrack
         self.source = source
         self.target = target
-        self.mapping = TimeMapping(source: source, target: target)
+        self.mapping = TimeMapping(source: source, target: target, reversed: timing == .reversed)
         self.pitch = pitch
         self.fit = fit
+        self.timing = timing
     }
 
     /// An empty edit over `target`.
@@ -51,6 +66,7 @@ public struct Segment: Sendable, Hashable {
         self.mapping = nil
         self.pitch = .keep
         self.fit = .contain
+        self.timing = .forward
     }
 
     /// Whether this is an empty edit.

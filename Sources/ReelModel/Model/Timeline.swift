@@ -10,6 +10,8 @@ public enum Fit: String, Sendable, CaseIterable {
     case stretch
     /// Native size at the canvas's top-left.
     case none
+    /// Contained over a blurred, cover-scaled copy of itself that fills the canvas (docs/effects.md).
+    case blur
 }
 
 /// How a sped-up clip's audio sounds.
@@ -55,6 +57,13 @@ public struct Clip: Sendable, Hashable {
     /// Filters run on the clip's source picture before it is placed (docs/effects.md); rectangles and sizes in
     /// canvas pixels, times in seconds from the clip's start on the timeline. Empty: none.
     public var effects: [LayerEffect] = []
+    /// A freeze frame (docs/effects.md): the source time held for `duration` seconds of timeline time, silent; nil:
+    /// the clip plays. Excludes `in`, `out`, `speed` and `reverse`.
+    public var freezeAt: Time?
+    /// Whether the clip's source range [in, out) plays backwards, pictures and sound (docs/effects.md).
+    public var reverse = false
+    /// A pan and zoom (`"motion"`, docs/effects.md): in place of the fit and the clip's own motion; nil: none.
+    public var rectangleMotion: RectangleMotion?
     /// Where the clip was written: `$.timeline.clips[i]`.
     public var path: JSONPath
     /// Keys whose written values the reader refused (and reported), such as `"speed"` or `"transition"`; their
@@ -122,6 +131,43 @@ public struct ClipMotion: Sendable, Hashable {
             }
         }
         return state
+    }
+}
+
+/// A clip's `"motion"` (docs/effects.md; editly's and Shotstack's Ken Burns): the source rectangle `from` fills the
+/// canvas at the clip's first frame and the rectangle `to` at its end, the rectangle between them eased by `timing`
+/// over the clip's timeline length. Each rectangle is stretched onto the whole canvas (give it the canvas's aspect
+/// ratio to keep the picture undistorted).
+public struct RectangleMotion: Sendable, Hashable {
+    /// Display-oriented source pixels shown full-canvas at the clip's start.
+    public var from: CropRect
+    /// Display-oriented source pixels shown full-canvas at the clip's end.
+    public var to: CropRect
+    /// The pace from one to the other.
+    public var timing: Timing
+    /// Where it was written: `$.timeline.clips[i].motion`.
+    public var path: JSONPath
+
+    /// A move from `from` to `to`.
+    public init(from: CropRect, to: CropRect, timing: Timing = .linear, path: JSONPath) {
+        self.from = from
+        self.to = to
+        self.timing = timing
+        self.path = path
+    }
+
+    /// The rectangle at `progress` (0 at the clip's start, 1 at its end) after easing.
+    public func rectangle(at progress: Double) -> CropRect {
+        let p = timing.progress(min(max(progress, 0), 1))
+        func mix(_ a: Double, _ b: Double) -> Double { a + (b - a) * p }
+        return CropRect(x: mix(from.x, to.x), y: mix(from.y, to.y), width: mix(from.width, to.width),
+                        height: mix(from.height, to.height))
+    }
+
+    /// The transform showing `rectangle` on a `canvas`-sized canvas: source (x, y) ↦ ((x − rx)·W/rw, (y − ry)·H/rh).
+    public static func transform(showing rectangle: CropRect, canvas: PixelSize) -> AffineTransform {
+        let sx = Double(canvas.width) / rectangle.width, sy = Double(canvas.height) / rectangle.height
+        return AffineTransform(a: sx, b: 0, c: 0, d: sy, tx: -rectangle.x * sx, ty: -rectangle.y * sy)
     }
 }
 

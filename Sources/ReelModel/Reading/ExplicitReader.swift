@@ -78,7 +78,9 @@ extension DocumentDecoder {
         guard let fields = object(json, path, .mediaSegment, expected: "a segment object") else { return (nil, false) }
         var complete = true
         let asset = fields["asset"].flatMap { assetReference($0, path.key("asset")) }
-        let source = fields["source"].flatMap { timeRange($0, path.key("source")) }
+        // A freeze's source range is one instant: {"start": T, "duration": 0}.
+        let freezes = fields["freeze"]?.value.boolValue == true
+        let source = fields["source"].flatMap { freezes ? instantRange($0, path.key("source")) : timeRange($0, path.key("source")) }
         let target = fields["target"].flatMap { timeRange($0, path.key("target")) }
         let sourceTrack = fields["sourceTrack"].flatMap { integer($0, path.key("sourceTrack"), in: 0...1023, what: "a stream index") }
         var pitch = Pitch.keep
@@ -89,8 +91,42 @@ extension DocumentDecoder {
         if let json = fields["fit"] {
             if let value: Fit = enumeration(json, path.key("fit"), "fit") { fit = value } else { complete = false }
         }
+        var timing = SegmentTiming.forward
+        let reverse = fields["reverse"].flatMap { bool($0, path.key("reverse")) }
+        let freeze = fields["freeze"].flatMap { bool($0, path.key("freeze")) }
+        if (fields.has("reverse") && reverse == nil) || (fields.has("freeze") && freeze == nil) { complete = false }
+        if reverse == true && freeze == true {
+            error(path.key("freeze"), "a segment cannot both freeze and reverse",
+                  hint: "remove \"reverse\" (a freeze holds one instant) or \"freeze\"")
+            complete = false
+        } else if reverse == true {
+            timing = .reversed
+        } else if freeze == true {
+            timing = .frozen
+        }
         guard let asset, let source, let target, !fields.has("sourceTrack") || sourceTrack != nil else { return (nil, false) }
-        return (Segment(asset: asset, sourceTrack: sourceTrack, source: source, target: target, pitch: pitch, fit: fit), complete)
+        return (Segment(asset: asset, sourceTrack: sourceTrack, source: source, target: target, pitch: pitch, fit: fit,
+                        timing: timing), complete)
+    }
+
+    /// The source range of a frozen segment: `{"start": T, "duration": 0}` (or `"end": T`), an instant.
+    private func instantRange(_ json: JSON, _ path: JSONPath) -> TimeRange? {
+        guard let fields = object(json, path, .timeRange, expected: "a time range {\"start\", \"duration\": 0}"),
+              let start = fields["start"].flatMap({ instant($0, path.key("start")) }) else { return nil }
+        let length: Time?
+        if let durationJSON = fields["duration"] {
+            length = time(durationJSON, path.key("duration"))
+        } else if let endJSON = fields["end"] {
+            length = time(endJSON, path.key("end")).flatMap { try? $0 - start }
+        } else {
+            length = nil
+        }
+        guard let length, length.isZero else {
+            error(path, "a frozen segment's source range is one instant",
+                  hint: "write {\"start\": T, \"duration\": 0}, T being the source time held")
+            return nil
+        }
+        return try? TimeRange(start: start, duration: .zero)
     }
 
     // MARK: audioMix

@@ -134,8 +134,72 @@ extension DocumentDecoder {
                 clip.effects = effects
             } else { refused.insert("effects") }
         }
+        clip.freezeAt = take(fields["freezeAt"].flatMap { instant($0, path.key("freezeAt")) }, "freezeAt")
+        clip.reverse = take(fields["reverse"].flatMap { bool($0, path.key("reverse")) }, "reverse") ?? false
+        if let json = fields["motion"] {
+            clip.rectangleMotion = readRectangleMotion(json, path.key("motion"))
+            if clip.rectangleMotion == nil { refused.insert("motion") }
+            for key in ["fit", "position", "scale", "rotation", "animations"] where fields.has(key) {
+                error(path.key("motion"), "\"motion\" cannot be combined with \"\(key)\": its rectangles place the picture",
+                      hint: "remove \"\(key)\"; motion's rectangles say which part of the source fills the canvas")
+                refused.insert("motion")
+            }
+        }
+        checkTimeEffects(fields, path, refused: &refused)
         clip.refusedKeys = refused
         return .clip(clip)
+    }
+
+    /// A clip's `motion`: two source rectangles with positive sizes and an optional timing. Nil after reporting.
+    private func readRectangleMotion(_ json: JSON, _ path: JSONPath) -> RectangleMotion? {
+        guard let fields = object(json, path, .rectangleMotion) else { return nil }
+        func rectangle(_ key: String) -> CropRect? {
+            guard let json = fields[key] else { return nil }
+            guard let values = numbers(json, path.key(key), count: 4, expected: "a rectangle [x, y, w, h] in source pixels",
+                                       in: -65_536...65_536) else { return nil }
+            guard values[2] > 0, values[3] > 0 else {
+                error(path.key(key), "a motion rectangle's width and height must be greater than 0",
+                      hint: "write [x, y, w, h] with w and h in source pixels")
+                return nil
+            }
+            return CropRect(x: values[0], y: values[1], width: values[2], height: values[3])
+        }
+        let from = rectangle("from"), to = rectangle("to")
+        var timing = Timing.linear
+        if let json = fields["timing"] {
+            guard let value: Timing = enumeration(json, path.key("timing"), "timing") else { return nil }
+            timing = value
+        }
+        guard let from, let to else { return nil }
+        return RectangleMotion(from: from, to: to, timing: timing, path: path)
+    }
+
+    /// `freezeAt` and `reverse` against the keys they exclude (docs/effects.md): a freeze holds one source instant
+    /// for `duration` seconds of timeline time, so nothing else may say which source range plays or how fast; and
+    /// neither takes sound from outside its picture (audioLead, audioTail) or carries source-timed captions.
+    private func checkTimeEffects(_ fields: Fields, _ path: JSONPath, refused: inout Set<String>) {
+        if fields.has("freezeAt") {
+            let freezePath = path.key("freezeAt")
+            for key in ["in", "out", "speed", "reverse", "pitch", "audioLead", "audioTail", "captions"] where fields.has(key) {
+                error(freezePath, "\"freezeAt\" cannot be combined with \"\(key)\": a freeze holds one source instant",
+                      hint: key == "in" || key == "out"
+                        ? "remove \"\(key)\"; freezeAt is the source time held and duration how long it is shown"
+                        : "remove \"\(key)\", or play the clip instead of freezing it")
+                refused.insert("freezeAt")
+            }
+            if !fields.has("duration") {
+                error(freezePath, "a freeze needs a \"duration\": how long the frame is held, in timeline seconds",
+                      hint: "add \"duration\", e.g. \"duration\": 2")
+                refused.insert("freezeAt")
+            }
+        }
+        if fields["reverse"].flatMap({ $0.value.boolValue }) == true {
+            for key in ["audioLead", "audioTail", "captions"] where fields.has(key) {
+                error(path.key("reverse"), "\"reverse\" cannot be combined with \"\(key)\"",
+                      hint: "remove \"\(key)\" from the reversed clip")
+                refused.insert("reverse")
+            }
+        }
     }
 
     /// A clip's `position`, `scale`, `rotation`, `crop` and `animations` (as titles have them, SPEC §3.5; crop as

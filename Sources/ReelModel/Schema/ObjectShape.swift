@@ -28,7 +28,7 @@ extension ObjectShape {
     public static let all: [ObjectShape] = [
         .project, .timeRange,
         .output, .videoOutput, .audioOutput, .loudness, .fileAsset, .imageAsset, .colorAsset, .sequenceAsset,
-        .timeline, .gap, .clip, .transition, .audioTrack, .ducking, .volumeAutomation,
+        .timeline, .gap, .clip, .transition, .rectangleMotion, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
         .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .stepKey, .rampKey, .decomposedTransform,
@@ -99,8 +99,12 @@ extension ObjectShape {
     public static let clip = ObjectShape(
         name: "clip",
         allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
-                  "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects"],
+                  "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects",
+                  "freezeAt", "reverse", "motion"],
         required: ["asset"])
+
+    /// A clip's `motion`: source rectangles shown full-canvas, moving from one to the other (docs/effects.md).
+    public static let rectangleMotion = ObjectShape(name: "motion", allowed: ["from", "to", "timing"], required: ["from", "to"])
 
     /// A clip's `transition` (SPEC §3.1).
     public static let transition = ObjectShape(
@@ -184,7 +188,7 @@ extension ObjectShape {
 
     /// A media segment among a track's segments (SPEC §4.1).
     public static let mediaSegment = ObjectShape(
-        name: "media segment", allowed: ["asset", "source", "target", "sourceTrack", "pitch", "fit"],
+        name: "media segment", allowed: ["asset", "source", "target", "sourceTrack", "pitch", "fit", "reverse", "freeze"],
         required: ["asset", "source", "target"])
 
     /// `audioMix` (SPEC §4.2).

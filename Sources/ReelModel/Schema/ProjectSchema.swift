@@ -65,6 +65,7 @@ public enum ProjectSchema {
             FormatTable(shape: .clip, keys: clipKeys),
             FormatTable(shape: .gap, keys: gapKeys),
             FormatTable(shape: .transition, keys: transitionKeys),
+            FormatTable(shape: .rectangleMotion, keys: rectangleMotionKeys),
             FormatTable(shape: .audioTrack, keys: audioTrackKeys),
             FormatTable(shape: .ducking, keys: duckingKeys),
             FormatTable(shape: .volumeAutomation, keys: volumeAutomationKeys),
@@ -320,6 +321,25 @@ public enum ProjectSchema {
             FormatKey("effects", arrayOf(ref("effect")),
                       "Filters run in order on the clip's source picture before it is placed (docs/effects.md); rect, radius and size in canvas pixels, start in seconds from the clip's start on the timeline.",
                       default: .described("none"), example: #"[{"type": "blur", "radius": 8, "rect": [100, 60, 200, 120]}]"#),
+            FormatKey("freezeAt", ref("time"),
+                      "A freeze frame: the source time whose picture is held for duration (timeline seconds), silent; not with in, out, speed or reverse (docs/effects.md).",
+                      default: .described("none: the clip plays"), example: "2.5"),
+            FormatKey("reverse", boolean,
+                      "Plays [in, out) backwards, pictures and sound, frame- and sample-exact (docs/effects.md).",
+                      default: .bool(false)),
+            FormatKey("motion", ref("motion"),
+                      "A pan and zoom (Ken Burns): source rectangles shown full-canvas, from one to the other over the clip; in place of fit, position, scale, rotation and animations (docs/effects.md).",
+                      default: .described("none"), example: #"{"from": [0, 0, 1920, 1080], "to": [480, 270, 960, 540], "timing": "easeInOut"}"#),
+        ]
+    }
+
+    private static var rectangleMotionKeys: [FormatKey] {
+        [
+            FormatKey("from", ref("crop"), "The source rectangle [x, y, w, h] (display-oriented source pixels) filling the canvas at the clip's first frame.",
+                      default: .required),
+            FormatKey("to", ref("crop"), "The source rectangle filling the canvas at the clip's end.", default: .required),
+            FormatKey("timing", enumeration(Timing.allCases), "The pace between them: the curves titles' animations use.",
+                      default: .enumCase(Timing.linear)),
         ]
     }
 
@@ -587,6 +607,12 @@ public enum ProjectSchema {
             FormatKey("pitch", ref("pitch"), "How its audio sounds at a rate other than 1.", default: .enumCase(Pitch.keep)),
             FormatKey("fit", enumeration(Fit.allCases), "How pictures whose size differs from the probed one are fitted to the canvas.",
                       default: .enumCase(Fit.contain)),
+            FormatKey("reverse", boolean,
+                      "Plays the source range backwards: the target's start shows the picture just before source.end (docs/effects.md).",
+                      default: .bool(false)),
+            FormatKey("freeze", boolean,
+                      "Holds the picture at source.start for the whole target; source.duration must be 0. Video tracks only (docs/effects.md).",
+                      default: .bool(false)),
         ]
     }
 
@@ -901,6 +927,7 @@ public enum ProjectSchema {
                                                                         extra: [("not", requiring(["out", "duration"]))]))),
             ("pitch", described("How audio of a scaled segment sounds: time-stretched (keep) or resampled (varispeed).",
                                 enumeration(Pitch.allCases))),
+            ("motion", described("A clip's pan and zoom: source rectangles shown full-canvas.", closed(.rectangleMotion, rectangleMotionKeys))),
             ("transition", described("The passage into this clip from the previous one.", closed(.transition, transitionKeys, extra: [
                 ("allOf", array([
                     object([

@@ -123,7 +123,21 @@ private final class ValidationRun {
                     error(segmentPath.key("asset"), "unknown asset \"\(id)\"",
                           hint: unknownAssetHint(id, among: compiled.assets.map(\.id)))
                 }
-                if let source = segment.source {
+                if let source = segment.source, segment.timing == .frozen {
+                    if !source.duration.isZero {
+                        error(segmentPath.key("source"),
+                              "a freeze holds one instant, but the source range of segments[\(index)] lasts \(length(source.duration))",
+                              hint: "give the frozen segment a source duration of 0 (the instant held is source.start)")
+                    }
+                    if track.kind == .audio {
+                        error(segmentPath.key("freeze"), "segments[\(index)] freezes sound on audio track \(track.id)",
+                              hint: "a freeze is silent: use an empty segment on the audio track")
+                    }
+                    if source.start.isNegative {
+                        error(segmentPath.key("source"), "the source range starts at \(beforeZero(source.start))",
+                              hint: "media starts at 0")
+                    }
+                } else if let source = segment.source {
                     if source.duration.isZero {
                         error(segmentPath.key("source"), "the source range of segments[\(index)] has zero length",
                               hint: "zero-length ranges are not allowed")

@@ -131,6 +131,11 @@ public enum ProjectWriter {
         members.append(("target", rangeValue(segment.target)))
         if segment.pitch != .keep { members.append(("pitch", .string(segment.pitch.rawValue))) }
         if segment.fit != .contain { members.append(("fit", .string(segment.fit.rawValue))) }
+        switch segment.timing {
+        case .forward: break
+        case .reversed: members.append(("reverse", .bool(true)))
+        case .frozen: members.append(("freeze", .bool(true)))
+        }
         return object(members)
     }
 

@@ -132,8 +132,10 @@ public final class CompositionQueue {
                                                            format: format))
                 converted[layer.track] = (source, picture)
             }
-            layers.append(LayerSource(track: layer.track, picture: picture, rotation: layer.rotation,
-                                      opacity: layer.opacity, transform: layer.transform, crop: layer.crop))
+            var drawn = LayerSource(track: layer.track, picture: picture, rotation: layer.rotation,
+                                    opacity: layer.opacity, transform: layer.transform, crop: layer.crop)
+            drawn.isZooming = layer.isZooming
+            layers.append(drawn)
         }
         return CompositionRequest(frameIndex: request.frameIndex, compositionTime: request.compositionTime,
                                   background: request.background, layers: layers)

@@ -17,6 +17,10 @@ public struct LayerSource: Sendable {
     public let transform: AffineTransform
     /// The visible part of the display-oriented source, in its pixels (clamped to the frame), or nil for all of it.
     public let crop: CropRect?
+    /// Whether the layer is zooming at this instant (its transform is inside a ramp whose scale changes): it is then
+    /// drawn at sub-pixel positions, never snapped to the even pixel lines of the scaled fast path, so that a slow
+    /// zoom moves smoothly instead of in whole-pixel steps.
+    public var isZooming = false
 
     /// Describes a layer showing `picture` from `track`.
     public init(track: Int, picture: SharedFrame, rotation: Int = 0, opacity: Double = 1,

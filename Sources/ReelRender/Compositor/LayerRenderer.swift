@@ -179,7 +179,8 @@ final class LayerRenderer {
         }
         let t = layer.transform
         // A pure fractional translation stays on the bilinear path: libswscale would snap it to whole pixels.
-        if fastPaths, t.b == 0, t.c == 0, t.a > 0, t.d > 0, t.a != 1 || t.d != 1 {
+        // So does a zooming layer: snapped edges would step by whole pixels from frame to frame.
+        if fastPaths, !layer.isZooming, t.b == 0, t.c == 0, t.a > 0, t.d > 0, t.a != 1 || t.d != 1 {
             let full = EvenRect(x0: t.tx, y0: t.ty, x1: t.tx + t.a * Double(width), y1: t.ty + t.d * Double(height))
             // Beyond twice the canvas a whole scaled picture costs more than resampling the visible part.
             if full.width >= 2, full.height >= 2, full.width <= 2 * canvasWidth, full.height <= 2 * canvasHeight {

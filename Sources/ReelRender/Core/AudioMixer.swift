@@ -19,6 +19,8 @@ final class AudioMixer {
         let track: Int
         let asset: String
         let stream: Int
+        /// For a reversed segment, the sum of its first and last source samples (`ReversedAudioSource`); nil forwards.
+        var mirror: Int64? = nil
     }
 
     /// One media segment of a track, on the sample grid.
@@ -30,6 +32,9 @@ final class AudioMixer {
         let mapping: TimeMapping
         let rate: Rational
         let varispeed: Bool
+        /// For a reversed segment, the sum of its first and last source samples: its mapping then runs forwards
+        /// over a reader that turns the source round (`ReversedAudioSource`).
+        var mirror: Int64?
         /// Composition samples [first, end) this segment covers.
         let first: Int64
         let end: Int64
@@ -47,6 +52,8 @@ final class AudioMixer {
             self.first = first
             self.end = end
         }
+
+        var readerKey: ReaderKey { ReaderKey(track: track, asset: asset, stream: stream, mirror: mirror) }
     }
 
     private struct TrackPlan {
@@ -85,9 +92,15 @@ final class AudioMixer {
                     let first = try segment.target.start.count(atRate: rate, rounding: .up)
                     let end = try segment.target.end.count(atRate: rate, rounding: .up)
                     guard end > first else { continue }
-                    segments.append(SegmentPlan(
-                        track: track.id, asset: asset, stream: stream, mapping: mapping, rate: try mapping.rate,
-                        varispeed: segment.pitch == .varispeed, first: first, end: end))
+                    let plan = SegmentPlan(
+                        track: track.id, asset: asset, stream: stream,
+                        mapping: TimeMapping(source: mapping.source, target: mapping.target), rate: try mapping.rate,
+                        varispeed: segment.pitch == .varispeed, first: first, end: end)
+                    if mapping.isReversed {
+                        plan.mirror = try mapping.source.start.count(atRate: rate, rounding: .nearest)
+                            + mapping.source.end.count(atRate: rate, rounding: .nearest) - 1
+                    }
+                    segments.append(plan)
                 } catch {
                     throw RenderError(.invalid, "audio segment at \(segment.target.start) s cannot be placed on the sample grid")
                 }
@@ -111,7 +124,7 @@ final class AudioMixer {
             var i = index
             while i < tracks[t].segments.count, tracks[t].segments[i].first < end {
                 let segment = tracks[t].segments[i]
-                needed.insert(ReaderKey(track: segment.track, asset: segment.asset, stream: segment.stream))
+                needed.insert(segment.readerKey)
                 let from = max(start, segment.first), to = min(end, segment.end)
                 try render(segment, from: from, count: Int(to - from))
                 for gain in tracks[t].gains {
@@ -126,7 +139,7 @@ final class AudioMixer {
             }
             if i < tracks[t].segments.count {
                 let next = tracks[t].segments[i]
-                needed.insert(ReaderKey(track: next.track, asset: next.asset, stream: next.stream))
+                needed.insert(next.readerKey)
             }
         }
         for c in 0..<channels {
@@ -166,14 +179,17 @@ final class AudioMixer {
     }
 
     private func reader(for segment: SegmentPlan) throws(RenderError) -> any AudioSourceReader {
-        let key = ReaderKey(track: segment.track, asset: segment.asset, stream: segment.stream)
+        let key = segment.readerKey
         if let open = readers[key] { return open }
         guard let entry = catalog[segment.asset], entry.kind == .media, let path = entry.path else {
             throw RenderError(.internal, "asset \"\(segment.asset)\" has no file")
         }
         do {
-            let reader = try opener.openAudio(
+            var reader = try opener.openAudio(
                 path: path, stream: segment.stream, sampleRate: sampleRate, channels: channels)
+            if let mirror = segment.mirror {
+                reader = ReversedAudioSource(reader, mirror: mirror, channels: channels, blockLength: sampleRate)
+            }
             readers[key] = reader
             return reader
         } catch {

@@ -40,9 +40,13 @@ final class LayerEvaluator {
         let crop: CropRect? = layer.crop.isEmpty ? nil : layer.crop.value(
             at: time, default: CropRect(x: 0, y: 0, width: .infinity, height: .infinity), interpolate: CropRect.interpolate)
         let (fitted, fittedCrop) = Self.fitting(frame, canvas: compositionSize, transform: transform, crop: crop)
-        let picture = LayerSource(
+        var picture = LayerSource(
             track: layer.track, frame: frame.picture, rotation: frame.rotation, opacity: opacity,
             transform: fitted, crop: fittedCrop)
+        picture.isZooming = layer.transform.keys.contains { key in
+            guard case .ramp(let range, let from, let to, _) = key, range.contains(time) else { return false }
+            return from.a != to.a || from.b != to.b || from.c != to.c || from.d != to.d
+        }
         guard let backdrop = layer.backdrop else { return [picture] }
 
         let rect = backdrop.rect

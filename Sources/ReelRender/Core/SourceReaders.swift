@@ -22,6 +22,9 @@ protocol AudioSourceReader: AnyObject {
 protocol SourceOpener {
     /// A reader of video stream `stream` of the file at `path`.
     func openVideo(path: String, stream: Int) throws(MediaError) -> any VideoSourceReader
+    /// A reader of video stream `stream` of the file at `path` for a reversed segment: its `frame(at: s)` is the
+    /// picture with the greatest presentation time < s, decoded backwards in bounded windows.
+    func openReversedVideo(path: String, stream: Int) throws(MediaError) -> any VideoSourceReader
     /// A reader of audio stream `stream` of the file at `path`, resampled to `sampleRate` Hz and `channels`.
     func openAudio(path: String, stream: Int, sampleRate: Int, channels: Int) throws(MediaError)
         -> any AudioSourceReader
@@ -36,10 +39,21 @@ struct MediaFileOpener: SourceOpener {
         try VideoReader(path: path, streamIndex: stream, policy: policy)
     }
 
+    func openReversedVideo(path: String, stream: Int) throws(MediaError) -> any VideoSourceReader {
+        ReversedVideoSource(try ReversedVideoReader(path: path, streamIndex: stream, policy: policy))
+    }
+
     func openAudio(path: String, stream: Int, sampleRate: Int, channels: Int) throws(MediaError)
         -> any AudioSourceReader
     {
         try AudioReader(path: path, streamIndex: stream, policy: policy, sampleRate: sampleRate, channels: channels)
+    }
+}
+
+extension SourceOpener {
+    /// Openers without backwards decoding (test fakes) refuse reversed segments.
+    func openReversedVideo(path: String, stream: Int) throws(MediaError) -> any VideoSourceReader {
+        throw MediaError(.unsupported, "this source opener cannot play video backwards", path: path)
     }
 }
 

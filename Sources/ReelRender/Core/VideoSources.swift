@@ -33,6 +33,8 @@ final class VideoSources {
         let track: Int
         let asset: String
         let stream: Int
+        /// Reversed segments decode backwards, through a reader of their own.
+        var reversed = false
     }
 
     private let tracks: [Int: [Segment]]
@@ -78,13 +80,14 @@ final class VideoSources {
         guard let stream = segment.sourceTrack ?? entry?.videoStream, let path = entry?.path else {
             throw RenderError(.internal, "asset \"\(asset)\" has no probed video stream")
         }
-        let key = ReaderKey(track: trackID, asset: asset, stream: stream)
+        let key = ReaderKey(track: trackID, asset: asset, stream: stream, reversed: segment.timing == .reversed)
         let reader: any VideoSourceReader
         if let open = readers[key] {
             reader = open
         } else {
             do {
-                reader = try opener.openVideo(path: path, stream: stream)
+                reader = key.reversed ? try opener.openReversedVideo(path: path, stream: stream)
+                    : try opener.openVideo(path: path, stream: stream)
             } catch {
                 throw RenderError(media: error, asset: asset)
             }
@@ -112,7 +115,7 @@ final class VideoSources {
                 let asset = segments[index].asset
             else { continue }
             if let stream = segments[index].sourceTrack ?? catalog[asset]?.videoStream {
-                needed.insert(ReaderKey(track: id, asset: asset, stream: stream))
+                needed.insert(ReaderKey(track: id, asset: asset, stream: stream, reversed: segments[index].timing == .reversed))
             }
         }
         readers = readers.filter { needed.contains($0.key) }

@@ -270,6 +270,7 @@ struct SmartPlanner {
             return .failure(Refusal("it shows the background"))
         }
         if source.duration != segment.target.duration { return .failure(Refusal("'\(asset)' plays at another speed")) }
+        if segment.timing != .forward { return .failure(Refusal("'\(asset)' plays \(segment.timing == .reversed ? "backwards" : "frozen")")) }
         guard catalog[asset]?.kind == .media else { return .failure(Refusal("'\(asset)' is a still or a colour")) }
         return .success((asset, segment))
     }

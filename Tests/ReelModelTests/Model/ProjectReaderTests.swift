@@ -142,7 +142,7 @@ import ReelTime
             "error: $.assets.a: missing \"path\"\n       hint: give the asset a \"path\" (or \"image\" or \"color\")",
             "error: $.timeline.clip: unknown key \"clip\"\n       hint: did you mean \"clips\"?",
             "error: $.timeline.clips[0].speeed: unknown key \"speeed\"\n       hint: did you mean \"speed\"?",
-            "error: $.timeline.clips[0].zzz: unknown key \"zzz\"\n       hint: allowed keys: asset, in, out, duration, speed, volume, muted, fit, pitch, transition, audioLead, audioTail, position, scale, rotation, crop, animations, captions, effects",
+            "error: $.timeline.clips[0].zzz: unknown key \"zzz\"\n       hint: allowed keys: asset, in, out, duration, speed, volume, muted, fit, pitch, transition, audioLead, audioTail, position, scale, rotation, crop, animations, captions, effects, freezeAt, reverse, motion",
         ])
     }
 
@@ -212,7 +212,7 @@ import ReelTime
             "error: $.timeline.clips[0].volume: gain 5 is out of range\n       hint: gains are from 0 to 4 (+12 dB)",
             "error: $.timeline.clips[1].duration: duration 0 s is not greater than 0\n       hint: give it a length greater than 0",
             "error: $.timeline.clips[1].volume: gain 20dB is out of range\n       hint: gains are from 0 to 4 (+12 dB)",
-            "error: $.timeline.clips[1].fit: unknown fit \"fill\"\n       hint: use one of contain, cover, stretch, none",
+            "error: $.timeline.clips[1].fit: unknown fit \"fill\"\n       hint: use one of contain, cover, stretch, none, blur",
             "error: $.timeline.clips[2].gap: gap 0 s is not greater than 0\n       hint: give it a length greater than 0",
             "error: $.timeline.clips[3].duration: \"out\" and \"duration\" are both given\n       hint: keep one of them",
             "error: $.timeline.clips[3].muted: expected true or false, found a string",
