@@ -283,32 +283,8 @@ struct PackageFolder {
         let written = ((try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder)) ?? [])
             .filter { Self.belongs($0, stem: stem, playlist: playlist) }
             .sorted { ($0 == playlist ? 1 : 0, $0) < ($1 == playlist ? 1 : 0, $1) }
-        var moved: [String] = []
-        for name in written {
-            let from = "\(temporaryFolder)/\(name)", to = "\(folder)/\(name)"
-            if overwrite {
-                guard rename(from, to) == 0 else {
-                    throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(errno)))")
-                }
-                continue
-            }
-            if link(from, to) == 0 {
-                moved.append(to)
-                continue
-            }
-            let code = errno
-            var status = stat()
-            let appeared = code == EEXIST || lstat(to, &status) == 0
-            if !appeared, code == EPERM || code == ENOTSUP || code == EXDEV, rename(from, to) == 0 {
-                moved.append(to)
-                continue
-            }
-            for file in moved { unlink(file) }
-            if appeared {
-                throw RenderError(.cannotCreateOutput, "\(to) appeared while rendering; use --force to replace the package")
-            }
-            throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(code)))")
-        }
+        try moveIntoPlace(written, from: temporaryFolder, to: { "\(folder)/\($0)" }, overwrite: overwrite,
+                          what: "package")
         if overwrite {
             let kept = Set(written)
             for name in existing where !kept.contains(name) { unlink("\(folder)/\(name)") }
@@ -385,33 +361,8 @@ struct SequenceFolder {
         defer { discard() }
         let written = ((try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder)) ?? [])
             .filter { pattern.frameNumber(ofFileName: $0) != nil }
-        var moved: [String] = []
-        for name in written {
-            let from = "\(temporaryFolder)/\(name)", to = "\(pattern.folder)\(name)"
-            if overwrite {
-                guard rename(from, to) == 0 else {
-                    throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(errno)))")
-                }
-                continue
-            }
-            if link(from, to) == 0 {
-                moved.append(to)
-                continue
-            }
-            let code = errno
-            var status = stat()
-            let appeared = code == EEXIST || lstat(to, &status) == 0
-            // Filesystems without hard links: a check and a rename.
-            if !appeared, code == EPERM || code == ENOTSUP || code == EXDEV, rename(from, to) == 0 {
-                moved.append(to)
-                continue
-            }
-            for file in moved { unlink(file) }
-            if appeared {
-                throw RenderError(.cannotCreateOutput, "\(to) appeared while rendering; use --force to replace the sequence")
-            }
-            throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(code)))")
-        }
+        try moveIntoPlace(written, from: temporaryFolder, to: { "\(pattern.folder)\($0)" }, overwrite: overwrite,
+                          what: "sequence")
         if overwrite {
             // The frames of an older, longer sequence would otherwise follow the new ones.
             let kept = Set(written)
@@ -436,5 +387,40 @@ struct SequenceFolder {
     static func removeTemporaryFolder(_ path: String) {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] { unlink("\(path)/\(name)") }
         rmdir(path)
+    }
+}
+
+/// Moves the files `names` of `temporaryFolder` to `destination(name)`, in order. With `overwrite` each replaces
+/// what is there; without, a file never replaces one that exists (a hard link, or on filesystems without them a
+/// check and a rename), and when one cannot be placed the files this call placed are removed again and the error
+/// says whether one appeared meanwhile (`what` names the whole: "package", "sequence").
+func moveIntoPlace(_ names: [String], from temporaryFolder: String, to destination: (String) -> String,
+                   overwrite: Bool, what: String) throws(RenderError) {
+    var moved: [String] = []
+    for name in names {
+        let from = "\(temporaryFolder)/\(name)", to = destination(name)
+        if overwrite {
+            guard rename(from, to) == 0 else {
+                throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(errno)))")
+            }
+            continue
+        }
+        if link(from, to) == 0 {
+            moved.append(to)
+            continue
+        }
+        let code = errno
+        var status = stat()
+        let appeared = code == EEXIST || lstat(to, &status) == 0
+        // Filesystems without hard links: a check and a rename.
+        if !appeared, code == EPERM || code == ENOTSUP || code == EXDEV, rename(from, to) == 0 {
+            moved.append(to)
+            continue
+        }
+        for file in moved { unlink(file) }
+        if appeared {
+            throw RenderError(.cannotCreateOutput, "\(to) appeared while rendering; use --force to replace the \(what)")
+        }
+        throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(code)))")
     }
 }
