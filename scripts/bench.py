@@ -348,6 +348,23 @@ def effects_project(output, source, effects):
     }
 
 
+def timed_rounds(commands, rounds, warmup, part):
+    """Runs every command of `commands` (name -> argv) `warmup` times untimed, then `rounds` times timed, starting
+    each round at the next command so that no command always runs first; prints each measurement and returns them
+    by name."""
+    results = {name: [] for name in commands}
+    for _ in range(warmup):
+        for name in commands:
+            measure(commands[name], f"{part} warm-up ({name})")
+    for round_index in range(rounds):
+        order = list(commands)[round_index % len(commands):] + list(commands)[:round_index % len(commands)]
+        for name in order:
+            result = measure(commands[name], f"{part} round {round_index + 1} ({name})")
+            results[name].append(result)
+            print(f"   round {round_index + 1} {name:12} wall {result.wall:7.2f} s  cpu {result.cpu:7.2f} s", flush=True)
+    return results
+
+
 def run_effects(reel, rounds, warmup):
     """The cost of effects (docs/effects.md): a 1080p render with a LUT on every frame, with a blurred region and
     with a chroma key, as ratios to the same render without them. Prints medians; returns every measurement."""
@@ -364,16 +381,7 @@ def run_effects(reel, rounds, warmup):
         for index, (name, effects) in enumerate(variants.items())}
     print(f"\n== effects: {EFFECTS_SECONDS} s of {EFFECTS_WIDTH}x{EFFECTS_HEIGHT} at {FPS} fps, "
           "reel with effects vs reel without", flush=True)
-    results = {name: [] for name in commands}
-    for _ in range(warmup):
-        for name in commands:
-            measure(commands[name], f"effects warm-up ({name})")
-    for round_index in range(rounds):
-        order = list(commands)[round_index % len(commands):] + list(commands)[:round_index % len(commands)]
-        for name in order:
-            result = measure(commands[name], f"effects round {round_index + 1} ({name})")
-            results[name].append(result)
-            print(f"   round {round_index + 1} {name:12} wall {result.wall:7.2f} s  cpu {result.cpu:7.2f} s", flush=True)
+    results = timed_rounds(commands, rounds, warmup, "effects")
     base = medians(results["none"])
     print(f"\n{'':12} {'wall s':>8} {'cpu s':>8} {'wall ratio':>11} {'cpu ratio':>10}")
     for name in commands:
@@ -415,16 +423,7 @@ def run_renditions(reel, rounds, warmup):
         commands[f"{width}x{height}"] = reel_render_args(reel, write_project(project, f"renditions-{width}x{height}"))
     sizes = ", ".join(f"{w}x{h}" for w, h in RENDITION_SIZES)
     print(f"\n== renditions: the cuts at {sizes} in one render (outputs) vs three separate renders", flush=True)
-    results = {name: [] for name in commands}
-    for _ in range(warmup):
-        for name in commands:
-            measure(commands[name], f"renditions warm-up ({name})")
-    for round_index in range(rounds):
-        order = list(commands)[round_index % len(commands):] + list(commands)[:round_index % len(commands)]
-        for name in order:
-            result = measure(commands[name], f"renditions round {round_index + 1} ({name})")
-            results[name].append(result)
-            print(f"   round {round_index + 1} {name:10} wall {result.wall:7.2f} s  cpu {result.cpu:7.2f} s", flush=True)
+    results = timed_rounds(commands, rounds, warmup, "renditions")
     one = medians(results["one pass"])
     singles = [medians(results[f"{w}x{h}"]) for w, h in RENDITION_SIZES]
     total = (sum(m[0] for m in singles), sum(m[1] for m in singles))

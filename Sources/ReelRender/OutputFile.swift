@@ -284,11 +284,7 @@ struct PackageFolder {
             .filter { Self.belongs($0, stem: stem, playlist: playlist) }
             .sorted { ($0 == playlist ? 1 : 0, $0) < ($1 == playlist ? 1 : 0, $1) }
         try moveIntoPlace(written, from: temporaryFolder, to: { "\(folder)/\($0)" }, overwrite: overwrite,
-                          what: "package")
-        if overwrite {
-            let kept = Set(written)
-            for name in existing where !kept.contains(name) { unlink("\(folder)/\(name)") }
-        }
+                          replacing: existing, what: "package")
     }
 
     /// The files of the package now in the folder, removed (another output of the render failed to move).
@@ -362,12 +358,7 @@ struct SequenceFolder {
         let written = ((try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder)) ?? [])
             .filter { pattern.frameNumber(ofFileName: $0) != nil }
         try moveIntoPlace(written, from: temporaryFolder, to: { "\(pattern.folder)\($0)" }, overwrite: overwrite,
-                          what: "sequence")
-        if overwrite {
-            // The frames of an older, longer sequence would otherwise follow the new ones.
-            let kept = Set(written)
-            for name in existing where !kept.contains(name) { unlink("\(pattern.folder)\(name)") }
-        }
+                          replacing: existing, what: "sequence")
     }
 
     /// Removes the hidden folder and whatever is in it.
@@ -393,9 +384,11 @@ struct SequenceFolder {
 /// Moves the files `names` of `temporaryFolder` to `destination(name)`, in order. With `overwrite` each replaces
 /// what is there; without, a file never replaces one that exists (a hard link, or on filesystems without them a
 /// check and a rename), and when one cannot be placed the files this call placed are removed again and the error
-/// says whether one appeared meanwhile (`what` names the whole: "package", "sequence").
+/// says whether one appeared meanwhile (`what` names the whole: "package", "sequence"). With `overwrite`, the
+/// files of `existing` (an older package or sequence there) that the new one does not replace are removed, so an
+/// older, longer sequence's frames do not follow the new ones.
 func moveIntoPlace(_ names: [String], from temporaryFolder: String, to destination: (String) -> String,
-                   overwrite: Bool, what: String) throws(RenderError) {
+                   overwrite: Bool, replacing existing: [String], what: String) throws(RenderError) {
     var moved: [String] = []
     for name in names {
         let from = "\(temporaryFolder)/\(name)", to = destination(name)
@@ -422,5 +415,9 @@ func moveIntoPlace(_ names: [String], from temporaryFolder: String, to destinati
             throw RenderError(.cannotCreateOutput, "\(to) appeared while rendering; use --force to replace the \(what)")
         }
         throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(code)))")
+    }
+    if overwrite {
+        let kept = Set(names)
+        for name in existing where !kept.contains(name) { unlink(destination(name)) }
     }
 }

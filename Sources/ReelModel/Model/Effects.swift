@@ -56,12 +56,6 @@ public enum EffectKind: Sendable, Hashable {
     /// the layer gains per-pixel alpha and shows the layers below where its colour matches.
     case chromaKey(ChromaKey)
 
-    /// Whether it gives the picture an alpha channel (a key).
-    public var makesAlpha: Bool {
-        if case .chromaKey = self { return true }
-        return false
-    }
-
     /// Its `"type"`.
     public var typeName: EffectTypeName {
         switch self {
