@@ -200,7 +200,8 @@ public struct AVCConfiguration: Sendable, Equatable {
 /// Reads bits most significant first; reading past the end gives nil.
 struct BitReader {
     private let bytes: [UInt8]
-    private var position = 0
+    /// Bits read so far.
+    private(set) var position = 0
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -214,6 +215,16 @@ struct BitReader {
         guard position / 8 < bytes.count else { return nil }
         let value = Int(bytes[position / 8] >> (7 - UInt8(position % 8))) & 1
         position += 1
+        return value
+    }
+
+    /// u(n): `count` bits (at most 32) as an unsigned number.
+    mutating func bits(_ count: Int) -> Int? {
+        var value = 0
+        for _ in 0..<count {
+            guard let b = bit() else { return nil }
+            value = value << 1 | b
+        }
         return value
     }
 

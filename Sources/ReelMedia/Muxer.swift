@@ -132,6 +132,8 @@ public final class Muxer {
     private let output: OutputContext
     private var encoders: [Flushable] = []
     private let formatName: String
+    /// Whether the container is MP4 or MOV (sample entries such as `hvc1`).
+    var isQuickTimeFamily: Bool { output.isQuickTimeFamily }
     private let faststart: Bool
     /// Writing to a pipe, which cannot seek: MP4 and MOV are then fragmented.
     private let isPipe: Bool

@@ -115,15 +115,17 @@ extension PacketReader {
 }
 
 extension Muxer {
-    /// Adds an H.264 video stream whose packets are spliced from copied and re-encoded pictures: it takes the coding
-    /// parameters of stream `streamIndex` of `reader`, the out-of-band header `extradata` (an avcC record holding
-    /// every parameter set the packets use), and timestamps counted in frames of `frameRate`.
+    /// Adds an H.264 or HEVC video stream whose packets are spliced from copied and re-encoded pictures: it takes the
+    /// coding parameters of stream `streamIndex` of `reader`, the out-of-band header `extradata` (an avcC or hvcC
+    /// record holding every parameter set the packets use), and timestamps counted in frames of `frameRate`. HEVC in
+    /// MP4 and MOV is tagged `hvc1` (every parameter set in the sample entry), as Apple players require.
     ///
     /// The stream is tagged BT.709 video range, as every reel output is. Packets given to `write(_:to:)` carry
     /// timestamps in 1/frameRate.
     public func addSplicedVideo(copying streamIndex: Int, of reader: PacketReader, extradata: [UInt8],
-                                frameRate: Rational) throws(MediaError) -> MuxerStream {
+                                frameRate: Rational, isHEVC: Bool = false) throws(MediaError) -> MuxerStream {
         let stream = try addStream(copying: streamIndex, of: reader)
+        if isHEVC, isQuickTimeFamily { stream.stream.pointee.codecpar.pointee.codec_tag = fourCC("hvc1") }
         guard let par = stream.stream.pointee.codecpar else {
             throw MediaError(.internal, "a stream without codec parameters")
         }

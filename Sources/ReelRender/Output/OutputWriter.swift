@@ -82,10 +82,11 @@ final class OutputWriter {
                 self.video = .encoded(try muxer.addVideo(settings), conversion: .paletted(mapper, pending: IndexQueue()))
             case .spliced(let spliced):
                 let stream = try muxer.addSplicedVideo(copying: spliced.streamIndex, of: spliced.reader,
-                                                       extradata: spliced.extradata, frameRate: frameRate)
+                                                       extradata: spliced.extradata, frameRate: frameRate,
+                                                       isHEVC: spliced.codec == .hevc)
                 self.video = .spliced(SplicedVideoWriter(muxer: muxer, stream: stream,
                                                          reorderDepth: spliced.reorderDepth,
-                                                         lengthSize: spliced.lengthSize))
+                                                         lengthSize: spliced.lengthSize, codec: spliced.codec))
             case .none:
                 self.video = .none
             }
@@ -228,8 +229,8 @@ final class OutputWriter {
     }
 }
 
-/// An H.264 stream whose packets a smart render or a join splices: the source stream that describes it, the avcC
-/// record covering every parameter set its packets use, and how deep its pictures reorder.
+/// An H.264 or HEVC stream whose packets a smart render or a join splices: the source stream that describes it, the
+/// avcC or hvcC record covering every parameter set its packets use, and how deep its pictures reorder.
 struct SplicedVideo {
     /// The file whose stream `streamIndex` gives the codec parameters.
     let reader: PacketReader
@@ -240,6 +241,8 @@ struct SplicedVideo {
     let reorderDepth: Int64
     /// Bytes of each NAL unit's length prefix.
     let lengthSize: Int
+    /// H.264 (an avcC record) or HEVC (an hvcC record, `hvc1` in MP4 and MOV).
+    var codec: SpliceCodec = .h264
 }
 
 /// Numbers the packets of a spliced video stream and writes them: PTS the output frame, DTS the packet's decode
@@ -249,13 +252,15 @@ final class SplicedVideoWriter {
     private let stream: MuxerStream
     private let reorderDepth: Int64
     private let lengthSize: Int
+    private let codec: SpliceCodec
     private var written: Int64 = 0
 
-    init(muxer: Muxer, stream: MuxerStream, reorderDepth: Int64, lengthSize: Int) {
+    init(muxer: Muxer, stream: MuxerStream, reorderDepth: Int64, lengthSize: Int, codec: SpliceCodec) {
         self.muxer = muxer
         self.stream = stream
         self.reorderDepth = reorderDepth
         self.lengthSize = lengthSize
+        self.codec = codec
     }
 
     /// Writes a copied packet (already length-prefixed) as output frame `frame`.
@@ -268,6 +273,7 @@ final class SplicedVideoWriter {
     /// Writes an encoder's Annex B packet as output frame `frame`, its parameter sets left to the avcC record.
     func writeEncoded(_ packet: Packet, frame: Int64) throws(MediaError) {
         let units = H264Bitstream.units(ofAnnexB: packet.data).filter {
+            if codec == .hevc { return !HEVCBitstream.isParameterSet(HEVCBitstream.type(of: $0)) }
             let type = H264Bitstream.type(of: $0)
             return type != H264Bitstream.NALType.sps && type != H264Bitstream.NALType.pps
         }

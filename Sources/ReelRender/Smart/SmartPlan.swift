@@ -7,22 +7,23 @@ import ReelTime
 ///
 /// The output's frames are walked on the export's frame grid. A frame may be copied when it is an untouched picture
 /// of one source: a single layer with opacity 1, the identity transform, no crop and no backdrop, from a segment at
-/// speed 1 whose source stream matches the output (H.264 with an avcC header, the output's size, yuv420p,
-/// progressive, square pixels, the output's frame rate, BT.709 video range or untagged, no rotation), with the
-/// picture's own timestamp on the frame's source time, and nothing drawn over it (titles and overlays). Consecutive
-/// such frames of one source form a stretch; inside it, every whole closed GOP (an IDR picture up to the next) is
-/// copied, and the rest — from a cut to the next IDR, from the last IDR to a cut, transitions, titles — is
-/// re-encoded.
+/// speed 1 whose source stream matches the output (H.264 with an avcC header or HEVC with an hvcC header, the
+/// output's codec, size and pixel format, progressive, square pixels, the output's frame rate, BT.709 video range or
+/// untagged, no rotation), with the picture's own timestamp on the frame's source time, and nothing drawn over it
+/// (titles and overlays). Consecutive such frames of one source form a stretch; inside it, the packets from its
+/// first random-access picture (H.264 IDR, HEVC IRAP) are copied as far as they decode alone before the stretch
+/// ends, and the rest — from a cut to the next random-access picture, from the end of a copy to a cut, transitions,
+/// titles — is re-encoded.
 struct SmartPlan {
-    /// A stretch of one source's packets, copied: whole GOPs, the last of which may be cut short after a picture
-    /// that closes a contiguous run (see `SourcePacketIndex.GOP.copyablePrefixes`).
+    /// A stretch of one source's packets, copied: a decode-order run from a random-access picture, without that
+    /// picture's leading pictures (see `SourcePacketIndex.copy(from:before:)`).
     struct CopyRun {
         /// The asset copied from.
         let asset: String
         /// First output frame.
         let firstFrame: Int64
-        /// Entries of the source's index copied, in decode order; the first is an IDR picture.
-        let entries: Range<Int>
+        /// Entries of the source's index copied, in decode order; the first is a random-access picture.
+        let entries: [Int]
         /// Presentation ranks of the source pictures the entries show, in order.
         let positions: Range<Int>
 
@@ -46,9 +47,9 @@ struct SmartPlan {
 
     /// The stretches, tiling the output's frames in order.
     let spans: [Span]
-    /// Indexes of the sources copied from, by asset id (all share one avcC record).
+    /// Indexes of the sources copied from, by asset id (all share one avcC or hvcC record).
     let indexes: [String: SourcePacketIndex]
-    /// A copied asset, whose avcC record (shared by every copied source) the output carries; nil when nothing is copied.
+    /// A copied asset, whose avcC or hvcC record (shared by every copied source) the output carries; nil when nothing is copied.
     let headerAsset: String?
     /// Why nothing at all can be copied, when that is decided before looking at frames.
     let refusal: String?
@@ -58,14 +59,13 @@ struct SmartPlan {
         spans.reduce(0) { if case .copy(let run) = $1 { $0 + run.frameCount } else { $0 } }
     }
 
-    /// The output's DTS lag behind its frame count: the most pictures any copied GOP decodes ahead of presentation,
+    /// The output's DTS lag behind its frame count: the most pictures any copied run decodes ahead of presentation,
     /// or the reorder depth the copied streams declare (`video_delay`, from their SPS) when that is deeper, so that
     /// a re-encoded stretch may reorder as deep as the copied parameter sets say.
     var reorderDepth: Int {
         spans.reduce(0) { depth, span in
             guard case .copy(let run) = span, let index = indexes[run.asset] else { return depth }
-            let gops = index.gops.filter { $0.entries.overlaps(run.entries) }
-            return max(depth, gops.map(\.reorderDepth).max() ?? 0, index.parameters.reorderDelay)
+            return max(depth, index.reorderDepth(of: run.entries), index.parameters.reorderDelay)
         }
     }
 }
@@ -89,12 +89,16 @@ struct SmartPlanner {
                       refusal: reason)
         }
         let output = project.output
-        guard output.video.codec == .h264 else { return whole("the output codec is \(output.video.codec.rawValue), not h264") }
+        guard output.video.codec == .h264 || output.video.codec == .hevc else {
+            return whole("the output codec is \(output.video.codec.rawValue), not h264 or hevc")
+        }
         guard let format = output.format, [.mp4, .mov, .mkv].contains(format) else {
             return whole("smart render writes mp4, mov and mkv only")
         }
-        guard output.video.effectivePixelFormat == "yuv420p" else {
-            return whole("the output pixel format is \(output.video.effectivePixelFormat), not yuv420p")
+        let pixelFormats = output.video.codec == .hevc ? ["yuv420p", "yuv420p10le"] : ["yuv420p"]
+        guard pixelFormats.contains(output.video.effectivePixelFormat) else {
+            return whole("the output pixel format is \(output.video.effectivePixelFormat), not "
+                         + pixelFormats.joined(separator: " or "))
         }
         guard project.videoComposition.renderScale == Rational(1) else { return whole("renderScale is not 1") }
         guard output.video.bitrate == nil else { return whole("a target bitrate cannot hold across copied pictures") }
@@ -141,7 +145,7 @@ struct SmartPlanner {
             }
         }
         let planned = spans(classified, indexes: indexes)
-        // Every index kept shares the first one's avcC record, so any copied source can stand for the header.
+        // Every index kept shares the first one's avcC or hvcC record, so any copied source can stand for the header.
         let copiedAsset = planned.lazy.compactMap { span -> String? in
             if case .copy(let run) = span { run.asset } else { nil }
         }.first
@@ -186,11 +190,11 @@ struct SmartPlanner {
                     let run = SmartPlan.CopyRun(asset: first.asset, firstFrame: frameOrigin + Int64(positions.lowerBound),
                                                 entries: entries, positions: positions)
                     if case .copy(let previous) = spans.last, previous.asset == run.asset,
-                       previous.entries.upperBound == entries.lowerBound,
+                       let last = previous.entries.last, last + 1 == entries.first,
                        previous.firstFrame + previous.frameCount == run.firstFrame {
                         spans[spans.count - 1] = .copy(SmartPlan.CopyRun(
                             asset: run.asset, firstFrame: previous.firstFrame,
-                            entries: previous.entries.lowerBound..<entries.upperBound,
+                            entries: previous.entries + entries,
                             positions: previous.positions.lowerBound..<positions.upperBound))
                     } else {
                         spans.append(.copy(run))
@@ -207,38 +211,29 @@ struct SmartPlanner {
     /// How a stretch of one source's pictures (presentation ranks) splits into copied packets and re-encoded
     /// pictures.
     private enum Piece {
-        case copy(entries: Range<Int>, positions: Range<Int>)
+        case copy(entries: [Int], positions: Range<Int>)
         case encode(Range<Int>, reason: String)
     }
 
-    /// Splits `stretch` of `asset`'s pictures: every closed GOP whose IDR picture lies inside it is copied whole
-    /// when it ends inside it, or up to its longest copyable prefix when the stretch ends inside it; everything
-    /// else is re-encoded.
-    ///
-    /// A prefix is copied only when it holds at least two pictures: an IDR picture copied alone could be followed by
-    /// a copied IDR picture with the same `idr_pic_id` (a clip that starts on it again), which H.264 forbids for two
-    /// IDR access units in a row (7.4.3).
+    /// Splits `stretch` of `asset`'s pictures: from each random-access picture inside it (in presentation order,
+    /// after what is already copied), the longest copy that decodes alone and ends inside it
+    /// (`SourcePacketIndex.copy(from:before:)`); everything else is re-encoded.
     private static func pieces(of stretch: Range<Int>, in index: SourcePacketIndex, asset: String) -> [Piece] {
         var pieces: [Piece] = []
         var cursor = stretch.lowerBound
-        for gop in index.gops {
-            let start = index.entries[gop.entries.lowerBound].position
-            guard stretch.contains(start) else { continue }
-            guard gop.isClosed else { continue }
-            let whole = gop.positions.upperBound <= stretch.upperBound
-            let taken = whole ? gop.positions.count
-                : index.copyablePrefix(of: gop, atMost: stretch.upperBound - start)
-            if !whole && taken < 2 { break }
-            if start > cursor {
-                let reason = cursor == stretch.lowerBound && !index.gops.contains(where: {
-                    index.entries[$0.entries.lowerBound].position == cursor
-                }) ? "'\(asset)' is entered mid-GOP, not on an IDR picture" : "a GOP of '\(asset)' is not closed"
-                pieces.append(.encode(cursor..<start, reason: reason))
+        let starts = index.entries.indices.filter {
+            index.entries[$0].isRandomAccess && stretch.contains(index.entries[$0].position)
+        }.sorted { index.entries[$0].position < index.entries[$1].position }
+        let picture = index.codec == .h264 ? "an IDR picture" : "an IRAP picture"
+        for start in starts where index.entries[start].position >= cursor {
+            guard let copy = index.copy(from: start, before: stretch.upperBound) else { continue }
+            if copy.positions.lowerBound > cursor {
+                let reason = cursor == stretch.lowerBound ? "'\(asset)' is entered mid-GOP, not on \(picture)"
+                    : "a GOP of '\(asset)' is not closed"
+                pieces.append(.encode(cursor..<copy.positions.lowerBound, reason: reason))
             }
-            pieces.append(.copy(entries: gop.entries.lowerBound..<gop.entries.lowerBound + taken,
-                                positions: start..<start + taken))
-            cursor = start + taken
-            if !whole { break }
+            pieces.append(.copy(entries: copy.entries, positions: copy.positions))
+            cursor = copy.positions.upperBound
         }
         if cursor < stretch.upperBound {
             let reason = cursor == stretch.lowerBound ? "no whole GOP of '\(asset)' lies between the cuts"
@@ -275,13 +270,12 @@ struct SmartPlanner {
         return .success((asset, segment))
     }
 
-    /// The index of `asset`'s video stream when its coding matches the output and the `header` source's avcC record,
-    /// or why not.
+    /// The index of `asset`'s video stream when its coding matches the output and the `header` source's avcC or hvcC
+    /// record, or why not.
     private func eligibleIndex(asset: String, header: SourcePacketIndex?) throws(RenderError) -> Result<SourcePacketIndex, Refusal> {
         guard let entry = catalog[asset], let path = entry.path, let stream = entry.videoStream else {
             return .failure(Refusal("'\(asset)' has no video stream"))
         }
-        if entry.rotation != 0 { return .failure(Refusal("'\(asset)' is rotated")) }
         let reader: PacketReader
         do {
             reader = try PacketReader(path: path, policy: policy)
@@ -291,6 +285,13 @@ struct SmartPlanner {
         guard let parameters = reader.codedParameters(ofStream: stream) else {
             return .failure(Refusal("'\(asset)' has no video stream"))
         }
+        // Both reasons at once for a phone's HDR portrait video: neither alone would let it be copied.
+        var reasons: [String] = []
+        if entry.rotation != 0 { reasons.append("is rotated (\(entry.rotation)°; copied pictures cannot be turned)") }
+        if let hdr = ["smpte2084": "PQ", "arib-std-b67": "HLG"][parameters.colorTransfer] {
+            reasons.append("is HDR (\(hdr)), and the output would be tone-mapped SDR")
+        }
+        if !reasons.isEmpty { return .failure(Refusal("'\(asset)' " + reasons.joined(separator: ", and "))) }
         if let mismatch = mismatch(parameters) { return .failure(Refusal("'\(asset)' \(mismatch)")) }
         let built: SourcePacketIndex?
         do {
@@ -298,13 +299,18 @@ struct SmartPlanner {
         } catch {
             throw RenderError(media: error)
         }
-        guard let index = built, let configuration = index.configuration else {
-            return .failure(Refusal("the packets of '\(asset)' cannot be indexed (no avcC header or no timestamps)"))
+        guard let index = built, index.configuration != nil || index.hevcConfiguration != nil else {
+            return .failure(Refusal("the packets of '\(asset)' cannot be indexed (no avcC or hvcC header or no timestamps)"))
         }
-        if !index.inBandParameterSetIDs.isSubset(of: configuration.spsIDs.union(configuration.ppsIDs)) {
+        if let configuration = index.configuration,
+           !index.inBandParameterSetIDs.isSubset(of: configuration.spsIDs.union(configuration.ppsIDs)) {
             return .failure(Refusal("'\(asset)' changes its parameter sets inside the stream"))
         }
-        if let header, header.configuration != configuration {
+        // `hvc1` keeps every parameter set in the sample entry; a stream that repeats them in its packets is `hev1`.
+        if index.hevcConfiguration != nil, index.inBandParameterSetCount > 0 {
+            return .failure(Refusal("'\(asset)' carries parameter sets inside its packets"))
+        }
+        if let header, header.configuration != index.configuration || header.hevcConfiguration != index.hevcConfiguration {
             return .failure(Refusal("'\(asset)' has other parameter sets than the first copied source"))
         }
         return .success(index)
@@ -312,15 +318,22 @@ struct SmartPlanner {
 
     /// How a source stream's coding differs from the output's, or nil when it matches.
     private func mismatch(_ p: CodedVideoParameters) -> String? {
-        guard p.codec == "h264" else { return "is \(p.codec), not h264" }
-        guard SpliceEncoderSettings.x264Profile(p.profile) != nil else {
+        let codec = project.output.video.codec.rawValue
+        guard p.codec == codec else { return "is \(p.codec), not \(codec)" }
+        if codec == "h264", SpliceEncoderSettings.x264Profile(p.profile) == nil {
             return "uses an H.264 profile libx264 cannot match (\(p.profile))"
+        }
+        if codec == "hevc", SpliceEncoderSettings.x265Profile(p.profile, pixelFormat: p.pixelFormat ?? "") == nil {
+            return "uses an HEVC profile libx265 cannot match (\(p.profile), \(p.pixelFormat ?? "unknown pixel format"))"
         }
         let size = project.encodedSize
         guard p.width == size.width, p.height == size.height else {
             return "is \(p.width)×\(p.height), the output \(size.width)×\(size.height)"
         }
-        guard p.pixelFormat == "yuv420p" else { return "is \(p.pixelFormat ?? "of unknown pixel format"), not yuv420p" }
+        let pixelFormat = project.output.video.effectivePixelFormat
+        guard p.pixelFormat == pixelFormat else {
+            return "is \(p.pixelFormat ?? "of unknown pixel format"), not \(pixelFormat)"
+        }
         guard p.isProgressive else { return "is interlaced" }
         if let sar = p.sampleAspectRatio, sar != Rational(1) { return "has non-square pixels" }
         guard let rate = p.averageFrameRate, rate == project.output.frameRate else {

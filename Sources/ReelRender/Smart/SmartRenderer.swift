@@ -5,10 +5,16 @@ import ReelTime
 /// Writes a smart render: the copied GOPs of a `SmartPlan` as they are, the re-encoded stretches through a
 /// `SpliceEncoder` matched to the copied stream, and the whole timeline's audio encoded once.
 ///
-/// Headers: one avcC record holds the copied stream's parameter sets and the encoder's, whose id the copied stream
-/// does not use ("union headers"), so every packet of the one track refers to a parameter set its sample entry
-/// holds. MP4's `avc1` requires that (in-band parameter sets belong to `avc3`), Matroska's CodecPrivate reads the
-/// same way, and FFmpeg's decoder loads every set of the record.
+/// Headers: one avcC (H.264) or hvcC (HEVC) record holds the copied stream's parameter sets and the encoder's, whose
+/// ids the copied stream does not use ("union headers"), so every packet of the one track refers to a parameter set
+/// its sample entry holds. MP4's `avc1` and `hvc1` require that (in-band parameter sets belong to `avc3` and `hev1`,
+/// which fewer players accept; Apple's need `hvc1`), Matroska's CodecPrivate reads the same way, and FFmpeg's decoder
+/// loads every set of the record.
+///
+/// HEVC copies that start at a CRA picture relabel it BLA (its slices' NAL type, nothing else): after other
+/// pictures, a decoder must start a new coded video sequence there (POC, reference pictures, output of what came
+/// before), and a CRA picture does that only at the start of a stream or after an end of sequence. The CRA's RASL
+/// pictures are not copied (`SourcePacketIndex.copy(from:before:)`).
 ///
 /// Timestamps: output packet k (in decode order, one picture each) has DTS k − D, where D is the deepest reorder of
 /// any copied GOP, and PTS its output frame number, both in 1/frameRate; so DTS strictly increases and never
@@ -35,7 +41,7 @@ final class SmartRenderer {
         self.cancellation = cancellation
     }
 
-    /// The parameter-set id the encoder uses: the smallest one no copied source uses.
+    /// The H.264 parameter-set id the encoder uses: the smallest one no copied source uses.
     static func freeParameterSetID(_ indexes: [SourcePacketIndex]) -> Int? {
         var used = Set<Int>()
         for index in indexes {
@@ -43,6 +49,20 @@ final class SmartRenderer {
             if let configuration = index.configuration { used.formUnion(configuration.spsIDs.union(configuration.ppsIDs)) }
         }
         return (0...31).first { !used.contains($0) }
+    }
+
+    /// The ids libx265's parameter sets and slices are renamed to: the smallest VPS and SPS ids no copied source
+    /// uses, and a PPS id whose Exp-Golomb code is as long as id 0's or 8 bits longer (0 or 15–30), so that renamed
+    /// slices keep their data byte-aligned. Nil when every such id is taken.
+    static func freeHEVCIDs(_ indexes: [SourcePacketIndex]) -> HEVCBitstream.Renaming? {
+        let configurations = indexes.compactMap(\.hevcConfiguration)
+        let vps = configurations.reduce(Set<Int>()) { $0.union($1.vpsIDs) }
+        let sps = configurations.reduce(Set<Int>()) { $0.union($1.spsIDs) }
+        let pps = configurations.reduce(Set<Int>()) { $0.union($1.ppsIDs) }
+        guard let freeVPS = (0...15).first(where: { !vps.contains($0) }),
+              let freeSPS = (0...15).first(where: { !sps.contains($0) }),
+              let freePPS = ([0] + Array(15...30)).first(where: { !pps.contains($0) }) else { return nil }
+        return HEVCBitstream.Renaming(vps: freeVPS, sps: freeSPS, pps: freePPS)
     }
 
     /// Writes the smart render through an output writer on `destination`, with `audio` as its sound and
@@ -61,32 +81,50 @@ final class SmartRenderer {
                                      audio: OutputWriter.Audio, progress: ProgressCounter,
                                      subtitles: [SubtitleTrackPlan]) throws {
         guard let headerAsset = plan.headerAsset, let header = plan.indexes[headerAsset],
-              let configuration = header.configuration, let frameRate = project.output.frameRate,
+              let lengthSize = header.lengthSize, let frameRate = project.output.frameRate,
               let path = catalog[headerAsset]?.path else {
             throw RenderError(.internal, "smart render without a copied source")
         }
-        guard let parameterSetID = Self.freeParameterSetID(Array(plan.indexes.values)) else {
-            throw RenderError(.unsupported, "every H.264 parameter-set id is taken by the copied sources")
-        }
         let video = settings.video
-        let encoderSettings = SpliceEncoderSettings(
-            width: video.width, height: video.height, frameRate: frameRate, profile: header.parameters.profile,
-            level: header.parameters.level, parameterSetID: parameterSetID,
-            reorderDepth: plan.reorderDepth, crf: video.crf,
-            encoderPreset: video.encoderPreset, quality: video.quality, threads: video.threads)
-        // Every encoder opened with these settings writes the same parameter sets; this one only reports them.
-        let probe = try SpliceEncoder(encoderSettings)
-        let union = AVCConfiguration(
-            profile: configuration.profile, compatibility: configuration.compatibility, level: configuration.level,
-            lengthSize: configuration.lengthSize,
-            sequenceParameterSets: configuration.sequenceParameterSets + probe.sequenceParameterSets,
-            pictureParameterSets: configuration.pictureParameterSets + probe.pictureParameterSets,
-            trailer: configuration.trailer)
+        let encoderSettings: SpliceEncoderSettings
+        let extradata: [UInt8]
+        if let configuration = header.hevcConfiguration {
+            guard let renaming = Self.freeHEVCIDs(Array(plan.indexes.values)) else {
+                throw RenderError(.unsupported, "every usable HEVC parameter-set id is taken by the copied sources")
+            }
+            encoderSettings = SpliceEncoderSettings(
+                hevcWidth: video.width, height: video.height, frameRate: frameRate, pixelFormat: video.pixelFormat,
+                profile: header.parameters.profile, level: configuration.level, isHighTier: configuration.isHighTier,
+                renaming: renaming, reorderDepth: plan.reorderDepth, crf: video.crf, encoderPreset: video.encoderPreset,
+                quality: video.quality, threads: video.threads)
+            // Every encoder opened with these settings writes the same parameter sets; this one only reports them.
+            extradata = configuration.adding(try SpliceEncoder(encoderSettings).parameterSets).bytes
+        } else if let configuration = header.configuration {
+            guard let parameterSetID = Self.freeParameterSetID(Array(plan.indexes.values)) else {
+                throw RenderError(.unsupported, "every H.264 parameter-set id is taken by the copied sources")
+            }
+            encoderSettings = SpliceEncoderSettings(
+                width: video.width, height: video.height, frameRate: frameRate, profile: header.parameters.profile,
+                level: header.parameters.level, parameterSetID: parameterSetID,
+                reorderDepth: plan.reorderDepth, crf: video.crf,
+                encoderPreset: video.encoderPreset, quality: video.quality, threads: video.threads)
+            let probe = try SpliceEncoder(encoderSettings)
+            extradata = AVCConfiguration(
+                profile: configuration.profile, compatibility: configuration.compatibility, level: configuration.level,
+                lengthSize: configuration.lengthSize,
+                sequenceParameterSets: configuration.sequenceParameterSets + probe.sequenceParameterSets,
+                pictureParameterSets: configuration.pictureParameterSets + probe.pictureParameterSets,
+                trailer: configuration.trailer).bytes
+        } else {
+            throw RenderError(.internal, "smart render of a source without an avcC or hvcC record")
+        }
 
+        // The compositor makes yuv420p pictures; a 10-bit encoder takes them converted.
+        let conversion = video.pixelFormat == .yuv420p ? nil : SpliceSink.Conversion(scaler: Scaler(), format: video.pixelFormat)
         var readers: [String: PacketReader] = [headerAsset: try PacketReader(path: path, policy: policy)]
         let spliced = SplicedVideo(reader: readers[headerAsset]!, streamIndex: header.streamIndex,
-                                   extradata: union.bytes, reorderDepth: Int64(plan.reorderDepth),
-                                   lengthSize: configuration.lengthSize)
+                                   extradata: extradata, reorderDepth: Int64(plan.reorderDepth),
+                                   lengthSize: lengthSize, codec: header.codec)
         let writer = try OutputWriter(destination: destination, container: container, video: .spliced(spliced),
                                       audio: audio, frameRate: frameRate, progress: progress, subtitles: subtitles)
         for span in plan.spans {
@@ -94,7 +132,7 @@ final class SmartRenderer {
             switch span {
             case .encode(let frames, _):
                 let sink = SpliceSink(encoder: try SpliceEncoder(encoderSettings), firstFrame: frames.lowerBound,
-                                      writer: writer)
+                                      writer: writer, conversion: conversion)
                 let grid = try FrameGrid(project, frames: frames)
                 let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
                 try core.run(grid, into: sink, cancellation: cancellation)
@@ -110,27 +148,29 @@ final class SmartRenderer {
         try writer.finish()
     }
 
-    /// Copies the packets of `run`, renumbered onto the output's frames.
+    /// Copies the packets of `run`, renumbered onto the output's frames; an HEVC run's first picture, when a CRA
+    /// picture, relabelled BLA.
     private func copy(_ run: SmartPlan.CopyRun, index: SourcePacketIndex, reader: PacketReader,
                       writer: OutputWriter) throws {
-        guard let first = run.entries.first else { return }
+        guard let first = run.entries.first, let last = run.entries.last else { return }
         let start = index.entries[first]
         try reader.seek(stream: index.streamIndex, toTimestamp: start.dts ?? start.pts)
         let packet = try Packet()
+        let taken = Set(run.entries)
         var next = first
         var skipped = 0
         // Pictures written but not yet completed, and the next one to complete: a picture's audio follows once it
         // and every picture before it are written.
         var written = Set<Int>()
         var announced = run.positions.lowerBound
-        while next < run.entries.upperBound {
+        while next <= last {
             guard try reader.read(into: packet) else {
                 throw RenderError(.invalid, "'\(run.asset)' ended before its indexed packets")
             }
             guard packet.streamIndex == index.streamIndex else { continue }
             let expected = index.entries[next]
             if next == first, packet.presentationTimestamp != expected.pts {
-                // Packets before the IDR picture the seek landed ahead of.
+                // Packets before the random-access picture the seek landed ahead of.
                 skipped += 1
                 if skipped > index.entries.count { throw RenderError(.invalid, "cannot find a GOP of '\(run.asset)'") }
                 continue
@@ -138,14 +178,21 @@ final class SmartRenderer {
             guard packet.presentationTimestamp == expected.pts else {
                 throw RenderError(.invalid, "'\(run.asset)' reads differently from its index")
             }
+            defer { next += 1 }
+            // Leading pictures of the first random-access picture, which refer to pictures the output lacks there.
+            guard taken.contains(next) else { continue }
+            if next == first, expected.isCleanRandomAccess, let lengthSize = index.lengthSize,
+               let units = H264Bitstream.units(ofLengthPrefixed: packet.data, lengthSize: lengthSize) {
+                try packet.replaceData(with: H264Bitstream.lengthPrefixed(units.map { HEVCBitstream.brokenLink($0)[...] },
+                                                                          lengthSize: lengthSize))
+            }
             try writer.writeCopied(packet, frame: run.firstFrame + Int64(expected.position - run.positions.lowerBound))
-            next += 1
             written.insert(expected.position)
             while written.remove(announced) != nil {
                 try writer.complete(throughFrame: run.firstFrame + Int64(announced - run.positions.lowerBound))
                 announced += 1
             }
-            if expected.isIDR, cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+            if expected.isRandomAccess, cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
         }
         guard announced == run.positions.upperBound else {
             throw RenderError(.internal, "the copied packets of '\(run.asset)' do not show its pictures \(run.positions)")
@@ -156,19 +203,31 @@ final class SmartRenderer {
 /// The sink of one re-encoded stretch: each frame into a fresh `SpliceEncoder`, its packets into the spliced
 /// stream, the frame completed once sent.
 final class SpliceSink: MediaSink {
+    /// A pixel format the encoder takes instead of the compositor's yuv420p, and the scaler that converts to it.
+    struct Conversion {
+        let scaler: Scaler
+        let format: PixelFormat
+    }
+
     private let encoder: SpliceEncoder
     private let firstFrame: Int64
     private let writer: OutputWriter
+    private let conversion: Conversion?
 
-    init(encoder: SpliceEncoder, firstFrame: Int64, writer: OutputWriter) {
+    init(encoder: SpliceEncoder, firstFrame: Int64, writer: OutputWriter, conversion: Conversion? = nil) {
         self.encoder = encoder
         self.firstFrame = firstFrame
         self.writer = writer
+        self.conversion = conversion
     }
 
     func consume(_ frame: ComposedFrame) throws(RenderError) {
         do {
-            try encoder.encode(frame.frame, index: frame.frameIndex, deliver: deliver)
+            let picture = try conversion.map { (conversion) throws(MediaError) in
+                try conversion.scaler.converted(frame.frame, width: frame.frame.width, height: frame.frame.height,
+                                                format: conversion.format)
+            } ?? frame.frame
+            try encoder.encode(picture, index: frame.frameIndex, deliver: deliver)
         } catch {
             throw RenderError(media: error)
         }
