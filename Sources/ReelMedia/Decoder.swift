@@ -25,6 +25,9 @@ final class StreamDecoder {
     /// How H.264 packets frame their NAL units: the length size of an avcC stream, nil for Annex B; the outer nil
     /// when the stream is not H.264.
     private let h264LengthSize: Int??
+    /// How HEVC packets frame their NAL units (an hvcC stream's length size) and how many temporal sub-layers the
+    /// stream has; nil when the stream is not HEVC in an hvcC record that says so.
+    private let hevcFraming: (lengthSize: Int, temporalLayers: Int)?
     /// Whether packets of pictures that cannot be shown are left out (see `feed`). Off until the caller knows where
     /// the stream starts, since a picture left out there would move the first frame.
     var skipsSupersededPictures = false
@@ -75,6 +78,14 @@ final class StreamDecoder {
             h264LengthSize = extradata.count > 4 && extradata[0] == 1 ? .some(Int(extradata[4] & 3) + 1) : .some(nil)
         } else {
             h264LengthSize = nil
+        }
+        if parameters.pointee.codec_id == AV_CODEC_ID_HEVC, let bytes = parameters.pointee.extradata,
+           parameters.pointee.extradata_size >= 23, bytes[0] == 1 {
+            // hvcC byte 21: constantFrameRate(2) numTemporalLayers(3) temporalIdNested(1) lengthSizeMinusOne(2).
+            let layers = Int(bytes[21] >> 3) & 7
+            hevcFraming = layers > 0 ? (Int(bytes[21] & 3) + 1, layers) : nil
+        } else {
+            hevcFraming = nil
         }
     }
 
@@ -175,12 +186,12 @@ final class StreamDecoder {
                 guard pkt.pointee.flags & AV_PKT_FLAG_KEY != 0 else { continue }
                 awaitingKeyframe = false
             }
-            if skipsSupersededPictures, let lengthSize = h264LengthSize, pkt.pointee.pts != cff_nopts_value(),
+            if skipsSupersededPictures, h264LengthSize != nil || hevcFraming != nil, pkt.pointee.pts != cff_nopts_value(),
                let time = input.relativeTime(pkt.pointee.pts, timeBase), let query = position() {
                 // A picture no other refers to, earlier than one already sent that is due by the query time, would
                 // only be decoded to be passed over (pre-roll after a seek, frames a fast clip skips): leave it out.
                 if let latest = latestWanted, time < latest,
-                   H264Bitstream.isNonReferencePicture(packet.data, lengthSize: lengthSize) {
+                   isNonReferencePicture(packet.data) {
                     picturesLeftOut += 1
                     continue
                 }
@@ -213,6 +224,17 @@ final class StreamDecoder {
         } catch {
             decoderDrained = true
         }
+    }
+
+    /// Whether a packet holds a picture no other picture refers to (H.264 `nal_ref_idc` 0; HEVC a sub-layer
+    /// non-reference picture of the highest sub-layer), which can be left undecoded when it is not shown.
+    private func isNonReferencePicture(_ bytes: [UInt8]) -> Bool {
+        if let framing = hevcFraming {
+            return HEVCBitstream.isNonReferencePicture(bytes, lengthSize: framing.lengthSize,
+                                                       temporalLayers: framing.temporalLayers)
+        }
+        guard let lengthSize = h264LengthSize else { return false }
+        return H264Bitstream.isNonReferencePicture(bytes, lengthSize: lengthSize)
     }
 
     private func packetTime(_ pkt: UnsafeMutablePointer<AVPacket>) -> Time? {

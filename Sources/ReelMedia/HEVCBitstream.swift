@@ -29,6 +29,22 @@ public enum HEVCBitstream {
         unit.first.map { ($0 >> 1) & 0x3F } ?? 0
     }
 
+    /// Whether a length-prefixed packet holds a picture no other picture refers to: it has slices, and every one is
+    /// a sub-layer non-reference type (TRAIL_N, TSA_N, STSA_N, RADL_N, RASL_N, RSV_VCL_N10/12/14: the even types
+    /// below 16) in the highest of the stream's `temporalLayers` sub-layers, which no other sub-layer refers to.
+    public static func isNonReferencePicture(_ bytes: [UInt8], lengthSize: Int, temporalLayers: Int) -> Bool {
+        guard let units = H264Bitstream.units(ofLengthPrefixed: bytes, lengthSize: lengthSize) else { return false }
+        var slices = 0
+        for unit in units where unit.count >= 2 {
+            let type = HEVCBitstream.type(of: unit)
+            guard type < NALType.firstNonVCL else { continue }
+            let temporalID = Int(unit[unit.startIndex + 1] & 7) - 1
+            guard type < 16, type % 2 == 0, temporalID == temporalLayers - 1 else { return false }
+            slices += 1
+        }
+        return slices > 0
+    }
+
     /// Whether a NAL unit type is a parameter set (VPS, SPS or PPS).
     public static func isParameterSet(_ type: UInt8) -> Bool {
         type == NALType.vps || type == NALType.sps || type == NALType.pps

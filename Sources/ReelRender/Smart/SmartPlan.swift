@@ -287,11 +287,11 @@ struct SmartPlanner {
         }
         // Both reasons at once for a phone's HDR portrait video: neither alone would let it be copied.
         var reasons: [String] = []
-        if entry.rotation != 0 { reasons.append("is rotated (\(entry.rotation)°; copied pictures cannot be turned)") }
+        if entry.rotation != 0 { reasons.append("is rotated \(entry.rotation)° (copied pictures cannot be turned)") }
         if let hdr = ["smpte2084": "PQ", "arib-std-b67": "HLG"][parameters.colorTransfer] {
-            reasons.append("is HDR (\(hdr)), and the output would be tone-mapped SDR")
+            reasons.append("is HDR (\(hdr)), which the output would tone-map to SDR")
         }
-        if !reasons.isEmpty { return .failure(Refusal("'\(asset)' " + reasons.joined(separator: ", and "))) }
+        if !reasons.isEmpty { return .failure(Refusal("'\(asset)' " + reasons.joined(separator: " and "))) }
         if let mismatch = mismatch(parameters) { return .failure(Refusal("'\(asset)' \(mismatch)")) }
         let built: SourcePacketIndex?
         do {
