@@ -240,7 +240,7 @@ def smart_video_encoder(gop, codec):
     """The source's video encoder options: x264 `fast`, or x265 `fast` with open GOPs (CRA pictures followed by
     RASL pictures) and a B-pyramid, as phones and x265's defaults make them."""
     if codec == "hevc":
-        return ["-c:v", "libx265", "-preset", "fast", "-crf", "22", "-tag:v", "hvc1", "-x265-params",
+        return ["-c:v", "libx265", "-preset", "ultrafast", "-crf", "22", "-tag:v", "hvc1", "-x265-params",
                 f"keyint={gop}:min-keyint={gop}:scenecut=0:open-gop=1:bframes=4:b-pyramid=1:log-level=error"]
     return ["-c:v", "libx264", "-preset", "fast", "-crf", "20", "-g", str(gop), "-sc_threshold", "0"]
 
