@@ -74,6 +74,7 @@ public enum ProjectSchema {
             FormatTable(shape: .textShadow, keys: textShadowKeys),
             FormatTable(shape: .textBackground, keys: textBackgroundKeys),
             FormatTable(shape: .overlay, keys: overlayKeys),
+            FormatTable(shape: .videoOverlay, keys: videoOverlayKeys),
             FormatTable(shape: .animation, keys: animationKeys),
             FormatTable(shape: .captions, keys: captionsKeys),
             FormatTable(shape: .captionStyle, keys: captionStyleKeys),
@@ -274,7 +275,8 @@ public enum ProjectSchema {
             FormatKey("ducking", arrayOf(ref("ducking")), "Tracks lowered while others sound.", default: .described("none")),
             FormatKey("volume", arrayOf(ref("volumeAutomation")), "Hand-written volume keys per track.", default: .described("none")),
             FormatKey("titles", arrayOf(ref("title")), "Text layers.", default: .described("none")),
-            FormatKey("overlays", arrayOf(ref("overlay")), "Image layers.", default: .described("none")),
+            FormatKey("overlays", arrayOf(object([("oneOf", array([ref("overlay"), ref("videoOverlay")]))])),
+                      "Image and video layers over the storyline, later ones on top.", default: .described("none")),
             FormatKey("captions", arrayOf(ref("captions")), "Caption files and transcripts on the movie timeline (docs/captions.md).",
                       default: .described("none")),
         ]
@@ -475,7 +477,35 @@ public enum ProjectSchema {
             FormatKey("image", ref("id"), "The id of an image asset.", default: .required, example: #""logo""#),
             FormatKey("size", pair(integer(1, 8192)), "[width, height] in pixels at the render size.",
                       default: .described("the image's own size")),
-        ] + placementKeys(of: "overlay")
+        ] + placementKeys(of: "overlay") + [
+            FormatKey("effects", arrayOf(ref("effect")),
+                      "Timeline overlays only: filters run in order on the image before it is placed (docs/effects.md); rect, radius and size in canvas pixels, start in seconds from the overlay's start. The overlay is then drawn from a track of its own.",
+                      default: .described("none"), example: #"[{"type": "pixelate", "size": 12}]"#),
+        ]
+    }
+
+    private static var videoOverlayKeys: [FormatKey] {
+        [
+            FormatKey("video", ref("id"), "The id of a media file asset whose video (and sound) the overlay shows.", default: .required,
+                      example: #""presenter""#),
+            FormatKey("start", ref("time"), "Movie time where the overlay's first frame shows, in seconds.", default: .required),
+            FormatKey("in", ref("time"), "Source time where the overlay starts, in seconds.", default: .number("0")),
+            FormatKey("out", ref("time"), "Source time where it ends (exclusive), in seconds; give out or duration, not both.",
+                      default: .described("the source's end")),
+            FormatKey("duration", ref("duration"), "Source duration in seconds: out = in + duration.", default: .described("out − in")),
+            FormatKey("speed", ref("speed"), "Playback speed: its length on the timeline = (out − in) / speed.", default: .number("1")),
+            FormatKey("volume", ref("gain"), "The overlay's audio gain; its sound is mixed with the rest.", default: .number("1")),
+            FormatKey("muted", boolean, "Drops the overlay's sound.", default: .bool(false)),
+            FormatKey("size", pair(integer(1, 8192)), "[width, height] in pixels at the render size the picture is scaled to.",
+                      default: .described("its display size"), example: "[640, 360]"),
+            FormatKey("position", ref("point"), "The centre of the picture as a fraction of the render size [x, y].",
+                      default: .value(pairValue("0.5", "0.5"))),
+            FormatKey("animations", arrayOf(ref("animation")),
+                      "Changes of opacity, position, scale or rotation, start relative to the overlay's start.", default: .described("none")),
+            FormatKey("effects", arrayOf(ref("effect")),
+                      "Filters run in order on the source picture before it is placed (docs/effects.md), chromaKey included; rect, radius and size in canvas pixels, start in seconds from the overlay's start.",
+                      default: .described("none"), example: ##"[{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3}]"##),
+        ]
     }
 
     /// The timing and placement keys titles and overlays share.
@@ -982,6 +1012,8 @@ public enum ProjectSchema {
             ("textShadow", described("A copy of the text (and outline) under it, offset and blurred.", closed(.textShadow, textShadowKeys))),
             ("textBackground", described("A box behind the text.", closed(.textBackground, textBackgroundKeys))),
             ("overlay", described("An image layer.", closed(.overlay, overlayKeys, extra: timed))),
+            ("videoOverlay", described("A video layer of the timeline, trimmed like a clip, placed like an image overlay.",
+                                       closed(.videoOverlay, videoOverlayKeys))),
             ("animation", described("A property change over [start, start + duration), start relative to the layer's start; without from, it starts from the value the property has when the animation starts.", closed(.animation, animationKeys, extra: [
                 ("oneOf", array([requiring(["duration"]), requiring(["end"])])),
                 ("allOf", array([
