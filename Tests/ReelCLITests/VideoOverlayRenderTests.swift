@@ -15,17 +15,17 @@ import Testing
         folder = try TemporaryDirectory(prefix: "reel-video-overlays")
         reel = try builtExecutable(named: "reel")
         // The storyline: 2 s of blue, 128×72 at 30 fps, no sound (an H.264 profile smart render can copy).
-        try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=blue:s=128x72:r=30:d=2",
+        _ = try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=blue:s=128x72:r=30:d=2",
                                   "-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"] + Self.tags
                        + ["-c:v", "libx264", "-crf", "18", "-g", "30", "-bf", "0", folder.file("back.mp4").path])
         // The overlay: 64×36 frames showing their own index, with the PCM counter as sound.
         try IndexedMedia.makeVideo(at: folder.file("pip.mov"), frameCount: 60, frameRate: "30", width: 64, height: 36,
                                    audio: .counter(sampleRate: 48000, channels: 2, codec: "pcm_s16le"))
         // A presenter: a red 32×18 box in front of a green screen.
-        try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=0x00FF00:s=128x72:r=30:d=2",
+        _ = try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=0x00FF00:s=128x72:r=30:d=2",
                                   "-vf", "drawbox=x=48:y=27:w=32:h=18:color=red:t=fill,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"]
                        + Self.tags + ["-c:v", "libx264", "-crf", "0", "-g", "30", "-bf", "0", folder.file("presenter.mp4").path])
-        try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=red:s=32x18", "-frames:v", "1",
+        _ = try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=red:s=32x18", "-frames:v", "1",
                                   folder.file("red.png").path])
     }
 
@@ -164,7 +164,7 @@ import Testing
     }
 
     @Test func badOverlaysStopWithTheirPathAndWriteNothing() throws {
-        try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=d=1", folder.file("sound.wav").path])
+        _ = try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=d=1", folder.file("sound.wav").path])
         for (overlay, message) in [
             (#"{"video": "sound", "start": 0}"#, "$.timeline.overlays[0].video: asset \"sound\" has no video stream: it is audio only"),
             (#"{"video": "pip", "start": 2}"#, "$.timeline.overlays[0].start: the overlay starts at 2 s"),

@@ -719,22 +719,26 @@ public enum ProjectSchema {
             ("items", .bool(false)),
             ("minItems", .number("4")),
         ])
+        // Animatable parameters (docs/effects.md, "Animated parameters"): the value, or linear keys of it.
+        func animatable(_ value: JSONValue) -> JSONValue {
+            object([("oneOf", array([value, keyList("Linear keys in the effect's time (as start).", value: value, curves: [.linear])]))])
+        }
         return [
             FormatKey("type", enumeration(EffectTypeName.allCases), "What the effect does: lut (lut3d), color (eq, colortemperature, colorchannelmixer), blur (gblur), pixelate (pixelize), chromaKey (chromakey, despill).",
                       default: .required, example: #""blur""#),
             FormatKey("file", nonEmptyString, "lut: a 3D .cube file (relative paths start at the project's folder); tetrahedral interpolation, in BT.709 RGB.",
                       default: .described("required for lut"), example: #""look.cube""#),
-            FormatKey("brightness", number(minimum: "-1", maximum: "1"), "color: added to luma (eq brightness).", default: .number("0")),
-            FormatKey("contrast", number(minimum: "0", maximum: "4"), "color: luma contrast factor (eq contrast).", default: .number("1")),
-            FormatKey("saturation", number(minimum: "0", maximum: "3"), "color: chroma factor, 0 is grey (eq saturation).", default: .number("1")),
-            FormatKey("gamma", number(minimum: "0.1", maximum: "10"), "color: luma gamma (eq gamma).", default: .number("1")),
+            FormatKey("brightness", animatable(number(minimum: "-1", maximum: "1")), "color: added to luma (eq brightness).", default: .number("0")),
+            FormatKey("contrast", animatable(number(minimum: "0", maximum: "4")), "color: luma contrast factor (eq contrast).", default: .number("1")),
+            FormatKey("saturation", animatable(number(minimum: "0", maximum: "3")), "color: chroma factor, 0 is grey (eq saturation).", default: .number("1")),
+            FormatKey("gamma", animatable(number(minimum: "0.1", maximum: "10")), "color: luma gamma (eq gamma).", default: .number("1")),
             FormatKey("temperature", number(minimum: "1000", maximum: "40000"), "color: white balance in kelvin (colortemperature); lower is warmer.",
                       default: .described("unchanged"), example: "5000"),
             FormatKey("preset", enumeration(ColorPreset.allCases), "color: a look applied after the adjustments.",
                       default: .described("none"), example: #""sepia""#),
-            FormatKey("radius", number(minimum: "0.1", maximum: "1024"), "blur: the gaussian's standard deviation in pixels (gblur sigma).",
+            FormatKey("radius", animatable(number(minimum: "0.1", maximum: "1024")), "blur: the gaussian's standard deviation in pixels (gblur sigma).",
                       default: .described("required for blur"), example: "8"),
-            FormatKey("size", number(minimum: "1", maximum: "1024"), "pixelate: the side of a block in pixels (pixelize).",
+            FormatKey("size", animatable(number(minimum: "1", maximum: "1024")), "pixelate: the side of a block in pixels (pixelize).",
                       default: .described("required for pixelate"), example: "16"),
             FormatKey("color", ref("color"), "chromaKey: the colour made transparent, matched in BT.709 Cb/Cr (its alpha is ignored).",
                       default: .described("required for chromaKey"), example: ##""#00FF00""##),
@@ -744,7 +748,7 @@ public enum ProjectSchema {
                       default: .number("0"), example: "0.1"),
             FormatKey("spill", number(minimum: "0", maximum: "1"), "chromaKey: spill suppression strength for green or blue keys, 0 is off (despill's screen channel scale).",
                       default: .number("0"), example: "0.6"),
-            FormatKey("rect", rect, "blur, pixelate: only this region [x, y, width, height] changes (canvas pixels on a clip, source pixels on a layer instruction).",
+            FormatKey("rect", animatable(rect), "blur, pixelate: only this region [x, y, width, height] changes (canvas pixels on a clip, source pixels on a layer instruction); radius, size, rect, brightness, contrast, saturation and gamma may be linear keys (docs/effects.md).",
                       default: .described("the whole picture"), example: "[100, 60, 200, 120]"),
             FormatKey("start", ref("time"), "When the effect starts: seconds from the clip's start on a clip, composition seconds on a layer instruction.",
                       default: .number("0")),
