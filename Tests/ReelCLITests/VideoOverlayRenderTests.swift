@@ -80,7 +80,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderrText)")
         let streams = try probe(out)
         #expect(try countFrames(out) == 60)
-        #expect(abs((streams.duration ?? 0) - 2) < 0.04)
+        #expect(abs((streams.formatDuration ?? 0) - 2) < 0.04)
         let shown = try indices(out, x: 64, y: 36, w: 64, h: 36)
         #expect(shown == (0..<60).map { (15..<45).contains($0) ? $0 - 15 + 6 : -1 })
         for frame in [0, 20, 59] {
