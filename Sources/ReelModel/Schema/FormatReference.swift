@@ -101,6 +101,8 @@ public enum FormatReference {
         "timeRange": "{\"start\": 0, \"duration\": 2}", "volumeKeys": "[{\"at\": 0, \"value\": 0.5}]",
         "opacityKeys": "[{\"start\": 0, \"duration\": 1, \"from\": 0, \"to\": 1}]",
         "transformKeys": "[{\"at\": 0, \"value\": {\"scale\": 0.5}}]", "cropKeys": "[{\"at\": 0, \"value\": [0, 0, 640, 360]}]",
+        "numberKeys": "[{\"start\": 0, \"duration\": 2, \"from\": 4, \"to\": 16}]",
+        "rectKeys": "[{\"start\": 0, \"duration\": 2, \"from\": [0, 0, 80, 40], \"to\": [200, 0, 80, 40]}]",
     ]
 
     // MARK: Types
@@ -197,5 +199,6 @@ public enum FormatReference {
         "assets": ("map of id to asset", "assets"), "segment": ("segment", "segments"),
         "volumeKeys": ("gain keys", "key-lists"), "opacityKeys": ("opacity keys", "key-lists"),
         "transformKeys": ("transform keys", "key-lists"), "cropKeys": ("crop keys", "key-lists"),
+        "numberKeys": ("number keys", "key-lists"), "rectKeys": ("rectangle keys", "key-lists"),
     ]
 }

@@ -708,8 +708,9 @@ public enum ProjectSchema {
         ]
     }
 
-    private static var effectKeys: [FormatKey] {
-        let rect = object([
+    /// An effect's region `[x, y, width, height]`, width and height > 0.
+    private static var effectRect: JSONValue {
+        object([
             ("type", .string("array")),
             ("prefixItems", array([
                 object([("type", .string("number"))]), object([("type", .string("number"))]),
@@ -719,9 +720,13 @@ public enum ProjectSchema {
             ("items", .bool(false)),
             ("minItems", .number("4")),
         ])
+    }
+
+    private static var effectKeys: [FormatKey] {
+        let rect = effectRect
         // Animatable parameters (docs/effects.md, "Animated parameters"): the value, or linear keys of it.
         func animatable(_ value: JSONValue) -> JSONValue {
-            object([("oneOf", array([value, keyList("Linear keys in the effect's time (as start).", value: value, curves: [.linear])]))])
+            object([("oneOf", array([value, ref(value == rect ? "rectKeys" : "numberKeys")]))])
         }
         return [
             FormatKey("type", enumeration(EffectTypeName.allCases), "What the effect does: lut (lut3d), color (eq, colortemperature, colorchannelmixer), blur (gblur), pixelate (pixelize), chromaKey (chromakey, despill).",
@@ -1038,6 +1043,10 @@ public enum ProjectSchema {
                                       value: ref("transform"), curves: [.linear])),
             ("cropKeys", keyList("Crop keys (default the whole frame); ramps interpolate origin and size.",
                                  value: ref("crop"), curves: [.linear])),
+            ("numberKeys", keyList("An animated effect parameter: linear keys of numbers in the parameter's range, in the effect's time.",
+                                   value: object([("type", .string("number"))]), curves: [.linear])),
+            ("rectKeys", keyList("An animated effect region: linear keys of rectangles [x, y, width, height], in the effect's time.",
+                                 value: effectRect, curves: [.linear])),
         ]
     }
 
