@@ -984,8 +984,17 @@ def run_batch(reel, rows, jobs=2):
     print(f"   reel batch -j{jobs}:        wall {batch.wall:8.2f} s  cpu {batch.cpu:8.2f} s", flush=True)
     lines = [json.loads(line) for line in manifest.read_text().splitlines()]
     done = sum(1 for line in lines if line["status"] == "done")
-    render_seconds = sum(line["seconds"] for line in lines)
-    overhead = max(0.0, batch.wall - render_seconds / jobs) / rows
+    # Time outside every render: the batch's wall time less the union of its rows' render intervals (`started`
+    # counts from the command's beginning). The tail where fewer rows than jobs remain is inside a render, so it
+    # is not counted as overhead; start-up, reading, probing, validation and exit are.
+    spans = sorted((line["started"], line["started"] + line["seconds"]) for line in lines
+                   if line.get("started") is not None)
+    busy, reach = 0.0, 0.0
+    for begin, end in spans:
+        if end > reach:
+            busy += end - max(begin, reach)
+            reach = end
+    overhead = max(0.0, batch.wall - busy) / rows
     speedup = separate / batch.wall
     print(f"   batch / separate processes: {speedup:.2f}x faster (target >= 1.0: {'met' if speedup >= 1.0 else 'missed'}); "
           f"one render x {rows} = {single.wall * rows:.2f} s, batch / that: {single.wall * rows / batch.wall:.2f}x", flush=True)

@@ -49,7 +49,7 @@ struct Batch: ParsableCommand {
     @Option(help: "Encoder and decoder threads per render (default: the cores divided among the jobs).")
     var threads: Int?
 
-    @Option(help: ArgumentHelp("Write one JSON line per row (row, output, status, exitCode, seconds, warnings).",
+    @Option(help: ArgumentHelp("Write one JSON line per row (row, output, status, exitCode, started, seconds, warnings).",
                                valueName: "FILE"))
     var manifest: String?
 
@@ -100,6 +100,7 @@ struct Batch: ParsableCommand {
     }
 
     func run() throws {
+        let began = DispatchTime.now().uptimeNanoseconds
         media.applyLogLevel()
         let input = try readProjectFile(template)
         let file = ProjectFile(argument: template)
@@ -231,7 +232,7 @@ struct Batch: ParsableCommand {
             if worst != .success { throw CommandFailure(worst) }
             return
         }
-        let journal = try Manifest(path: manifest, append: resume)
+        let journal = try Manifest(path: manifest, append: resume, began: began)
         for failure in failures {
             journal.record(row: failure.row, output: failure.output, status: "failed", exitCode: failure.code,
                            seconds: 0, warnings: [], errors: [failure.message], fingerprint: nil, bytes: nil)
@@ -413,7 +414,8 @@ struct Batch: ParsableCommand {
     private static func render(_ planned: RowPlan, threads: Int, policy: MediaPolicy, force: Bool,
                                journal: Manifest) -> ExitCode {
         if planned.upToDate {
-            journal.record(row: planned.row, output: planned.output, status: "skipped", exitCode: .success, seconds: 0,
+            journal.record(row: planned.row, output: planned.output, status: "skipped", exitCode: .success,
+                           startedAt: DispatchTime.now().uptimeNanoseconds, seconds: 0,
                            warnings: [], errors: [], fingerprint: planned.fingerprint, bytes: size(of: planned.output))
             return .success
         }
@@ -440,7 +442,7 @@ struct Batch: ParsableCommand {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         journal.record(row: planned.row, output: planned.output, status: code == .success ? "done" : "failed",
-                       exitCode: code, seconds: seconds, warnings: planned.warnings, errors: errors,
+                       exitCode: code, startedAt: start, seconds: seconds, warnings: planned.warnings, errors: errors,
                        fingerprint: code == .success ? planned.fingerprint : nil,
                        bytes: code == .success ? size(of: planned.output) : nil)
         return code
@@ -480,9 +482,14 @@ final class Manifest: Sendable {
     private let descriptor: Int32
     private let lock = Locked<Void>(())
 
-    /// Opens the manifest at `path` (nil: none); `append` keeps an earlier run's lines.
-    init(path: String?, append: Bool) throws {
+    /// When the batch began (an uptime in nanoseconds): each line's `started` counts from it.
+    let began: UInt64
+
+    /// Opens the manifest at `path` (nil: none); `append` keeps an earlier run's lines. `began` is when the batch
+    /// began, as an uptime in nanoseconds.
+    init(path: String?, append: Bool, began: UInt64) throws {
         self.path = path
+        self.began = began
         guard let path else {
             descriptor = -1
             return
@@ -496,15 +503,18 @@ final class Manifest: Sendable {
 
     deinit { if descriptor >= 0 { close(descriptor) } }
 
-    /// Appends one row's line: row, output, status, exitCode, seconds, warnings, errors, fingerprint and bytes.
-    func record(row: Int, output: String?, status: String, exitCode: ExitCode, seconds: Double, warnings: [String],
-                errors: [String], fingerprint: String?, bytes: Int?) {
+    /// Appends one row's line: row, output, status, exitCode, started (seconds from the batch's beginning to
+    /// `startedAt`, an uptime in nanoseconds; null for a row refused before rendering), seconds, warnings, errors,
+    /// fingerprint and bytes.
+    func record(row: Int, output: String?, status: String, exitCode: ExitCode, startedAt: UInt64? = nil,
+                seconds: Double, warnings: [String], errors: [String], fingerprint: String?, bytes: Int?) {
         guard descriptor >= 0 else { return }
         let object = JSONObject(values: [
             (key: "row", value: .number(String(row))),
             (key: "output", value: output.map { .string($0) } ?? .null),
             (key: "status", value: .string(status)),
             (key: "exitCode", value: .number(String(exitCode.rawValue))),
+            (key: "started", value: startedAt.map { .number(String(format: "%.3f", Double($0 &- began) / 1e9)) } ?? .null),
             (key: "seconds", value: .number(String(format: "%.3f", seconds))),
             (key: "warnings", value: .array(warnings.map { JSON(.string($0)) })),
             (key: "errors", value: .array(errors.map { JSON(.string($0)) })),

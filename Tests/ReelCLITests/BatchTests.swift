@@ -77,7 +77,10 @@ import Glibc
     @Test func batchRendersEveryRowWritesAManifestAndResumes() throws {
         // Quotes, a comma, a newline and a formula-like cell are text, never evaluated.
         try write("rows.csv", Array("id,name,seconds\na,\"Ann, \"\"the\"\" first\",0.5\nb,\"two\nlines\",0.3\nc,=cmd|' /C calc'!A0,\n".utf8))
+        let clock = ContinuousClock()
+        let launched = clock.now
         let first = try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4", "-j", "2", "--manifest", "m.jsonl"])
+        let elapsed = launched.duration(to: clock.now) / .seconds(1)
         #expect(first.status == 0, "\(first.stderrText)")
         #expect(try outputs() == ["a.mp4", "b.mp4", "c.mp4"])
         #expect(abs(try duration("out/a.mp4") - 0.5) < 0.05)
@@ -87,6 +90,14 @@ import Glibc
         #expect(lines.compactMap { $0["row"] as? Int }.sorted() == [1, 2, 3])
         #expect(lines.allSatisfy { $0["status"] as? String == "done" && $0["exitCode"] as? Int == 0 })
         #expect(lines.allSatisfy { ($0["output"] as? String)?.hasPrefix(folder.file("out").path) == true })
+        // `started` counts from the batch's beginning: after reading and validating, and the rows' renders end
+        // within the command's own run (measured here from outside).
+        let spans = lines.compactMap { line -> (Double, Double)? in
+            guard let started = line["started"] as? Double, let seconds = line["seconds"] as? Double else { return nil }
+            return (started, started + seconds)
+        }
+        #expect(spans.count == 3)
+        #expect(spans.allSatisfy { $0.0 > 0 && $0.1 < elapsed })
 
         let before = try FileManager.default.attributesOfItem(atPath: folder.file("out/b.mp4").path)[.modificationDate] as? Date
         try write("rows.csv", Array("id,name,seconds\na,\"Ann, \"\"the\"\" first\",0.5\nb,\"two\nlines\",0.3\nc,changed,0.4\n".utf8))

@@ -240,7 +240,7 @@ import ReelTime
         let projectFolder = folder.file("project")
         try FileManager.default.createDirectory(at: projectFolder, withIntermediateDirectories: true)
         for name in ["OTIO Test Media 1 - 23.98.mp4", "OTIO Test Media 2 - 23.98.mp4"] {
-            FileManager.default.createFile(atPath: projectFolder.appendingPathComponent(name).path, contents: Data())
+            _ = FileManager.default.createFile(atPath: projectFolder.appendingPathComponent(name).path, contents: Data())
         }
         let imported = Interchange.importProject(bytes, format: .otio, fileName: "Timeline_23.98.otio",
                                                  baseDirectory: projectFolder.path, projectDirectory: projectFolder.path)
