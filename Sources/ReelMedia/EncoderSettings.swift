@@ -177,7 +177,8 @@ extension VideoEncoderSettings {
     /// bitstream of each depends on that count (x264's frame threads change what its motion search and lookahead
     /// see; libvpx's output was measured to change with it). So `threads` 0 pins them to `reproducibleThreadCount`;
     /// x264 also gets `cpu-independent=1`, which keeps its output the same on CPUs with different instruction
-    /// sets. Other encoders (prores_ks, whose pictures are independent) keep FFmpeg's automatic choice.
+    /// sets. libx265 gets one frame thread unless `threads` asks for more (its frame threads make the output depend
+    /// on timing). Other encoders (prores_ks, whose pictures are independent) keep FFmpeg's automatic choice.
     func threading(forEncoder encoder: String) -> (threadCount: Int, x264Parameters: String?, x265Parameters: String?) {
         let pinned = threads > 0 ? threads : Self.reproducibleThreadCount
         switch encoder {
@@ -185,7 +186,10 @@ extension VideoEncoderSettings {
             let extra = x264Parameters.map { ":" + $0 } ?? ""
             return (pinned, "cpu-independent=1" + extra, nil)
         case "libx265":
-            return (pinned, nil, "frame-threads=\(pinned)")
+            // x265's frame threads are not deterministic: when frames arrive more slowly than it encodes them
+            // (a busy compositor), which in-flight frames rate control sees depends on timing, and the bitstream
+            // changes from run to run. One frame thread is; its rows still run in parallel (WPP).
+            return (pinned, nil, "frame-threads=\(threads > 0 ? threads : 1)")
         case "libvpx-vp9", "libaom-av1":
             return (pinned, nil, nil)
         default:

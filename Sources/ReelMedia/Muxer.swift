@@ -31,6 +31,10 @@ final class OutputContext {
 
     deinit {
         // Only reached without a successful finish(), which closes and reports; nothing can be reported here.
+        // FFmpeg 5.1's HLS and DASH muxers free their segment muxers on deinit but not the in-memory buffer the
+        // open segment is written to (found by LeakSanitizer on a render cancelled mid-segment); their trailer
+        // closes it. The files written are removed by the caller either way.
+        if started, !finished, ["hls", "dash"].contains(formatName) { _ = av_write_trailer(context) }
         if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
         avformat_free_context(context)
     }

@@ -41,7 +41,9 @@ struct SubtitleTrackPlan {
             }
             let header = entry.assHeader
                 ?? CaptionScript.header(for: entry.captions.style, renderSize: project.videoComposition.renderSize, family: nil)
-            let events = codec == .movText ? slices(entry.cues, from: start, to: end) : cues(entry.cues, from: start, to: end)
+            // A transcript's highlight boxes are events of their own, drawn under the page; no text stream shows them.
+            let shown = entry.cues.filter { $0.style != CaptionStyle.boxStyleName }
+            let events = codec == .movText ? slices(shown, from: start, to: end) : cues(shown, from: start, to: end)
             let isDefault = entry.captions.isDefault ?? (!anyMarkedDefault && index == 0)
             plans.append(SubtitleTrackPlan(
                 settings: SubtitleStreamSettings(codec: codec, header: header, language: entry.captions.language,

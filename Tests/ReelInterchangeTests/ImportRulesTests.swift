@@ -106,7 +106,7 @@ import ReelTime
 
     @Test func audioEventsAndFadeToBlack() throws {
         let media = try TemporaryDirectory(prefix: "reel-interchange-audio")
-        for name in ["pic.mov", "music.wav"] { FileManager.default.createFile(atPath: media.file(name).path, contents: Data()) }
+        for name in ["pic.mov", "music.wav"] { _ = FileManager.default.createFile(atPath: media.file(name).path, contents: Data()) }
         let text = """
             001  PIC  AA/V C  00:00:00:00 00:00:02:00 00:00:00:00 00:00:02:00
             * FROM CLIP NAME: pic.mov
@@ -136,7 +136,7 @@ import ReelTime
     /// A dissolve whose outgoing line is reel BL fades in from black, even right after another clip.
     @Test func dissolveFromBlack() throws {
         let media = try TemporaryDirectory(prefix: "reel-interchange-bl")
-        FileManager.default.createFile(atPath: media.file("A.mov").path, contents: Data())
+        _ = FileManager.default.createFile(atPath: media.file("A.mov").path, contents: Data())
         let text = """
             001  A   V  C        00:00:01:00 00:00:02:00 00:00:00:00 00:00:01:00
             002  BL  V  C        00:00:00:00 00:00:00:00 00:00:01:00 00:00:01:00
@@ -178,7 +178,7 @@ import ReelTime
     @Test func audioTracksAndFlattening() throws {
         let media = try TemporaryDirectory(prefix: "reel-interchange-otio-audio")
         try FileManager.default.createDirectory(at: media.file("media"), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: media.file("media/c.mov").path, contents: Data())
+        _ = FileManager.default.createFile(atPath: media.file("media/c.mov").path, contents: Data())
         let dissolve = """
             {"OTIO_SCHEMA": "Transition.1", "transition_type": "SMPTE_Dissolve",
              "in_offset": {"OTIO_SCHEMA": "RationalTime.1", "value": 4, "rate": 24},

@@ -57,6 +57,40 @@ func decodesCleanly(_ path: String) throws -> Bool {
 }
 
 @Suite struct EncodeTests {
+    /// x265 with several frame threads writes a different stream each run when frames come more slowly than it
+    /// encodes them (docs/decisions.md, "Reproducible files"); reel's default of one frame thread must not.
+    @Test func hevcFromASlowProducerGivesTheSameBytesEveryRun() throws {
+        func encode(_ run: Int) throws -> Data {
+            let output = try scratchPath("slow-\(run).mkv")
+            let muxer = try Muxer(destination: .file(output), formatName: "matroska", metadata: [], faststart: false)
+            let encoder = try muxer.addVideo(VideoEncoderSettings(codec: .hevc, width: 320, height: 180,
+                                                                  frameRate: Rational(30), pixelFormat: .yuv420p, crf: 28,
+                                                                  gop: 30, threads: 0))
+            try muxer.start()
+            let picture = try VideoFrame(width: 320, height: 180, format: .yuv420p)
+            var seed: UInt32 = 12345
+            for index in 0..<40 {
+                try picture.makeWritable()
+                picture.fill(y: 16, u: 128, v: 128)
+                // Moving stripes over noise, so that rate control has something to decide.
+                let luma = picture.plane(0), stride = picture.stride(0)
+                for y in 0..<180 {
+                    for x in 0..<320 {
+                        seed = seed &* 1_664_525 &+ 1_013_904_223
+                        luma[y * stride + x] = UInt8(16 + (((x + index * 4) / 16) % 2) * 150 + Int(seed >> 28))
+                    }
+                }
+                try encoder.encode(picture, index: Int64(index))
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            try muxer.finish()
+            return try Data(contentsOf: URL(fileURLWithPath: output))
+        }
+        let runs = try (0..<3).map(encode)
+        #expect(Set(runs).count == 1, "3 runs gave \(Set(runs).count) different streams")
+        #expect(runs[0].count > 1000)
+    }
+
     @Test func writesAnMP4ThatPlaysWithTheRightDurationAndFrameCount() throws {
         let path = try writeMovie(format: "mp4", fileExtension: "mp4", video: .h264, audio: .aac)
         let video = try probeEntries(path, stream: "v:0", entries: "stream=codec_name,width,height,nb_frames,duration,avg_frame_rate,pix_fmt")

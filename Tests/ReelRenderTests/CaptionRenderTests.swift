@@ -357,4 +357,87 @@ import Testing
         for index in 6...14 { #expect(!brightLeft(frames[index]) && brightRight(frames[index]), "frame \(index)") }
         for index in 15...26 { #expect(brightLeft(frames[index]) && !brightRight(frames[index]), "frame \(index)") }
     }
+    @Test
+    func aBoxMarksTheActiveWordOnTheRightFrames() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try #"[{"word": "MMMM", "start": 0.2, "end": 0.45}, {"word": "WWWW", "start": 0.5, "end": 0.9}]"#
+            .write(to: folder.file("w.json"), atomically: true, encoding: .utf8)
+        let frames = try Self.render(Self.project("""
+            "clips": [], "captions": [{"transcript": "w.json", "style": {"size": 24},
+                                       "highlight": {"box": {"color": "#FF0000", "padding": 3}}}]
+            """, end: 1.2), in: folder)
+        try #require(frames.count == 36)
+        // Pure red is luma 63 in BT.709 limited range: the box's pixels, between black (16) and the white words.
+        func boxColumns(_ luma: [UInt8]) -> (count: Int, centre: Double) {
+            var sum = 0, count = 0
+            for y in Self.bottom { for x in 0..<Self.width where (55...71).contains(luma[y * Self.width + x]) { sum += x; count += 1 } }
+            return (count, count == 0 ? 0 : Double(sum) / Double(count))
+        }
+        // The page shows from frame 6 to 26; the box is behind the first word to frame 14, then behind the second.
+        for index in 0...5 { #expect(boxColumns(frames[index]).count == 0, "frame \(index)") }
+        for index in 6...26 {
+            let box = boxColumns(frames[index])
+            #expect(box.count > 300, "frame \(index): \(box.count) box pixels")
+            if index < 15 {
+                #expect(box.centre < Double(Self.width) / 2 - 20, "frame \(index): box centre \(box.centre)")
+            } else {
+                #expect(box.centre > Double(Self.width) / 2 + 20, "frame \(index): box centre \(box.centre)")
+            }
+        }
+        for index in 27..<36 { #expect(boxColumns(frames[index]).count == 0, "frame \(index)") }
+        // The words stay white on top of the box.
+        #expect(frames[10].contains { $0 > 200 })
+    }
+
+    @Test func aShadowBlurSoftensTheCaption() throws {
+        // A white shadow on black shows as ink: sharp, it is a copy of the glyphs; blurred, a wide soft halo.
+        func midTones(blur: Double) throws -> Int {
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            try "1\n00:00:00,000 --> 00:00:00,500\nSoft edges\n".write(to: folder.file("t.srt"), atomically: true, encoding: .utf8)
+            let frames = try Self.render(Self.project("""
+                "clips": [], "captions": [{"file": "t.srt", "style": {"size": 24, "outline": {"color": "#000000", "width": 1},
+                                           "shadow": {"color": "#FFFFFF", "offset": [3, 3], "blur": \(blur)}}}]
+                """, end: 0.5), in: folder)
+            return frames[5].filter { (30...150).contains($0) }.count
+        }
+        let sharp = try midTones(blur: 0), soft = try midTones(blur: 4)
+        #expect(soft > sharp * 2, "mid-tone pixels: \(sharp) sharp, \(soft) blurred")
+    }
+
+    @Test func webVTTCueSettingsPlaceTheirCues() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try """
+            WEBVTT
+
+            00:00.000 --> 00:00.500 line:0 align:start
+            Top left
+
+            00:00.500 --> 00:01.000 align:end
+            Right
+
+            00:01.000 --> 00:01.500 line:50%,center
+            Middle
+            """.write(to: folder.file("t.vtt"), atomically: true, encoding: .utf8)
+        let frames = try Self.render(Self.project("""
+            "clips": [], "captions": [{"file": "t.vtt", "style": {"size": 20}}]
+            """, end: 1.5), in: folder)
+        try #require(frames.count == 45)
+        func inkColumns(_ luma: [UInt8], rows: Range<Int>) -> ClosedRange<Int>? {
+            let columns = (0..<Self.width).filter { x in rows.contains { luma[$0 * Self.width + x] > 100 } }
+            return columns.first.map { $0...columns.last! }
+        }
+        let middle = 60..<120
+        #expect(Self.inkedFrames(Array(frames[0..<15]), rows: Self.top) == Array(0..<15))
+        #expect(Self.inkedFrames(Array(frames[0..<15]), rows: 60..<180) == [])
+        #expect(inkColumns(frames[7], rows: Self.top).map { $0.upperBound < Self.width / 2 } == true)
+        #expect(Self.inkedFrames(Array(frames[15..<30]), rows: Self.bottom) == Array(0..<15))
+        #expect(Self.inkedFrames(Array(frames[15..<30]), rows: Self.top) == [])
+        #expect(inkColumns(frames[22], rows: Self.bottom).map { $0.lowerBound > Self.width / 2 } == true)
+        #expect(Self.inkedFrames(Array(frames[30..<45]), rows: middle) == Array(0..<15))
+        #expect(Self.inkedFrames(Array(frames[30..<45]), rows: Self.top) == [])
+        #expect(Self.inkedFrames(Array(frames[30..<45]), rows: Self.bottom) == [])
+    }
 }

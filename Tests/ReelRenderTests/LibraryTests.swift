@@ -72,7 +72,8 @@ import Testing
         let loaded = ProjectLoader.load(project)
         let compiled = try #require(loaded.compiled, "\(loaded.diagnostics.map(\.humanText))")
         let session = ExportSession(project: compiled, facts: try #require(loaded.catalog).facts, policy: .localFilesOnly)
-        session.onProgress = { if $0.frame == 5 { session.cancel() } }
+        // Weak: the session keeps its handler, so a handler holding the session would never be freed (LeakSanitizer).
+        session.onProgress = { [weak session] in if $0.frame == 5 { session?.cancel() } }
         #expect(throws: RenderError.self) { try session.export(to: .file(folder.file("out.mp4").path), overwrite: false) }
         #expect(session.status == .cancelled)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["a.mp4"])

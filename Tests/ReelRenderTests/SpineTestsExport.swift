@@ -171,7 +171,11 @@ import Testing
         let peakLine = result.stderrText.split(separator: "\n").first { $0.contains("Maximum resident set size") }
         let peakKilobytes = peakLine.flatMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }
         let peak = try #require(peakKilobytes, "no peak RSS in \(result.stderrText)")
-        #expect(peak < 200 * 1024, "peak RSS \(peak / 1024) MB")
+        // Under AddressSanitizer (`make asan` sets REEL_SANITIZER) freed memory waits in its quarantine (256 MB) and
+        // every block has red zones, so resident size says nothing about reel's own bound there.
+        if ProcessInfo.processInfo.environment["REEL_SANITIZER"] != "address" {
+            #expect(peak < 200 * 1024, "peak RSS \(peak / 1024) MB")
+        }
 
         let output = folder.file("long.mp4")
         let info = try probe(output)

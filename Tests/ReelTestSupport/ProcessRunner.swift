@@ -107,6 +107,7 @@ func run(
 }
 
 /// Runs a program and returns its stdout, throwing with its stderr if it fails.
+@discardableResult
 public func runChecked(_ executable: String, _ args: [String], stdin: Data? = nil) throws -> Data {
     let result = try run(executable, args, stdin: stdin)
     try result.check(executable)

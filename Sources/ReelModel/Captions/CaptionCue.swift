@@ -51,6 +51,9 @@ public struct CaptionCue: Sendable, Hashable {
     public var number: Int
     /// 1-based line of the cue's timing line (SubRip, WebVTT) or `Dialogue:` line (ASS) in its file.
     public var line: Int
+    /// A WebVTT cue's settings, as read; nil elsewhere and once compiled (they are then the text's `\an`/`\pos`
+    /// tags and the margins).
+    public var settings: WebVTTCueSettings?
 
     /// Creates a cue.
     public init(start: Time, end: Time, text: String, style: String? = nil, layer: Int = 0, name: String = "",

@@ -81,10 +81,13 @@ public struct CaptionHighlight: Sendable, Hashable {
     public var color: RGBAColor?
     /// The active word's scale (1: unchanged).
     public var scale: Double?
+    /// A box behind the active word (its colour, and padding in pixels at the render size); nil: none.
+    public var box: TextStyle.Background?
 
-    public init(color: RGBAColor? = nil, scale: Double? = nil) {
+    public init(color: RGBAColor? = nil, scale: Double? = nil, box: TextStyle.Background? = nil) {
         self.color = color
         self.scale = scale
+        self.box = box
     }
 }
 
@@ -104,7 +107,7 @@ public enum TranscriptPager {
     /// The cues of `words` (movie time) for `style` on a render of `renderSize`.
     public static func cues(_ words: [TranscriptWord], style: CaptionStyle, highlight: CaptionHighlight?,
                             renderSize: PixelSize, measure: Measure) -> [CaptionCue] {
-        let size = style.size ?? (Double(renderSize.height) * 0.055).rounded()
+        let size = style.resolvedSize(renderSize: renderSize)
         let width = Double(renderSize.width) * (style.maxWidth ?? 0.9)
         let maxLines = style.maxLines ?? 2
         // Pages: lists of lines, each a list of word indices.
@@ -152,14 +155,31 @@ public enum TranscriptPager {
                 let start = position == 0 ? words[first].start : words[active].start
                 let end = position + 1 < indices.count ? words[indices[position + 1]].start : pageEnd
                 guard start < end else { continue }
-                let body = page.map { lineIndices in
-                    lineIndices.map { index in
-                        let word = ASSText.escaping(words[index].text)
-                        return index == active ? highlighted(word, highlight, base: style.color) : word
-                    }.joined(separator: " ")
-                }.joined(separator: "\\N")
+                func body(marking mark: (String) -> String) -> String {
+                    page.map { lineIndices in
+                        lineIndices.map { index in
+                            let word = ASSText.escaping(words[index].text)
+                            return index == active ? mark(word) : word
+                        }.joined(separator: " ")
+                    }.joined(separator: "\\N")
+                }
                 // `\q2`: libass keeps these line breaks and wraps nothing itself.
-                cues.append(CaptionCue(start: start, end: end, text: "{\\q2}" + body, number: active + 1, line: 0))
+                let text = "{\\q2}" + body { highlighted($0, highlight, base: style.color) }
+                guard let box = highlight?.box else {
+                    cues.append(CaptionCue(start: start, end: end, text: text, number: active + 1, line: 0))
+                    continue
+                }
+                // The box is a second event under the page (layer 0; the page is on layer 1, so libass does not
+                // move one to avoid the other): the same text laid out the same way in the `ReelBox` style, whose
+                // glyphs are transparent and whose opaque box (BorderStyle 3) shows behind the active word only.
+                let hidden = "\\3a&HFF&"
+                let shown = String(format: "\\3a&H%02X&", 255 - Int(box.color.alpha))
+                let colour = "\\3c" + ASSText.colour(red: box.color.red, green: box.color.green, blue: box.color.blue)
+                let boxText = "{\\q2\\bord\(ProjectWriter.numberText(max(box.padding, 0.01)))\(colour)\(hidden)}"
+                    + body { "{\(shown)}" + highlighted($0, highlight, base: style.color) + "{\(hidden)}" }
+                cues.append(CaptionCue(start: start, end: end, text: boxText, style: CaptionStyle.boxStyleName, layer: 0,
+                                       number: active + 1, line: 0))
+                cues.append(CaptionCue(start: start, end: end, text: text, layer: 1, number: active + 1, line: 0))
             }
         }
         return cues

@@ -5,8 +5,9 @@ import ReelTime
 /// `WEBVTT` (then a space, tab or line end); header lines run to the first blank line; blocks are separated by blank
 /// lines; `NOTE`, `STYLE` and `REGION` blocks are skipped; a cue is an optional id line and a timing line, its text
 /// running to a blank line or to a line holding `-->`. Timestamps are strict: `[hh…:]mm:ss.ttt`, exactly two digits
-/// of minutes and seconds and three of milliseconds. Cue settings (`align`, `line`, `position`, `size`, `region`)
-/// and CSS are not applied: reel places every cue by its caption style (docs/captions.md).
+/// of minutes and seconds and three of milliseconds. Cue settings (`align`, `line`, `position`, `size`) are kept
+/// with the cue (`WebVTTCueSettings`) and place it when compiled; `region`, `vertical` and CSS are not applied: the
+/// caption style gives the look (docs/captions.md).
 struct WebVTTParser {
     let lines: [Substring]
     let file: String
@@ -69,9 +70,16 @@ struct WebVTTParser {
                 problems.append(CaptionProblem(.warning, file: file, line: timingLine + 1, cue: ordinal,
                                                message: failure.message + "; the cue is dropped"))
             case .success(let (start, end)):
-                cues.append(CaptionCue(start: start, end: end,
-                                       text: CueMarkup.ass(text.joined(separator: "\n"), webVTT: true),
-                                       name: identifier.map(String.init) ?? "", number: ordinal, line: timingLine + 1))
+                var cue = CaptionCue(start: start, end: end,
+                                     text: CueMarkup.ass(text.joined(separator: "\n"), webVTT: true),
+                                     name: identifier.map(String.init) ?? "", number: ordinal, line: timingLine + 1)
+                let settings = WebVTTCueSettings(lines[timingLine].split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst(3))
+                if settings.asksVertical {
+                    problems.append(CaptionProblem(.warning, file: file, line: timingLine + 1, cue: ordinal,
+                                                   message: "vertical text is not supported; the cue is drawn horizontally"))
+                }
+                if !settings.isEmpty { cue.settings = settings }
+                cues.append(cue)
             }
         }
         return CaptionReading(document: CaptionDocument(format: .webVTT, cues: cues), problems: problems)

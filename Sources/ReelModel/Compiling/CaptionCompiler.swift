@@ -137,7 +137,16 @@ extension CompileSession {
             diagnostic.origin = problem.place
             diagnostics.append(diagnostic)
         }
-        guard let document = reading.document else { return nil }
+        guard var document = reading.document else { return nil }
+        // WebVTT cue settings become the cue's alignment and position tags and its margins at this render size.
+        for index in document.cues.indices {
+            guard let settings = document.cues[index].settings else { continue }
+            let placement = settings.placement(renderSize: renderSize, style: captions.style)
+            document.cues[index].text = placement.tags + document.cues[index].text
+            document.cues[index].marginLeft = placement.marginLeft
+            document.cues[index].marginRight = placement.marginRight
+            document.cues[index].settings = nil
+        }
         if document.format == .subRip {
             let ordered = document.cues.sorted { $0.start < $1.start }
             if let index = ordered.indices.dropFirst().first(where: { ordered[$0].start < ordered[$0 - 1].end }) {

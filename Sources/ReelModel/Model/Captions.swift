@@ -34,7 +34,7 @@ public struct CaptionStyle: Sendable, Hashable {
     public var color: RGBAColor?
     /// Outline around the glyphs (width 0 for none).
     public var outline: TextStyle.Outline?
-    /// A shadow at an offset (its blur is ASS's `\be`-free shadow: not blurred).
+    /// A shadow at an offset; its blur is libass's `\blur`, which softens the outline and the shadow together.
     public var shadow: TextStyle.Shadow?
     /// An opaque box behind each line instead of the outline (ASS BorderStyle 3).
     public var background: TextStyle.Background?
@@ -48,6 +48,20 @@ public struct CaptionStyle: Sendable, Hashable {
     public var maxWidth: Double?
     /// Most lines a transcript's page has (default 2); files' cues show as written.
     public var maxLines: Int?
+
+    /// The ASS style of the box events a transcript's `highlight.box` adds: the caption style's font, size, alignment
+    /// and margins, transparent glyphs, and an opaque box (BorderStyle 3) coloured and sized by each event.
+    public static let boxStyleName = "ReelBox"
+
+    /// The type's height when `size` is not given: 5.5 % of the render height, rounded to a pixel.
+    public func resolvedSize(renderSize: PixelSize) -> Double {
+        size ?? (Double(renderSize.height) * 0.055).rounded()
+    }
+
+    /// The distance from the bottom or top edge when `margin` is not given: 5 % of the render height.
+    public func resolvedMargin(renderSize: PixelSize) -> Double {
+        margin ?? Double(renderSize.height) * 0.05
+    }
 
     /// A style with every value at its default.
     public init(font: String? = nil, size: Double? = nil, color: RGBAColor? = nil, outline: TextStyle.Outline? = nil,

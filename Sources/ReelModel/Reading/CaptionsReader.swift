@@ -42,6 +42,8 @@ extension DocumentDecoder {
                 value.scale = highlightFields["scale"].flatMap { double($0, path.key("highlight").key("scale"), in: 0.1...10) }
                 if highlightFields.has("color"), value.color == nil { valid = false }
                 if highlightFields.has("scale"), value.scale == nil { valid = false }
+                value.box = highlightFields["box"].flatMap { readTextBackground($0, path.key("highlight").key("box")) }
+                if highlightFields.has("box"), value.box == nil { valid = false }
                 highlight = value
             } else {
                 valid = false

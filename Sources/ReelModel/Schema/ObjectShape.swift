@@ -176,7 +176,7 @@ extension ObjectShape {
                   "maxLines"])
 
     /// `captions.highlight`: how a transcript marks the word being spoken.
-    public static let captionHighlight = ObjectShape(name: "caption highlight", allowed: ["color", "scale"])
+    public static let captionHighlight = ObjectShape(name: "caption highlight", allowed: ["color", "scale", "box"])
 
     /// An entry of a compiled `captions.cues`: one cue in movie time, its text ASS event text.
     public static let captionCue = ObjectShape(

@@ -555,7 +555,8 @@ public enum ProjectSchema {
                       default: .described("5.5 % of the render height")),
             FormatKey("color", ref("color"), "The text's colour.", default: .string("#FFFFFF")),
             FormatKey("outline", ref("textOutline"), "A stroke around the glyphs.", default: .described("black, 6 % of the size")),
-            FormatKey("shadow", ref("textShadow"), "A shadow as deep as the larger offset (blur is not applied).",
+            FormatKey("shadow", ref("textShadow"),
+                      "A shadow as deep as the larger offset; its blur softens the outline and the shadow (libass \\blur).",
                       default: .described("none")),
             FormatKey("background", object([("oneOf", array([ref("color"), ref("textBackground")]))]),
                       "An opaque box behind each line (replaces the outline).", default: .described("none")),
@@ -575,6 +576,9 @@ public enum ProjectSchema {
         [
             FormatKey("color", ref("color"), "The spoken word's colour.", default: .described("unchanged")),
             FormatKey("scale", number(minimum: "0.1", maximum: "10"), "The spoken word's scale.", default: .number("1")),
+            FormatKey("box", object([("oneOf", array([ref("color"), ref("textBackground")]))]),
+                      "A box behind the spoken word: a colour, or {color, padding} with padding in pixels.",
+                      default: .described("none")),
         ]
     }
 

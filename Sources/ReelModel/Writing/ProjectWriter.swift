@@ -198,6 +198,10 @@ public enum ProjectWriter {
             var fields: [(String, JSONValue)] = []
             if let color = highlight.color { fields.append(("color", .string(color.description))) }
             if let scale = highlight.scale { fields.append(("scale", numberValue(scale))) }
+            if let box = highlight.box {
+                fields.append(("box", object([("color", .string(box.color.description)),
+                                              ("padding", numberValue(box.padding))])))
+            }
             members.append(("highlight", object(fields)))
         }
         members.append(("mode", .string(captions.mode.rawValue)))

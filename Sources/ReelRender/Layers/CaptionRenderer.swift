@@ -22,6 +22,8 @@ final class CaptionRenderer {
         var loaded: [Int] = []
         /// VSFilter's colour handling: the script's colours are Y′CbCr through BT.601 (its default) rather than RGB.
         let bt601Colours: Bool
+        /// Override tags put before the text of each `Default` event (the caption style's shadow blur), "" for none.
+        let prefix: String
     }
 
     private let library: OpaquePointer
@@ -67,7 +69,8 @@ final class CaptionRenderer {
             let matrix = track.pointee.YCbCrMatrix
             let bt601 = entry.assHeader != nil
                 && (matrix == YCBCR_DEFAULT || matrix == YCBCR_BT601_TV || matrix == YCBCR_BT601_PC)
-            tracks.append(Track(pointer: track, cues: entry.cues, bt601Colours: bt601))
+            tracks.append(Track(pointer: track, cues: entry.cues, bt601Colours: bt601,
+                                prefix: entry.assHeader == nil ? CaptionScript.prefix(for: entry.captions.style) : ""))
         }
     }
 
@@ -113,7 +116,8 @@ final class CaptionRenderer {
             // MarginR, MarginV, Effect, Text (the times are the call's arguments).
             let fields = ["\(cueIndex)", "\(cue.layer)", cue.style ?? "Default", cue.name.replacingOccurrences(of: ",", with: " "),
                           "\(cue.marginLeft)", "\(cue.marginRight)", "\(cue.marginVertical)",
-                          cue.effect.replacingOccurrences(of: ",", with: " "), cue.text]
+                          cue.effect.replacingOccurrences(of: ",", with: " "),
+                          (cue.style ?? "Default") == "Default" ? track.prefix + cue.text : cue.text]
             var bytes = Array(fields.joined(separator: ",").utf8CString)
             bytes.withUnsafeMutableBufferPointer { buffer in
                 ass_process_chunk(track.pointer, buffer.baseAddress, Int32(buffer.count - 1), start, max(1, end - start))
@@ -138,8 +142,12 @@ final class CaptionRenderer {
 /// The ASS script header reel writes for SubRip and WebVTT captions: one `Default` style from the caption style,
 /// play resolution = the render size, so that style values are pixels at the render size.
 enum CaptionScript {
-    /// The default em size: 5.5 % of the render height.
-    static func defaultSize(renderSize: PixelSize) -> Double { (Double(renderSize.height) * 0.055).rounded() }
+    /// Override tags for each event of a caption style: ASS styles have no blur, so a shadow's `blur` is libass's
+    /// `\blur` (a gaussian of about that many pixels), which softens the outline and the shadow together.
+    static func prefix(for style: CaptionStyle) -> String {
+        guard let blur = style.shadow?.blur, blur > 0 else { return "" }
+        return "{\\blur\(number(blur))}"
+    }
 
     /// The width Pango gives `text` in `font` at ASS font size `size` (an em is the size over the font's line height,
     /// 1.164 for DejaVu Sans, taken for every font), for breaking a transcript's lines.
@@ -150,7 +158,7 @@ enum CaptionScript {
 
     static func header(for style: CaptionStyle, renderSize: PixelSize, family: String?) -> String {
         let width = renderSize.width, height = renderSize.height
-        let size = style.size ?? defaultSize(renderSize: renderSize)
+        let size = style.resolvedSize(renderSize: renderSize)
         let white = RGBAColor(red: 255, green: 255, blue: 255)
         let black = RGBAColor(red: 0, green: 0, blue: 0)
         let outline = style.outline ?? TextStyle.Outline(color: black, width: max(1, (size * 0.06).rounded()))
@@ -167,7 +175,7 @@ enum CaptionScript {
         case .middle: row = 3
         case .top: row = 6
         }
-        let margin = Int((style.margin ?? Double(height) * 0.05).rounded())
+        let margin = Int(style.resolvedMargin(renderSize: renderSize).rounded())
         let side = Int((Double(width) * (1 - (style.maxWidth ?? 0.9)) / 2).rounded())
         let borderStyle: Int, borderWidth: Double, borderColour: RGBAColor
         if let background = style.background {
@@ -187,6 +195,16 @@ enum CaptionScript {
             colour(white), colour(borderColour), colour(shadow?.color ?? black), "0", "0", "0", "0", "100", "100", "0", "0",
             "\(borderStyle)", number(borderWidth), number(shadowDepth), "\(row + column)", "\(side)", "\(side)", "\(margin)", "1",
         ]
+        // The transcript highlight's box: the same font, size and placement, transparent glyphs, an opaque box
+        // (BorderStyle 3) whose colour and padding each event sets (`\3c`, `\3a`, `\bord`).
+        var box = fields
+        box[0] = CaptionStyle.boxStyleName
+        box[3] = "&HFF000000"
+        box[4] = "&HFF000000"
+        box[5] = "&HFF000000"
+        box[6] = "&HFF000000"
+        box[15] = "3"
+        box[17] = "0"
         return """
             [Script Info]
             ScriptType: v4.00+
@@ -199,6 +217,7 @@ enum CaptionScript {
             [V4+ Styles]
             Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
             Style: \(fields.joined(separator: ","))
+            Style: \(box.joined(separator: ","))
 
             [Events]
             \(ASSScriptFormat.events)

@@ -153,6 +153,69 @@ struct CaptionReaderTests {
         #expect(cues?.first?.plainText == "Hi 漢 & go")
     }
 
+    /// Timing-line settings and what they read as (the androidx/media cases: unknown or malformed values are
+    /// ignored, so the defaults stay).
+    static let settings: [(String, WebVTTCueSettings?)] = {
+        var first = WebVTTCueSettings()
+        first.position = 60
+        first.positionAlign = .end
+        first.align = .left
+        first.size = 35
+        var percentLine = WebVTTCueSettings()
+        percentLine.line = .percent(45)
+        percentLine.lineAlign = .end
+        percentLine.align = .center
+        var numberLine = WebVTTCueSettings()
+        numberLine.line = .number(-10)
+        numberLine.align = .center
+        var right = WebVTTCueSettings()
+        right.align = .right
+        var olderDraft = WebVTTCueSettings()
+        olderDraft.position = 20
+        olderDraft.positionAlign = .start
+        var lineRight = WebVTTCueSettings()
+        lineRight.position = 70
+        lineRight.positionAlign = .end
+        return [
+            ("position:60%,end align:start size:35%", first),
+            ("position:10 align:end", right),
+            ("line:45%,end align:middle", percentLine),
+            ("line:-10 align:middle", numberLine),
+            ("position:20%,start", olderDraft),
+            ("position:70%,line-right", lineRight),
+            ("region:foo size:101% position:-5% line:1e2 align:justify", nil),
+        ]
+    }()
+
+    @Test("WebVTT cue settings are read as the W3C parser reads them", arguments: settings)
+    func webVTTSettings(_ line: String, _ expected: WebVTTCueSettings?) {
+        let vtt = "WEBVTT\n\n00:00.000 --> 00:01.000 \(line)\nx\n"
+        let cue = CaptionReader.read(Array(vtt.utf8), file: "t.vtt").document?.cues.first
+        #expect(cue?.settings == expected)
+    }
+
+    @Test("WebVTT cue settings become alignment and position tags and margins")
+    func webVTTPlacement() {
+        let size = PixelSize(width: 1000, height: 500)
+        func placed(_ line: String) -> (tags: String, marginLeft: Int, marginRight: Int)? {
+            let vtt = "WEBVTT\n\n00:00.000 --> 00:01.000 \(line)\nx\n"
+            let cue = CaptionReader.read(Array(vtt.utf8), file: "t.vtt").document?.cues.first
+            return cue?.settings?.placement(renderSize: size, style: CaptionStyle(size: 25, margin: 20))
+        }
+        // A 35 % box whose right edge is at 60 %: 250…600 px, text left-aligned in it, placed by the style (bottom).
+        #expect(placed("position:60%,end align:start size:35%").map { [$0.tags, "\($0.marginLeft)", "\($0.marginRight)"] }
+                == ["{\\an1}", "250", "400"])
+        // The top line: the style's margin from the top; left-aligned in the style's 90 % band.
+        #expect(placed("line:0 align:start")?.tags == "{\\an7\\pos(50,20)}")
+        // The bottom line but one: one line (the style's size) above the bottom margin.
+        #expect(placed("line:-2")?.tags == "{\\an2\\pos(500,455)}")
+        // 40 % down, the box's middle there.
+        #expect(placed("line:40%,center")?.tags == "{\\an5\\pos(500,200)}")
+        // A box from 20 % to the right edge, trimmed to the band: 200…950 px, centred at 575.
+        #expect(placed("position:20%,line-left").map { [$0.tags, "\($0.marginLeft)", "\($0.marginRight)"] }
+                == ["{\\an2}", "200", "50"])
+    }
+
     @Test("a file that is not UTF-8 is refused at the line of its first bad byte")
     func notUTF8() {
         let bytes = Array("1\n00:00:00,000 --> 00:00:01,000\n".utf8) + [0xC3, 0x28] + Array("\n".utf8)
