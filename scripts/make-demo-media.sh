@@ -64,3 +64,13 @@ if [[ ! -f "$media/logo.png" ]]; then
   echo "make-demo-media: wrote $media/logo.png"
 fi
 
+
+# A "presenter" in front of a green screen, for examples/overlays.json: a moving 240x300 picture on pure green.
+if [[ ! -f "$media/presenter.mp4" ]]; then
+  ffmpeg -v error -nostdin -y -f lavfi -i "color=c=0x00FF00:s=640x360:r=30:d=6" \
+    -f lavfi -i "testsrc2=s=240x300:r=30:d=6" \
+    -filter_complex "[0][1]overlay=x='200+40*sin(t)':y=60,format=yuv420p" \
+    -c:v libx264 -preset veryfast -crf 18 -g 30 "$media/.presenter.partial.mp4"
+  mv "$media/.presenter.partial.mp4" "$media/presenter.mp4"
+  echo "make-demo-media: wrote $media/presenter.mp4"
+fi

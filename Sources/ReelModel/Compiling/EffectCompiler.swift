@@ -23,6 +23,15 @@ extension CompileSession {
             if let range = written.timeRange, let start = try? clip.target.start + range.start {
                 effect.timeRange = try? TimeRange(start: start, duration: range.duration)
             }
+            // Animated parameters: the same mapping for every key, and their times moved into composition time.
+            let origin = clip.target.start
+            for (parameter, keys) in written.ramps.values {
+                let sized = parameter == .radius || parameter == .size
+                effect.ramps.values[parameter] = Self.shifted(keys, by: origin) { sized ? $0 / scale : $0 }
+            }
+            if let keys = written.ramps.rect {
+                effect.ramps.rect = Self.shifted(keys, by: origin) { Self.sourceBounds(of: $0, placement: placement) }
+            }
             return effect
         }
     }
@@ -36,6 +45,20 @@ extension CompileSession {
                 instructions[i].layers[j].effects = effects
             }
         }
+    }
+
+    /// `keys` later by `offset`, each value through `transform`.
+    static func shifted<Value>(_ keys: KeyList<Value>, by offset: Time, _ transform: (Value) -> Value) -> KeyList<Value> {
+        KeyList(keys.keys.compactMap { key -> Key<Value>? in
+            switch key {
+            case .set(let at, let value):
+                return (try? at + offset).map { .set(at: $0, value: transform(value)) }
+            case .ramp(let range, let from, let to, let curve):
+                guard let start = try? range.start + offset, let moved = try? TimeRange(start: start, duration: range.duration)
+                else { return nil }
+                return .ramp(moved, from: transform(from), to: transform(to), curve: curve)
+            }
+        })
     }
 
     /// The bounding box, in source pixels, of canvas rectangle `rect` mapped back through `placement`.

@@ -72,7 +72,7 @@ extension CompileSession {
     }
 
     /// The keys of `list` before `end`; a ramp across it ends there, at the value it has there.
-    private static func cut<Value>(_ list: KeyList<Value>, at end: Time, default defaultValue: Value?,
+    static func cut<Value>(_ list: KeyList<Value>, at end: Time, default defaultValue: Value?,
                                    interpolate: @escaping (Value, Value, Double) -> Value) -> KeyList<Value>? {
         var cut = list
         cut.keys = []

@@ -183,9 +183,24 @@ extension CompileSession {
             guard let cut = cut(tracks, at: finished.duration, path: outputPath.key("end")) else { return nil }
             tracks = cut
         }
+        // Overlays take the ids after every other track, never 3 and 4 (the storyline's, even without transitions).
+        var overlayVolumes: [(track: Int, volume: Double)] = []
+        if !timeline.trackOverlays.isEmpty {
+            guard let overlays = compileTrackOverlays(timeline.trackOverlays, instructions: &instructions,
+                                                      firstTrackID: max((tracks.map(\.id).max() ?? 0) + 1,
+                                                                        Compiler.firstExtraAudioTrackID), canvas: size,
+                                                      frameDuration: frameDuration, duration: finished.duration)
+            else { return nil }
+            tracks += overlays.tracks
+            overlayVolumes = overlays.volumes
+        }
         let composition = Composition(tracks: tracks, duration: finished.duration)
-        guard let audioMix = audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
+        guard var audioMix = audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
                                       frameDuration: frameDuration) else { return nil }
+        for (track, volume) in overlayVolumes {
+            audioMix.inputs.append(AudioMixInput(track: track, volume: KeyList([.set(at: .zero, value: volume)]), name: "volume",
+                                                 path: JSONPath.root.key("audioMix").key("inputs").index(audioMix.inputs.count)))
+        }
         let layers = timeline.overlays + timeline.titles
         guard let captions = compileCaptions(timeline, placed: placed, duration: finished.duration, renderSize: size) else { return nil }
         var videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
@@ -586,6 +601,11 @@ extension CompileSession {
 }
 
 extension CompileSession {
+    /// A clip's source range and length checked against its asset as a storyline clip's are (overlays use it).
+    func resolveClip(_ clip: Clip, frameDuration: Time?) -> ResolvedClip? {
+        resolve(clip, frameDuration: frameDuration)
+    }
+
     /// A freeze frame (`freezeAt` with `duration`, docs/effects.md): a zero-length source range at the held instant,
     /// shown for `duration` seconds of timeline time, silent. The instant must lie inside the source: from 0 up to,
     /// not including, the video stream's end. Nil after an error, or when the reader refused a key it needs.

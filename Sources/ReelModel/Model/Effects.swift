@@ -18,6 +18,10 @@ public struct LayerEffect: Sendable, Hashable {
     public var timeRange: TimeRange?
     /// Where it was written: `$.timeline.clips[i].effects[j]` or `$.videoComposition.instructions[i].layers[j].effects[k]`.
     public var path: JSONPath
+    /// Parameters that change over time (docs/effects.md, "Animated parameters"): key lists in the effect's frame of
+    /// time (seconds from the clip's start on a clip, composition seconds on a layer instruction) and units. The
+    /// plain values (`kind`, `rect`) are those of the first key, which hold before it. Empty: all constant.
+    public var ramps = EffectRamps()
 
     /// Creates an effect.
     public init(kind: EffectKind, rect: CropRect? = nil, timeRange: TimeRange? = nil, path: JSONPath = .root) {
@@ -34,6 +38,46 @@ public struct LayerEffect: Sendable, Hashable {
 
     /// The names of the effect types, as `"type"` spells them.
     public static let typeNames = EffectTypeName.allCases.map(\.rawValue)
+
+    /// The effect as it is at `time` (in the effect's own time frame): every animated parameter at its value then,
+    /// no ramps left.
+    public func evaluated(at time: Time) -> LayerEffect {
+        guard !ramps.isEmpty else { return self }
+        var effect = self
+        effect.ramps = EffectRamps()
+        for (parameter, keys) in ramps.values.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard let base = kind.value(of: parameter) else { continue }
+            effect.kind = effect.kind.with(parameter, keys.value(at: time, default: base))
+        }
+        if let keys = ramps.rect, let base = rect {
+            effect.rect = keys.value(at: time, default: base, interpolate: CropRect.interpolate)
+        }
+        return effect
+    }
+}
+
+/// The animatable numeric parameters of effects (docs/effects.md, "Animated parameters").
+public enum EffectParameter: String, Sendable, Hashable, CaseIterable {
+    /// `blur`'s radius.
+    case radius
+    /// `pixelate`'s block size.
+    case size
+    /// `color`'s brightness, contrast, saturation and gamma.
+    case brightness, contrast, saturation, gamma
+}
+
+/// An effect's animated parameters: linear key lists (SPEC §4.3) of numbers and of its region.
+public struct EffectRamps: Sendable, Hashable {
+    /// Numeric parameters.
+    public var values: [EffectParameter: KeyList<Double>] = [:]
+    /// The region `rect`, `[x, y, w, h]` per key.
+    public var rect: KeyList<CropRect>?
+
+    /// No ramps.
+    public init() {}
+
+    /// Whether nothing is animated.
+    public var isEmpty: Bool { values.isEmpty && rect == nil }
 }
 
 /// The `"type"` of an effect.
@@ -55,6 +99,37 @@ public enum EffectKind: Sendable, Hashable {
     /// A colour made transparent (libavfilter `chromakey` on BT.709 Y′CbCr, then `despill` when `spill` > 0):
     /// the layer gains per-pixel alpha and shows the layers below where its colour matches.
     case chromaKey(ChromaKey)
+
+    /// The value of `parameter` in this effect, nil when it has no such parameter.
+    public func value(of parameter: EffectParameter) -> Double? {
+        switch (self, parameter) {
+        case (.blur(let radius), .radius): radius
+        case (.pixelate(let size), .size): size
+        case (.color(let adjustment), .brightness): adjustment.brightness
+        case (.color(let adjustment), .contrast): adjustment.contrast
+        case (.color(let adjustment), .saturation): adjustment.saturation
+        case (.color(let adjustment), .gamma): adjustment.gamma
+        default: nil
+        }
+    }
+
+    /// This effect with `parameter` set to `value` (unchanged when it has no such parameter).
+    public func with(_ parameter: EffectParameter, _ value: Double) -> EffectKind {
+        switch (self, parameter) {
+        case (.blur, .radius): return .blur(radius: value)
+        case (.pixelate, .size): return .pixelate(size: value)
+        case (.color(var adjustment), _):
+            switch parameter {
+            case .brightness: adjustment.brightness = value
+            case .contrast: adjustment.contrast = value
+            case .saturation: adjustment.saturation = value
+            case .gamma: adjustment.gamma = value
+            case .radius, .size: return self
+            }
+            return .color(adjustment)
+        default: return self
+        }
+    }
 
     /// Its `"type"`.
     public var typeName: EffectTypeName {

@@ -356,8 +356,11 @@ public struct Timeline: Sendable, Hashable {
     public var volume: [VolumeAutomation]
     /// Text layers over the video, later ones on top (SPEC §3.5).
     public var titles: [MovieLayer]
-    /// Image layers over the video and under the titles, later ones on top (SPEC §3.5).
+    /// Image layers over the video and under the titles, later ones on top (SPEC §3.5), drawn by the layer stage.
     public var overlays: [MovieLayer]
+    /// Overlays drawn by the compositor from tracks of their own (video overlays, and image overlays with effects
+    /// or listed before one), in list order, later ones on top; all of them under `overlays`.
+    public var trackOverlays: [TrackOverlay] = []
     /// Caption files on the movie timeline (docs/captions.md), drawn above the titles, later ones on top.
     public var captions: [Captions] = []
 

@@ -43,8 +43,30 @@ extension DocumentDecoder {
                   hint: "a \(type.rawValue) effect takes " + (own + ["start", "duration"]).joined(separator: ", "))
             valid = false
         }
+        var ramps = EffectRamps()
         func number(_ key: String, _ range: ClosedRange<Double>, hint: String) -> Double? {
             guard let json = fields[key] else { return nil }
+            if case .array = json.value, let parameter = EffectParameter(rawValue: key) {
+                // An animated parameter: a key list of numbers in range; its first value holds before it.
+                let keys = animation(json, path.key(key)) { json, keyPath -> Double? in
+                    guard case .number(let text) = json.value else {
+                        self.typeError(json, keyPath, expected: "a number")
+                        return nil
+                    }
+                    guard let value = Double(text), value.isFinite, range.contains(value) else {
+                        self.error(keyPath, "\(key) \(text) is outside \(plain(range.lowerBound))…\(plain(range.upperBound))",
+                                   hint: hint)
+                        return nil
+                    }
+                    return value
+                }
+                guard let keys, let first = keys.keys.first?.values.first else {
+                    valid = false
+                    return nil
+                }
+                ramps.values[parameter] = keys
+                return first
+            }
             guard case .number(let text) = json.value else {
                 typeError(json, path.key(key), expected: "a number")
                 valid = false
@@ -111,7 +133,24 @@ extension DocumentDecoder {
         }
 
         var rect: CropRect?
-        if let json = fields["rect"] {
+        if let json = fields["rect"], case .array(let elements) = json.value, let first = elements.first,
+           case .object = first.value {
+            // An animated region: a key list of rectangles.
+            let keys = animation(json, path.key("rect")) { json, keyPath -> CropRect? in
+                guard let values = self.numbers(json, keyPath, count: 4, expected: "a rectangle [x, y, width, height] in \(units)",
+                                                in: -65_536...65_536) else { return nil }
+                guard values[2] > 0, values[3] > 0 else {
+                    self.error(keyPath, "the rectangle's width and height must be greater than 0",
+                               hint: "write [x, y, width, height] in \(units)")
+                    return nil
+                }
+                return CropRect(x: values[0], y: values[1], width: values[2], height: values[3])
+            }
+            if let keys, let value = keys.keys.first?.values.first {
+                rect = value
+                ramps.rect = keys
+            } else { valid = false }
+        } else if let json = fields["rect"] {
             if let values = numbers(json, path.key("rect"), count: 4, expected: "a rectangle [x, y, width, height] in \(units)",
                                     in: -65_536...65_536) {
                 if values[2] > 0, values[3] > 0 {
@@ -139,6 +178,24 @@ extension DocumentDecoder {
             } else { valid = false }
         }
         guard valid, let kind else { return nil }
-        return LayerEffect(kind: kind, rect: rect, timeRange: timeRange, path: path)
+        var effect = LayerEffect(kind: kind, rect: rect, timeRange: timeRange, path: path)
+        effect.ramps = ramps
+        return effect
+    }
+
+    /// An animated parameter's keys (SPEC §4.3, linear ramps only): not empty, ascending and not overlapping.
+    private func animation<Value>(_ json: JSON, _ path: JSONPath, value: @escaping (JSON, JSONPath) -> Value?) -> KeyList<Value>? {
+        guard let keys = keyList(json, path, value: value) else { return nil }
+        guard !keys.isEmpty else {
+            error(path, "an animated parameter needs at least one key", hint: "write a number, or keys such as [{\"at\": 0, \"value\": 4}]")
+            return nil
+        }
+        for (index, (earlier, later)) in zip(keys.keys, keys.keys.dropFirst()).enumerated() where later.start < earlier.end
+            || (later.start == earlier.start && later.end == earlier.end) {
+            error(path.index(index + 1), "this key starts at \(describeTime(later.start, frameDuration: frameDuration)), before the key before it ends at \(describeTime(earlier.end, frameDuration: frameDuration))",
+                  hint: "keys are in ascending time and must not overlap")
+            return nil
+        }
+        return keys
     }
 }

@@ -3,7 +3,10 @@ import ReelTime
 extension DocumentDecoder {
     /// `titles` and `overlays` of `fields` (the timeline, or the explicit form's videoComposition), SPEC §3.5.
     /// Every entry is checked; broken ones are reported and left out, so `valid` tells whether all were read.
-    func readMovieLayers(_ fields: Fields, _ path: JSONPath) -> (titles: [MovieLayer], overlays: [MovieLayer], valid: Bool) {
+    /// With `overlays` false, the `overlays` list is left to the caller (the timeline reads its own, which may hold
+    /// video overlays).
+    func readMovieLayers(_ fields: Fields, _ path: JSONPath, overlays readsOverlays: Bool = true)
+        -> (titles: [MovieLayer], overlays: [MovieLayer], valid: Bool) {
         var valid = true
         var titles: [MovieLayer] = [], overlays: [MovieLayer] = []
         if let json = fields["titles"] {
@@ -15,10 +18,10 @@ extension DocumentDecoder {
                 valid = false
             }
         }
-        if let json = fields["overlays"] {
+        if readsOverlays, let json = fields["overlays"] {
             if let entries = array(json, path.key("overlays")) {
                 for (entryJSON, entryPath) in entries {
-                    if let layer = readOverlay(entryJSON, entryPath) { overlays.append(layer) } else { valid = false }
+                    if let read = readOverlay(entryJSON, entryPath, allowsEffects: false) { overlays.append(read.layer) } else { valid = false }
                 }
             } else {
                 valid = false
@@ -89,10 +92,22 @@ extension DocumentDecoder {
                           animations: placement.animations, path: path)
     }
 
-    private func readOverlay(_ json: JSON, _ path: JSONPath) -> MovieLayer? {
+    /// An image overlay and its `effects`, which only the timeline's overlays may have (`allowsEffects`); the
+    /// explicit form's overlays are drawn by the layer stage, which runs no effects.
+    func readOverlay(_ json: JSON, _ path: JSONPath, allowsEffects: Bool) -> (layer: MovieLayer, effects: [LayerEffect])? {
         guard let fields = object(json, path, .overlay, expected: "an overlay object") else { return nil }
         let asset = fields["image"].flatMap { assetReference($0, path.key("image")) }
         var valid = asset != nil
+        var effects: [LayerEffect] = []
+        if let json = fields["effects"] {
+            if allowsEffects {
+                if let read = self.effects(json, path.key("effects"), units: "canvas pixels") { effects = read } else { valid = false }
+            } else {
+                error(path.key("effects"), "effects on an overlay belong to the editing form (timeline.overlays)",
+                      hint: "in the explicit form, put the image on a video track and give its layer instruction the effects")
+                valid = false
+            }
+        }
         var size: PixelSize?
         if let json = fields["size"] {
             size = layerSize(json, path.key("size"))
@@ -100,15 +115,27 @@ extension DocumentDecoder {
         }
         let placement = readPlacement(fields, path, what: "overlay")
         guard valid, let asset, let placement else { return nil }
-        return MovieLayer(content: .image(asset: asset, size: size), timeRange: placement.range,
-                          position: placement.position, animations: placement.animations, path: path)
+        let layer = MovieLayer(content: .image(asset: asset, size: size), timeRange: placement.range,
+                               position: placement.position, animations: placement.animations, path: path)
+        return (layer, effects)
     }
 
     /// The keys titles and overlays share: the time range, `position` and `animations`.
     private func readPlacement(_ fields: Fields, _ path: JSONPath, what: String)
         -> (range: TimeRange, position: LayerPoint, animations: [LayerAnimation])? {
         let range = rangeFields(fields, what: what)
-        var valid = range != nil
+        let motion = readLayerMotion(fields, path)
+        var valid = range != nil && motion != nil
+        // Animations are checked against the layer's time even when something else is wrong, so one run says all.
+        if let range, let motion, !animationsFit(motion.animations, layerDuration: range.duration, what: what) { valid = false }
+        guard valid, let range, let motion else { return nil }
+        return (range, motion.position, motion.animations)
+    }
+
+    /// A layer's `position` (default the canvas centre) and `animations`, each animation read on its own; nil after
+    /// reporting a problem with either.
+    func readLayerMotion(_ fields: Fields, _ path: JSONPath) -> (position: LayerPoint, animations: [LayerAnimation])? {
+        var valid = true
         var position = LayerPoint(x: 0.5, y: 0.5)
         if let json = fields["position"] {
             if let point = point(json, path.key("position"), what: "a position [x, y]", in: Self.positionRange) {
@@ -127,10 +154,8 @@ extension DocumentDecoder {
                 valid = false
             }
         }
-        // Animations are checked against the layer's time even when something else is wrong, so one run says all.
-        if let range, !animationsFit(animations, layerDuration: range.duration, what: what) { valid = false }
-        guard valid, let range else { return nil }
-        return (range, position, animations)
+        guard valid else { return nil }
+        return (position, animations)
     }
 
     func readAnimation(_ json: JSON, _ path: JSONPath) -> LayerAnimation? {
@@ -313,7 +338,7 @@ extension DocumentDecoder {
     }
 
     /// An overlay's `[w, h]`: whole pixels, 1…8192 each.
-    private func layerSize(_ json: JSON, _ path: JSONPath) -> PixelSize? {
+    func layerSize(_ json: JSON, _ path: JSONPath) -> PixelSize? {
         guard let elements = array(json, path, expected: "a size [width, height]") else { return nil }
         guard elements.count == 2 else {
             error(path, "a size has 2 numbers, found \(elements.count)", hint: "write [width, height]")

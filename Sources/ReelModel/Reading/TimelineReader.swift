@@ -46,9 +46,11 @@ extension DocumentDecoder {
                 if let automation = readVolumeAutomation(entryJSON, entryPath, trackIDs: trackIDs) { volume.append(automation) }
             }
         }
-        let layers = readMovieLayers(fields, path)
+        let layers = readMovieLayers(fields, path, overlays: false)
+        let overlays = readTimelineOverlays(fields, path)
         var timeline = Timeline(items: items, audio: audio, ducking: ducking, volume: volume, titles: layers.titles,
-                                overlays: layers.overlays)
+                                overlays: overlays.layers)
+        timeline.trackOverlays = overlays.tracks
         timeline.captions = readCaptionsList(fields, path).captions
         return timeline
     }

@@ -101,6 +101,8 @@ public enum FormatReference {
         "timeRange": "{\"start\": 0, \"duration\": 2}", "volumeKeys": "[{\"at\": 0, \"value\": 0.5}]",
         "opacityKeys": "[{\"start\": 0, \"duration\": 1, \"from\": 0, \"to\": 1}]",
         "transformKeys": "[{\"at\": 0, \"value\": {\"scale\": 0.5}}]", "cropKeys": "[{\"at\": 0, \"value\": [0, 0, 640, 360]}]",
+        "numberKeys": "[{\"start\": 0, \"duration\": 2, \"from\": 4, \"to\": 16}]",
+        "rectKeys": "[{\"start\": 0, \"duration\": 2, \"from\": [0, 0, 80, 40], \"to\": [200, 0, 80, 40]}]",
     ]
 
     // MARK: Types
@@ -180,7 +182,7 @@ public enum FormatReference {
         "output": .output, "videoOutput": .videoOutput, "audioOutput": .audioOutput, "timeline": .timeline,
         "clip": .clip, "gap": .gap, "transition": .transition, "audioTrack": .audioTrack, "ducking": .ducking,
         "volumeAutomation": .volumeAutomation, "title": .title, "textOutline": .textOutline, "textShadow": .textShadow,
-        "textBackground": .textBackground, "overlay": .overlay, "animation": .animation, "composition": .composition,
+        "textBackground": .textBackground, "overlay": .overlay, "videoOverlay": .videoOverlay, "animation": .animation, "composition": .composition,
         "compositionTrack": .compositionTrack, "audioMix": .audioMix, "audioMixInput": .audioMixInput,
         "videoComposition": .videoComposition, "instruction": .instruction, "layerInstruction": .layerInstruction,
         "backdrop": .backdrop, "effect": .effect, "timeRange": .timeRange,
@@ -197,5 +199,6 @@ public enum FormatReference {
         "assets": ("map of id to asset", "assets"), "segment": ("segment", "segments"),
         "volumeKeys": ("gain keys", "key-lists"), "opacityKeys": ("opacity keys", "key-lists"),
         "transformKeys": ("transform keys", "key-lists"), "cropKeys": ("crop keys", "key-lists"),
+        "numberKeys": ("number keys", "key-lists"), "rectKeys": ("rectangle keys", "key-lists"),
     ]
 }

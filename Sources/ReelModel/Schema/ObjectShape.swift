@@ -29,7 +29,7 @@ extension ObjectShape {
         .project, .timeRange,
         .output, .videoOutput, .audioOutput, .loudness, .fileAsset, .imageAsset, .colorAsset, .sequenceAsset,
         .timeline, .gap, .clip, .transition, .rectangleMotion, .audioTrack, .ducking, .volumeAutomation,
-        .title, .textOutline, .textShadow, .textBackground, .overlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
+        .title, .textOutline, .textShadow, .textBackground, .overlay, .videoOverlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
         .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .stepKey, .rampKey, .decomposedTransform,
         .variable,
@@ -145,8 +145,16 @@ extension ObjectShape {
 
     /// An entry of `overlays`, an image layer (SPEC §3.5).
     public static let overlay = ObjectShape(
-        name: "overlay", allowed: ["image", "size", "start", "duration", "end", "position", "animations"],
+        name: "overlay", allowed: ["image", "size", "start", "duration", "end", "position", "animations", "effects"],
         required: ["image", "start"])
+
+    /// An entry of `timeline.overlays` showing a video: trimmed like a clip, placed like an image overlay
+    /// (docs/format.md, "Video overlays").
+    public static let videoOverlay = ObjectShape(
+        name: "video overlay",
+        allowed: ["video", "in", "out", "duration", "speed", "volume", "muted", "start", "size", "position", "animations",
+                  "effects"],
+        required: ["video", "start"])
 
     /// An entry of a layer's `animations` (SPEC §3.5).
     public static let animation = ObjectShape(

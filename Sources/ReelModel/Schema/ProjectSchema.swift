@@ -74,6 +74,7 @@ public enum ProjectSchema {
             FormatTable(shape: .textShadow, keys: textShadowKeys),
             FormatTable(shape: .textBackground, keys: textBackgroundKeys),
             FormatTable(shape: .overlay, keys: overlayKeys),
+            FormatTable(shape: .videoOverlay, keys: videoOverlayKeys),
             FormatTable(shape: .animation, keys: animationKeys),
             FormatTable(shape: .captions, keys: captionsKeys),
             FormatTable(shape: .captionStyle, keys: captionStyleKeys),
@@ -274,7 +275,8 @@ public enum ProjectSchema {
             FormatKey("ducking", arrayOf(ref("ducking")), "Tracks lowered while others sound.", default: .described("none")),
             FormatKey("volume", arrayOf(ref("volumeAutomation")), "Hand-written volume keys per track.", default: .described("none")),
             FormatKey("titles", arrayOf(ref("title")), "Text layers.", default: .described("none")),
-            FormatKey("overlays", arrayOf(ref("overlay")), "Image layers.", default: .described("none")),
+            FormatKey("overlays", arrayOf(object([("oneOf", array([ref("overlay"), ref("videoOverlay")]))])),
+                      "Image and video layers over the storyline, later ones on top.", default: .described("none")),
             FormatKey("captions", arrayOf(ref("captions")), "Caption files and transcripts on the movie timeline (docs/captions.md).",
                       default: .described("none")),
         ]
@@ -475,7 +477,35 @@ public enum ProjectSchema {
             FormatKey("image", ref("id"), "The id of an image asset.", default: .required, example: #""logo""#),
             FormatKey("size", pair(integer(1, 8192)), "[width, height] in pixels at the render size.",
                       default: .described("the image's own size")),
-        ] + placementKeys(of: "overlay")
+        ] + placementKeys(of: "overlay") + [
+            FormatKey("effects", arrayOf(ref("effect")),
+                      "Timeline overlays only: filters run in order on the image before it is placed (docs/effects.md); rect, radius and size in canvas pixels, start in seconds from the overlay's start. The overlay is then drawn from a track of its own.",
+                      default: .described("none"), example: #"[{"type": "pixelate", "size": 12}]"#),
+        ]
+    }
+
+    private static var videoOverlayKeys: [FormatKey] {
+        [
+            FormatKey("video", ref("id"), "The id of a media file asset whose video (and sound) the overlay shows.", default: .required,
+                      example: #""presenter""#),
+            FormatKey("start", ref("time"), "Movie time where the overlay's first frame shows, in seconds.", default: .required),
+            FormatKey("in", ref("time"), "Source time where the overlay starts, in seconds.", default: .number("0")),
+            FormatKey("out", ref("time"), "Source time where it ends (exclusive), in seconds; give out or duration, not both.",
+                      default: .described("the source's end")),
+            FormatKey("duration", ref("duration"), "Source duration in seconds: out = in + duration.", default: .described("out − in")),
+            FormatKey("speed", ref("speed"), "Playback speed: its length on the timeline = (out − in) / speed.", default: .number("1")),
+            FormatKey("volume", ref("gain"), "The overlay's audio gain; its sound is mixed with the rest.", default: .number("1")),
+            FormatKey("muted", boolean, "Drops the overlay's sound.", default: .bool(false)),
+            FormatKey("size", pair(integer(1, 8192)), "[width, height] in pixels at the render size the picture is scaled to.",
+                      default: .described("its display size"), example: "[640, 360]"),
+            FormatKey("position", ref("point"), "The centre of the picture as a fraction of the render size [x, y].",
+                      default: .value(pairValue("0.5", "0.5"))),
+            FormatKey("animations", arrayOf(ref("animation")),
+                      "Changes of opacity, position, scale or rotation, start relative to the overlay's start.", default: .described("none")),
+            FormatKey("effects", arrayOf(ref("effect")),
+                      "Filters run in order on the source picture before it is placed (docs/effects.md), chromaKey included; rect, radius and size in canvas pixels, start in seconds from the overlay's start.",
+                      default: .described("none"), example: ##"[{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3}]"##),
+        ]
     }
 
     /// The timing and placement keys titles and overlays share.
@@ -682,8 +712,9 @@ public enum ProjectSchema {
         ]
     }
 
-    private static var effectKeys: [FormatKey] {
-        let rect = object([
+    /// An effect's region `[x, y, width, height]`, width and height > 0.
+    private static var effectRect: JSONValue {
+        object([
             ("type", .string("array")),
             ("prefixItems", array([
                 object([("type", .string("number"))]), object([("type", .string("number"))]),
@@ -693,22 +724,30 @@ public enum ProjectSchema {
             ("items", .bool(false)),
             ("minItems", .number("4")),
         ])
+    }
+
+    private static var effectKeys: [FormatKey] {
+        let rect = effectRect
+        // Animatable parameters (docs/effects.md, "Animated parameters"): the value, or linear keys of it.
+        func animatable(_ value: JSONValue) -> JSONValue {
+            object([("oneOf", array([value, ref(value == rect ? "rectKeys" : "numberKeys")]))])
+        }
         return [
             FormatKey("type", enumeration(EffectTypeName.allCases), "What the effect does: lut (lut3d), color (eq, colortemperature, colorchannelmixer), blur (gblur), pixelate (pixelize), chromaKey (chromakey, despill).",
                       default: .required, example: #""blur""#),
             FormatKey("file", nonEmptyString, "lut: a 3D .cube file (relative paths start at the project's folder); tetrahedral interpolation, in BT.709 RGB.",
                       default: .described("required for lut"), example: #""look.cube""#),
-            FormatKey("brightness", number(minimum: "-1", maximum: "1"), "color: added to luma (eq brightness).", default: .number("0")),
-            FormatKey("contrast", number(minimum: "0", maximum: "4"), "color: luma contrast factor (eq contrast).", default: .number("1")),
-            FormatKey("saturation", number(minimum: "0", maximum: "3"), "color: chroma factor, 0 is grey (eq saturation).", default: .number("1")),
-            FormatKey("gamma", number(minimum: "0.1", maximum: "10"), "color: luma gamma (eq gamma).", default: .number("1")),
+            FormatKey("brightness", animatable(number(minimum: "-1", maximum: "1")), "color: added to luma (eq brightness).", default: .number("0")),
+            FormatKey("contrast", animatable(number(minimum: "0", maximum: "4")), "color: luma contrast factor (eq contrast).", default: .number("1")),
+            FormatKey("saturation", animatable(number(minimum: "0", maximum: "3")), "color: chroma factor, 0 is grey (eq saturation).", default: .number("1")),
+            FormatKey("gamma", animatable(number(minimum: "0.1", maximum: "10")), "color: luma gamma (eq gamma).", default: .number("1")),
             FormatKey("temperature", number(minimum: "1000", maximum: "40000"), "color: white balance in kelvin (colortemperature); lower is warmer.",
                       default: .described("unchanged"), example: "5000"),
             FormatKey("preset", enumeration(ColorPreset.allCases), "color: a look applied after the adjustments.",
                       default: .described("none"), example: #""sepia""#),
-            FormatKey("radius", number(minimum: "0.1", maximum: "1024"), "blur: the gaussian's standard deviation in pixels (gblur sigma).",
+            FormatKey("radius", animatable(number(minimum: "0.1", maximum: "1024")), "blur: the gaussian's standard deviation in pixels (gblur sigma).",
                       default: .described("required for blur"), example: "8"),
-            FormatKey("size", number(minimum: "1", maximum: "1024"), "pixelate: the side of a block in pixels (pixelize).",
+            FormatKey("size", animatable(number(minimum: "1", maximum: "1024")), "pixelate: the side of a block in pixels (pixelize).",
                       default: .described("required for pixelate"), example: "16"),
             FormatKey("color", ref("color"), "chromaKey: the colour made transparent, matched in BT.709 Cb/Cr (its alpha is ignored).",
                       default: .described("required for chromaKey"), example: ##""#00FF00""##),
@@ -718,7 +757,7 @@ public enum ProjectSchema {
                       default: .number("0"), example: "0.1"),
             FormatKey("spill", number(minimum: "0", maximum: "1"), "chromaKey: spill suppression strength for green or blue keys, 0 is off (despill's screen channel scale).",
                       default: .number("0"), example: "0.6"),
-            FormatKey("rect", rect, "blur, pixelate: only this region [x, y, width, height] changes (canvas pixels on a clip, source pixels on a layer instruction).",
+            FormatKey("rect", animatable(rect), "blur, pixelate: only this region [x, y, width, height] changes (canvas pixels on a clip, source pixels on a layer instruction); radius, size, rect, brightness, contrast, saturation and gamma may be linear keys (docs/effects.md).",
                       default: .described("the whole picture"), example: "[100, 60, 200, 120]"),
             FormatKey("start", ref("time"), "When the effect starts: seconds from the clip's start on a clip, composition seconds on a layer instruction.",
                       default: .number("0")),
@@ -986,6 +1025,8 @@ public enum ProjectSchema {
             ("textShadow", described("A copy of the text (and outline) under it, offset and blurred.", closed(.textShadow, textShadowKeys))),
             ("textBackground", described("A box behind the text.", closed(.textBackground, textBackgroundKeys))),
             ("overlay", described("An image layer.", closed(.overlay, overlayKeys, extra: timed))),
+            ("videoOverlay", described("A video layer of the timeline, trimmed like a clip, placed like an image overlay.",
+                                       closed(.videoOverlay, videoOverlayKeys))),
             ("animation", described("A property change over [start, start + duration), start relative to the layer's start; without from, it starts from the value the property has when the animation starts.", closed(.animation, animationKeys, extra: [
                 ("oneOf", array([requiring(["duration"]), requiring(["end"])])),
                 ("allOf", array([
@@ -1006,6 +1047,10 @@ public enum ProjectSchema {
                                       value: ref("transform"), curves: [.linear])),
             ("cropKeys", keyList("Crop keys (default the whole frame); ramps interpolate origin and size.",
                                  value: ref("crop"), curves: [.linear])),
+            ("numberKeys", keyList("An animated effect parameter: linear keys of numbers in the parameter's range, in the effect's time.",
+                                   value: object([("type", .string("number"))]), curves: [.linear])),
+            ("rectKeys", keyList("An animated effect region: linear keys of rectangles [x, y, width, height], in the effect's time.",
+                                 value: effectRect, curves: [.linear])),
         ]
     }
 

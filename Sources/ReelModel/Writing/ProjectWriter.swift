@@ -344,6 +344,18 @@ public enum ProjectWriter {
             if key.spill != ChromaKey.defaultSpill { members.append(("spill", numberValue(key.spill))) }
         }
         if let rect = effect.rect { members.append(("rect", rectValue(rect))) }
+        // Animated parameters replace their plain values with their keys.
+        for (parameter, keys) in effect.ramps.values.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let value = keysValue(keys) { numberValue($0) }
+            if let index = members.firstIndex(where: { $0.0 == parameter.rawValue }) {
+                members[index].1 = value
+            } else {
+                members.append((parameter.rawValue, value))
+            }
+        }
+        if let keys = effect.ramps.rect, let index = members.firstIndex(where: { $0.0 == "rect" }) {
+            members[index].1 = keysValue(keys) { rectValue($0) }
+        }
         if let range = effect.timeRange {
             members.append(("start", timeValue(range.start)))
             members.append(("duration", timeValue(range.duration)))

@@ -33,7 +33,8 @@ final class EffectStage {
     /// `frame` with the effects of `effects` active at composition time `time` applied, or `frame` itself when none
     /// is active then.
     func apply(_ effects: [LayerEffect], track: Int, to frame: TrackFrame, at time: Time) throws(RenderError) -> TrackFrame {
-        let active = effects.filter { $0.isActive(at: time) }
+        // Animated parameters are evaluated here, so a chain whose values changed is rebuilt like one whose effects did.
+        let active = effects.filter { $0.isActive(at: time) }.map { $0.evaluated(at: time) }
         guard !active.isEmpty else { return frame }
         var chain = chains[track].flatMap { $0.effects == active ? $0 : nil } ?? Chain(effects: active)
         let output: VideoFrame

@@ -250,7 +250,7 @@ struct SmartPlanner {
             return .failure(Refusal("\(layer) is drawn over it"))
         }
         guard instruction.layers.count == 1, let layer = instruction.layers.first else {
-            return .failure(Refusal(instruction.layers.isEmpty ? "it shows the background" : "a transition"))
+            return .failure(Refusal(instruction.layers.isEmpty ? "it shows the background" : "several layers (a transition or an overlay)"))
         }
         if layer.backdrop != nil { return .failure(Refusal("its layer has a backdrop")) }
         // Any effect, even one active only part of the time: an effect changes pixels, so its frames are encoded.

@@ -89,6 +89,7 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .textShadow: ["#/$defs/textShadow"],
     .textBackground: ["#/$defs/textBackground"],
     .overlay: ["#/$defs/overlay"],
+    .videoOverlay: ["#/$defs/videoOverlay"],
     .animation: ["#/$defs/animation"],
     .rectangleMotion: ["#/$defs/motion"],
     .captions: ["#/$defs/captions"],
@@ -106,8 +107,8 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .layerInstruction: ["#/$defs/layerInstruction"],
     .backdrop: ["#/$defs/backdrop"],
     .effect: ["#/$defs/effect"],
-    .stepKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys"].map { "#/$defs/\($0)/items/oneOf/0" },
-    .rampKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys"].map { "#/$defs/\($0)/items/oneOf/1" },
+    .stepKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys", "numberKeys", "rectKeys"].map { "#/$defs/\($0)/items/oneOf/0" },
+    .rampKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys", "numberKeys", "rectKeys"].map { "#/$defs/\($0)/items/oneOf/1" },
     .decomposedTransform: ["#/$defs/transform/oneOf/1"],
 ]
 
@@ -194,6 +195,7 @@ private let readerProbes: [ReaderProbe] = [
     ReaderProbe(shape: .textBackground,
                 document: editing(#""clips": [{"asset": "a"}], "titles": [{"text": "t", "start": 0, "duration": 1, "background": {"zzzz": 1}}]"#)),
     ReaderProbe(shape: .overlay, document: explicit(videoComposition: #"{"instructions": [], "overlays": [{"zzzz": 1}]}"#)),
+    ReaderProbe(shape: .videoOverlay, document: editing(#""clips": [{"asset": "a"}], "overlays": [{"video": "a", "zzzz": 1}]"#)),
     ReaderProbe(shape: .animation,
                 document: editing(#""clips": [{"asset": "a"}], "titles": [{"text": "t", "start": 0, "duration": 1, "animations": [{"zzzz": 1}]}]"#)),
     ReaderProbe(shape: .captions, document: editing(#""clips": [{"asset": "a"}], "captions": [{"zzzz": 1}]"#)),
