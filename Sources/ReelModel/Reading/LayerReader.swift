@@ -125,16 +125,17 @@ extension DocumentDecoder {
         -> (range: TimeRange, position: LayerPoint, animations: [LayerAnimation])? {
         let range = rangeFields(fields, what: what)
         let motion = readLayerMotion(fields, path)
-        var valid = range != nil && motion != nil
-        // Animations are checked against the layer's time even when something else is wrong, so one run says all.
-        if let range, let motion, !animationsFit(motion.animations, layerDuration: range.duration, what: what) { valid = false }
-        guard valid, let range, let motion else { return nil }
+        var valid = range != nil && motion.valid
+        // The animations that were read are checked against the layer's time even when something else is wrong
+        // (another animation included), so one run says all.
+        if let range, !animationsFit(motion.animations, layerDuration: range.duration, what: what) { valid = false }
+        guard valid, let range else { return nil }
         return (range, motion.position, motion.animations)
     }
 
-    /// A layer's `position` (default the canvas centre) and `animations`, each animation read on its own; nil after
-    /// reporting a problem with either.
-    func readLayerMotion(_ fields: Fields, _ path: JSONPath) -> (position: LayerPoint, animations: [LayerAnimation])? {
+    /// A layer's `position` (default the canvas centre) and `animations`, each animation read on its own: the ones
+    /// that were read, and `valid` false after reporting a problem with any of them or with the position.
+    func readLayerMotion(_ fields: Fields, _ path: JSONPath) -> (position: LayerPoint, animations: [LayerAnimation], valid: Bool) {
         var valid = true
         var position = LayerPoint(x: 0.5, y: 0.5)
         if let json = fields["position"] {
@@ -154,8 +155,7 @@ extension DocumentDecoder {
                 valid = false
             }
         }
-        guard valid else { return nil }
-        return (position, animations)
+        return (position, animations, valid)
     }
 
     func readAnimation(_ json: JSON, _ path: JSONPath) -> LayerAnimation? {

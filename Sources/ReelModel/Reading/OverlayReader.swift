@@ -86,11 +86,12 @@ extension DocumentDecoder {
         let muted = take(fields["muted"].flatMap { bool($0, path.key("muted")) }, "muted")
         let size = take(fields["size"].flatMap { layerSize($0, path.key("size")) }, "size")
         let motion = readLayerMotion(fields, path)
+        if !motion.valid { valid = false }
         var effects: [LayerEffect] = []
         if let effectsJSON = fields["effects"] {
             if let read = self.effects(effectsJSON, path.key("effects"), units: "canvas pixels") { effects = read } else { valid = false }
         }
-        guard valid, let asset, let start, let motion else { return nil }
+        guard valid, let asset, let start else { return nil }
         var overlay = TrackOverlay(picture: .video(asset: asset), start: start, path: path)
         overlay.inPoint = inPoint
         overlay.outPoint = outPoint
