@@ -37,10 +37,7 @@ import Testing
         let graph = "[0:v]\(reference),\(pick)[a];[1:v]\(pick)[b];[a][b]psnr"
         let result = try run("ffmpeg", ["-hide_banner", "-i", folder.file("in.mp4").path, "-i", output.path,
                                         "-lavfi", graph, "-f", "null", "-"])
-        let text = result.stderrText
-        guard let range = text.range(of: "average:") else { throw SupportError("no PSNR in: \(text.suffix(400))") }
-        let value = text[range.upperBound...].prefix { !$0.isWhitespace }
-        return value == "inf" ? .infinity : (Double(value) ?? 0)
+        return try averagePSNR(result.stderrText)
     }
 
     @Test(arguments: [0, 6, 13, 24])

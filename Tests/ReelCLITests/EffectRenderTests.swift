@@ -55,10 +55,7 @@ import Testing
         let graph = "[0:v]trim=start_frame=\(first):end_frame=\(first + count),setpts=N/25/TB,\(reference)[a];[1:v]setpts=N/25/TB[b];[a][b]psnr"
         let result = try run("ffmpeg", ["-hide_banner", "-i", folder.file("in.mp4").path, "-i", output.path,
                                         "-lavfi", graph, "-f", "null", "-"])
-        let text = result.stderrText
-        guard let range = text.range(of: "average:") else { throw SupportError("no PSNR in: \(text.suffix(400))") }
-        let value = text[range.upperBound...].prefix { !$0.isWhitespace }
-        return value == "inf" ? .infinity : (Double(value) ?? 0)
+        return try averagePSNR(result.stderrText)
     }
 
     static let cases: [(effects: String, reference: String)] = [

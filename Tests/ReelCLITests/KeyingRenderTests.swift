@@ -56,14 +56,7 @@ import Testing
         let result = try run("ffmpeg", ["-hide_banner"] + topInput + ["-i", folder.file(top).path,
                                         "-i", folder.file("back.mp4").path, "-i", output.path,
                                         "-lavfi", graph, "-f", "null", "-"])
-        return try Self.averagePSNR(result.stderrText)
-    }
-
-    /// The average PSNR (dB; infinity when identical) an ffmpeg `psnr` filter printed in `stderr`.
-    static func averagePSNR(_ stderr: String) throws -> Double {
-        guard let range = stderr.range(of: "average:") else { throw SupportError("no PSNR in: \(stderr.suffix(400))") }
-        let value = stderr[range.upperBound...].prefix { !$0.isWhitespace }
-        return value == "inf" ? .infinity : (Double(value) ?? 0)
+        return try averagePSNR(result.stderrText)
     }
 
     static let keyCases: [(layer: String, reference: String, x: Int, y: Int)] = [
@@ -109,7 +102,7 @@ import Testing
         // and (99, 118).
         let box = "drawbox=x=32:y=43:w=89:h=77:color=black:t=fill"
         let graph = "[0:v]\(box)[a];[1:v]\(box)[b];[a][b]psnr"
-        let db = try Self.averagePSNR(try run("ffmpeg", ["-hide_banner", "-i", folder.file("back.mp4").path,
+        let db = try averagePSNR(try run("ffmpeg", ["-hide_banner", "-i", folder.file("back.mp4").path,
                                                          "-i", out.path, "-lavfi", graph, "-f", "null", "-"]).stderrText)
         #expect(db >= 35, "PSNR \(db) dB of the scene around the turned presenter")
     }
@@ -154,7 +147,7 @@ import Testing
         // Red (BT.709 video range Y′ 63, Cb 102, Cr 240) shows where the screen was.
         let graph = "color=c=0xFF0000:s=160x120:r=25:d=1,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[bg];"
             + "[0:v]\(Self.greenKey):similarity=0.3[k];[bg][k]overlay=format=auto:shortest=1[r];[r][1:v]psnr"
-        let db = try Self.averagePSNR(try run("ffmpeg", ["-hide_banner", "-i", folder.file("green.mp4").path,
+        let db = try averagePSNR(try run("ffmpeg", ["-hide_banner", "-i", folder.file("green.mp4").path,
                                                          "-i", out.path, "-lavfi", graph, "-f", "null", "-"]).stderrText)
         #expect(db >= 40, "PSNR \(db) dB against the key over red")
     }

@@ -124,3 +124,10 @@ private func number(_ value: Any?) -> Double? {
     default: nil
     }
 }
+
+/// The average PSNR (dB; infinity when identical) an ffmpeg `psnr` filter printed in `stderr`.
+public func averagePSNR(_ stderr: String) throws -> Double {
+    guard let range = stderr.range(of: "average:") else { throw SupportError("no PSNR in: \(stderr.suffix(400))") }
+    let value = stderr[range.upperBound...].prefix { !$0.isWhitespace }
+    return value == "inf" ? .infinity : (Double(value) ?? 0)
+}
