@@ -5,9 +5,9 @@ internal import CFFmpeg
 /// one pixel. libavfilter has no filter that draws such a mask (only `geq`, which evaluates an expression per pixel,
 /// or `maskedmerge`, which needs the mask as a second input of the graph), so this is reel's own pixel code.
 ///
-/// A pixel's coverage comes from the ellipse's implicit function f = (dx/a)² + (dy/b)² − 1 at its centre
-/// (dx, dy from the ellipse's centre, a and b its half axes): the distance to the edge is about −f / |∇f|, and the
-/// coverage is 0.5 plus that distance, clamped to 0…1, in 1/255 steps. Luma and alpha samples blend by their
+/// A pixel's coverage comes from q = √((dx/a)² + (dy/b)²) at its centre (dx, dy from the ellipse's centre, a and
+/// b its half axes; q = 1 on the edge): the distance to the edge is about (1 − q) / |∇q| (exact on a circle), and
+/// the coverage is 0.5 plus that distance, clamped to 0…1, in 1/255 steps (rounded). Luma and alpha samples blend by their
 /// pixel's coverage m: (m·filtered + (255 − m)·original + 127) / 255; a chroma sample by the mean coverage of the
 /// (up to) four luma pixels it covers, as the compositor weighs alpha.
 public struct EllipseRegion: Sendable {
@@ -26,10 +26,11 @@ public struct EllipseRegion: Sendable {
     /// The coverage of picture pixel (`column`, `row`), 0 (outside) … 255 (inside).
     public func coverage(column: Int, row: Int) -> Int {
         let dx = Double(column) + 0.5 - centerX, dy = Double(row) + 0.5 - centerY
-        let f = (dx / radiusX) * (dx / radiusX) + (dy / radiusY) * (dy / radiusY) - 1
+        let q = ((dx / radiusX) * (dx / radiusX) + (dy / radiusY) * (dy / radiusY)).squareRoot()
         let gx = dx / (radiusX * radiusX), gy = dy / (radiusY * radiusY)
-        let gradient = 2 * (gx * gx + gy * gy).squareRoot()
-        let inside = gradient > 0 ? -f / gradient : (f < 0 ? 1 : -1)
+        let gradient = (gx * gx + gy * gy).squareRoot()
+        // (1 − q) / |∇q|, |∇q| = gradient / q: the distance to the edge, exact on a circle.
+        let inside = gradient > 0 ? (1 - q) * q / gradient : 1
         return Int((min(max(0.5 + inside, 0), 1) * 255).rounded())
     }
 

@@ -66,7 +66,8 @@ import ReelTime
     @Test func compiledEffectsAreWrittenAndReadBack() throws {
         let (compiled, diagnostics) = compileProject(project(#"""
             {"asset": "big", "effects": [{"type": "color", "brightness": 0.1, "contrast": 1.2, "saturation": 0.5,
-                                          "gamma": 1.1, "temperature": 5000, "preset": "sepia", "start": 1},
+                                          "gamma": 1.1, "temperature": 5000, "preset": "sepia", "start": 1,
+                                          "exposure": -0.5, "tint": 0.25, "hue": -45},
                                          {"type": "pixelate", "size": 8, "rect": [0, 0, 32, 18]}]}
             """#), facts: Self.facts)
         #expect(diagnostics.map(\.humanText) == [])
@@ -84,6 +85,9 @@ import ReelTime
         adjustment.gamma = 1.1
         adjustment.temperature = 5000
         adjustment.preset = .sepia
+        adjustment.exposure = -0.5
+        adjustment.tint = 0.25
+        adjustment.hue = -45
         #expect(layer.effects.map(\.kind) == [.color(adjustment), .pixelate(size: 16)])
         #expect(layer.effects.first?.timeRange?.start == t(1))
         #expect(ProjectWriter.explicitProject(reread) == written)
