@@ -167,7 +167,7 @@ extension DocumentDecoder {
         }
 
         var shape = RegionShape.rectangle
-        if let json = fields["shape"] {
+        if let json = fields["shape"], own.contains("shape") {
             if let value: RegionShape = enumeration(json, path.key("shape"), "region shape") {
                 shape = value
                 if value == .ellipse, !fields.has("rect") {
