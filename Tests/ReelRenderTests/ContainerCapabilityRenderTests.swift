@@ -41,10 +41,10 @@ import Testing
 
     /// The same mistake in a written project and in one built in code gives the same diagnostic (exit 65 both).
     @Test func aWrittenAndABuiltProjectGetTheSameContainerDiagnostic() throws {
-        let text = #"{"reel": 1, "output": {"path": "o.webm", "video": {"codec": "h264"}, "audio": {"codec": "aac"}, "end": 1}, "timeline": {}}"#
+        let text = #"{"reel": 1, "output": {"path": "o.webm", "size": [64, 36], "frameRate": 30, "video": {"codec": "h264"}, "audio": {"codec": "aac"}, "end": 1}, "timeline": {}}"#
         let fromText = ProjectLoader.load(Array(text.utf8), baseDirectory: "/projects", probe: false)
         #expect(fromText.compiled == nil)
-        var project = try #require(ProjectReader.read(#"{"reel": 1, "output": {"path": "o.webm", "end": 1}, "timeline": {}}"#,
+        var project = try #require(ProjectReader.read(#"{"reel": 1, "output": {"path": "o.webm", "size": [64, 36], "frameRate": 30, "end": 1}, "timeline": {}}"#,
                                                       baseDirectory: "/projects").project)
         project.output.video.codec = .h264
         project.output.audio?.codec = .aac

@@ -165,7 +165,9 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         case .mp4: return [.h264, .hevc, .av1, .vp9]
         case .m3u8, .mpd: return [.h264]
         case .mov: return [.h264, .hevc, .prores]
-        case .mkv, .nut: return [.h264, .hevc, .vp9, .av1, .prores]
+        case .mkv: return [.h264, .hevc, .vp9, .av1, .prores]
+        // FFmpeg's NUT muxer has no ProRes tag.
+        case .nut: return [.h264, .hevc, .vp9, .av1]
         case .webm: return [.vp9, .av1]
         case .ts: return [.h264, .hevc]
         case .m4a, .mp3, .opus, .ogg, .flac, .wav: return []
@@ -187,7 +189,8 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         case .webm: return [.opus]
         case .ts: return [.aac, .opus]
         case .m4a, .m3u8: return [.aac]
-        case .mpd: return [.aac, .opus]
+        // FFmpeg 5.1's DASH muxer takes AAC only (it has no codec table, and AAC is its one audio codec).
+        case .mpd: return [.aac]
         case .mp3: return [.mp3]
         case .opus: return [.opus]
         case .ogg: return [.opus, .flac]

@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func aProjectBuiltInCodeGetsTheReadersDiagnostics() throws {
-        let text = #"{"reel": 1, "output": {"path": "o.webm", "video": {"codec": "h264"}}, "outputs": [{"path": "small.wav", "audio": {"codec": "aac"}}], "timeline": {}}"#
+        let text = #"{"reel": 1, "output": {"path": "o.webm", "video": {"codec": "h264"}, "end": 1}, "outputs": [{"path": "small.wav", "audio": {"codec": "aac"}}], "timeline": {}}"#
         let read = ProjectReader.readDocument(Array(text.utf8), baseDirectory: "/projects")
         var output = OutputSettings(path: "o.webm")
         output.video.codec = .h264
