@@ -18,7 +18,8 @@ public final class VideoEncoder: Flushable {
             throw MediaError(.unsupported, "invalid frame rate \(rate)", path: output.name)
         }
         try output.requireHolds(settings.codec.codecID, label: settings.codec.rawValue)
-        encoder = try Encoder(names: settings.codec.encoderNames(imageSequence: settings.imageSequence), label: settings.codec.rawValue,
+        encoder = try Encoder(names: settings.codec.encoderNames(imageSequence: settings.imageSequence),
+                              label: settings.codec.rawValue,
                               path: output.name) { (codec, name) throws(MediaError) in
             guard supports(codec.pointee.codec, pixelFormat: settings.pixelFormat) else {
                 throw MediaError(.unsupported, "the \(name) encoder cannot take \(settings.pixelFormat.name) pictures",

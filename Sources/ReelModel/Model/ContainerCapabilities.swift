@@ -42,8 +42,9 @@ public struct ContainerCapabilities: Sendable, Equatable {
     /// (container, codec) the table lists; the order of preference stays.
     public func keeping(video holdsVideo: (ContainerFormat, VideoCodec) -> Bool,
                         audio holdsAudio: (ContainerFormat, AudioCodec) -> Bool) -> ContainerCapabilities {
-        ContainerCapabilities(
-            video: video.reduce(into: [:]) { kept, entry in kept[entry.key] = entry.value.filter { holdsVideo(entry.key, $0) } },
-            audio: audio.reduce(into: [:]) { kept, entry in kept[entry.key] = entry.value.filter { holdsAudio(entry.key, $0) } })
+        var kept = self
+        for (container, codecs) in video { kept.video[container] = codecs.filter { holdsVideo(container, $0) } }
+        for (container, codecs) in audio { kept.audio[container] = codecs.filter { holdsAudio(container, $0) } }
+        return kept
     }
 }

@@ -82,8 +82,9 @@ public final class ChunkJoiner {
     /// audio part the whole timeline's audio is mixed and encoded here; with one its packets are copied.
     public func join(parts paths: [String], audio audioPath: String? = nil, to destination: String,
                      overwrite: Bool) throws(RenderError) {
-        let parts = try checkedParts(paths)
+        let scanned = try paths.map { path throws(RenderError) in try scan(path) }
         let audioPart = try audioPath.map { path throws(RenderError) in try scanAudio(path) }
+        let parts = try inChunkOrder(scanned)
         guard let format = project.output.format, [.mp4, .mov, .mkv].contains(format) else {
             throw RenderError(.invalid, "a joined render is written as mp4, mov or mkv")
         }
@@ -99,7 +100,13 @@ public final class ChunkJoiner {
     /// The parts at `paths` (any order), each checked against the plan and scanned, in chunk order: every chunk
     /// exactly once, all with one avcC record.
     func checkedParts(_ paths: [String]) throws(RenderError) -> [Part] {
-        let parts = try paths.map { path throws(RenderError) in try scan(path) }.sorted { $0.chunk < $1.chunk }
+        try inChunkOrder(paths.map { path throws(RenderError) in try scan(path) })
+    }
+
+    /// Scanned parts in chunk order, or why they do not make the plan: every chunk exactly once, all with one avcC
+    /// record.
+    private func inChunkOrder(_ scanned: [Part]) throws(RenderError) -> [Part] {
+        let parts = scanned.sorted { $0.chunk < $1.chunk }
         let found = parts.map(\.chunk)
         if found != Array(plan.chunks.indices) {
             let missing = Set(plan.chunks.indices).subtracting(found).sorted()
@@ -136,7 +143,8 @@ public final class ChunkJoiner {
             let start = plan.chunks[part.chunk].lowerBound
             return part.ranks.map { rank in
                 defer { decodeRank += 1 }
-                return Placement(frame: start + Int64(rank), completesThrough: decodeRank - depth >= 0 ? decodeRank - depth : nil)
+                let completed = decodeRank - depth
+                return Placement(frame: start + Int64(rank), completesThrough: completed >= 0 ? completed : nil)
             }
         }
     }
