@@ -129,6 +129,8 @@ asan: deps
 # opened), the CMX 3600 importer and the OTIO importer, built with -sanitize=fuzzer,address. Each runs
 # FUZZ_SECONDS seconds with a 1 s hang limit and leak detection; failing inputs land in .build/fuzz/artifacts/.
 FUZZ_SECONDS ?= 60
+# FUZZ_RUNS=N also stops each target after N executions (empty: time alone decides).
+FUZZ_RUNS ?=
 FUZZ_TARGETS ?= json project cmx otio srt vtt ass transcript
 # The harness has a `main` of its own that calls LLVMFuzzerRunDriver (SwiftPM renames every executable's main, so
 # libFuzzer's cannot be used): coverage as -sanitize=fuzzer gives it, and libFuzzer without its main.
@@ -137,7 +139,7 @@ fuzz:
 	$(SWIFT) build -j 1 -c release --scratch-path .build/fuzz --product reel-fuzz \
 	  -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table \
 	  -Xswiftc -DFUZZING -Xlinker $(FUZZER_RUNTIME) -Xlinker -lstdc++
-	bash scripts/fuzz.sh .build/fuzz/release/reel-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_RUNS=$(FUZZ_RUNS) bash scripts/fuzz.sh .build/fuzz/release/reel-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # OpenTimelineIO's own Python reader judges `reel export-otio` in the tests (Tests/ReelCLITests/InterchangeCLITests.swift).
 # It lives in a virtual environment of its own; without network the tests that need it skip with a reason.

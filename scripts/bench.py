@@ -280,14 +280,68 @@ def smart_project(output, smart, gop, codec="h264"):
 
 
 def smart_report(reel, project):
-    """The smart render's own report of `project` (`--progress json`): frames in all and frames copied."""
+    """The smart render's own report of `project` (`--progress json`): frames in all, frames copied, and its spans."""
     result = subprocess.run([str(reel), "render", str(project), "--force", "--progress", "json",
                              "-o", str(WORK / "smart-report.mp4")], capture_output=True, text=True)
     for line in result.stderr.splitlines():
         if line.startswith('{"smart"'):
             report = json.loads(line)["smart"]
-            return report["frames"], report["copied"]
+            return report["frames"], report["copied"], report.get("spans") or []
     raise SystemExit(f"bench: reel render --smart printed no report: {result.stderr.strip()}")
+
+
+def smart_floor_pieces(spans):
+    """The re-encoded spans of the smart report, split at the clips' edges: (source start frame, frame count)."""
+    clip_frames = [round(end * FPS) - round(start * FPS) for start, end in SMART_CUTS]
+    starts = [sum(clip_frames[:k]) for k in range(len(clip_frames))]
+    pieces = []
+    for span in spans:
+        if span["copied"]:
+            continue
+        for k, (clip_start, count) in enumerate(zip(starts, clip_frames)):
+            lower, upper = max(span["start"], clip_start), min(span["end"], clip_start + count)
+            if lower < upper:
+                pieces.append((round(SMART_CUTS[k][0] * FPS) + lower - clip_start, upper - lower))
+    return pieces
+
+
+def smart_floor(gop, codec, spans):
+    """The CPU seconds the ffmpeg CLI needs for only the work no exact smart render avoids: decoding each re-encoded
+    piece from the random-access picture before it (an input of its own, opened with an accurate `-ss` and read for
+    the piece's length) and encoding all the pieces, joined, through one encoder with the full render's settings;
+    plus decoding and encoding the timeline's audio once (aac_copy_alignment says why it cannot be copied). Two
+    processes, each with its start-up cost taken off. Returns (seconds, pieces)."""
+    source = smart_source_path(gop, codec)
+    encoder = ["-c:v", "libx264"] if codec == "h264" else ["-c:v", "libx265", "-x265-params", "log-level=error"]
+    settings = [*encoder, "-preset", ENCODER_PRESET, "-crf", str(CRF), "-pix_fmt", "yuv420p", "-f", "null", "-"]
+    startup = sorted(measure(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+                              f"color=c=black:s=64x64:r={FPS}", "-frames:v", "1", *settings],
+                             "ffmpeg start-up").cpu for _ in range(3))[1]
+    pieces = smart_floor_pieces(spans)
+    inputs, chains = [], []
+    for index, (first, count) in enumerate(pieces):
+        inputs += ["-ss", f"{max(0.0, first / FPS - 0.001):.4f}", "-t", f"{(count + 1) / FPS:.4f}", "-i", str(source)]
+        chains.append(f"[{index}:v]trim=end_frame={count},setpts=PTS-STARTPTS[v{index}]")
+    graph = ";".join(chains) + ";" + "".join(f"[v{index}]" for index in range(len(pieces))) + \
+        f"concat=n={len(pieces)}:v=1:a=0[out]"
+    video = measure(["ffmpeg", "-nostdin", "-v", "error", *inputs, "-filter_complex", graph, "-map", "[out]",
+                     "-fps_mode", "passthrough", *settings], "smart floor video").cpu - startup
+    seconds = sum(end - start for start, end in SMART_CUTS)
+    audio = measure(["ffmpeg", "-nostdin", "-v", "error", "-i", str(source), "-t", str(seconds), "-vn",
+                     "-c:a", "aac", "-b:a", str(AUDIO_BITRATE), "-ar", str(SAMPLE_RATE), "-f", "null", "-"],
+                    "smart floor audio").cpu - startup
+    return video + audio, len(pieces)
+
+
+def aac_copy_alignment():
+    """How many clips could have their AAC packets copied sample-exactly: a copied packet keeps its 1024-sample
+    frame, so the clip's source start and its place in the output must sit at the same offset in that grid."""
+    aligned, place = 0, 0
+    for start, end in SMART_CUTS:
+        if (round(start * SAMPLE_RATE) - place) % 1024 == 0:
+            aligned += 1
+        place += round((end - start) * SAMPLE_RATE)
+    return aligned
 
 
 def run_smart(reel, rounds, warmup, gop, codec="h264"):
@@ -318,7 +372,7 @@ def run_smart(reel, rounds, warmup, gop, codec="h264"):
     # What no smart render can avoid: re-encoding from each cut to the source's next keyframe (the pictures there
     # refer to ones before the cut). Arithmetic on the cut list, ffprobe-free.
     unavoidable = sum(min(-round(start * FPS) % gop, round(end * FPS) - round(start * FPS)) for start, end in SMART_CUTS)
-    frames, copied = smart_report(reel, smart_project_path)
+    frames, copied, spans = smart_report(reel, smart_project_path)
     reencoded = frames - copied
     bound = unavoidable / frames
     target = SMART_BOUND_FACTOR * bound
@@ -329,6 +383,15 @@ def run_smart(reel, rounds, warmup, gop, codec="h264"):
           f"({SMART_BOUND_FACTOR} x the bound {bound:.3f})  {verdict_text}")
     print(f"re-encoded frames (reel's report): {reencoded} of {frames} ({reencoded / frames:.1%}); "
           f"from the cuts to the next keyframe alone, which no smart render avoids: {unavoidable} ({unavoidable / frames:.1%})")
+    # The measured floor: the ffmpeg CLI doing only what an exact smart render must do (the report's re-encoded
+    # pictures, which include the B-frames before a cut that refer past it, the reference pictures decoded before
+    # each, and the audio), against which reel's smart render is compared in the same run.
+    floor, pieces = smart_floor(gop, codec, spans)
+    print(f"exact floor, measured: {floor:.2f} s CPU = {floor / full[1]:.3f} of the full render (the ffmpeg CLI "
+          f"decoding {pieces} re-encoded pieces from their random-access pictures, encoding them through one "
+          f"encoder, and the audio); reel --smart / floor: {smart[1] / floor:.2f} (target <= {SMART_BOUND_FACTOR})")
+    print(f"clips whose AAC packets could be copied sample-exactly (source start and output place at the same "
+          f"offset in the 1024-sample frame grid): {aac_copy_alignment()} of {len(SMART_CUTS)}")
     for name in ("smart-full.mp4", "smart-smart.mp4"):
         print(f"   {name} duration: {probe_duration(WORK / name):.3f} s", flush=True)
     return results

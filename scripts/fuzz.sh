@@ -3,6 +3,9 @@
 #
 #   scripts/fuzz.sh BINARY SECONDS [TARGET...]
 #
+# With FUZZ_RUNS=N in the environment a target also stops after N executions (libFuzzer's -runs), whichever comes
+# first: `FUZZ_RUNS=1000000` with a generous SECONDS runs each target to issue 20's goal.
+#
 # Corpora live in .build/fuzz/corpus/TARGET (kept between runs, never committed). They start from the small seeds
 # in Tests/Fuzz/Seeds/TARGET, the example project, and the interchange files in ../shared/interchange (or
 # $INTERCHANGE_DIR), copied at fuzz time. A crash, a hang over 1 s (-timeout=1) or a leak stops the target and
@@ -69,7 +72,7 @@ for target in "${targets[@]}"; do
     start=$(date +%s)
     set +e
     ASAN_OPTIONS=detect_leaks=1 "$binary" "$target" "$corpus" \
-        -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -max_len=8192 -detect_leaks=1 \
+        -max_total_time="$seconds" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -timeout=1 -rss_limit_mb=2048 -max_len=8192 -detect_leaks=1 \
         -print_final_stats=1 -artifact_prefix="$work/artifacts/$target-" >"$log" 2>&1
     code=$?
     set -e
