@@ -72,12 +72,14 @@ final class Encoder {
     /// tags (some encoders, prores_ks among them, write each picture's tags from the frame).
     ///
     /// The encoder may keep a reference to the picture: make the frame writable before drawing into it again.
-    func send(picture frame: VideoFrame, index: Int64, to deliver: PacketSink) throws(MediaError) {
+    ///
+    /// `keyframe` forces the picture to start a GOP (an IDR picture where the encoder's `forced-idr` is set).
+    func send(picture frame: VideoFrame, index: Int64, keyframe: Bool = false, to deliver: PacketSink) throws(MediaError) {
         let picture = reference.avFrame
         try check(av_frame_ref(picture, frame.avFrame), .internal, "cannot reference a frame", function: "av_frame_ref")
         defer { av_frame_unref(picture) }
         picture.pointee.pts = index
-        picture.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        picture.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         picture.pointee.key_frame = 0
         picture.pointee.color_range = codec.pointee.color_range
         picture.pointee.colorspace = codec.pointee.colorspace

@@ -97,10 +97,10 @@ public struct SpliceEncoderSettings: Sendable {
     }
 }
 
-/// A libx264 or libx265 encoder matched to a copied H.264 or HEVC stream, for one re-encoded stretch of a smart
+/// A libx264 or libx265 encoder matched to a copied H.264 or HEVC stream, for the re-encoded stretches of a smart
 /// render.
 ///
-/// It starts with an IDR picture (a fresh encoder always does), uses B-frames only as deep as the copied stream
+/// Each stretch starts with an IDR picture (`encode(_:index:startsStretch:deliver:)`), uses B-frames only as deep as the copied stream
 /// reorders (the same depth up to 2, so a decoder sizes its reorder buffer once, from whichever parameter set it
 /// meets first, and Matroska readers guess the same decoding times throughout), keeps its GOPs closed, and names its
 /// parameter sets with ids the copied stream does not use: x264's `sps-id`; for x265, which always writes id 0,
@@ -171,6 +171,8 @@ public final class SpliceEncoder {
             codec.pointee.max_b_frames = settings.reorderDepth == 0 ? 0 : (settings.reorderDepth == 1 ? 1 : 3)
             if settings.level > 0 { codec.pointee.level = Int32(settings.level) }
             try setOption(codec, "profile", profile, encoder: name, path: nil)
+            // A stretch's first picture, forced to start a GOP, must be an IDR picture (not a plain I picture).
+            try setOption(codec, "forced-idr", "1", encoder: name, path: nil)
             // These parameters replace configureVideo's, so cpu-independent is repeated (same bytes on any CPU).
             try setOption(codec, "x264-params",
                           "cpu-independent=1:sps-id=\(settings.parameterSetID):open-gop=0:\(bFrames)",
@@ -192,6 +194,8 @@ public final class SpliceEncoder {
             codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
             codec.pointee.max_b_frames = Int32(min(settings.reorderDepth, 2) == 2 ? 3 : settings.reorderDepth)
             try setOption(codec, "profile", profile, encoder: name, path: nil)
+            // Without it libx265 makes a forced keyframe a plain I picture, which later pictures may refer across.
+            try setOption(codec, "forced-idr", "1", encoder: name, path: nil)
             let bFrames = [0: "bframes=0", 1: "bframes=1:b-pyramid=0"][settings.reorderDepth] ?? "bframes=3:b-pyramid=1"
             var parameters = ["log-level=\(x265LogLevel())", "open-gop=0", "repeat-headers=0", "info=0", bFrames]
             if let threads = video.threading(forEncoder: name).x265Parameters { parameters.append(threads) }
@@ -203,12 +207,13 @@ public final class SpliceEncoder {
         }
     }
 
-    /// Encodes `frame` (at the encoder's size and pixel format) as frame `index` of this stretch, handing every
-    /// packet the encoder has ready to `deliver` (pts in frames, Annex B payload without parameter sets). The frame is
-    /// not modified.
-    public func encode(_ frame: VideoFrame, index: Int64,
+    /// Encodes `frame` (at the encoder's size and pixel format) as picture `index` of the encoder's stream, handing
+    /// every packet the encoder has ready to `deliver` (pts in pictures, Annex B payload without parameter sets). The
+    /// frame is not modified. `startsStretch` makes the picture an IDR picture: nothing before it in decode order
+    /// comes after it, and nothing after it refers to anything before it, so one encoder can make many stretches.
+    public func encode(_ frame: VideoFrame, index: Int64, startsStretch: Bool = false,
                        deliver: (Packet) throws(MediaError) -> Void) throws(MediaError) {
-        try encoder.send(picture: frame, index: index) { (packet) throws(MediaError) in
+        try encoder.send(picture: frame, index: index, keyframe: startsStretch) { (packet) throws(MediaError) in
             try rename(packet)
             try deliver(packet)
         }

@@ -64,6 +64,19 @@ import Testing
         (#"[{"type": "color", "brightness": 0.1, "contrast": 1.3, "saturation": 0.6, "gamma": 1.2}]"#,
          "eq=brightness=0.1:contrast=1.3:saturation=0.6:gamma=1.2"),
         (#"[{"type": "color", "temperature": 4000}]"#, inRGB("colortemperature=temperature=4000")),
+        // Exposure: a gain of 2^0.7 on R′G′B′ (libavfilter's exposure, in float RGB).
+        (#"[{"type": "color", "exposure": 0.7}]"#, inRGB("exposure=exposure=0.7")),
+        (#"[{"type": "color", "exposure": -1.5}]"#, inRGB("exposure=exposure=-1.5")),
+        // Tint 0.5 (magenta): red and blue × 1.15, green × (1 − 0.15 × 0.2848 / 0.7152).
+        (#"[{"type": "color", "tint": 0.5}]"#, inRGB("colorchannelmixer=rr=1.15:gg=\(1 - 0.15 * 0.2848 / 0.7152):bb=1.15")),
+        (#"[{"type": "color", "tint": -0.8}]"#, inRGB("colorchannelmixer=rr=0.76:gg=\(1 + 0.24 * 0.2848 / 0.7152):bb=0.76")),
+        (#"[{"type": "color", "hue": 40}]"#, "hue=h=40"),
+        (#"[{"type": "color", "hue": -120}]"#, "hue=h=-120"),
+        // The order inside one color effect: eq, hue, then exposure, temperature and tint in one RGB pass.
+        (#"[{"type": "color", "tint": -0.4, "temperature": 5000, "exposure": -0.5, "hue": -30, "contrast": 1.2}]"#,
+         "eq=contrast=1.2,hue=h=-30,"
+            + inRGB("exposure=exposure=-0.5,colortemperature=temperature=5000,"
+                    + "colorchannelmixer=rr=0.88:gg=\(1 + 0.12 * 0.2848 / 0.7152):bb=0.88")),
         (#"[{"type": "color", "preset": "greyscale"}]"#, "lutyuv=u=128:v=128"),
         (#"[{"type": "color", "preset": "sepia"}]"#,
          inRGB("colorchannelmixer=.393:.769:.189:0:.349:.686:.168:0:.272:.534:.131")),

@@ -14,6 +14,8 @@ public struct LayerEffect: Sendable, Hashable {
     public var kind: EffectKind
     /// The region it changes, `[x, y, w, h]`; nil: the whole picture.
     public var rect: CropRect?
+    /// The region's shape: the rectangle `rect` itself or the ellipse inscribed in it (docs/effects.md, "Regions").
+    public var shape: RegionShape = .rectangle
     /// When it applies, half-open; nil: always. Outside it the picture is untouched.
     public var timeRange: TimeRange?
     /// Where it was written: `$.timeline.clips[i].effects[j]` or `$.videoComposition.instructions[i].layers[j].effects[k]`.
@@ -64,6 +66,18 @@ public enum EffectParameter: String, Sendable, Hashable, CaseIterable {
     case size
     /// `color`'s brightness, contrast, saturation and gamma.
     case brightness, contrast, saturation, gamma
+    /// `color`'s exposure (stops), temperature (kelvin), tint and hue (degrees).
+    case exposure, temperature, tint, hue
+    /// `chromaKey`'s similarity and blend.
+    case similarity, blend
+}
+
+/// The shape of an effect's region (`"shape"`, docs/effects.md).
+public enum RegionShape: String, Sendable, Hashable, CaseIterable {
+    /// The rectangle `rect`.
+    case rectangle
+    /// The ellipse inscribed in `rect`, its edge anti-aliased.
+    case ellipse
 }
 
 /// An effect's animated parameters: linear key lists (SPEC §4.3) of numbers and of its region.
@@ -90,7 +104,7 @@ public enum EffectKind: Sendable, Hashable {
     /// A 3D LUT from a `.cube` file (libavfilter `lut3d`, tetrahedral interpolation); `file` as written,
     /// relative to the project's folder.
     case lut(file: String)
-    /// Colour adjustments (libavfilter `eq`, `colortemperature`, `colorchannelmixer`).
+    /// Colour adjustments (libavfilter `eq`, `hue`, `exposure`, `colortemperature`, `colorchannelmixer`).
     case color(ColorAdjustment)
     /// A gaussian blur; `radius` is its standard deviation in pixels (libavfilter `gblur`'s sigma).
     case blur(radius: Double)
@@ -109,6 +123,12 @@ public enum EffectKind: Sendable, Hashable {
         case (.color(let adjustment), .contrast): adjustment.contrast
         case (.color(let adjustment), .saturation): adjustment.saturation
         case (.color(let adjustment), .gamma): adjustment.gamma
+        case (.color(let adjustment), .exposure): adjustment.exposure
+        case (.color(let adjustment), .temperature): adjustment.temperature
+        case (.color(let adjustment), .tint): adjustment.tint
+        case (.color(let adjustment), .hue): adjustment.hue
+        case (.chromaKey(let key), .similarity): key.similarity
+        case (.chromaKey(let key), .blend): key.blend
         default: nil
         }
     }
@@ -124,9 +144,19 @@ public enum EffectKind: Sendable, Hashable {
             case .contrast: adjustment.contrast = value
             case .saturation: adjustment.saturation = value
             case .gamma: adjustment.gamma = value
-            case .radius, .size: return self
+            case .exposure: adjustment.exposure = value
+            case .temperature: adjustment.temperature = value
+            case .tint: adjustment.tint = value
+            case .hue: adjustment.hue = value
+            case .radius, .size, .similarity, .blend: return self
             }
             return .color(adjustment)
+        case (.chromaKey(var key), .similarity):
+            key.similarity = value
+            return .chromaKey(key)
+        case (.chromaKey(var key), .blend):
+            key.blend = value
+            return .chromaKey(key)
         default: return self
         }
     }
@@ -153,8 +183,15 @@ public struct ColorAdjustment: Sendable, Hashable {
     public var saturation = 1.0
     /// Luma gamma, 0.1…10 (`eq` gamma).
     public var gamma = 1.0
+    /// A gain of 2^exposure on BT.709 R′G′B′, in stops, −3…3 (`exposure`); 0 changes nothing.
+    public var exposure = 0.0
     /// White balance in kelvin, 1000…40000 (`colortemperature`); nil: unchanged.
     public var temperature: Double?
+    /// Green (−1) to magenta (1), the counterpart of `temperature`: red and blue gains against green that keep a
+    /// grey's BT.709 luma (`colorchannelmixer`); 0 changes nothing.
+    public var tint = 0.0
+    /// A rotation of Cb/Cr in degrees, −180…180 (`hue=h`); 0 changes nothing.
+    public var hue = 0.0
     /// A look applied last; nil: none.
     public var preset: ColorPreset?
 
@@ -163,6 +200,12 @@ public struct ColorAdjustment: Sendable, Hashable {
 
     /// Whether `eq` has anything to do.
     public var changesEq: Bool { brightness != 0 || contrast != 1 || saturation != 1 || gamma != 1 }
+
+    /// The red and blue gain (the same) and the green gain of `tint`: magenta is red and blue up by 0.3 × tint and
+    /// green down by as much BT.709 luma as they add, so a grey keeps its luma.
+    public var tintGains: (redBlue: Double, green: Double) {
+        (1 + 0.3 * tint, 1 - 0.3 * tint * (0.2126 + 0.0722) / 0.7152)
+    }
 }
 
 /// A colour preset of the `"color"` effect.

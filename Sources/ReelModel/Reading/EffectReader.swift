@@ -4,9 +4,9 @@ extension DocumentDecoder {
     /// The keys each effect type takes besides `type`, `start` and `duration`.
     static let effectKeys: [EffectTypeName: [String]] = [
         .lut: ["file"],
-        .color: ["brightness", "contrast", "saturation", "gamma", "temperature", "preset"],
-        .blur: ["radius", "rect"],
-        .pixelate: ["size", "rect"],
+        .color: ["brightness", "contrast", "saturation", "gamma", "exposure", "temperature", "tint", "hue", "preset"],
+        .blur: ["radius", "rect", "shape"],
+        .pixelate: ["size", "rect", "shape"],
         .chromaKey: ["color", "similarity", "blend", "spill"],
     ]
 
@@ -97,8 +97,11 @@ extension DocumentDecoder {
             adjustment.contrast = number("contrast", 0...4, hint: "contrast is a factor from 0 (flat grey) to 4, 1 changes nothing") ?? 1
             adjustment.saturation = number("saturation", 0...3, hint: "saturation is a factor from 0 (grey) to 3, 1 changes nothing") ?? 1
             adjustment.gamma = number("gamma", 0.1...10, hint: "gamma goes from 0.1 to 10, 1 changes nothing") ?? 1
+            adjustment.exposure = number("exposure", -3...3, hint: "exposure in stops from -3 to 3 (a gain of 2^exposure), 0 changes nothing") ?? 0
             adjustment.temperature = number("temperature", 1000...40000,
                                             hint: "a white balance in kelvin from 1000 (warm) to 40000 (cold); 6500 is daylight")
+            adjustment.tint = number("tint", -1...1, hint: "tint goes from -1 (green) to 1 (magenta), 0 changes nothing") ?? 0
+            adjustment.hue = number("hue", -180...180, hint: "a hue rotation in degrees from -180 to 180, 0 changes nothing") ?? 0
             if let json = fields["preset"] {
                 if let preset: ColorPreset = enumeration(json, path.key("preset"), "colour preset") {
                     adjustment.preset = preset
@@ -163,6 +166,18 @@ extension DocumentDecoder {
             } else { valid = false }
         }
 
+        var shape = RegionShape.rectangle
+        if let json = fields["shape"], own.contains("shape") {
+            if let value: RegionShape = enumeration(json, path.key("shape"), "region shape") {
+                shape = value
+                if value == .ellipse, !fields.has("rect") {
+                    error(path.key("shape"), "an ellipse region needs \"rect\", the rectangle it is inscribed in",
+                          hint: "add \"rect\": [x, y, width, height] in \(units)")
+                    valid = false
+                }
+            } else { valid = false }
+        }
+
         var timeRange: TimeRange?
         if fields.has("start") || fields.has("duration") {
             let start = fields["start"].map { instant($0, path.key("start")) } ?? .zero
@@ -179,6 +194,7 @@ extension DocumentDecoder {
         }
         guard valid, let kind else { return nil }
         var effect = LayerEffect(kind: kind, rect: rect, timeRange: timeRange, path: path)
+        effect.shape = shape
         effect.ramps = ramps
         return effect
     }

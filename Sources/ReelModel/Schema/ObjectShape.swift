@@ -226,8 +226,8 @@ extension ObjectShape {
     /// besides `type`, `start` and `duration` apply depends on the type (`DocumentDecoder.effectKeys`).
     public static let effect = ObjectShape(
         name: "effect",
-        allowed: ["type", "file", "brightness", "contrast", "saturation", "gamma", "temperature", "preset", "radius",
-                  "size", "color", "similarity", "blend", "spill", "rect", "start", "duration"],
+        allowed: ["type", "file", "brightness", "contrast", "saturation", "gamma", "exposure", "temperature", "tint", "hue",
+                  "preset", "radius", "size", "color", "similarity", "blend", "spill", "rect", "shape", "start", "duration"],
         required: ["type"])
 
     /// A layer instruction's `backdrop`, a reel extension: a colour and a rectangle in source pixels.

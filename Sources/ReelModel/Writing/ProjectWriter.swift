@@ -331,7 +331,10 @@ public enum ProjectWriter {
             if adjustment.contrast != 1 { members.append(("contrast", numberValue(adjustment.contrast))) }
             if adjustment.saturation != 1 { members.append(("saturation", numberValue(adjustment.saturation))) }
             if adjustment.gamma != 1 { members.append(("gamma", numberValue(adjustment.gamma))) }
+            if adjustment.exposure != 0 { members.append(("exposure", numberValue(adjustment.exposure))) }
             if let temperature = adjustment.temperature { members.append(("temperature", numberValue(temperature))) }
+            if adjustment.tint != 0 { members.append(("tint", numberValue(adjustment.tint))) }
+            if adjustment.hue != 0 { members.append(("hue", numberValue(adjustment.hue))) }
             if let preset = adjustment.preset { members.append(("preset", .string(preset.rawValue))) }
         case .blur(let radius):
             members.append(("radius", numberValue(radius)))
@@ -344,6 +347,7 @@ public enum ProjectWriter {
             if key.spill != ChromaKey.defaultSpill { members.append(("spill", numberValue(key.spill))) }
         }
         if let rect = effect.rect { members.append(("rect", rectValue(rect))) }
+        if effect.shape != .rectangle { members.append(("shape", .string(effect.shape.rawValue))) }
         // Animated parameters replace their plain values with their keys.
         for (parameter, keys) in effect.ramps.values.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             let value = keysValue(keys) { numberValue($0) }

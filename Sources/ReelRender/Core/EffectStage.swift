@@ -60,13 +60,9 @@ final class EffectStage {
         var result = picture
         var pending: [LayerEffect] = []
         var index = 0  // of the next filter run in chain.filters
-        func filterPending() throws(MediaError) {
-            defer { pending = [] }
-            let alpha = result.format.hasAlpha
-            guard !pending.isEmpty,
-                let text = Self.description(of: pending, width: result.width, height: result.height, rotation: rotation,
-                                            alpha: alpha, resolvePath: resolvePath)
-            else { return }
+        /// `text` run on `input` by the chain's next filter run, reused when its text and format match.
+        func filtered(_ input: VideoFrame, _ text: String) throws(MediaError) -> VideoFrame {
+            let alpha = input.format.hasAlpha
             let filter: PictureFilter
             if index < chain.filters.count, chain.filters[index].description == text,
                 chain.filters[index].keepsAlpha == alpha {
@@ -77,18 +73,44 @@ final class EffectStage {
                 chain.filters.removeSubrange(min(index, chain.filters.count)...)
                 chain.filters.append(filter)
             }
-            result = try filter.apply(result)
             index += 1
+            return try filter.apply(input)
+        }
+        func filterPending() throws(MediaError) {
+            defer { pending = [] }
+            guard !pending.isEmpty,
+                let text = Self.description(of: pending, width: result.width, height: result.height, rotation: rotation,
+                                            alpha: result.format.hasAlpha, resolvePath: resolvePath)
+            else { return }
+            result = try filtered(result, text)
+        }
+        func workingFormat() throws(MediaError) {
+            if result.format != .yuv420p && result.format != .yuva420p {
+                result = try Scaler().converted(result, width: result.width, height: result.height, format: .yuv420p)
+            }
         }
         for effect in chain.effects {
+            if effect.shape == .ellipse, let rect = effect.rect {
+                // An ellipse region: its bounding region filtered on its own, then merged back through the ellipse.
+                try filterPending()
+                try workingFormat()
+                guard let region = Self.storedRegion(rect, width: result.width, height: result.height, rotation: rotation)
+                else { continue }
+                let bounds = Self.storedBounds(rect, width: result.width, height: result.height, rotation: rotation)
+                let text = "crop=w=\(region.width):h=\(region.height):x=\(region.x):y=\(region.y):exact=1,"
+                    + Self.filterText(effect.kind, alpha: result.format.hasAlpha, resolvePath: resolvePath)
+                let part = try filtered(result, text)
+                let ellipse = EllipseRegion(x: bounds.x0, y: bounds.y0, width: bounds.x1 - bounds.x0,
+                                            height: bounds.y1 - bounds.y0)
+                result = try ellipse.merged(part, at: region.x, region.y, into: result)
+                continue
+            }
             guard case .chromaKey(let key) = effect.kind else {
                 pending.append(effect)
                 continue
             }
             try filterPending()
-            if result.format != .yuv420p && result.format != .yuva420p {
-                result = try Scaler().converted(result, width: result.width, height: result.height, format: .yuv420p)
-            }
+            try workingFormat()
             let yuv = YUVColor(key.color)
             let keyer = ChromaKeyer(u: Int(yuv.u), v: Int(yuv.v), similarity: key.similarity, blend: key.blend)
             result = try keyer.keyed(result)
@@ -154,8 +176,14 @@ final class EffectStage {
                 filters.append("eq=brightness=\(number(adjustment.brightness)):contrast=\(number(adjustment.contrast)):"
                                + "saturation=\(number(adjustment.saturation)):gamma=\(number(adjustment.gamma))")
             }
+            if adjustment.hue != 0 { filters.append("hue=h=\(number(adjustment.hue))") }
             var rgb: [String] = []
+            if adjustment.exposure != 0 { rgb.append("exposure=exposure=\(number(adjustment.exposure)):black=0") }
             if let kelvin = adjustment.temperature { rgb.append("colortemperature=temperature=\(number(kelvin))") }
+            if adjustment.tint != 0 {
+                let gains = adjustment.tintGains
+                rgb.append("colorchannelmixer=rr=\(number(gains.redBlue)):gg=\(number(gains.green)):bb=\(number(gains.redBlue))")
+            }
             switch adjustment.preset {
             case .greyscale?:
                 if !rgb.isEmpty { filters.append(inRGB(rgb.joined(separator: ","))) }
@@ -190,23 +218,29 @@ final class EffectStage {
     static func storedRegion(_ rect: CropRect, width: Int, height: Int, rotation: Int)
         -> (x: Int, y: Int, width: Int, height: Int)? {
         guard [rect.x, rect.y, rect.width, rect.height].allSatisfy(\.isFinite) else { return nil }
+        let stored = storedBounds(rect, width: width, height: height, rotation: rotation)
+        // Clamped first: a rectangle far outside the picture must not overflow Int.
+        func evenDown(_ v: Double) -> Int { Int((max(-1e9, min(1e9, v)) / 2).rounded(.down)) * 2 }
+        func evenUp(_ v: Double) -> Int { Int((max(-1e9, min(1e9, v)) / 2).rounded(.up)) * 2 }
+        let left = max(0, evenDown(stored.x0)), top = max(0, evenDown(stored.y0))
+        let right = min(width - width % 2, evenUp(stored.x1)), bottom = min(height - height % 2, evenUp(stored.y1))
+        guard right > left, bottom > top else { return nil }
+        return (left, top, right - left, bottom - top)
+    }
+
+    /// `rect` (display-oriented pixels of a picture stored as `width`×`height` and turned by `rotation`) in stored
+    /// pixels, exactly: its left, top, right and bottom edges, not rounded or cut.
+    static func storedBounds(_ rect: CropRect, width: Int, height: Int, rotation: Int)
+        -> (x0: Double, y0: Double, x1: Double, y1: Double) {
         let turns = ((Int((Double(rotation % 360) / 90).rounded()) % 4) + 4) % 4
         let x0 = rect.x, y0 = rect.y, x1 = rect.x + rect.width, y1 = rect.y + rect.height
         let w = Double(width), h = Double(height)
         // Display (x, y) shows stored (w − 1 − y, x) at one turn, (w − 1 − x, h − 1 − y) at two, (y, h − 1 − x) at three.
-        let stored: (Double, Double, Double, Double)
         switch turns {
-        case 1: stored = (w - y1, x0, w - y0, x1)
-        case 2: stored = (w - x1, h - y1, w - x0, h - y0)
-        case 3: stored = (y0, h - x1, y1, h - x0)
-        default: stored = (x0, y0, x1, y1)
+        case 1: return (w - y1, x0, w - y0, x1)
+        case 2: return (w - x1, h - y1, w - x0, h - y0)
+        case 3: return (y0, h - x1, y1, h - x0)
+        default: return (x0, y0, x1, y1)
         }
-        // Clamped first: a rectangle far outside the picture must not overflow Int.
-        func evenDown(_ v: Double) -> Int { Int((max(-1e9, min(1e9, v)) / 2).rounded(.down)) * 2 }
-        func evenUp(_ v: Double) -> Int { Int((max(-1e9, min(1e9, v)) / 2).rounded(.up)) * 2 }
-        let left = max(0, evenDown(stored.0)), top = max(0, evenDown(stored.1))
-        let right = min(width - width % 2, evenUp(stored.2)), bottom = min(height - height % 2, evenUp(stored.3))
-        guard right > left, bottom > top else { return nil }
-        return (left, top, right - left, bottom - top)
     }
 }

@@ -85,6 +85,7 @@ final class SmartRenderer {
         }
         let video = settings.video
         let encoderSettings: SpliceEncoderSettings
+        let encoder: SpliceEncoder
         let extradata: [UInt8]
         if let configuration = header.hevcConfiguration {
             guard let renaming = Self.freeHEVCIDs(Array(plan.indexes.values)) else {
@@ -95,8 +96,8 @@ final class SmartRenderer {
                 profile: header.parameters.profile, level: configuration.level, isHighTier: configuration.isHighTier,
                 renaming: renaming, reorderDepth: plan.reorderDepth, crf: video.crf, encoderPreset: video.encoderPreset,
                 quality: video.quality, threads: video.threads)
-            // Every encoder opened with these settings writes the same parameter sets; this one only reports them.
-            extradata = configuration.adding(try SpliceEncoder(encoderSettings).parameterSets).bytes
+            encoder = try SpliceEncoder(encoderSettings)
+            extradata = configuration.adding(encoder.parameterSets).bytes
         } else if let configuration = header.configuration {
             guard let parameterSetID = Self.freeParameterSetID(Array(plan.indexes.values)) else {
                 throw RenderError(.unsupported, "every H.264 parameter-set id is taken by the copied sources")
@@ -106,12 +107,12 @@ final class SmartRenderer {
                 level: header.parameters.level, parameterSetID: parameterSetID,
                 reorderDepth: plan.reorderDepth, crf: video.crf,
                 encoderPreset: video.encoderPreset, quality: video.quality, threads: video.threads)
-            let probe = try SpliceEncoder(encoderSettings)
+            encoder = try SpliceEncoder(encoderSettings)
             extradata = AVCConfiguration(
                 profile: configuration.profile, compatibility: configuration.compatibility, level: configuration.level,
                 lengthSize: configuration.lengthSize,
-                sequenceParameterSets: configuration.sequenceParameterSets + probe.sequenceParameterSets,
-                pictureParameterSets: configuration.pictureParameterSets + probe.pictureParameterSets,
+                sequenceParameterSets: configuration.sequenceParameterSets + encoder.sequenceParameterSets,
+                pictureParameterSets: configuration.pictureParameterSets + encoder.pictureParameterSets,
                 trailer: configuration.trailer).bytes
         } else {
             throw RenderError(.internal, "smart render of a source without an avcC or hvcC record")
@@ -126,31 +127,43 @@ final class SmartRenderer {
                                    lengthSize: lengthSize, codec: header.codec)
         let writer = try OutputWriter(destination: destination, container: container, video: .spliced(spliced),
                                       audio: audio, frameRate: frameRate, progress: progress, subtitles: subtitles)
+        let announcer = WrittenFrames(writer: writer)
+        let stretches = SpliceSink(encoder: encoder, writer: writer, announcer: announcer, conversion: conversion) {
+            [self] (run) throws(RenderError) in
+            guard let index = plan.indexes[run.asset], let file = catalog[run.asset]?.path else {
+                throw RenderError(.internal, "no index for '\(run.asset)'")
+            }
+            do {
+                if readers[run.asset] == nil { readers[run.asset] = try opener.openPackets(path: file) }
+                try copy(run, index: index, reader: readers[run.asset]!, writer: writer, announcer: announcer)
+            } catch {
+                throw RenderError(anyError: error)
+            }
+        }
         for span in plan.spans {
             if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
             switch span {
             case .encode(let frames, _):
-                let sink = SpliceSink(encoder: try SpliceEncoder(encoderSettings), firstFrame: frames.lowerBound,
-                                      writer: writer, conversion: conversion)
+                stretches.begin(firstFrame: frames.lowerBound)
                 let grid = try FrameGrid(project, frames: frames)
                 let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
-                try core.run(grid, into: sink, cancellation: cancellation)
+                try core.run(grid, into: stretches, cancellation: cancellation)
             case .copy(let run):
-                guard let index = plan.indexes[run.asset], let file = catalog[run.asset]?.path else {
-                    throw RenderError(.internal, "no index for '\(run.asset)'")
-                }
-                if readers[run.asset] == nil { readers[run.asset] = try opener.openPackets(path: file) }
-                try copy(run, index: index, reader: readers[run.asset]!, writer: writer)
+                try stretches.copy(run)
             }
         }
         if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
+        try stretches.end()
+        guard announcer.next == progress.frameCount else {
+            throw RenderError(.internal, "the smart render wrote \(announcer.next) of \(progress.frameCount) frames")
+        }
         try writer.finish()
     }
 
     /// Copies the packets of `run`, renumbered onto the output's frames; an HEVC run's first picture, when a CRA
     /// picture, relabelled BLA.
     private func copy(_ run: SmartPlan.CopyRun, index: SourcePacketIndex, reader: any PacketSource,
-                      writer: OutputWriter) throws {
+                      writer: OutputWriter, announcer: WrittenFrames) throws {
         guard let first = run.entries.first, let last = run.entries.last else { return }
         let start = index.entries[first]
         try reader.seek(stream: index.streamIndex, toTimestamp: start.dts ?? start.pts)
@@ -158,10 +171,6 @@ final class SmartRenderer {
         let taken = Set(run.entries)
         var next = first
         var skipped = 0
-        // Pictures written but not yet completed, and the next one to complete: a picture's audio follows once it
-        // and every picture before it are written.
-        var written = Set<Int>()
-        var announced = run.positions.lowerBound
         while next <= last {
             guard try reader.read(into: packet) else {
                 throw RenderError(.invalid, "'\(run.asset)' ended before its indexed packets")
@@ -185,22 +194,49 @@ final class SmartRenderer {
                 try packet.replaceData(with: H264Bitstream.lengthPrefixed(units.map { HEVCBitstream.brokenLink($0)[...] },
                                                                           lengthSize: lengthSize))
             }
-            try writer.writeCopied(packet, frame: run.firstFrame + Int64(expected.position - run.positions.lowerBound))
-            written.insert(expected.position)
-            while written.remove(announced) != nil {
-                try writer.complete(throughFrame: run.firstFrame + Int64(announced - run.positions.lowerBound))
-                announced += 1
-            }
+            let frame = run.firstFrame + Int64(expected.position - run.positions.lowerBound)
+            try writer.writeCopied(packet, frame: frame)
+            try announcer.wrote(frame)
             if expected.isRandomAccess, cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
         }
-        guard announced == run.positions.upperBound else {
+        guard announcer.next == run.firstFrame + Int64(run.positions.count) else {
             throw RenderError(.internal, "the copied packets of '\(run.asset)' do not show its pictures \(run.positions)")
         }
     }
 }
 
-/// The sink of one re-encoded stretch: each frame into a fresh `SpliceEncoder`, its packets into the spliced
-/// stream, the frame completed once sent.
+/// The output frames written so far: each one's audio, subtitles and progress follow once it and every frame before
+/// it are written (copied and encoded packets come in decode order, frames complete in presentation order).
+final class WrittenFrames {
+    private let writer: OutputWriter
+    private var waiting = Set<Int64>()
+    /// The first output frame not yet complete.
+    private(set) var next: Int64 = 0
+
+    init(writer: OutputWriter) {
+        self.writer = writer
+    }
+
+    func wrote(_ frame: Int64) throws(RenderError) {
+        waiting.insert(frame)
+        while waiting.remove(next) != nil {
+            try writer.complete(throughFrame: next)
+            next += 1
+        }
+    }
+}
+
+/// The re-encoded stretches of a smart render, all through one encoder, and the copied runs between them in their
+/// place.
+///
+/// Opening a 1080p encoder costs about as much as encoding a handful of its pictures (libx265: over half a second),
+/// so one encoder makes every stretch: each stretch's first picture is forced to be an IDR picture, so no picture
+/// refers across stretches and the encoder's decode order never mixes two of them. The encoder holds pictures back
+/// (B-frames, lookahead), so a stretch's last packets come out only while the next stretch's pictures go in, or when
+/// the encoder is drained at the end; the copied run after a stretch therefore waits (as a description: its packets
+/// are read from the source when it is written) until the first packet of a later stretch shows that every packet
+/// before it is out. FFmpeg 5.1's libx264 and libx265 cannot be drained and reused
+/// (`AV_CODEC_CAP_ENCODER_FLUSH`), which is why the order is kept this way rather than by draining between stretches.
 final class SpliceSink: MediaSink {
     /// A pixel format the encoder takes instead of the compositor's yuv420p, and the scaler that converts to it.
     struct Conversion {
@@ -209,42 +245,108 @@ final class SpliceSink: MediaSink {
     }
 
     private let encoder: SpliceEncoder
-    private let firstFrame: Int64
     private let writer: OutputWriter
+    private let announcer: WrittenFrames
     private let conversion: Conversion?
+    private let copyRun: (SmartPlan.CopyRun) throws(RenderError) -> Void
+    /// The output frame and the stretch of every picture sent, by its number in the encoder's stream.
+    private var sent: [(frame: Int64, stretch: Int)] = []
+    /// Packets the encoder has given out (one per picture).
+    private var delivered = 0
+    /// The current stretch (-1 before the first), its first output frame, and whether its first picture is still
+    /// to be sent.
+    private var stretch = -1
+    private var firstFrame: Int64 = 0
+    private var startsStretch = false
+    /// Copied runs waiting for the stretch before them to be written, each with the stretch that follows it.
+    private var waiting: [(run: SmartPlan.CopyRun, beforeStretch: Int)] = []
+    /// The last stretch a packet was written of.
+    private var writtenStretch = -1
+    /// A copy's error met while the encoder was handing out packets (which may only throw media errors).
+    private var copyFailure: RenderError?
 
-    init(encoder: SpliceEncoder, firstFrame: Int64, writer: OutputWriter, conversion: Conversion? = nil) {
+    init(encoder: SpliceEncoder, writer: OutputWriter, announcer: WrittenFrames, conversion: Conversion? = nil,
+         copy: @escaping (SmartPlan.CopyRun) throws(RenderError) -> Void) {
         self.encoder = encoder
-        self.firstFrame = firstFrame
         self.writer = writer
+        self.announcer = announcer
         self.conversion = conversion
+        self.copyRun = copy
+    }
+
+    /// The next frames sent start a new stretch at output frame `firstFrame`.
+    func begin(firstFrame: Int64) {
+        stretch += 1
+        self.firstFrame = firstFrame
+        startsStretch = true
+    }
+
+    /// Writes `run` now if every picture sent has been written, or once the stretch before it has.
+    func copy(_ run: SmartPlan.CopyRun) throws(RenderError) {
+        if waiting.isEmpty, delivered == sent.count {
+            try copyRun(run)
+        } else {
+            waiting.append((run, stretch + 1))
+        }
     }
 
     func consume(_ frame: ComposedFrame) throws(RenderError) {
-        do {
+        let index = Int64(sent.count)
+        sent.append((firstFrame + frame.frameIndex, stretch))
+        let first = startsStretch
+        startsStretch = false
+        try media { () throws(MediaError) in
             let picture = try conversion.map { (conversion) throws(MediaError) in
                 try conversion.scaler.converted(frame.frame, width: frame.frame.width, height: frame.frame.height,
                                                 format: conversion.format)
             } ?? frame.frame
-            try encoder.encode(picture, index: frame.frameIndex, deliver: deliver)
-        } catch {
-            throw RenderError(media: error)
+            try encoder.encode(picture, index: index, startsStretch: first, deliver: deliver)
         }
-        try writer.complete(throughFrame: firstFrame + frame.frameIndex)
     }
 
-    func finish() throws(RenderError) {
+    /// A stretch's frames are all sent; its packets follow with the next stretch's or at `end()`.
+    func finish() throws(RenderError) {}
+
+    /// Drains the encoder and writes the copied runs still waiting.
+    func end() throws(RenderError) {
+        try media { () throws(MediaError) in try encoder.flush(deliver: deliver) }
+        guard delivered == sent.count else {
+            throw RenderError(.internal, "the splice encoder gave \(delivered) packets for \(sent.count) pictures")
+        }
+        while !waiting.isEmpty { try copyRun(waiting.removeFirst().run) }
+    }
+
+    private func media(_ body: () throws(MediaError) -> Void) throws(RenderError) {
         do {
-            try encoder.flush(deliver: deliver)
+            try body()
         } catch {
+            if let copyFailure { throw copyFailure }
             throw RenderError(media: error)
         }
     }
 
     private func deliver(_ packet: Packet) throws(MediaError) {
-        guard let pts = packet.presentationTimestamp else {
-            throw MediaError(.internal, "libx264 gave a packet without a timestamp")
+        guard let pts = packet.presentationTimestamp, pts >= 0, pts < Int64(sent.count) else {
+            throw MediaError(.internal, "the splice encoder gave a packet without a picture's timestamp")
         }
-        try writer.writeEncoded(packet, frame: firstFrame + pts)
+        let (frame, packetStretch) = sent[Int(pts)]
+        do {
+            if packetStretch > writtenStretch {
+                // The first packet of a stretch: every packet before it in decode order is out, so the copied runs
+                // before this stretch go in first.
+                while let first = waiting.first, first.beforeStretch <= packetStretch {
+                    waiting.removeFirst()
+                    try copyRun(first.run)
+                }
+                writtenStretch = packetStretch
+            }
+            try writer.writeEncoded(packet, frame: frame)
+            delivered += 1
+            try announcer.wrote(frame)
+        } catch {
+            if let error = error as? MediaError { throw error }
+            copyFailure = RenderError(anyError: error)
+            throw MediaError(.internal, "a copied run failed")
+        }
     }
 }

@@ -66,7 +66,8 @@ import ReelTime
     @Test func compiledEffectsAreWrittenAndReadBack() throws {
         let (compiled, diagnostics) = compileProject(project(#"""
             {"asset": "big", "effects": [{"type": "color", "brightness": 0.1, "contrast": 1.2, "saturation": 0.5,
-                                          "gamma": 1.1, "temperature": 5000, "preset": "sepia", "start": 1},
+                                          "gamma": 1.1, "temperature": 5000, "preset": "sepia", "start": 1,
+                                          "exposure": -0.5, "tint": 0.25, "hue": -45},
                                          {"type": "pixelate", "size": 8, "rect": [0, 0, 32, 18]}]}
             """#), facts: Self.facts)
         #expect(diagnostics.map(\.humanText) == [])
@@ -84,6 +85,9 @@ import ReelTime
         adjustment.gamma = 1.1
         adjustment.temperature = 5000
         adjustment.preset = .sepia
+        adjustment.exposure = -0.5
+        adjustment.tint = 0.25
+        adjustment.hue = -45
         #expect(layer.effects.map(\.kind) == [.color(adjustment), .pixelate(size: 16)])
         #expect(layer.effects.first?.timeRange?.start == t(1))
         #expect(ProjectWriter.explicitProject(reread) == written)
@@ -104,7 +108,7 @@ import ReelTime
             """#))
         #expect(errors == [
             "error: $.timeline.clips[0].effects[0].type: unknown effect type \"blurr\"\n       hint: did you mean \"blur\"? known effect types: lut, color, blur, pixelate, chromaKey",
-            "error: $.timeline.clips[0].effects[1].file: \"file\" does not apply to a blur effect\n       hint: a blur effect takes radius, rect, start, duration",
+            "error: $.timeline.clips[0].effects[1].file: \"file\" does not apply to a blur effect\n       hint: a blur effect takes radius, rect, shape, start, duration",
             "error: $.timeline.clips[0].effects[1].radius: radius 0 is outside 0.1…1024\n       hint: the blur's standard deviation in canvas pixels, from 0.1 to 1024",
             "error: $.timeline.clips[0].effects[2].saturation: saturation -1 is outside 0…3\n       hint: saturation is a factor from 0 (grey) to 3, 1 changes nothing",
             "error: $.timeline.clips[0].effects[2].gamma: gamma 20 is outside 0.1…10\n       hint: gamma goes from 0.1 to 10, 1 changes nothing",
