@@ -6,14 +6,16 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "reel", targets: ["reel"]),
-        .library(name: "ReelKit", targets: ["ReelRender", "ReelMedia", "ReelModel", "ReelTime", "ReelInterchange"]),
+        .library(name: "ReelKit", targets: ["ReelRender", "ReelMedia", "ReelModel", "ReelCodecs", "ReelTime", "ReelInterchange"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "ReelTime"),
-        .target(name: "ReelModel", dependencies: ["ReelTime"]),
+        // The codec names both the project model and the encoders use (docs/decisions.md, "One codec enum").
+        .target(name: "ReelCodecs"),
+        .target(name: "ReelModel", dependencies: ["ReelCodecs", "ReelTime"]),
         .target(name: "ReelInterchange", dependencies: ["ReelModel", "ReelTime"]),
         .systemLibrary(
             name: "CFFmpeg",
@@ -28,11 +30,11 @@ let package = Package(
         ),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         .systemLibrary(name: "CLibass", pkgConfig: "libass", providers: [.apt(["libass-dev"])]),
-        .target(name: "ReelMedia", dependencies: ["CFFmpeg", "CEBUR128", "ReelTime"]),
+        .target(name: "ReelMedia", dependencies: ["CFFmpeg", "CEBUR128", "ReelCodecs", "ReelTime"]),
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
-        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelTime", "CPangoCairo", "CLibass"]),
+        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelCodecs", "ReelTime", "CPangoCairo", "CLibass"]),
         .executableTarget(name: "reel", dependencies: [
-            "ReelRender", "ReelModel", "ReelTime", "ReelInterchange", "CSDL2",
+            "ReelRender", "ReelModel", "ReelCodecs", "ReelTime", "ReelInterchange", "CSDL2",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // libFuzzer targets for the parsers of untrusted text (`make fuzz`); an ordinary build replays inputs.
@@ -40,10 +42,10 @@ let package = Package(
                           path: "Tests/Fuzz/Harness"),
         .target(name: "ReelTestSupport", path: "Tests/ReelTestSupport"),
         .testTarget(name: "ReelTimeTests", dependencies: ["ReelTime"]),
-        .testTarget(name: "ReelModelTests", dependencies: ["ReelModel", "ReelTime"]),
-        .testTarget(name: "ReelMediaTests", dependencies: ["ReelMedia", "ReelTime", "ReelTestSupport"]),
+        .testTarget(name: "ReelModelTests", dependencies: ["ReelModel", "ReelCodecs", "ReelTime"]),
+        .testTarget(name: "ReelMediaTests", dependencies: ["ReelMedia", "ReelCodecs", "ReelTime", "ReelTestSupport"]),
         .testTarget(name: "ReelRenderTests",
-                    dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelTime", "ReelTestSupport"]),
+                    dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelCodecs", "ReelTime", "ReelTestSupport"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelTestSupport"]),
         .testTarget(name: "ReelInterchangeTests",
                     dependencies: ["ReelInterchange", "ReelModel", "ReelTime", "ReelTestSupport"]),

@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import ReelCodecs
 import ReelTime
 
 /// Encodes float planar audio into one audio stream of a `Muxer`.

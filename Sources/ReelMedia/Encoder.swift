@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import ReelCodecs
 
 /// An encoder the muxer drains at the end.
 protocol Flushable: AnyObject {
@@ -157,7 +158,7 @@ func configurePicture(_ codec: UnsafeMutablePointer<AVCodecContext>, encoder nam
     }
     let level = settings.quality ?? .medium
     switch settings.codec {
-    case .webp, .webpAnimated:
+    case .webp:
         let quality = switch level { case .high: 90; case .medium: 80; case .low: 70; case .draft: 60 }
         try setOption(codec, "quality", String(quality), encoder: name, path: path)
     case .jpeg:
@@ -197,7 +198,7 @@ func missingEncoderMessage(label: String, names: [String]) -> String {
 
 extension VideoCodec {
     /// Whether this FFmpeg has one of the codec's encoders.
-    var isEncodable: Bool { encoderNames.contains { avcodec_find_encoder_by_name($0) != nil } }
+    var isEncodable: Bool { encoderNames().contains { avcodec_find_encoder_by_name($0) != nil } }
 }
 
 extension AudioCodec {

@@ -1,49 +1,23 @@
 internal import CFFmpeg
+import ReelCodecs
 import ReelTime
 
-/// A video codec reel can encode, with the FFmpeg encoder used for it.
-public enum VideoCodec: String, Sendable, CaseIterable {
-    /// H.264 through libx264.
-    case h264
-    /// H.265 through libx265.
-    case hevc
-    /// VP9 through libvpx-vp9.
-    case vp9
-    /// AV1 through libaom-av1, or libsvtav1 when libaom is missing.
-    case av1
-    /// Apple ProRes through prores_ks (needs a 4:2:2 or 4:4:4 10-bit pixel format).
-    case prores
-    /// GIF through libavcodec's gif encoder (pal8 pictures, from a `PaletteMapper`).
-    case gif
-    /// Animated WebP through libwebp_anim (one packet holding the whole animation, at the end).
-    case webpAnimated
-    /// WebP stills through libwebp (image sequences).
-    case webp
-    /// Animated PNG through libavcodec's apng encoder.
-    case apng
-    /// PNG stills (image sequences).
-    case png
-    /// JPEG stills through the mjpeg encoder (image sequences).
-    case jpeg
-
-    /// Whether the codec makes animations or stills rather than movie video: its encoder is set up by
-    /// `configurePicture`, without colour-matrix tags, rate factors or keyframe intervals.
-    public var isPictureCodec: Bool { [.gif, .webpAnimated, .webp, .apng, .png, .jpeg].contains(self) }
-
+extension VideoCodec {
     /// The pixel format its encoder is given: pal8 for GIF, bgra for WebP (libwebp converts R′G′B′ itself, with the
     /// matrix its format defines), rgb24 for PNG, yuvj420p for JPEG, yuv420p (reel's canvas) for movie codecs.
     public var picturePixelFormat: PixelFormat? {
         switch self {
         case .gif: .pal8
-        case .webpAnimated, .webp: .bgra
+        case .webp: .bgra
         case .apng, .png: .rgb24
         case .jpeg: .yuvj420p
         case .h264, .hevc, .vp9, .av1, .prores: nil
         }
     }
 
-    /// FFmpeg encoder names to try, in order.
-    var encoderNames: [String] {
+    /// FFmpeg encoder names to try, in order. WebP has two: libwebp_anim writes one animated file (one packet
+    /// holding the whole animation, at the end), libwebp one still per picture (`imageSequence`).
+    func encoderNames(imageSequence: Bool = false) -> [String] {
         switch self {
         case .h264: ["libx264"]
         case .hevc: ["libx265"]
@@ -51,8 +25,7 @@ public enum VideoCodec: String, Sendable, CaseIterable {
         case .av1: ["libaom-av1", "libsvtav1"]
         case .prores: ["prores_ks"]
         case .gif: ["gif"]
-        case .webpAnimated: ["libwebp_anim"]
-        case .webp: ["libwebp"]
+        case .webp: imageSequence ? ["libwebp"] : ["libwebp_anim"]
         case .apng: ["apng"]
         case .png: ["png"]
         case .jpeg: ["mjpeg"]
@@ -67,7 +40,7 @@ public enum VideoCodec: String, Sendable, CaseIterable {
         case .av1: AV_CODEC_ID_AV1
         case .prores: AV_CODEC_ID_PRORES
         case .gif: AV_CODEC_ID_GIF
-        case .webpAnimated, .webp: AV_CODEC_ID_WEBP
+        case .webp: AV_CODEC_ID_WEBP
         case .apng: AV_CODEC_ID_APNG
         case .png: AV_CODEC_ID_PNG
         case .jpeg: AV_CODEC_ID_MJPEG
@@ -75,19 +48,7 @@ public enum VideoCodec: String, Sendable, CaseIterable {
     }
 }
 
-/// An audio codec reel can encode, with the FFmpeg encoder used for it.
-public enum AudioCodec: String, Sendable, CaseIterable {
-    /// AAC-LC through FFmpeg's native encoder.
-    case aac
-    /// Opus through libopus (48, 24, 16, 12 or 8 kHz).
-    case opus
-    /// Uncompressed signed 16-bit little-endian PCM (mov, mkv, nut, wav).
-    case pcm
-    /// MP3 through libmp3lame.
-    case mp3
-    /// FLAC through FFmpeg's native encoder, 16-bit.
-    case flac
-
+extension AudioCodec {
     var encoderNames: [String] {
         switch self {
         case .aac: ["aac"]
@@ -107,15 +68,15 @@ public enum AudioCodec: String, Sendable, CaseIterable {
         case .flac: AV_CODEC_ID_FLAC
         }
     }
-
-    /// Whether the codec is lossless (pcm, flac): no bit rate applies.
-    public var isLossless: Bool { self == .pcm || self == .flac }
 }
 
 /// How to encode a video stream.
 public struct VideoEncoderSettings: Sendable {
     /// The codec.
     public var codec: VideoCodec
+    /// Whether each picture is a file of its own (an image sequence) rather than a frame of one movie or animation:
+    /// WebP then uses libwebp, whose packets are stills, instead of libwebp_anim.
+    public var imageSequence = false
     /// Picture width in pixels.
     public var width: Int
     /// Picture height in pixels.

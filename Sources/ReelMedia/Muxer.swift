@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import ReelCodecs
 import ReelTime
 
 /// Where a muxer writes.

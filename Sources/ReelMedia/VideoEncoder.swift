@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import ReelCodecs
 import ReelTime
 
 /// Encodes pictures into one video stream of a `Muxer`.
@@ -17,7 +18,8 @@ public final class VideoEncoder: Flushable {
             throw MediaError(.unsupported, "invalid frame rate \(rate)", path: output.name)
         }
         try output.requireHolds(settings.codec.codecID, label: settings.codec.rawValue)
-        encoder = try Encoder(names: settings.codec.encoderNames, label: settings.codec.rawValue,
+        encoder = try Encoder(names: settings.codec.encoderNames(imageSequence: settings.imageSequence),
+                              label: settings.codec.rawValue,
                               path: output.name) { (codec, name) throws(MediaError) in
             guard supports(codec.pointee.codec, pixelFormat: settings.pixelFormat) else {
                 throw MediaError(.unsupported, "the \(name) encoder cannot take \(settings.pixelFormat.name) pictures",

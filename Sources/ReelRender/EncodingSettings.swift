@@ -1,3 +1,4 @@
+import ReelCodecs
 import ReelMedia
 import ReelModel
 import ReelTime
@@ -70,15 +71,7 @@ struct EncodingSettings {
         case .low: (.low, 128_000)
         case .draft: (.draft, 96_000)
         }
-        let videoCodec: VideoCodec
-        if output.video.codec == .webp {
-            // One animated file, or one still per frame.
-            videoCodec = output.isImageSequence ? .webp : .webpAnimated
-        } else if let codec = VideoCodec(rawValue: output.video.codec.rawValue) {
-            videoCodec = codec
-        } else {
-            throw RenderError(.unsupported, "video codec \(output.video.codec.rawValue) is not supported")
-        }
+        let videoCodec = output.video.codec
         let pixelFormatName = output.video.effectivePixelFormat
         guard let pixelFormat = videoCodec.picturePixelFormat ?? PixelFormat(name: pixelFormatName) else {
             throw RenderError(.unsupported, "output pixel format \(pixelFormatName) is not known to FFmpeg")
@@ -92,6 +85,8 @@ struct EncodingSettings {
             crf: output.video.crf, bitrate: output.video.bitrate, encoderPreset: output.video.encoderPreset,
             quality: quality,
             gop: output.video.gop, threads: threads)
+        // WebP: one still per frame, or one animated file.
+        video.imageSequence = output.isImageSequence
 
         if format.isSegmented {
             // A keyframe opens every segment: one every segment's length, and none between (no scene-cut keyframes).
@@ -100,9 +95,7 @@ struct EncodingSettings {
             video.x264Parameters = "scenecut=0"
         }
         if let settings = output.audio, !isPictureOnly {
-            guard let codec = AudioCodec(rawValue: settings.codec.rawValue) else {
-                throw RenderError(.unsupported, "audio codec \(settings.codec.rawValue) is not supported")
-            }
+            let codec = settings.codec
             audio = AudioEncoderSettings(
                 codec: codec, sampleRate: settings.sampleRate, channels: settings.channels,
                 bitrate: codec.isLossless ? nil : (settings.bitrate ?? audioBitrate))
@@ -112,10 +105,25 @@ struct EncodingSettings {
         if isAudioOnly, audio == nil {
             throw RenderError(.invalid, "a .\(format.rawValue) output holds audio only, but output.audio is false")
         }
-        guard Muxer.canHold(formatName: container, video: isAudioOnly ? nil : videoCodec, audio: audio?.codec) else {
+        let capabilities = ContainerCapabilities.ffmpeg
+        guard isAudioOnly || capabilities.canHold(format, video: videoCodec),
+              audio.map({ capabilities.canHold(format, audio: $0.codec) }) ?? true else {
             throw RenderError(
                 .invalid, "the \(container) container cannot hold \(videoCodec.rawValue)"
                     + (audio.map { " with \($0.codec.rawValue) audio" } ?? ""))
         }
     }
+}
+
+extension ContainerCapabilities {
+    /// The table this FFmpeg gives: of the pairs reel offers (`builtIn`), those whose muxer can write the codec
+    /// (`Muxer.canHold`, asked once per pair, the first time the table is read). Renders and the project loader
+    /// read it; the reader's checks and the render's settings therefore give one answer.
+    static let ffmpeg = ContainerCapabilities.builtIn.keeping(
+        video: { container, codec in
+            Muxer.canHold(formatName: EncodingSettings.muxerName(for: container), video: codec, audio: nil)
+        },
+        audio: { container, codec in
+            Muxer.canHold(formatName: EncodingSettings.muxerName(for: container), video: nil, audio: codec)
+        })
 }

@@ -137,13 +137,13 @@ public final class ExportSession {
             try AudioPart.render(frames: plan.grid.frameCount, into: writer, cancellation: cancellation)
             return
         case .smart:
-            let smartPlan = try SmartPlanner(project: project, catalog: catalog, policy: policy).plan()
+            let smartPlan = try SmartPlanner(project: project, catalog: catalog, opener: opener).plan()
             let subtitles = try SubtitleTrackPlan.plans(project: project, from: plan.grid.start,
                                                         to: project.exportRange.end, container: container.name)
             onSmartReport?(SmartRenderReport(plan: smartPlan, frameCount: project.frameCount))
             if smartPlan.headerAsset != nil {
                 let renderer = SmartRenderer(
-                    project: project, plan: smartPlan, catalog: catalog, opener: opener, policy: policy,
+                    project: project, plan: smartPlan, catalog: catalog, opener: opener,
                     compositor: compositor, settings: plan.settings, cancellation: cancellation)
                 try renderer.render(into: target, container: container, audio: audio, progress: progress,
                                     subtitles: subtitles)

@@ -65,14 +65,14 @@ public enum ProjectLoader {
     ) -> LoadedProject {
         var reading = ProjectReader.readDocument(
             bytes, baseDirectory: baseDirectory, outputPathOverridden: overrides.outputPath != nil,
-            variables: overrides.variables)
+            variables: overrides.variables, capabilities: .ffmpeg)
         // "Nf" and timecodes without output.frameRate count frames at the rate the project will render at: the
         // first video clip's, which only its media can tell. Probe that one asset, then read again.
         if probe, reading.neededFrameRate, let first = reading.project,
            let rate = Compiler.defaultFrameRate(first, facts: MediaCatalog(project: firstVideoAssetOnly(first), policy: policy).facts) {
             reading = ProjectReader.readDocument(bytes, baseDirectory: baseDirectory,
                                                  outputPathOverridden: overrides.outputPath != nil, defaultFrameRate: rate,
-                                                 variables: overrides.variables)
+                                                 variables: overrides.variables, capabilities: .ffmpeg)
         }
         guard var project = reading.project else {
             return LoadedProject(project: nil, compiled: nil, catalog: nil, diagnostics: reading.diagnostics,
@@ -80,7 +80,8 @@ public enum ProjectLoader {
         }
         var diagnostics = reading.diagnostics
         diagnostics += reading.placed(apply(overrides, to: &project))
-        let loaded = load(project, probe: probe, policy: policy, cache: overrides.probeCache)
+        // The reader has checked the containers (and `apply` those the flags chose).
+        let loaded = compileAndCheck(project, probe: probe, policy: policy, cache: overrides.probeCache)
         let rangePath = JSONPath.root.key("output").key("range")
         let later = loaded.diagnostics.map { diagnostic in
             guard let (start, end) = overrides.range, diagnostic.path == rangePath else { return diagnostic }
@@ -133,6 +134,20 @@ public enum ProjectLoader {
     public static func load(_ project: Project, probe: Bool = true, policy: MediaPolicy = .localFilesOnly,
                             cache: ProbeCache? = nil) -> LoadedProject
     {
+        // What the reader checks of a written project's containers, so that the same mistake gets the same
+        // diagnostic whether the project was written or built in code.
+        let containers = project.containerDiagnostics(capabilities: .ffmpeg)
+        let loaded = compileAndCheck(project, probe: probe, policy: policy, cache: cache)
+        guard !containers.isEmpty else { return loaded }
+        let failed = containers.contains { $0.severity == .error }
+        return LoadedProject(project: project, compiled: failed ? nil : loaded.compiled, catalog: loaded.catalog,
+                             diagnostics: containers + loaded.diagnostics)
+    }
+
+    /// Probes, compiles and validates a project whose containers are already checked.
+    private static func compileAndCheck(_ project: Project, probe: Bool, policy: MediaPolicy,
+                                        cache: ProbeCache?) -> LoadedProject
+    {
         let catalog = probe ? MediaCatalog(project: project, policy: policy, cache: cache) : nil
         var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe,
                                                        measure: CaptionScript.measure)
@@ -161,7 +176,7 @@ public enum ProjectLoader {
             diagnostics.append(Diagnostic(path: path, message: "\(flag): \(message)", hint: hint, category: .usage))
         }
         if let format = overrides.format {
-            let (settings, found) = project.output.replacingFormat(format)
+            let (settings, found) = project.output.replacingFormat(format, capabilities: .ffmpeg)
             project.output = settings
             // Only codecs written in the project can conflict with it: those stay the project's problems.
             for diagnostic in found {
@@ -194,7 +209,8 @@ public enum ProjectLoader {
                         hint: "pass --format nut or --format ts to choose another streamable container"))
                 }
             }
-            var (settings, found) = streamed.map { project.output.streaming(in: $0) } ?? project.output.replacingPath(path)
+            var (settings, found) = streamed.map { project.output.streaming(in: $0, capabilities: .ffmpeg) }
+                ?? project.output.replacingPath(path, capabilities: .ffmpeg)
             settings.path = path
             project.output = settings
             // With --format the container is settled and its problems are already reported for that flag.

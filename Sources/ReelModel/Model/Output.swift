@@ -1,3 +1,4 @@
+import ReelCodecs
 import ReelTime
 
 /// A size in whole pixels.
@@ -86,47 +87,6 @@ public enum Preset: String, Sendable, CaseIterable {
     case draft
 }
 
-/// Video codecs an output may use.
-public enum VideoCodecName: String, Sendable, CaseIterable {
-    /// H.264 / AVC.
-    case h264
-    /// H.265 / HEVC.
-    case hevc
-    /// VP9.
-    case vp9
-    /// AV1.
-    case av1
-    /// Apple ProRes.
-    case prores
-    /// GIF (libavcodec's gif encoder over a palette from libavfilter's palettegen/paletteuse), for `.gif`.
-    case gif
-    /// WebP (libwebp: animated for `.webp`, one still per file in an image sequence).
-    case webp
-    /// Animated PNG, for `.apng`.
-    case apng
-    /// PNG stills, for `.png` image sequences.
-    case png
-    /// JPEG stills (FFmpeg's mjpeg encoder), for `.jpg` image sequences.
-    case jpeg
-
-    /// Whether the codec makes the pictures of an animation or an image sequence (docs/outputs.md), not a movie.
-    public var isPictureCodec: Bool { [.gif, .webp, .apng, .png, .jpeg].contains(self) }
-}
-
-/// Audio codecs an output may use.
-public enum AudioCodecName: String, Sendable, CaseIterable {
-    /// AAC-LC.
-    case aac
-    /// Opus.
-    case opus
-    /// Uncompressed 16-bit PCM.
-    case pcm
-    /// MPEG-1 Layer III (libmp3lame), for `.mp3` files.
-    case mp3
-    /// FLAC, lossless, 16-bit, for `.flac` (and Ogg) files.
-    case flac
-}
-
 /// The containers an output may be written in (`output.format`), with the codecs each can hold.
 public enum ContainerFormat: String, Sendable, CaseIterable {
     /// MPEG-4 (`.mp4`).
@@ -198,14 +158,16 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     /// output settings for pictures (`size`, `video`, …) are ignored (docs/outputs.md).
     public var isAudioOnly: Bool { videoCodecs.isEmpty }
 
-    /// Video codecs this container holds, in order of preference (the first is the default); none for the
-    /// audio-only containers.
-    public var videoCodecs: [VideoCodecName] {
+    /// Video codecs reel offers in this container, in order of preference (the first is the default); none for the
+    /// audio-only containers. Checks read them through `ContainerCapabilities`, which FFmpeg's answers may narrow.
+    public var videoCodecs: [VideoCodec] {
         switch self {
         case .mp4: return [.h264, .hevc, .av1, .vp9]
         case .m3u8, .mpd: return [.h264]
         case .mov: return [.h264, .hevc, .prores]
-        case .mkv, .nut: return [.h264, .hevc, .vp9, .av1, .prores]
+        case .mkv: return [.h264, .hevc, .vp9, .av1, .prores]
+        // FFmpeg's NUT muxer has no ProRes tag.
+        case .nut: return [.h264, .hevc, .vp9, .av1]
         case .webm: return [.vp9, .av1]
         case .ts: return [.h264, .hevc]
         case .m4a, .mp3, .opus, .ogg, .flac, .wav: return []
@@ -217,8 +179,9 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         }
     }
 
-    /// Audio codecs this container holds, in order of preference (the first is the default).
-    public var audioCodecs: [AudioCodecName] {
+    /// Audio codecs reel offers in this container, in order of preference (the first is the default); checks read
+    /// them through `ContainerCapabilities`.
+    public var audioCodecs: [AudioCodec] {
         switch self {
         case .mp4: return [.aac, .opus]
         case .mov: return [.aac, .pcm]
@@ -226,7 +189,8 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         case .webm: return [.opus]
         case .ts: return [.aac, .opus]
         case .m4a, .m3u8: return [.aac]
-        case .mpd: return [.aac, .opus]
+        // FFmpeg 5.1's DASH muxer takes AAC only (it has no codec table, and AAC is its one audio codec).
+        case .mpd: return [.aac]
         case .mp3: return [.mp3]
         case .opus: return [.opus]
         case .ogg: return [.opus, .flac]
@@ -240,7 +204,7 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
 /// `output.video`: the video encoder's settings. Nil members take the preset's value.
 public struct VideoOutputSettings: Sendable, Hashable {
     /// The codec; default the container's first (h264, or vp9 for WebM).
-    public var codec: VideoCodecName
+    public var codec: VideoCodec
     /// Constant rate factor (h264/hevc 0–51, vp9/av1 0–63; prores has none).
     public var crf: Int?
     /// Target bit rate in bits per second.
@@ -256,7 +220,7 @@ public struct VideoOutputSettings: Sendable, Hashable {
     public var smart: Bool = false
 
     /// Creates video settings; everything but the codec defaults to nil.
-    public init(codec: VideoCodecName, crf: Int? = nil, bitrate: Int? = nil, encoderPreset: String? = nil,
+    public init(codec: VideoCodec, crf: Int? = nil, bitrate: Int? = nil, encoderPreset: String? = nil,
                 pixelFormat: String? = nil, gop: Int? = nil) {
         self.codec = codec
         self.crf = crf
@@ -303,7 +267,7 @@ public struct LoudnessTarget: Sendable, Hashable {
 /// `output.audio`: the audio encoder's settings.
 public struct AudioOutputSettings: Sendable, Hashable {
     /// The codec; default the container's first (aac, or opus for WebM).
-    public var codec: AudioCodecName
+    public var codec: AudioCodec
     /// Target bit rate in bits per second; nil: the preset's.
     public var bitrate: Int?
     /// Output sample rate in Hz (default 48000).
@@ -314,7 +278,7 @@ public struct AudioOutputSettings: Sendable, Hashable {
     public var loudness: LoudnessTarget?
 
     /// Creates audio settings.
-    public init(codec: AudioCodecName, bitrate: Int? = nil, sampleRate: Int = 48000, channels: Int = 2,
+    public init(codec: AudioCodec, bitrate: Int? = nil, sampleRate: Int = 48000, channels: Int = 2,
                 loudness: LoudnessTarget? = nil) {
         self.codec = codec
         self.bitrate = bitrate
@@ -417,8 +381,9 @@ public struct OutputSettings: Sendable, Equatable {
     /// `reel compile` writes out from the extension (a compiled project renders with `-o x.mkv` as its editing form
     /// does); a format that differs from the old path's extension was a choice and stays. Codecs not written follow
     /// the container. The diagnostics (path `$.output.path`) say when the container cannot be told or cannot hold
-    /// a codec.
-    public func replacingPath(_ newPath: String) -> (settings: OutputSettings, diagnostics: [Diagnostic]) {
+    /// a codec, as `capabilities` answers.
+    public func replacingPath(_ newPath: String, capabilities: ContainerCapabilities = .builtIn)
+        -> (settings: OutputSettings, diagnostics: [Diagnostic]) {
         var settings = self
         settings.path = newPath
         let implied = path.flatMap(ContainerFormat.init(pathExtensionOf:))
@@ -429,18 +394,20 @@ public struct OutputSettings: Sendable, Equatable {
         }
         if let container = settings.format { settings.codecsFollow(container) }
         let path = JSONPath.root.key("output").key("path")
-        return (settings, settings.containerDiagnostics(at: path))
+        return (settings, settings.containerDiagnostics(at: path, capabilities: capabilities))
     }
 
     /// These settings for standard output (`-o -`) in `container`, which the caller has chosen among the
     /// streamable ones: codecs follow it as they follow `-o` (`replacingPath`). The diagnostics (path
     /// `$.output.path`) say what it cannot hold.
-    public func streaming(in container: ContainerFormat) -> (settings: OutputSettings, diagnostics: [Diagnostic]) {
+    public func streaming(in container: ContainerFormat, capabilities: ContainerCapabilities = .builtIn)
+        -> (settings: OutputSettings, diagnostics: [Diagnostic]) {
         var settings = self
         settings.path = "-"
         settings.format = container
         settings.codecsFollow(container)
-        return (settings, settings.containerDiagnostics(at: JSONPath.root.key("output").key("path")))
+        return (settings, settings.containerDiagnostics(at: JSONPath.root.key("output").key("path"),
+                                                        capabilities: capabilities))
     }
 
     /// Codecs that were not written become `container`'s defaults; a written codec stays, and the container
@@ -455,7 +422,8 @@ public struct OutputSettings: Sendable, Equatable {
 
     /// These settings with the container `format` chosen as if written in `output.format` (the CLI's `--format`);
     /// codecs not written follow it, and the diagnostics say what it cannot hold.
-    public func replacingFormat(_ container: ContainerFormat) -> (settings: OutputSettings, diagnostics: [Diagnostic]) {
+    public func replacingFormat(_ container: ContainerFormat, capabilities: ContainerCapabilities = .builtIn)
+        -> (settings: OutputSettings, diagnostics: [Diagnostic]) {
         var settings = self
         settings.format = container
         settings.formatWasWritten = true
@@ -463,7 +431,15 @@ public struct OutputSettings: Sendable, Equatable {
         if !audioCodecWasWritten, settings.audio != nil, let codec = container.audioCodecs.first {
             settings.audio?.codec = codec
         }
-        return (settings, settings.containerDiagnostics(at: JSONPath.root.key("output").key("format")))
+        return (settings, settings.containerDiagnostics(at: JSONPath.root.key("output").key("format"),
+                                                        capabilities: capabilities))
+    }
+
+    /// Problems with the container (`$.output`'s checks of SPEC §5.1 and docs/outputs.md): unknown, unable to hold
+    /// the chosen codecs as `capabilities` answers, or settings it cannot take — what the reader reports of a
+    /// written `output`, for settings made in code.
+    public func containerDiagnostics(capabilities: ContainerCapabilities = .builtIn) -> [Diagnostic] {
+        containerDiagnostics(at: JSONPath.root.key("output").key("path"), capabilities: capabilities)
     }
 
     /// Problems with the container: unknown, or unable to hold the chosen codecs.
@@ -471,7 +447,7 @@ public struct OutputSettings: Sendable, Equatable {
     /// `base` is the object's own path (`$.output`, or `$.outputs[i]` for a further output, which may also be a
     /// poster: one `.png` or `.jpg` picture).
     func containerDiagnostics(at path: JSONPath, base: JSONPath = JSONPath.root.key("output"),
-                              allowsPoster: Bool = false) -> [Diagnostic] {
+                              allowsPoster: Bool = false, capabilities: ContainerCapabilities) -> [Diagnostic] {
         guard let container = format else {
             let names = ContainerFormat.allCases.map(\.rawValue).joined(separator: ", ")
             if let written = self.path {
@@ -487,10 +463,10 @@ public struct OutputSettings: Sendable, Equatable {
                                     message: "\(container.rawValue) holds audio only, but output.audio is false",
                                     hint: "remove \"audio\": false, or write a video container"))
         }
-        if !container.isAudioOnly, !container.videoCodecs.contains(video.codec) {
+        if !container.isAudioOnly, !capabilities.canHold(container, video: video.codec) {
             found.append(Diagnostic(.error, path: base.key("video").key("codec"),
                                     message: "\(container.rawValue) cannot hold \(video.codec.rawValue) video",
-                                    hint: "use one of \(container.videoCodecs.map(\.rawValue).joined(separator: ", "))"))
+                                    hint: "use one of \(capabilities.videoCodecs(in: container).map(\.rawValue).joined(separator: ", "))"))
         }
         if segmentDuration != nil, !container.isSegmented {
             found.append(Diagnostic(.error, path: base.key("segmentDuration"),
@@ -515,10 +491,10 @@ public struct OutputSettings: Sendable, Equatable {
                                     message: "loop applies to animations, not to a \(container.rawValue) output",
                                     hint: "remove loop, or write a .gif, .webp or .apng"))
         }
-        if let audio, !container.audioCodecs.contains(audio.codec) {
+        if let audio, !capabilities.canHold(container, audio: audio.codec) {
             found.append(Diagnostic(.error, path: base.key("audio").key("codec"),
                                     message: "\(container.rawValue) cannot hold \(audio.codec.rawValue) audio",
-                                    hint: "use one of \(container.audioCodecs.map(\.rawValue).joined(separator: ", "))"))
+                                    hint: "use one of \(capabilities.audioCodecs(in: container).map(\.rawValue).joined(separator: ", "))"))
         }
         return found
     }

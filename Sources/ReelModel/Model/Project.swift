@@ -124,3 +124,17 @@ func hasProtocolPrefix(_ path: String) -> Bool {
     guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
     return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }
 }
+
+extension Project {
+    /// Problems of `output` and each of `outputs` with their containers, as `capabilities` answers: the checks
+    /// the reader makes of a written document, for a project built in code (`$.output…`, `$.outputs[i]…`).
+    public func containerDiagnostics(capabilities: ContainerCapabilities = .builtIn) -> [Diagnostic] {
+        var found = output.containerDiagnostics(capabilities: capabilities)
+        for (index, further) in outputs.enumerated() {
+            let base = JSONPath.root.key("outputs").index(index)
+            found += further.containerDiagnostics(at: base.key("path"), base: base, allowsPoster: true,
+                                                  capabilities: capabilities)
+        }
+        return found
+    }
+}

@@ -17,6 +17,8 @@ final class DocumentDecoder {
     var assetIDs: [String] = []
     /// Set when the command line replaces `output.path` (`-o`): the written path's extension then says nothing.
     var outputPathOverridden = false
+    /// Which codecs each container holds (FFmpeg's answers when a render loads the project).
+    var capabilities = ContainerCapabilities.builtIn
 
     func error(_ path: JSONPath, _ message: String, hint: String? = nil, time: Time? = nil, frame: Int64? = nil,
                category: DiagnosticCategory = .invalid) {

@@ -1,3 +1,4 @@
+import ReelCodecs
 import ReelTime
 
 /// Pixel formats an output may request.
@@ -61,7 +62,8 @@ extension DocumentDecoder {
             }
         }
         if further || !outputPathOverridden, fields["format"] == nil || output.format != nil {
-            diagnostics += output.containerDiagnostics(at: path.key("path"), base: path, allowsPoster: further)
+            diagnostics += output.containerDiagnostics(at: path.key("path"), base: path, allowsPoster: further,
+                                                       capabilities: capabilities)
         }
         if let json = fields["size"], let size = size(json, path.key("size")) {
             output.size = size
@@ -139,7 +141,7 @@ extension DocumentDecoder {
     private func readVideoSettings(_ json: JSON, _ path: JSONPath, into output: inout OutputSettings) {
         guard let fields = object(json, path, .videoOutput) else { return }
         if let json = fields["codec"] {
-            if let codec: VideoCodecName = enumeration(json, path.key("codec"), "video codec") { output.video.codec = codec }
+            if let codec: VideoCodec = enumeration(json, path.key("codec"), "video codec") { output.video.codec = codec }
             output.videoCodecWasWritten = true
         }
         if let json = fields["crf"] {
@@ -178,7 +180,7 @@ extension DocumentDecoder {
         guard let fields = object(json, path, .audioOutput, expected: "an object or false") else { return }
         var audio = output.audio ?? AudioOutputSettings(codec: output.format?.audioCodecs.first ?? .aac)
         if let json = fields["codec"] {
-            if let codec: AudioCodecName = enumeration(json, path.key("codec"), "audio codec") { audio.codec = codec }
+            if let codec: AudioCodec = enumeration(json, path.key("codec"), "audio codec") { audio.codec = codec }
             output.audioCodecWasWritten = true
         }
         if let json = fields["bitrate"] { audio.bitrate = bitrate(json, path.key("bitrate")) }

@@ -31,9 +31,13 @@ public enum ProjectReader {
     /// `defaultFrameRate` is the rate the project renders at when it writes no `output.frameRate` (the first
     /// video clip's, which only probing tells): `"Nf"` and timecodes then count frames at it. Without it such times
     /// are errors, and the reading says `neededFrameRate`, so a loader can probe and read again.
+    ///
+    /// `capabilities` says which codecs each container holds: a loader that links FFmpeg passes its answers, and
+    /// without one the built-in table answers.
     public static func readDocument(_ bytes: [UInt8], baseDirectory: String, outputPathOverridden: Bool = false,
                                     defaultFrameRate: Rational? = nil,
-                                    variables: [String: VariableValue] = [:]) -> ProjectReading {
+                                    variables: [String: VariableValue] = [:],
+                                    capabilities: ContainerCapabilities = .builtIn) -> ProjectReading {
         let parsed: JSON
         do {
             parsed = try JSONParser.parse(bytes)
@@ -47,7 +51,7 @@ public enum ProjectReader {
         let template = Template(document: parsed)
         guard template.isTemplate || !variables.isEmpty else {
             return readDocument(parsed: parsed, baseDirectory: baseDirectory, outputPathOverridden: outputPathOverridden,
-                                defaultFrameRate: defaultFrameRate)
+                                defaultFrameRate: defaultFrameRate, capabilities: capabilities)
         }
         let filling = template.fill(variables)
         let placing = ProjectReading(project: nil, document: parsed, diagnostics: [])
@@ -56,7 +60,8 @@ public enum ProjectReader {
             return ProjectReading(project: nil, document: parsed, diagnostics: templateProblems, filling: filling)
         }
         let reading = readDocument(parsed: filling.document, baseDirectory: baseDirectory,
-                                   outputPathOverridden: outputPathOverridden, defaultFrameRate: defaultFrameRate)
+                                   outputPathOverridden: outputPathOverridden, defaultFrameRate: defaultFrameRate,
+                                   capabilities: capabilities)
         var result = ProjectReading(project: reading.project, document: reading.document,
                                     diagnostics: templateProblems + filling.annotate(reading.diagnostics), filling: filling)
         result.neededFrameRate = reading.neededFrameRate
@@ -65,9 +70,10 @@ public enum ProjectReader {
 
     /// Decodes a parsed (and, for a template, filled-in) document.
     static func readDocument(parsed document: JSON, baseDirectory: String, outputPathOverridden: Bool,
-                             defaultFrameRate: Rational?) -> ProjectReading {
+                             defaultFrameRate: Rational?, capabilities: ContainerCapabilities) -> ProjectReading {
         let decoder = DocumentDecoder()
         decoder.outputPathOverridden = outputPathOverridden
+        decoder.capabilities = capabilities
         decoder.defaultFrameRate = defaultFrameRate
         let project = decode(document, decoder: decoder, baseDirectory: baseDirectory)
         let reading = ProjectReading(project: project, document: document, diagnostics: [])

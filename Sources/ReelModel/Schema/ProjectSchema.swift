@@ -1,3 +1,5 @@
+import ReelCodecs
+
 /// The JSON Schema (draft 2020-12) of the project format v1, printed by `reel schema`, and the key tables of
 /// docs/format.md, printed by `reel schema --markdown`: both are written from the key tables below, so they
 /// cannot disagree.
@@ -194,7 +196,7 @@ public enum ProjectSchema {
 
     private static var videoOutputKeys: [FormatKey] {
         [
-            FormatKey("codec", enumeration(VideoCodecName.allCases), "The video codec.",
+            FormatKey("codec", enumeration(VideoCodec.allCases), "The video codec.",
                       default: .described("the container's first: h264, or vp9 in .webm")),
             FormatKey("crf", integer(0, 63), "Constant rate factor: 0–51 for h264 and hevc, 0–63 for vp9 and av1; prores has none.",
                       default: .described("from preset")),
@@ -213,7 +215,7 @@ public enum ProjectSchema {
 
     private static var audioOutputKeys: [FormatKey] {
         [
-            FormatKey("codec", enumeration(AudioCodecName.allCases), "The audio codec.",
+            FormatKey("codec", enumeration(AudioCodec.allCases), "The audio codec.",
                       default: .described("the container's first: aac, or opus in .webm")),
             FormatKey("bitrate", ref("bitrate"), "Bit rate in bits per second.", default: .described("from preset"),
                       example: #""192k""#),

@@ -17,16 +17,23 @@ public final class ChunkJoiner {
     private let project: CompiledProject
     private let plan: ChunkPlan
     private let facts: [String: MediaFactsResult]
-    private let policy: MediaPolicy
+    /// Opens the parts' packets and the sources of a mix made here.
+    private let opener: any SourceOpener
     /// Called after each output frame's packet is written, with its index.
     public var onProgress: ((ExportProgress) -> Void)?
 
     /// A joiner for `project`'s parts planned as `plan`, reading sources described by `facts` through `policy`.
-    public init(project: CompiledProject, plan: ChunkPlan, facts: [String: MediaFactsResult], policy: MediaPolicy) {
+    public convenience init(project: CompiledProject, plan: ChunkPlan, facts: [String: MediaFactsResult],
+                            policy: MediaPolicy) {
+        self.init(project: project, plan: plan, facts: facts, opener: MediaFileOpener(policy: policy))
+    }
+
+    /// A joiner that opens the parts, and the sources of a mix made here, through `opener`.
+    init(project: CompiledProject, plan: ChunkPlan, facts: [String: MediaFactsResult], opener: any SourceOpener) {
         self.project = project
         self.plan = plan
         self.facts = facts
-        self.policy = policy
+        self.opener = opener
     }
 
     /// What a file given to `reel join` is, by its tags.
@@ -38,12 +45,12 @@ public final class ChunkJoiner {
     }
 
     /// Opens a part for reading, with its container tags (keys in lower case).
-    private static func open(_ path: String, policy: MediaPolicy) throws(RenderError)
-        -> (reader: PacketReader, tags: [String: String])
+    private static func open(_ path: String, opener: any SourceOpener) throws(RenderError)
+        -> (reader: any PacketSource, tags: [String: String])
     {
-        let reader: PacketReader
+        let reader: any PacketSource
         do {
-            reader = try PacketReader(path: path, policy: policy)
+            reader = try opener.openPackets(path: path)
         } catch {
             throw RenderError(media: error)
         }
@@ -53,14 +60,14 @@ public final class ChunkJoiner {
 
     /// What `path` says it is (its `reel_chunk` tag: `k/n` or `audio`), or nil when it carries no such tag.
     public static func kind(ofPart path: String, policy: MediaPolicy) throws(RenderError) -> PartKind? {
-        guard let tag = try open(path, policy: policy).tags["reel_chunk"] else { return nil }
+        guard let tag = try open(path, opener: MediaFileOpener(policy: policy)).tags["reel_chunk"] else { return nil }
         if tag == AudioPart.chunkName { return .audio }
         let numbers = tag.split(separator: "/").compactMap { Int($0) }
         return numbers.count == 2 && numbers[1] >= 1 ? .video(chunkCount: numbers[1]) : nil
     }
 
     /// One part, checked and scanned.
-    private struct Part {
+    struct Part {
         let path: String
         let chunk: Int
         /// Presentation rank of each packet, in decode order.
@@ -75,8 +82,31 @@ public final class ChunkJoiner {
     /// audio part the whole timeline's audio is mixed and encoded here; with one its packets are copied.
     public func join(parts paths: [String], audio audioPath: String? = nil, to destination: String,
                      overwrite: Bool) throws(RenderError) {
-        let parts = try paths.map { path throws(RenderError) in try scan(path) }.sorted { $0.chunk < $1.chunk }
+        let scanned = try paths.map { path throws(RenderError) in try scan(path) }
         let audioPart = try audioPath.map { path throws(RenderError) in try scanAudio(path) }
+        let parts = try inChunkOrder(scanned)
+        guard let format = project.output.format, [.mp4, .mov, .mkv].contains(format) else {
+            throw RenderError(.invalid, "a joined render is written as mp4, mov or mkv")
+        }
+        let progress = ProgressCounter(frameCount: plan.frameCount, frameDuration: project.frameDuration,
+                                       duration: project.exportRange.duration, report: onProgress)
+        try OutputFile.write(.file(destination), overwrite: overwrite, project: project,
+                             inputs: paths + (audioPath.map { [$0] } ?? [])) { target throws(RenderError) in
+            try write(parts, audio: audioPart, to: target, progress: progress)
+        }
+        progress.finished()
+    }
+
+    /// The parts at `paths` (any order), each checked against the plan and scanned, in chunk order: every chunk
+    /// exactly once, all with one avcC record.
+    func checkedParts(_ paths: [String]) throws(RenderError) -> [Part] {
+        try inChunkOrder(paths.map { path throws(RenderError) in try scan(path) })
+    }
+
+    /// Scanned parts in chunk order, or why they do not make the plan: every chunk exactly once, all with one avcC
+    /// record.
+    private func inChunkOrder(_ scanned: [Part]) throws(RenderError) -> [Part] {
+        let parts = scanned.sorted { $0.chunk < $1.chunk }
         let found = parts.map(\.chunk)
         if found != Array(plan.chunks.indices) {
             let missing = Set(plan.chunks.indices).subtracting(found).sorted()
@@ -91,21 +121,37 @@ public final class ChunkJoiner {
         if let other = parts.first(where: { $0.extradata != first.extradata }) {
             throw RenderError(.invalid, "\(other.path) was encoded with other parameter sets than \(first.path)")
         }
-        guard let format = project.output.format, [.mp4, .mov, .mkv].contains(format) else {
-            throw RenderError(.invalid, "a joined render is written as mp4, mov or mkv")
+        return parts
+    }
+
+    /// Where one packet of a part goes in the joined stream.
+    struct Placement: Equatable {
+        /// The output frame it shows (its PTS in 1/frameRate).
+        let frame: Int64
+        /// The last output frame complete once it is written (its decode rank minus the reorder depth), or nil
+        /// while the stream is still filling its reorder delay.
+        let completesThrough: Int64?
+    }
+
+    /// The placement of every packet of `parts` (in chunk order; each part's packets in decode order): frame the
+    /// part's chunk start plus the packet's presentation rank; complete through its decode rank over the whole
+    /// join minus the deepest reorder of any part.
+    func placements(_ parts: [Part]) -> [[Placement]] {
+        let depth = Int64(parts.map(\.reorderDepth).max() ?? 0)
+        var decodeRank: Int64 = 0
+        return parts.map { part in
+            let start = plan.chunks[part.chunk].lowerBound
+            return part.ranks.map { rank in
+                defer { decodeRank += 1 }
+                let completed = decodeRank - depth
+                return Placement(frame: start + Int64(rank), completesThrough: completed >= 0 ? completed : nil)
+            }
         }
-        let progress = ProgressCounter(frameCount: plan.frameCount, frameDuration: project.frameDuration,
-                                       duration: project.exportRange.duration, report: onProgress)
-        try OutputFile.write(.file(destination), overwrite: overwrite, project: project,
-                             inputs: paths + (audioPath.map { [$0] } ?? [])) { target throws(RenderError) in
-            try write(parts, audio: audioPart, to: target, progress: progress)
-        }
-        progress.finished()
     }
 
     /// Opens a part, checks its tags against the plan and indexes its packets.
     private func scan(_ path: String) throws(RenderError) -> Part {
-        let (reader, tags) = try Self.open(path, policy: policy)
+        let (reader, tags) = try Self.open(path, opener: opener)
         guard let fingerprint = tags["reel_fingerprint"], let chunkText = tags["reel_chunk"] else {
             throw RenderError(.invalid, "\(path) is not a part of a chunked reel render (no reel_fingerprint tag)")
         }
@@ -118,8 +164,8 @@ public final class ChunkJoiner {
             throw RenderError(.invalid, "\(path) says it is chunk \(chunkText), not one of \(plan.chunks.count)")
         }
         let chunk = numbers[0]
-        let videoStreams = reader.info.streams.filter { $0.type == .video }
-        guard videoStreams.count == 1, let stream = videoStreams.first, reader.info.streams.count == 1,
+        let videoStreams = reader.streams.filter { $0.type == .video }
+        guard videoStreams.count == 1, let stream = videoStreams.first, reader.streams.count == 1,
               let parameters = reader.codedParameters(ofStream: stream.index), parameters.codec == "h264",
               AVCConfiguration(parameters.extradata) != nil else {
             throw RenderError(.invalid, "\(path) is not a part as reel writes it (one H.264 stream)")
@@ -149,7 +195,7 @@ public final class ChunkJoiner {
 
     /// Opens the audio part, checks its tags against the project's audio and its one stream.
     private func scanAudio(_ path: String) throws(RenderError) -> CopiedAudio.Source {
-        let (reader, tags) = try Self.open(path, policy: policy)
+        let (reader, tags) = try Self.open(path, opener: opener)
         guard tags["reel_chunk"] == AudioPart.chunkName, let fingerprint = tags["reel_fingerprint"],
               let described = tags["reel_audio"], let samples = tags["reel_samples"].flatMap({ Int64($0) }) else {
             throw RenderError(.invalid, "\(path) is not an audio part of a chunked reel render "
@@ -168,7 +214,7 @@ public final class ChunkJoiner {
             throw RenderError(.invalid, "\(path) is the audio of another project or timeline (fingerprint "
                               + "\(fingerprint), this project's audio \(expected)); render the audio part again")
         }
-        guard reader.info.streams.count == 1, let stream = reader.info.streams.first,
+        guard reader.streams.count == 1, let stream = reader.streams.first,
               let parameters = reader.codedAudioParameters(ofStream: stream.index),
               parameters.sampleRate == settings.sampleRate, parameters.channels == settings.channels,
               parameters.timeBase == Rational(1, Int64(settings.sampleRate)) else {
@@ -176,7 +222,7 @@ public final class ChunkJoiner {
                               + "\(AudioPart.describe(settings)), timed in samples)")
         }
         return CopiedAudio.Source(path: path, samples: samples, extradata: parameters.extradata, settings: settings,
-                                  policy: policy)
+                                  opener: opener)
     }
 
     /// Copies the parts' packets into one stream, renumbered by frame, with the audio part's packets or the mix
@@ -189,20 +235,21 @@ public final class ChunkJoiner {
         if let audioPart {
             audio = .copied(audioPart)
         } else if let mixed = settings.audio {
-            audio = .mixed(try AudioStage(project: project, catalog: catalog, opener: MediaFileOpener(policy: policy),
+            audio = .mixed(try AudioStage(project: project, catalog: catalog, opener: opener,
                                           sampleRate: mixed.sampleRate, channels: mixed.channels), mixed)
         } else {
             audio = .none
         }
         do {
             // Read from the start again: the scan read each part to its end.
-            let readers = try parts.map { try PacketReader(path: $0.path, policy: policy) }
-            guard let first = parts.first, let stream = readers.first?.info.streams.first,
+            let readers = try parts.map { try opener.openPackets(path: $0.path) }
+            guard let first = parts.first, let stream = readers.first?.streams.first,
                   let configuration = AVCConfiguration(first.extradata) else {
                 throw RenderError(.internal, "no parts")
             }
             let depth = Int64(parts.map(\.reorderDepth).max() ?? 0)
-            let video = SplicedVideo(reader: readers[0], streamIndex: stream.index, extradata: first.extradata,
+            let video = SplicedVideo(reader: try readers[0].requireFileReader(first.path), streamIndex: stream.index,
+                                     extradata: first.extradata,
                                      reorderDepth: depth, lengthSize: configuration.lengthSize)
             // The parts are picture-only; the soft subtitle streams come from the project, over the whole export.
             let subtitles = try SubtitleTrackPlan.plans(project: project, from: FrameGrid(project).start,
@@ -213,17 +260,14 @@ public final class ChunkJoiner {
                                  faststart: project.output.faststart),
                 video: .spliced(video), audio: audio, frameRate: plan.frameRate, progress: progress,
                 subtitles: subtitles)
-            var decodeRank: Int64 = 0
             let packet = try Packet()
-            for (part, reader) in zip(parts, readers) {
-                let start = plan.chunks[part.chunk].lowerBound
+            for ((part, reader), placed) in zip(zip(parts, readers), placements(parts)) {
                 var index = 0
                 while try reader.read(into: packet) {
-                    guard index < part.ranks.count else { throw RenderError(.invalid, "\(part.path) changed while joining") }
-                    try writer.writeCopied(packet, frame: start + Int64(part.ranks[index]))
+                    guard index < placed.count else { throw RenderError(.invalid, "\(part.path) changed while joining") }
+                    try writer.writeCopied(packet, frame: placed[index].frame)
                     // Every frame up to this packet's decode rank minus the reorder depth has been written.
-                    if decodeRank - depth >= 0 { try writer.complete(throughFrame: decodeRank - depth) }
-                    decodeRank += 1
+                    if let through = placed[index].completesThrough { try writer.complete(throughFrame: through) }
                     index += 1
                 }
             }

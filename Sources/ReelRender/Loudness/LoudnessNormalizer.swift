@@ -1,4 +1,5 @@
 import Foundation
+import ReelCodecs
 import ReelMedia
 import ReelModel
 import ReelTime
@@ -45,7 +46,7 @@ struct LoudnessPlan {
     /// Headroom under the target's true peak kept for the encoder, dB: lossy codecs rebuild a waveform whose
     /// peaks overshoot the one given to them (docs/outputs.md). FFmpeg's AAC encoder overshoots most, by up to
     /// 2.4 dB on sharp broadband hits, so it gets 3 dB.
-    static func codecHeadroom(_ codec: AudioCodecName?) -> Double {
+    static func codecHeadroom(_ codec: AudioCodec?) -> Double {
         switch codec {
         case .pcm, .flac: 0.1
         case .opus, .mp3: 0.5

@@ -15,11 +15,11 @@ final class CopiedAudio {
         /// The output's audio settings, which the part was encoded with.
         let settings: AudioEncoderSettings
         /// How the part is opened.
-        let policy: MediaPolicy
+        let opener: any SourceOpener
     }
 
     private let source: Source
-    private let reader: PacketReader
+    private let reader: any PacketSource
     private let stream: MuxerStream
     private let packet: Packet
     /// Whether `packet` holds the next packet to write.
@@ -36,11 +36,12 @@ final class CopiedAudio {
         sampleRate = Int64(source.settings.sampleRate)
         self.frameRate = frameRate
         do {
-            reader = try PacketReader(path: source.path, policy: source.policy)
-            guard let first = reader.info.streams.first else {
+            reader = try source.opener.openPackets(path: source.path)
+            guard let first = reader.streams.first else {
                 throw RenderError(.invalid, "\(source.path) has no stream")
             }
-            let added = try muxer.addCopiedAudio(source.settings, copying: first.index, of: reader)
+            let added = try muxer.addCopiedAudio(source.settings, copying: first.index,
+                                                 of: try reader.requireFileReader(source.path))
             guard added.header == source.extradata else {
                 throw RenderError(.invalid, "\(source.path) was encoded with other \(source.settings.codec.rawValue) "
                                   + "settings than the project's output; render the audio part again")

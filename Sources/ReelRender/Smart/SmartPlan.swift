@@ -74,7 +74,8 @@ struct SmartPlan {
 struct SmartPlanner {
     let project: CompiledProject
     let catalog: SourceCatalog
-    let policy: MediaPolicy
+    /// Opens the sources' packets, to index them.
+    let opener: any SourceOpener
 
     /// A picture that may be copied: source `asset`'s picture of presentation rank `position`.
     private struct Candidate {
@@ -276,9 +277,9 @@ struct SmartPlanner {
         guard let entry = catalog[asset], let path = entry.path, let stream = entry.videoStream else {
             return .failure(Refusal("'\(asset)' has no video stream"))
         }
-        let reader: PacketReader
+        let reader: any PacketSource
         do {
-            reader = try PacketReader(path: path, policy: policy)
+            reader = try opener.openPackets(path: path)
         } catch {
             throw RenderError(media: error)
         }

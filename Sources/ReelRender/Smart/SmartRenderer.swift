@@ -24,18 +24,16 @@ final class SmartRenderer {
     private let plan: SmartPlan
     private let catalog: SourceCatalog
     private let opener: any SourceOpener
-    private let policy: MediaPolicy
     private let compositor: VideoCompositor
     private let settings: EncodingSettings
     private let cancellation: CancellationFlag
 
     init(project: CompiledProject, plan: SmartPlan, catalog: SourceCatalog, opener: any SourceOpener,
-         policy: MediaPolicy, compositor: VideoCompositor, settings: EncodingSettings, cancellation: CancellationFlag) {
+         compositor: VideoCompositor, settings: EncodingSettings, cancellation: CancellationFlag) {
         self.project = project
         self.plan = plan
         self.catalog = catalog
         self.opener = opener
-        self.policy = policy
         self.compositor = compositor
         self.settings = settings
         self.cancellation = cancellation
@@ -122,8 +120,9 @@ final class SmartRenderer {
 
         // The compositor makes yuv420p pictures; a 10-bit encoder takes them converted.
         let conversion = video.pixelFormat == .yuv420p ? nil : SpliceSink.Conversion(scaler: Scaler(), format: video.pixelFormat)
-        var readers: [String: PacketReader] = [headerAsset: try PacketReader(path: path, policy: policy)]
-        let spliced = SplicedVideo(reader: readers[headerAsset]!, streamIndex: header.streamIndex,
+        let headerReader = try opener.openPackets(path: path)
+        var readers: [String: any PacketSource] = [headerAsset: headerReader]
+        let spliced = SplicedVideo(reader: try headerReader.requireFileReader(path), streamIndex: header.streamIndex,
                                    extradata: extradata, reorderDepth: Int64(plan.reorderDepth),
                                    lengthSize: lengthSize, codec: header.codec)
         let writer = try OutputWriter(destination: destination, container: container, video: .spliced(spliced),
@@ -135,7 +134,7 @@ final class SmartRenderer {
                 throw RenderError(.internal, "no index for '\(run.asset)'")
             }
             do {
-                if readers[run.asset] == nil { readers[run.asset] = try PacketReader(path: file, policy: policy) }
+                if readers[run.asset] == nil { readers[run.asset] = try opener.openPackets(path: file) }
                 try copy(run, index: index, reader: readers[run.asset]!, writer: writer, announcer: announcer)
             } catch {
                 throw RenderError(anyError: error)
@@ -163,7 +162,7 @@ final class SmartRenderer {
 
     /// Copies the packets of `run`, renumbered onto the output's frames; an HEVC run's first picture, when a CRA
     /// picture, relabelled BLA.
-    private func copy(_ run: SmartPlan.CopyRun, index: SourcePacketIndex, reader: PacketReader,
+    private func copy(_ run: SmartPlan.CopyRun, index: SourcePacketIndex, reader: any PacketSource,
                       writer: OutputWriter, announcer: WrittenFrames) throws {
         guard let first = run.entries.first, let last = run.entries.last else { return }
         let start = index.entries[first]

@@ -51,7 +51,7 @@ struct SourcePacketIndex {
     /// Reads the whole video stream `streamIndex` of `reader`. Throws `.corrupt` for unreadable data; returns nil
     /// when the stream is not H.264 or HEVC with an avcC or hvcC header, a packet lacks a timestamp or its NAL units
     /// cannot be parsed (then nothing of the source is copied).
-    static func build(reader: PacketReader, streamIndex: Int) throws(MediaError) -> SourcePacketIndex? {
+    static func build(reader: any PacketSource, streamIndex: Int) throws(MediaError) -> SourcePacketIndex? {
         guard let parameters = reader.codedParameters(ofStream: streamIndex) else { return nil }
         let configuration = parameters.codec == "h264" ? AVCConfiguration(parameters.extradata) : nil
         let hevcConfiguration = parameters.codec == "hevc" ? HEVCConfiguration(parameters.extradata) : nil

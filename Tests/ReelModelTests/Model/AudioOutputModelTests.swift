@@ -1,3 +1,4 @@
+import ReelCodecs
 import ReelModel
 import ReelTime
 import Testing
@@ -38,10 +39,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ("o.m4a", ContainerFormat.m4a, AudioCodecName.aac), ("o.mp3", .mp3, .mp3), ("o.opus", .opus, .opus),
+        ("o.m4a", ContainerFormat.m4a, AudioCodec.aac), ("o.mp3", .mp3, .mp3), ("o.opus", .opus, .opus),
         ("o.ogg", .ogg, .opus), ("o.flac", .flac, .flac), ("o.WAV", .wav, .pcm),
     ])
-    func audioOnlyKindsFollowTheExtension(path: String, container: ContainerFormat, codec: AudioCodecName) {
+    func audioOnlyKindsFollowTheExtension(path: String, container: ContainerFormat, codec: AudioCodec) {
         let settings = OutputSettings(path: path)
         #expect(settings.format == container && settings.audio?.codec == codec)
         #expect(container.isAudioOnly && container.videoCodecs.isEmpty)

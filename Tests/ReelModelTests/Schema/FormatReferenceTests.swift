@@ -1,4 +1,5 @@
 import Foundation
+import ReelCodecs
 import ReelModel
 import ReelTime
 import Testing
@@ -67,8 +68,8 @@ struct FormatReferenceTests {
         }
         #expect(cases("output", "format") == ContainerFormat.allCases.map(\.rawValue))
         #expect(cases("output", "preset") == Preset.allCases.map(\.rawValue))
-        #expect(cases("videoOutput", "codec") == VideoCodecName.allCases.map(\.rawValue))
-        #expect(cases("audioOutput", "codec") == AudioCodecName.allCases.map(\.rawValue))
+        #expect(cases("videoOutput", "codec") == VideoCodec.allCases.map(\.rawValue))
+        #expect(cases("audioOutput", "codec") == AudioCodec.allCases.map(\.rawValue))
         #expect(cases("clip", "fit") == Fit.allCases.map(\.rawValue))
         #expect(cases("transition", "type") == TransitionTypeName.allCases.map(\.rawValue))
         #expect(cases("transition", "direction") == TransitionDirection.allCases.map(\.rawValue))
