@@ -9,12 +9,6 @@ import Testing
 @Suite struct LookRenderTests {
     let folder: TemporaryDirectory
     let reel: URL
-    static let flags = "flags=bicubic+accurate_rnd+full_chroma_int+full_chroma_inp"
-    /// docs/effects.md's BT.709 video-range conversion to planar RGB and back around RGB filters.
-    static func inRGB(_ filters: String) -> String {
-        "scale=in_color_matrix=bt709:in_range=tv:\(flags),format=gbrp,\(filters),"
-            + "scale=out_color_matrix=bt709:out_range=tv:\(flags),format=yuv420p"
-    }
 
     init() throws {
         folder = try TemporaryDirectory(prefix: "reel-looks")
@@ -187,7 +181,7 @@ import Testing
         let kelvin = 3000 + 6000 * progress, tint = -0.5 + progress, exposure = -1 + 2 * progress
         func reference(_ kelvin: Double, _ tint: Double, _ exposure: Double) -> String {
             let redBlue = 1 + 0.3 * tint, green = 1 - 0.3 * tint * 0.2848 / 0.7152
-            return Self.inRGB("exposure=exposure=\(exposure),colortemperature=temperature=\(kelvin),"
+            return EffectRenderTests.inRGB("exposure=exposure=\(exposure),colortemperature=temperature=\(kelvin),"
                               + "colorchannelmixer=rr=\(redBlue):gg=\(green):bb=\(redBlue)")
         }
         let matched = try psnr(out, reference: reference(kelvin, tint, exposure), frames: frame..<frame + 1)
