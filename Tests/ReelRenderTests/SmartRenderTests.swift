@@ -169,14 +169,22 @@ import Testing
                 (0..<96_000, 24_000), (96_000..<160_000, 13 * 1600), (160_000..<201_600, 96 * 1600),
                 (217_600..<249_600, 70 * 1600),
             ]
-            for (outputSamples, first) in stretches {
-                let mismatches = outputSamples.filter {
-                    samples[0][$0] != AudioSignal.counter.expectedS16($0 - outputSamples.lowerBound + first)
-                }
-                #expect(mismatches.isEmpty, "first mismatch at sample \(mismatches.first ?? -1)")
-            }
+            Self.expectCounter(samples[0], stretches: stretches)
         } else {
             #expect(samples[0].count >= timelineSamples && samples[0].count < timelineSamples + 1024)
+        }
+    }
+
+    /// Each stretch of output samples `(range, first)` sounds the counter signal from its source sample `first`:
+    /// sample-exact audio, with no lag at any cut.
+    static func expectCounter(_ channel: [Int16], stretches: [(Range<Int>, Int)],
+                              sourceLocation: SourceLocation = #_sourceLocation) {
+        for (outputSamples, first) in stretches {
+            let mismatches = outputSamples.filter {
+                channel[$0] != AudioSignal.counter.expectedS16($0 - outputSamples.lowerBound + first)
+            }
+            #expect(mismatches.isEmpty, "first mismatch at sample \(mismatches.first ?? -1)",
+                    sourceLocation: sourceLocation)
         }
     }
 
