@@ -19,7 +19,7 @@ APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
 # apt-get needs root; go through sudo otherwise.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: help deps build man install-man demo test bench play-bench clean otio-judge sanitize tsan asan fuzz
+.PHONY: help deps build man install-man demo test test-unit test-e2e ci bench play-bench clean otio-judge sanitize tsan asan fuzz
 # Prerequisites such as `demo: deps build` must run in order, even under -j.
 .NOTPARALLEL:
 
@@ -29,7 +29,10 @@ help:
 	@echo "make man     generate the manual pages from the parser into $(MAN_DIR)/"
 	@echo "make install-man  install them into $(PREFIX)/share/man/man1 (PREFIX=/usr/local)"
 	@echo "make demo    generate the demo media and render $(DEMO) to $(DEMO_OUT)"
-	@echo "make test    build and run every test suite"
+	@echo "make test    build (debug, then the tests optimised) and run every test target"
+	@echo "make test-unit  only the unit targets: no process, no media, no ffmpeg CLI (seconds once built)"
+	@echo "make test-e2e   only the end-to-end targets: real media, the ffmpeg CLI, the reel binary"
+	@echo "make ci      what .ci/run does: debug and release builds, then every test target"
 	@echo "make sanitize  the threaded subset under ThreadSanitizer, then every suite under AddressSanitizer"
 	@echo "make fuzz    run each libFuzzer target for FUZZ_SECONDS (default $(FUZZ_SECONDS)) seconds"
 	@echo "make bench   compare reel with the ffmpeg CLI (scripts/bench.py)"
@@ -95,10 +98,36 @@ demo: deps build
 # folder of their own, so `make build` and `make test` do not rebuild each other's products.
 TEST_FLAGS := -c release -Xswiftc -enable-testing --scratch-path .build/testing
 
+# The test targets, by kind (docs/testing.md). TestLayoutTests (Tests/ReelRenderUnitTests) checks that these lists
+# match Package.swift, so a new target cannot be left out of either.
+UNIT_TARGETS := ReelTimeTests ReelModelTests ReelInterchangeTests ReelMediaUnitTests ReelRenderUnitTests
+E2E_TARGETS := ReelMediaEndToEndTests ReelRenderEndToEndTests ReelCLITests
+# `swift test --filter` matches test ids such as ReelTimeTests.RationalTests/reduces().
+target-filter = ^($(subst $(eval) ,|,$(strip $(1))))\.
+
 # A package that depends on ReelKit builds it in debug, so the tests first prove the debug build compiles.
 test: deps
 	-@$(MAKE) --no-print-directory otio-judge
 	$(SWIFT) build
+	$(SWIFT) build $(TEST_FLAGS) --build-tests
+	$(SWIFT) test $(TEST_FLAGS) --skip-build
+
+# SwiftPM links every test target into one test binary, so both kinds build together; only the run is filtered.
+test-unit: deps
+	$(SWIFT) build $(TEST_FLAGS) --build-tests
+	$(SWIFT) test $(TEST_FLAGS) --skip-build --filter '$(call target-filter,$(UNIT_TARGETS))'
+
+test-e2e: deps
+	-@$(MAKE) --no-print-directory otio-judge
+	$(SWIFT) build $(TEST_FLAGS) --build-tests
+	$(SWIFT) test $(TEST_FLAGS) --skip-build --filter '$(call target-filter,$(E2E_TARGETS))'
+
+# CI (.ci/run): both configurations of the package compile (debug, what a dependent package builds; release, what
+# `make build` ships), then every test target runs, built optimised in .build/testing.
+ci: deps
+	-@$(MAKE) --no-print-directory otio-judge
+	$(SWIFT) build
+	$(SWIFT) build -c release
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
 
@@ -108,7 +137,7 @@ test: deps
 # and join, titles and transitions through the core); ASan runs everything. Suppressions, each with its reason:
 # scripts/sanitizers/.
 SANITIZE_FLAGS = -c release -Xswiftc -enable-testing --sanitize=$(1) --scratch-path .build/$(1)
-TSAN_FILTER := ReelRenderTests\.(Compositor|RenderCore|PlayerItem|SmartRender|ChunkRender|TitleRender|Transition)|ReelMediaTests\.EncodeTests
+TSAN_FILTER := ReelRender(Unit|EndToEnd)Tests\.(Compositor|RenderCore|PlayerItem|SmartRender|ChunkRender|TitleRender|Transition)|ReelMediaEndToEndTests\.EncodeTests
 TSAN_OPTIONS_ALL := halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/scripts/sanitizers/tsan.supp
 ASAN_OPTIONS_ALL := detect_leaks=1 halt_on_error=1 strict_string_checks=1
 LSAN_OPTIONS_ALL := suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp print_suppressions=0

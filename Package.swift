@@ -40,14 +40,25 @@ let package = Package(
         // libFuzzer targets for the parsers of untrusted text (`make fuzz`); an ordinary build replays inputs.
         .executableTarget(name: "reel-fuzz", dependencies: ["ReelModel", "ReelInterchange", "ReelTime"],
                           path: "Tests/Fuzz/Harness"),
-        .target(name: "ReelTestSupport", path: "Tests/ReelTestSupport"),
+        // Test support (docs/testing.md). ReelUnitTestSupport starts no process and opens no media: the only support a
+        // unit target may depend on. ReelTestSupport builds on it with the one process runner, the media makers and
+        // the probes that end-to-end targets use.
+        .target(name: "ReelUnitTestSupport", path: "Tests/ReelUnitTestSupport"),
+        .target(name: "ReelTestSupport", dependencies: ["ReelUnitTestSupport"], path: "Tests/ReelTestSupport"),
+        // Unit tests: no process started, no media file opened (pure model, time, parsers, planners with fakes,
+        // pixel maths on frames in memory).
         .testTarget(name: "ReelTimeTests", dependencies: ["ReelTime"]),
         .testTarget(name: "ReelModelTests", dependencies: ["ReelModel", "ReelCodecs", "ReelTime"]),
-        .testTarget(name: "ReelMediaTests", dependencies: ["ReelMedia", "ReelCodecs", "ReelTime", "ReelTestSupport"]),
-        .testTarget(name: "ReelRenderTests",
-                    dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelCodecs", "ReelTime", "ReelTestSupport"]),
-        .testTarget(name: "ReelCLITests", dependencies: ["ReelTestSupport"]),
         .testTarget(name: "ReelInterchangeTests",
-                    dependencies: ["ReelInterchange", "ReelModel", "ReelTime", "ReelTestSupport"]),
+                    dependencies: ["ReelInterchange", "ReelModel", "ReelTime", "ReelUnitTestSupport"]),
+        .testTarget(name: "ReelMediaUnitTests", dependencies: ["ReelMedia"]),
+        .testTarget(name: "ReelRenderUnitTests",
+                    dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelCodecs", "ReelTime", "ReelUnitTestSupport"]),
+        // End-to-end tests: real media made and read with FFmpeg, the ffmpeg CLI or the `reel` binary run, renders.
+        .testTarget(name: "ReelMediaEndToEndTests",
+                    dependencies: ["ReelMedia", "ReelCodecs", "ReelTime", "ReelTestSupport"]),
+        .testTarget(name: "ReelRenderEndToEndTests",
+                    dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelCodecs", "ReelTime", "ReelTestSupport"]),
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelModel", "ReelTestSupport"]),
     ]
 )

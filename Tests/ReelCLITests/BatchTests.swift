@@ -207,21 +207,17 @@ import Glibc
         let template = Self.template.replacingOccurrences(of: "[64, 36]", with: "[1280, 720]")
             .replacingOccurrences(of: #""preset": "draft""#, with: #""preset": "high""#)
         try template.write(to: folder.file("big.json"), atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = reel
-        process.currentDirectoryURL = folder.url
-        process.arguments = ["batch", "big.json", "rows.csv", "-o", "out/{{id}}.mp4", "-j", "1", "--manifest", "m.jsonl", "-q"]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try start(reel.path, ["batch", "big.json", "rows.csv", "-o", "out/{{id}}.mp4", "-j", "1",
+                                            "--manifest", "m.jsonl", "-q"], in: folder.url)
         // Wait until the quick row is recorded, then interrupt the long one.
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, (try? String(contentsOf: folder.file("m.jsonl"), encoding: .utf8))?.contains("\"done\"") != true {
             usleep(100_000)
         }
         usleep(500_000)
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        process.send(SIGINT)
+        let result = try process.wait()
+        #expect(result.status == 130)
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.file("out").path)
         #expect(files == ["quick.mp4"], "\(files)")
         let lines = try manifest("m.jsonl")

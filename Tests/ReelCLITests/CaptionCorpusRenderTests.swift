@@ -2,8 +2,9 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-private let corpus = "/work/shared/captions"
+private let corpus = Workplace.captions.url.path
 private let corpusPresent = FileManager.default.fileExists(atPath: corpus + "/MANIFEST.md")
+private let corpusAbsence = Comment(rawValue: Workplace.captions.absence)
 
 /// Issue 22: every subtitle file of ../shared/captions either burns in (ink on the frames of its first, middle and
 /// last surviving cue, read back from `reel thumbnail`) or is refused with exit 65 and a diagnostic that names the
@@ -59,14 +60,14 @@ private let corpusPresent = FileManager.default.fileExists(atPath: corpus + "/MA
     ]
 
     @Test("the table names every subtitle file of the corpus",
-          .enabled(if: corpusPresent, "the caption corpus /work/shared/captions is absent"))
+          .enabled(if: corpusPresent, corpusAbsence))
     func everyFileIsListed() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: corpus)
             .filter { !$0.hasSuffix(".md") && !$0.hasSuffix(".json") }
         #expect(Set(files) == Set(Self.cases.map(\.file)))
     }
 
-    @Test(.enabled(if: corpusPresent, "the caption corpus /work/shared/captions is absent"), arguments: cases)
+    @Test(.enabled(if: corpusPresent, corpusAbsence), arguments: cases)
     func burnsInOrIsRefusedWithItsLine(_ test: Case) throws {
         let folder = try TemporaryDirectory(prefix: "reel-caption-corpus")
         let reel = try builtExecutable(named: "reel")

@@ -5,9 +5,7 @@ import Testing
 /// Every codec of SPEC §2.1 renders with its defaults in the containers that hold it, where this FFmpeg has the
 /// encoder; outputs decode cleanly with the frame count and pixel format expected.
 @Suite struct CodecTests {
-    static let encoders: String = {
-        (try? run("ffmpeg", ["-hide_banner", "-encoders"]).stdoutText) ?? ""
-    }()
+    static let encoders = ffmpegEncoderList
 
     /// The encoder list itself must be readable, or every case would skip for the wrong reason.
     @Test func ffmpegListsItsEncoders() {

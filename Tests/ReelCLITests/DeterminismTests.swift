@@ -23,7 +23,7 @@ struct DeterminismTests {
         return max(2, asked + asked % 2)
     }()
 
-    static let encoders: String = (try? run("ffmpeg", ["-hide_banner", "-encoders"]).stdoutText) ?? ""
+    static let encoders = ffmpegEncoderList
 
     /// A scratch folder with the media the project names (deleted with the object).
     final class Workspace: Sendable {

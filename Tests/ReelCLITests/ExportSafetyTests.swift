@@ -45,16 +45,9 @@ import Glibc
             """)
     }
 
-    /// Starts `reel` with the given arguments, output discarded.
-    func start(_ args: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = reel
-        process.arguments = args
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    /// Starts `reel` with the given arguments (its output is collected, and not looked at).
+    func start(_ args: [String]) throws -> RunningProcess {
+        try ReelTestSupport.start(reel.path, args)
     }
 
     /// Waits up to `seconds` for `condition`, polling every 5 ms; true if it held.
@@ -87,8 +80,8 @@ import Glibc
         #expect(clean, "1 s after the signal the folder holds \(left) (had \(before))")
         let exited = waitUntil(5) { !process.isRunning }
         try #require(exited, "reel still running 5 s after signal \(signalNumber)")
-        #expect(process.terminationReason == .exit && process.terminationStatus == 130,
-                "ended by \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)")
+        #expect(!process.terminatedBySignal && process.terminationStatus == 130,
+                "ended by \(!process.terminatedBySignal ? "exit" : "signal") \(process.terminationStatus)")
         #expect(cleanAfter <= 1, "clean after \(cleanAfter) s")
         #expect(try files() == before)
     }
@@ -140,8 +133,8 @@ import Glibc
         kill(process.processIdentifier, signalNumber)
         let exited = waitUntil(5) { !process.isRunning }
         try #require(exited, "reel still running 5 s after signal \(signalNumber)")
-        #expect(process.terminationReason == .exit && process.terminationStatus == 130,
-                "ended by \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)")
+        #expect(!process.terminatedBySignal && process.terminationStatus == 130,
+                "ended by \(!process.terminatedBySignal ? "exit" : "signal") \(process.terminationStatus)")
         #expect(try files() == before)
     }
 

@@ -299,10 +299,8 @@ import Testing
     static let otioAbsence: Comment = "OpenTimelineIO's Python reader is not installed (run `make otio-judge`, which needs PyPI)"
 
     private static func findOTIOPython() -> String? {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
         let candidates = [ProcessInfo.processInfo.environment["REEL_OTIO_PYTHON"],
-                          root.appendingPathComponent(".build/otio-venv/bin/python").path].compactMap { $0 }
+                          Workplace.repository.appendingPathComponent(".build/otio-venv/bin/python").path].compactMap { $0 }
         for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
             if let result = try? run(candidate, ["-c", "import opentimelineio"]), result.status == 0 { return candidate }
         }
@@ -312,15 +310,13 @@ import Testing
 
 /// The shared interchange corpus beside the repository.
 enum InterchangeCorpus {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/interchange")
-    static let isPresent = FileManager.default.fileExists(atPath: folder.path)
+    static let folder = Workplace.interchange.url
+    static let isPresent = Workplace.interchange.isPresent
 }
 
 /// Real files from ../shared/interchange through `reel export-otio` and OpenTimelineIO's reader (no media needed:
 /// clips render black).
-@Suite(.enabled(if: InterchangeCorpus.isPresent,
-                "../shared/interchange is absent (the shared interchange corpus is only in this workplace)"),
+@Suite(.enabled(if: InterchangeCorpus.isPresent, Comment(rawValue: Workplace.interchange.absence)),
        .enabled(if: InterchangeCLITests.otioPython != nil, InterchangeCLITests.otioAbsence))
 struct InterchangeCorpusCLITests {
 

@@ -133,10 +133,7 @@ import Testing
               "assets": { "clip": { "path": "clip.mp4" } },
               "timeline": { "clips": [ { "asset": "clip", "speed": 0.02 } ] } }
             """)
-        let process = Process()
-        process.executableURL = reel
-        process.arguments = ["render", path, "-q"]
-        try process.run()
+        let process = try start(reel.path, ["render", path, "-q"])
         // Wait until frames are on disk in the hidden folder (at most 60 s).
         var sawFrames = false
         for _ in 0..<600 where !sawFrames {
@@ -146,10 +143,10 @@ import Testing
                 ((try? FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent(name).path)) ?? []).count > 2
             }
         }
-        process.interrupt()
-        process.waitUntilExit()
+        process.send(SIGINT)
+        let result = try process.wait()
         #expect(sawFrames)
-        #expect(process.terminationStatus == 130)
+        #expect(result.status == 130)
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == [])
     }
 

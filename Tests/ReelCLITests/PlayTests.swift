@@ -153,12 +153,9 @@ import Testing
         #expect(outside == 0, "the line changed \(outside) pixels elsewhere")
     }
 
+    /// The path of `tool` in `PATH`, or nil (ReelTestSupport's lookup, the runner's own).
     static func which(_ tool: String) -> String? {
-        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
-            let path = "\(folder)/\(tool)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
+        toolPath(tool)
     }
 
     /// A binary PGM (P5) as written by --dump-frames.

@@ -2,19 +2,18 @@ import Foundation
 import ReelInterchange
 import ReelModel
 import ReelTime
+import ReelUnitTestSupport
 import Testing
 
 /// The interchange corpus in ../shared/interchange (MANIFEST.md): real files from OpenTimelineIO, its CMX adapter,
 /// Kdenlive, pycmx, python-edl, edl-genius, toucan and raven.
 enum Corpus {
-    static let folder = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/interchange")
+    static let folder = Workplace.interchange.url
 
     /// Whether the corpus folder is here; suites that read it are enabled only then.
-    static let isPresent = FileManager.default.fileExists(atPath: folder.path)
+    static let isPresent = Workplace.interchange.isPresent
     /// Why a suite that reads the corpus did not run.
-    static let absence: Comment = "\(folder.path) is absent (the shared interchange corpus is only in this workplace)"
+    static let absence = Comment(rawValue: Workplace.interchange.absence)
 
     /// The bytes of `name` (folder/file), or nil with a recorded test failure: the corpus is here, so a file
     /// missing from it is a fault, not a reason to skip.
@@ -27,9 +26,14 @@ enum Corpus {
         return [UInt8](data)
     }
 
-    /// `name` read as its extension says.
+    /// `name` read as its extension says, or nil with a recorded test failure (a missing file, or an extension
+    /// that names no interchange format), so a test that ends early on nil never passes.
     static func read(_ name: String, frameRate: Rational? = nil) -> ImportedEdit? {
-        guard let bytes = bytes(name), let format = InterchangeFormat(path: name) else { return nil }
+        guard let bytes = bytes(name) else { return nil }
+        guard let format = InterchangeFormat(path: name) else {
+            Issue.record("\(name): its extension names no interchange format")
+            return nil
+        }
         return Interchange.read(bytes, format: format, fileName: (name as NSString).lastPathComponent, frameRate: frameRate)
     }
 }

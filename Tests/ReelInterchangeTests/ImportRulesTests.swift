@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ReelInterchange
 import ReelModel
-import ReelTestSupport
+import ReelUnitTestSupport
 import ReelTime
 
 /// The reading rules of docs/interchange.md, one small file at a time.

@@ -1,7 +1,7 @@
 import Foundation
 import ReelMedia
 import ReelModel
-import ReelTestSupport
+import ReelUnitTestSupport
 import ReelTime
 import Testing
 @testable import ReelRender

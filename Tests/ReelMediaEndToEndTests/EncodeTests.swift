@@ -1,6 +1,7 @@
 import Foundation
 import ReelCodecs
 import ReelMedia
+import ReelTestSupport
 import ReelTime
 import Testing
 
@@ -54,7 +55,7 @@ func writeMovie(format: String, fileExtension: String, video: VideoCodec?, audio
 /// Whether `ffmpeg -v error -i path -f null -` runs cleanly and prints nothing.
 func decodesCleanly(_ path: String) throws -> Bool {
     let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
-    return result.status == 0 && result.standardError.isEmpty && result.standardOutput.isEmpty
+    return result.status == 0 && result.stderr.isEmpty && result.stdoutText.isEmpty
 }
 
 @Suite struct EncodeTests {
@@ -132,7 +133,7 @@ func decodesCleanly(_ path: String) throws -> Bool {
         #expect(info.bestAudioStream?.sampleRate == 48000)
         let count = try run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
                                         "stream=nb_read_frames", "-of", "csv=p=0", path])
-        #expect(count.standardOutput.split(separator: "\n").first == "15")
+        #expect(count.stdoutText.split(separator: "\n").first == "15")
     }
 
     @Test func writesAudioExactlyAsLongAsGiven() throws {
@@ -184,7 +185,7 @@ func decodesCleanly(_ path: String) throws -> Bool {
         // Source keyframes (every 12 frames) are not forced into the output (gop 100).
         let keys = try run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags",
                                        "-of", "csv=p=0", path])
-        #expect(keys.standardOutput.split(separator: "\n").filter { $0.hasPrefix("K") }.count == 1)
+        #expect(keys.stdoutText.split(separator: "\n").filter { $0.hasPrefix("K") }.count == 1)
         let back = try VideoReader(path: path, streamIndex: 0, policy: .localFilesOnly)
         for index in [0, 13, 47] {
             #expect(centreLuma(try back.frame(at: seconds(Int64(index), 24))) == grayLevel(index))

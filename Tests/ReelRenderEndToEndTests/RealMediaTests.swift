@@ -5,14 +5,12 @@ import Testing
 /// Media other projects' encoders made, from the workplace's shared folder (../shared/media beside the
 /// repository); each test skips, saying why, when the folder is absent.
 enum SharedMedia {
-    static let folder = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/media")
+    static let folder = Workplace.media.url
 
     /// Whether the shared media folder is here; suites that read it are enabled only then.
-    static let isPresent = FileManager.default.fileExists(atPath: folder.path)
+    static let isPresent = Workplace.media.isPresent
     /// Why a suite that reads the folder did not run.
-    static let absence: Comment = "\(folder.path) is absent (the shared media folder is only in this workplace)"
+    static let absence = Comment(rawValue: Workplace.media.absence)
 
     /// The file `name`, or nil with a recorded test failure: the folder is here, so a missing file is a fault.
     static func file(_ name: String) -> URL? {

@@ -1,50 +1,11 @@
 import Foundation
 import ReelMedia
+import ReelTestSupport
 import ReelTime
-
-/// A failure inside the test helpers (a tool that did not run, a file that could not be written).
-struct TestSetupError: Error, CustomStringConvertible {
-    let description: String
-}
-
-/// Output of a finished child process.
-struct ProcessResult {
-    let status: Int32
-    let standardOutput: String
-    let standardError: String
-}
-
-/// Runs `tool` (searched in PATH) with `arguments` and waits for it; output is captured through files.
-@discardableResult
-func run(_ tool: String, _ arguments: [String]) throws -> ProcessResult {
-    let folder = try scratchFolder()
-    let outURL = URL(fileURLWithPath: folder + "/out-\(UUID().uuidString)")
-    let errURL = URL(fileURLWithPath: folder + "/err-\(UUID().uuidString)")
-    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    defer {
-        try? FileManager.default.removeItem(at: outURL)
-        try? FileManager.default.removeItem(at: errURL)
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [tool] + arguments
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = try FileHandle(forWritingTo: outURL)
-    process.standardError = try FileHandle(forWritingTo: errURL)
-    try process.run()
-    process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus,
-                         standardOutput: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                         standardError: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
-}
 
 /// Runs ffmpeg quietly and fails when it does.
 func ffmpeg(_ arguments: [String]) throws {
-    let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-y"] + arguments)
-    guard result.status == 0 else {
-        throw TestSetupError(description: "ffmpeg \(arguments.joined(separator: " ")) failed: \(result.standardError)")
-    }
+    try runChecked("ffmpeg", ["-nostdin", "-v", "error", "-y"] + arguments)
 }
 
 /// `ffprobe -show_entries <entries>` as key=value pairs of the first matching section.
@@ -54,7 +15,7 @@ func probeEntries(_ path: String, stream: String? = nil, entries: String) throws
     arguments += ["-show_entries", entries, "-of", "default=noprint_wrappers=1", path]
     let result = try run("ffprobe", arguments)
     var values: [String: String] = [:]
-    for line in result.standardOutput.split(separator: "\n") {
+    for line in result.stdoutText.split(separator: "\n") {
         let parts = line.split(separator: "=", maxSplits: 1)
         if parts.count == 2, values[String(parts[0])] == nil { values[String(parts[0])] = String(parts[1]) }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import ReelMedia
+import ReelTestSupport
 import ReelTime
 import Testing
 
@@ -27,7 +28,7 @@ func countedFrames(_ path: String, stream: String) throws -> [String: String] {
                                      "-show_entries", "stream=codec_name,nb_read_frames",
                                      "-of", "default=noprint_wrappers=1", path])
     var values: [String: String] = [:]
-    for line in result.standardOutput.split(separator: "\n") {
+    for line in result.stdoutText.split(separator: "\n") {
         let parts = line.split(separator: "=", maxSplits: 1)
         if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
     }
@@ -38,7 +39,7 @@ func countedFrames(_ path: String, stream: String) throws -> [String: String] {
 func packetHash(_ path: String, stream: String) throws -> String {
     let result = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:\(stream)", "-c", "copy",
                                     "-f", "md5", "-"])
-    return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    return result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 @Suite struct StreamCopyTests {
