@@ -4,7 +4,7 @@
 ///
 /// Each entry was read in a full `make asan` run's report. None is reel's memory: Foundation's `Process` objects (and
 /// the run-loop sources, URLs and argument arrays they hold) stay in a cycle of their own once a test has started and
-/// killed a child (ExportSafetyTests starts `reel` with `Process` to signal it), and Swift 6.3.1's
+/// killed a child (ExportSafetyTests signals `reel` through `start`, ProcessRunner.swift), and Swift 6.3.1's
 /// `String(contentsOf:encoding:)` loses the buffer `readBytesFromFile` reads into. Library code the tests run in
 /// this process (export sessions, the player item) is not matched by any entry, so its leaks are still reported.
 @_cdecl("__lsan_default_suppressions")
