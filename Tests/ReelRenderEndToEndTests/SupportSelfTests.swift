@@ -83,4 +83,27 @@ import Testing
         #expect(failing.status == 3)
         #expect(failing.stderrText == "oops\n")
     }
+
+    /// The runner's timeout: a child that outlives it is killed, and the call throws instead of hanging the suite.
+    @Test func aChildThatOutlivesItsTimeoutIsKilledAndReported() throws {
+        let started = Date()
+        #expect(throws: SupportError.self) {
+            _ = try run("sleep", ["30"], timeout: .seconds(1))
+        }
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited >= 1 && waited < 10, "the runner returned after \(waited) s")
+    }
+
+    /// A child started in the background runs until it is signalled; `wait` then reports how it ended, and what it
+    /// wrote before.
+    @Test func aStartedChildCanBeWatchedAndSignalled() throws {
+        let child = try start("sh", ["-c", "echo ready; exec sleep 30"])
+        usleep(200_000)
+        #expect(child.isRunning)
+        child.send(SIGTERM)
+        let result = try child.wait(timeout: .seconds(10))
+        #expect(!child.isRunning)
+        #expect(result.terminatedBySignal && result.status == SIGTERM, "status \(result.status)")
+        #expect(result.stdoutText == "ready\n")
+    }
 }
