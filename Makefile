@@ -105,10 +105,12 @@ E2E_TARGETS := ReelMediaEndToEndTests ReelRenderEndToEndTests ReelCLITests
 # `swift test --filter` matches test ids such as ReelTimeTests.RationalTests/reduces().
 target-filter = ^($(subst $(eval) ,|,$(strip $(1))))\.
 
-# A package that depends on ReelKit builds it in debug, so the tests first prove the debug build compiles.
+# Both configurations of the package compile first (debug, what a package that depends on ReelKit builds; release,
+# what `make build` ships), then every test target runs, built optimised in .build/testing. CI (.ci/run) runs this.
 test: deps
 	-@$(MAKE) --no-print-directory otio-judge
 	$(SWIFT) build
+	$(SWIFT) build -c release
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
 
@@ -122,14 +124,8 @@ test-e2e: deps
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build --filter '$(call target-filter,$(E2E_TARGETS))'
 
-# CI (.ci/run): both configurations of the package compile (debug, what a dependent package builds; release, what
-# `make build` ships), then every test target runs, built optimised in .build/testing.
-ci: deps
-	-@$(MAKE) --no-print-directory otio-judge
-	$(SWIFT) build
-	$(SWIFT) build -c release
-	$(SWIFT) build $(TEST_FLAGS) --build-tests
-	$(SWIFT) test $(TEST_FLAGS) --skip-build
+# The README's test command is CI's (.ci/run); `make ci` is another name for it.
+ci: test
 
 # Sanitizers (docs/testing.md): the suites built optimised with ThreadSanitizer or AddressSanitizer (LeakSanitizer
 # included), each in a scratch folder of its own. Too slow for every `make test`; run it before changing threads or
