@@ -5,6 +5,7 @@ import ReelTime
 struct CaptionsReader: FieldReader {
     let sink: DiagnosticSink
     let context: ReadingContext
+
     private var layerReader: LayerReader { LayerReader(sharing: self) }
 
     /// `captions` of the timeline or of the explicit form's videoComposition: an array of caption objects.

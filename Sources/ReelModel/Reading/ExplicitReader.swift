@@ -8,6 +8,7 @@ struct ExplicitReader: FieldReader {
     private var layerReader: LayerReader { LayerReader(sharing: self) }
     private var captionsReader: CaptionsReader { CaptionsReader(sharing: self) }
     private var effectReader: EffectReader { EffectReader(sharing: self) }
+
     private var outputReader: OutputReader { OutputReader(sharing: self) }
 
     // MARK: composition

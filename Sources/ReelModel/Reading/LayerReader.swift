@@ -5,6 +5,7 @@ import ReelTime
 struct LayerReader: FieldReader {
     let sink: DiagnosticSink
     let context: ReadingContext
+
     private var effectReader: EffectReader { EffectReader(sharing: self) }
 
     /// `titles` and `overlays` of `fields` (the timeline, or the explicit form's videoComposition), SPEC §3.5.

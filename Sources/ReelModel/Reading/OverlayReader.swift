@@ -6,6 +6,7 @@ struct OverlayReader: FieldReader {
     let sink: DiagnosticSink
     let context: ReadingContext
     private var layerReader: LayerReader { LayerReader(sharing: self) }
+
     private var effectReader: EffectReader { EffectReader(sharing: self) }
 
     /// `timeline.overlays`: image overlays (`"image"`) and video overlays (`"video"`, docs/format.md "Video
