@@ -18,17 +18,17 @@ public enum Compiler {
     /// The longest composition: 24 hours.
     public static let maximumDuration = Time(seconds: 86_400)
 
-    /// Editing form → explicit form; explicit form → checked and defaults resolved. `facts` maps
-    /// asset id → probe result (an empty map with probing off: then clips need explicit
-    /// out/duration and output needs size and frameRate, else a diagnostic says so). The result
-    /// has passed `Validator.validate`; it is nil when any error was found.
+    /// Editing form → explicit form; explicit form → defaults resolved and segments checked against the media.
+    /// `facts` maps asset id → probe result (an empty map with probing off: then clips need explicit out/duration
+    /// and output needs size and frameRate, else a diagnostic says so). Compiling does not validate: the result has
+    /// not been through the checks of Validation/ (`ValidationRegistry`); `ProjectCheck.run` compiles and validates
+    /// in one call, as every command does.
     ///
     /// With `probed` false the media was deliberately not opened (`reel validate --no-probe`, a lint): what
     /// would need it (a default frame rate or size, the length of an untrimmed clip) takes a stand-in value,
     /// never an error, and checks against a length that is not known are skipped.
     public static func compile(_ project: Project, facts: [String: MediaFactsResult], probed: Bool = true,
-                               measure: TranscriptPager.Measure? = nil)
-        -> (compiled: CompiledProject?, diagnostics: [Diagnostic]) {
+                               measure: TranscriptPager.Measure? = nil) -> Compilation {
         let context = CompileContext(project: project, facts: facts)
         context.isLint = !probed
         context.measure = measure
@@ -46,14 +46,10 @@ public enum Compiler {
         if let main = compiled {
             compiled?.outputs = RenditionCompiler(sink: sink, context: context).compileRenditions(project.outputs, main: main)
         }
-        if let compiled, !sink.hasErrors {
-            sink.append(contentsOf: Validator.validate(compiled))
-        }
         // A timeline or composition the reader could read only in part still compiles, for the problems of the
         // rest, but never to something that could be rendered.
         let partial = project.timeline?.isPartial == true || project.composition?.isPartial == true
-        let failed = sink.hasErrors || partial
-        return (failed ? nil : compiled, sink.diagnostics)
+        return Compilation(compiledInPart: compiled, diagnostics: sink.diagnostics, isPartial: partial)
     }
 
     /// The frame rate an editing-form project without `output.frameRate` renders at (SPEC §2.1: the first video
@@ -85,6 +81,23 @@ public enum Compiler {
             return AffineTransform(a: scale, b: 0, c: 0, d: scale, tx: (cw - sw * scale) / 2, ty: (ch - sh * scale) / 2)
         }
     }
+}
+
+/// What `Compiler.compile` made of a project: the compiled project and the compiler's diagnostics, not validated.
+public struct Compilation: Sendable {
+    /// The explicit form, as far as it compiled: also for a project the reader could read only in part, so that
+    /// validation can look at the rest and one run lists every problem. Never to be rendered: see `compiled`.
+    public let compiledInPart: CompiledProject?
+    /// The compiler's diagnostics (probe failures included, where a clip first uses the asset), in the order found.
+    public let diagnostics: [Diagnostic]
+    /// Whether the project was read only in part (the reader refused some of it).
+    public let isPartial: Bool
+
+    /// Whether compiling found an error.
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// The compiled project, nil when compiling found an error or the project was read only in part.
+    public var compiled: CompiledProject? { hasErrors || isPartial ? nil : compiledInPart }
 }
 
 /// What the compilers of one run share besides their diagnostic sink: the project, its media facts, and how the
