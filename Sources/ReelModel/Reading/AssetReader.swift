@@ -93,16 +93,17 @@ struct AssetReader: FieldReader {
             case .string("auto"):
                 break
             case .number:
-                if let degrees = integer(json, path.key("rotation"), in: 0...270, what: "a rotation") {
-                    if degrees % 90 == 0 {
+                let turns = AssetRotation.quarterTurns
+                if let degrees = integer(json, path.key("rotation"), in: turns[0]...turns[turns.count - 1], what: "a rotation") {
+                    if turns.contains(degrees) {
                         rotation = .degrees(degrees)
                     } else {
-                        error(path.key("rotation"), "rotation \(degrees) is not a quarter turn", hint: "use \"auto\", 0, 90, 180 or 270")
+                        error(path.key("rotation"), "rotation \(degrees) is not a quarter turn", hint: "use \(AssetRotation.writtenForms)")
                     }
                 }
             default:
-                error(path.key("rotation"), "expected \"auto\", 0, 90, 180 or 270, found \(json.value.stringValue.map { "\"\($0)\"" } ?? article(json.value.typeName))",
-                      hint: "use \"auto\", 0, 90, 180 or 270")
+                error(path.key("rotation"), "expected \(AssetRotation.writtenForms), found \(json.value.stringValue.map { "\"\($0)\"" } ?? article(json.value.typeName))",
+                      hint: "use \(AssetRotation.writtenForms)")
             }
         }
         return Asset(id: id, source: .file(path: file, videoTrack: videoTrack, audioTrack: audioTrack,

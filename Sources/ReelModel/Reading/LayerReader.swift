@@ -312,9 +312,9 @@ struct LayerReader: FieldReader {
     /// A font weight: a CSS number 1…1000, or one of the names Pango and CSS share.
     private func fontWeight(_ json: JSON, _ path: JSONPath) -> Int? {
         if case .string(let name) = json.value {
-            if let weight = Self.fontWeights[name] { return weight }
+            if let weight = FontWeightName(rawValue: name)?.weight { return weight }
             error(path, "unknown font weight \(JSONWriter.quoted(name))",
-                  hint: "use a number from 1 to 1000, or one of " + Self.fontWeights.sorted { $0.value < $1.value }.map(\.key).joined(separator: ", "))
+                  hint: "use a number from 1 to 1000, or one of " + FontWeightName.allCases.map(\.rawValue).joined(separator: ", "))
             return nil
         }
         guard let value = double(json, path) else { return nil }
@@ -325,9 +325,6 @@ struct LayerReader: FieldReader {
         return Int(value)
     }
 
-    /// Font weights by name, on CSS's scale.
-    static let fontWeights: [String: Int] = ["thin": 100, "ultralight": 200, "light": 300, "normal": 400, "medium": 500,
-                                             "semibold": 600, "bold": 700, "ultrabold": 800, "heavy": 900]
 
     /// An overlay's `[w, h]`: whole pixels, 1…8192 each.
     func layerSize(_ json: JSON, _ path: JSONPath) -> PixelSize? {

@@ -1,9 +1,6 @@
 import ReelCodecs
 import ReelTime
 
-/// Pixel formats an output may request.
-let knownPixelFormats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv422p10le", "yuv444p", "yuv444p10le"]
-
 /// Reads `output` and `outputs` (SPEC §2.1, docs/outputs.md): the container, codecs, sizes, rates and ranges.
 /// It reads first: `output.frameRate` goes into the reading context, for the times read after it.
 struct OutputReader: FieldReader {
@@ -142,11 +139,12 @@ struct OutputReader: FieldReader {
         if let json = fields["bitrate"] { output.video.bitrate = bitrate(json, path.key("bitrate")) }
         if let json = fields["encoderPreset"] { output.video.encoderPreset = string(json, path.key("encoderPreset")) }
         if let json = fields["pixelFormat"], let name = string(json, path.key("pixelFormat")) {
-            if knownPixelFormats.contains(name) {
+            let known = OutputPixelFormat.allCases.map(\.rawValue)
+            if known.contains(name) {
                 output.video.pixelFormat = name
             } else {
-                let hint = suggestion(for: name, among: knownPixelFormats).map { "did you mean \"\($0)\"?" }
-                    ?? "use one of " + knownPixelFormats.joined(separator: ", ")
+                let hint = suggestion(for: name, among: known).map { "did you mean \"\($0)\"?" }
+                    ?? "use one of " + known.joined(separator: ", ")
                 error(path.key("pixelFormat"), "unknown pixel format \"\(name)\"", hint: hint)
             }
         }

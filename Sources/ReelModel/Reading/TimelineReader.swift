@@ -283,7 +283,7 @@ struct TimelineReader: FieldReader {
             } else {
                 valid = false
             }
-            if let type, type == .dissolve || type == .dip {
+            if let type, !type.moves {
                 error(path.key("direction"), "a \(type.rawValue) has no direction",
                       hint: "remove \"direction\"; only push, slide and wipe move")
                 valid = false
