@@ -3,7 +3,8 @@ import ReelTime
 
 /// What the readers of one document share besides their diagnostic sink: the frame rate that `"Nf"` and timecodes
 /// count at, the declared asset ids, and the facts of the run (an `-o` override, the container capabilities).
-/// `OutputReader` sets the frame rate and `AssetReader` the ids; the readers after them read against those.
+/// `OutputReader` sets the frame rate (`DocumentReader` takes it from `videoComposition.frameDuration` in an
+/// explicit-form project without one) and `AssetReader` the ids; the readers after them read against those.
 final class ReadingContext {
     /// The project frame rate, for `"Nf"` and timecode times (output.frameRate, read first).
     var frameRate: Rational?
