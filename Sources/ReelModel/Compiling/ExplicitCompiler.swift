@@ -4,6 +4,7 @@ import ReelTime
 struct ExplicitCompiler: CompilerPart {
     let sink: DiagnosticSink
     let context: CompileContext
+
     private var outputCompiler: OutputCompiler { OutputCompiler(sharing: self) }
     private var endCut: EndCut { EndCut(sharing: self) }
     private var captionCompiler: CaptionCompiler { CaptionCompiler(sharing: self) }

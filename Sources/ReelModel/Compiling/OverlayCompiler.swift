@@ -26,6 +26,7 @@ struct PlacedOverlay {
 struct OverlayCompiler: CompilerPart {
     let sink: DiagnosticSink
     let context: CompileContext
+
     private var motionCompiler: MotionCompiler { MotionCompiler(sharing: self) }
     private var endCut: EndCut { EndCut(sharing: self) }
     private var effectCompiler: EffectCompiler { EffectCompiler(sharing: self) }

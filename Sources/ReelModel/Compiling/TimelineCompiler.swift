@@ -98,6 +98,7 @@ enum PlacedItem {
 struct TimelineCompiler: CompilerPart {
     let sink: DiagnosticSink
     let context: CompileContext
+
     private var outputCompiler: OutputCompiler { OutputCompiler(sharing: self) }
     private var audioCompiler: AudioCompiler { AudioCompiler(sharing: self) }
     private var splitEditCompiler: SplitEditCompiler { SplitEditCompiler(sharing: self) }

@@ -5,6 +5,7 @@ import ReelTime
 struct TransitionCompiler: CompilerPart {
     let sink: DiagnosticSink
     let context: CompileContext
+
     private var motionCompiler: MotionCompiler { MotionCompiler(sharing: self) }
 
     /// The instruction(s) over a transition's overlap `[incoming.start, incoming.start + duration)`,

@@ -5,10 +5,10 @@ import ReelTime
 struct ExplicitReader: FieldReader {
     let sink: DiagnosticSink
     let context: ReadingContext
+
     private var layerReader: LayerReader { LayerReader(sharing: self) }
     private var captionsReader: CaptionsReader { CaptionsReader(sharing: self) }
     private var effectReader: EffectReader { EffectReader(sharing: self) }
-
     private var outputReader: OutputReader { OutputReader(sharing: self) }
 
     // MARK: composition

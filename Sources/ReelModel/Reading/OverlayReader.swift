@@ -5,8 +5,8 @@ import ReelTime
 struct OverlayReader: FieldReader {
     let sink: DiagnosticSink
     let context: ReadingContext
-    private var layerReader: LayerReader { LayerReader(sharing: self) }
 
+    private var layerReader: LayerReader { LayerReader(sharing: self) }
     private var effectReader: EffectReader { EffectReader(sharing: self) }
 
     /// `timeline.overlays`: image overlays (`"image"`) and video overlays (`"video"`, docs/format.md "Video

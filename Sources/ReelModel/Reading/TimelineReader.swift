@@ -5,10 +5,10 @@ import ReelTime
 struct TimelineReader: FieldReader {
     let sink: DiagnosticSink
     let context: ReadingContext
+
     private var layerReader: LayerReader { LayerReader(sharing: self) }
     private var overlayReader: OverlayReader { OverlayReader(sharing: self) }
     private var captionsReader: CaptionsReader { CaptionsReader(sharing: self) }
-
     private var effectReader: EffectReader { EffectReader(sharing: self) }
 
     /// `timeline` (SPEC §3): the main storyline's clips and gaps, extra audio tracks, ducking and
