@@ -291,27 +291,33 @@ def smart_report(reel, project):
 
 
 def smart_floor_pieces(spans):
-    """The re-encoded spans of the smart report, split at the clips' edges: (source start frame, frame count)."""
+    """The re-encoded spans of the smart report, split at the clips' edges: (source start frame, frame count, whether
+    the piece starts a re-encoded stretch). A stretch's first picture cannot refer to the copied pictures before it,
+    so it is an intra picture; a piece that continues a stretch across a clip's edge is not."""
     clip_frames = [round(end * FPS) - round(start * FPS) for start, end in SMART_CUTS]
     starts = [sum(clip_frames[:k]) for k in range(len(clip_frames))]
     pieces = []
     for span in spans:
         if span["copied"]:
             continue
+        first_of_span = True
         for k, (clip_start, count) in enumerate(zip(starts, clip_frames)):
             lower, upper = max(span["start"], clip_start), min(span["end"], clip_start + count)
             if lower < upper:
-                pieces.append((round(SMART_CUTS[k][0] * FPS) + lower - clip_start, upper - lower))
+                pieces.append((round(SMART_CUTS[k][0] * FPS) + lower - clip_start, upper - lower, first_of_span))
+                first_of_span = False
     return pieces
 
 
 def smart_floor(gop, codec, spans):
     """The CPU seconds the ffmpeg CLI needs for only the work no exact smart render avoids: decoding each re-encoded
     piece from the random-access picture before it (an input of its own, opened with an accurate `-ss` and read for
-    the piece's length) and encoding all the pieces, joined, through one encoder with the full render's settings;
-    plus decoding and encoding the timeline's audio once (aac_copy_alignment says why it cannot be copied). Two
-    processes, each with its start-up cost taken off. Returns (seconds, pieces, audio seconds, pictures decoded
-    before the pieces, seconds to decode one picture)."""
+    the piece's length) and encoding all the pieces, joined, through one encoder with the full render's settings and
+    an IDR picture where each re-encoded stretch starts; plus decoding and encoding the timeline's audio once
+    (aac_copy_alignment says why it cannot be copied). Each process's start-up cost is taken off. The same video
+    work is also measured without the forced IDR pictures, to price them. Returns a dict: seconds, pieces, stretches,
+    intra (the IDR pictures' price), audio, lead_in (pictures decoded before the pieces), per_decode (seconds to
+    decode one picture)."""
     source = smart_source_path(gop, codec)
     encoder = ["-c:v", "libx264"] if codec == "h264" else ["-c:v", "libx265", "-x265-params", "log-level=error"]
     settings = [*encoder, "-preset", ENCODER_PRESET, "-crf", str(CRF), "-pix_fmt", "yuv420p", "-f", "null", "-"]
@@ -319,14 +325,20 @@ def smart_floor(gop, codec, spans):
                               f"color=c=black:s=64x64:r={FPS}", "-frames:v", "1", *settings],
                              "ffmpeg start-up").cpu for _ in range(3))[1]
     pieces = smart_floor_pieces(spans)
-    inputs, chains = [], []
-    for index, (first, count) in enumerate(pieces):
+    inputs, chains, key_times, position = [], [], [], 0
+    for index, (first, count, starts_stretch) in enumerate(pieces):
         inputs += ["-ss", f"{max(0.0, first / FPS - 0.001):.4f}", "-t", f"{(count + 1) / FPS:.4f}", "-i", str(source)]
         chains.append(f"[{index}:v]trim=end_frame={count},setpts=PTS-STARTPTS[v{index}]")
+        if starts_stretch:
+            key_times.append(f"{position / FPS:.6f}")
+        position += count
     graph = ";".join(chains) + ";" + "".join(f"[v{index}]" for index in range(len(pieces))) + \
         f"concat=n={len(pieces)}:v=1:a=0[out]"
-    video = measure(["ffmpeg", "-nostdin", "-v", "error", *inputs, "-filter_complex", graph, "-map", "[out]",
-                     "-fps_mode", "passthrough", *settings], "smart floor video").cpu - startup
+    pieces_command = ["ffmpeg", "-nostdin", "-v", "error", *inputs, "-filter_complex", graph, "-map", "[out]",
+                      "-fps_mode", "passthrough"]
+    video = measure([*pieces_command, "-forced-idr", "1", "-force_key_frames", ",".join(key_times), *settings],
+                    "smart floor video").cpu - startup
+    unforced = measure([*pieces_command, *settings], "smart floor video without IDR pictures").cpu - startup
     seconds = sum(end - start for start, end in SMART_CUTS)
     audio = measure(["ffmpeg", "-nostdin", "-v", "error", "-i", str(source), "-t", str(seconds), "-vn",
                      "-c:a", "aac", "-b:a", str(AUDIO_BITRATE), "-ar", str(SAMPLE_RATE), "-f", "null", "-"],
@@ -337,8 +349,9 @@ def smart_floor(gop, codec, spans):
     frames_in_source = SMART_SOURCE_SECONDS * FPS
     decode = measure(["ffmpeg", "-nostdin", "-v", "error", "-i", str(source), "-an", "-f", "null", "-"],
                      "smart floor decode").cpu - startup
-    lead_in = sum(first % gop for first, _ in pieces)
-    return video + audio, len(pieces), audio, lead_in, decode / frames_in_source
+    return {"seconds": video + audio, "pieces": len(pieces), "stretches": len(key_times),
+            "intra": max(0.0, video - unforced), "audio": audio,
+            "lead_in": sum(first % gop for first, _, _ in pieces), "per_decode": decode / frames_in_source}
 
 
 def aac_copy_alignment():
@@ -394,20 +407,26 @@ def run_smart(reel, rounds, warmup, gop, codec="h264"):
     # The measured floor: the ffmpeg CLI doing only what an exact smart render must do (the report's re-encoded
     # pictures, which include the B-frames before a cut that refer past it, the reference pictures decoded before
     # each, and the audio), against which reel's smart render is compared in the same run.
-    floor, pieces, audio, lead_in, per_decode = smart_floor(gop, codec, spans)
+    floor = smart_floor(gop, codec, spans)
     # The bound with everything exactness forces: the frames the report re-encodes (all of them forced here: the
     # pictures from a cut to the next random-access picture, and the B-frames before a cut that refer past it), each
-    # at a full render's cost per frame; the pictures decoded before each re-encoded piece at the cost of a decode;
-    # the audio, which cannot be copied.
-    exact = (reencoded * full[1] / frames + lead_in * per_decode + audio) / full[1]
-    print(f"exact bound: re-encoded {reencoded / frames:.3f} + {lead_in} pictures decoded before the pieces "
-          f"({lead_in * per_decode / full[1]:.3f}, at {per_decode * 1000:.1f} ms each) + audio "
-          f"({audio / full[1]:.3f}) = {exact:.3f}; smart / full {cpu_ratio:.3f} "
-          f"<= {SMART_BOUND_FACTOR} x {exact:.3f} = {SMART_BOUND_FACTOR * exact:.3f}: "
+    # at a full render's cost per frame; an intra picture where each re-encoded stretch starts (it cannot refer to
+    # the copied pictures before it), at what forcing them costs the ffmpeg CLI; the pictures decoded before each
+    # re-encoded piece at the cost of a decode; the audio, which cannot be copied.
+    reencode_share = reencoded / frames
+    intra_share = floor["intra"] / full[1]
+    lead_in_share = floor["lead_in"] * floor["per_decode"] / full[1]
+    audio_share = floor["audio"] / full[1]
+    exact = reencode_share + intra_share + lead_in_share + audio_share
+    print(f"exact bound: re-encoded {reencode_share:.3f} + IDR pictures at the {floor['stretches']} stretch starts "
+          f"({intra_share:.3f}) + {floor['lead_in']} pictures decoded before the pieces ({lead_in_share:.3f}, at "
+          f"{floor['per_decode'] * 1000:.1f} ms each) + audio ({audio_share:.3f}) = {exact:.3f}; smart / full "
+          f"{cpu_ratio:.3f} <= {SMART_BOUND_FACTOR} x {exact:.3f} = {SMART_BOUND_FACTOR * exact:.3f}: "
           f"{'met' if cpu_ratio <= SMART_BOUND_FACTOR * exact else 'missed'}")
-    print(f"the ffmpeg CLI doing only that work (one process decoding the {pieces} re-encoded pieces from their "
-          f"random-access pictures and encoding them through one encoder, one for the audio): {floor:.2f} s CPU = "
-          f"{floor / full[1]:.3f} of the full render; reel --smart / that: {smart[1] / floor:.2f}")
+    print(f"the ffmpeg CLI doing only that work (one process decoding the {floor['pieces']} re-encoded pieces from "
+          f"their random-access pictures and encoding them through one encoder with an IDR picture at each stretch's "
+          f"start, one for the audio): {floor['seconds']:.2f} s CPU = {floor['seconds'] / full[1]:.3f} of the full "
+          f"render; reel --smart / that: {smart[1] / floor['seconds']:.2f}")
     print(f"clips whose AAC packets could be copied sample-exactly (source start and output place at the same "
           f"offset in the 1024-sample frame grid): {aac_copy_alignment()} of {len(SMART_CUTS)}")
     for name in ("smart-full.mp4", "smart-smart.mp4"):

@@ -202,11 +202,14 @@ public final class Muxer {
     /// Whether `format` can hold `codec`: the one answer every check of reel's gives (before a render, and when a
     /// stream is added).
     static func holds(_ format: UnsafePointer<AVOutputFormat>, _ codec: AVCodecID) -> Bool {
+        let name = String(cString: format.pointee.name)
+        // NUT's tag tables lack ProRes, so FFmpeg says no; but the muxer writes the tag the prores_ks encoder sets
+        // on the stream itself (apch, apcn, …), and FFmpeg reads such files back (the ffmpeg CLI writes them too).
+        if name == "nut", codec == AV_CODEC_ID_PRORES { return true }
         let answer = avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL)
         if answer >= 0 { return answer == 1 }
         // Muxers without codec tables (mpegts) cannot be asked; accept what they are known to carry.
         if format.pointee.video_codec == codec || format.pointee.audio_codec == codec { return true }
-        let name = String(cString: format.pointee.name)
         if name == "mpegts" {
             return [AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_AAC, AV_CODEC_ID_OPUS].contains(codec)
         }

@@ -18,7 +18,9 @@ import Testing
         ("h264", "mp4", "libx264", "yuv420p"), ("hevc", "mp4", "libx265", "yuv420p"), ("hevc", "mkv", "libx265", "yuv420p"),
         ("vp9", "webm", "libvpx-vp9", "yuv420p"), ("vp9", "mkv", "libvpx-vp9", "yuv420p"),
         ("av1", "mkv", "libaom-av1", "yuv420p"), ("av1", "mp4", "libaom-av1", "yuv420p"),
-        ("prores", "mov", "prores_ks", "yuv422p10le"),
+        ("prores", "mov", "prores_ks", "yuv422p10le"), ("prores", "mkv", "prores_ks", "yuv422p10le"),
+        // NUT takes the tag the encoder sets (docs/decisions.md, "One capability table").
+        ("prores", "nut", "prores_ks", "yuv422p10le"),
     ])
     func rendersWithDefaults(pair: (codec: String, container: String, encoder: String, pixelFormat: String)) throws {
         // Only this case is skipped (shown as skipped, not passed) when the encoder is missing.

@@ -166,8 +166,7 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         case .m3u8, .mpd: return [.h264]
         case .mov: return [.h264, .hevc, .prores]
         case .mkv: return [.h264, .hevc, .vp9, .av1, .prores]
-        // FFmpeg's NUT muxer has no ProRes tag.
-        case .nut: return [.h264, .hevc, .vp9, .av1]
+        case .nut: return [.h264, .hevc, .vp9, .av1, .prores]
         case .webm: return [.vp9, .av1]
         case .ts: return [.h264, .hevc]
         case .m4a, .mp3, .opus, .ogg, .flac, .wav: return []
