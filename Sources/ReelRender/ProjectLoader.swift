@@ -96,7 +96,8 @@ public enum ProjectLoader {
             diagnostics.append(diagnostic)
         }
         if checkOutput {
-            diagnostics += reading.placed(OutputCheck.diagnostics(for: project, compiled: loaded.compiled))
+            diagnostics += reading.placed(ProjectCheck.validateDestination(
+                of: project, compiled: loaded.compiled, slots: RenderChecks.slots(catalog: loaded.catalog, cache: nil)))
         }
         let failed = diagnostics.contains { $0.severity == .error }
         return LoadedProject(
@@ -149,23 +150,11 @@ public enum ProjectLoader {
                                         cache: ProbeCache?) -> LoadedProject
     {
         let catalog = probe ? MediaCatalog(project: project, policy: policy, cache: cache) : nil
-        var (compiled, diagnostics) = Compiler.compile(project, facts: catalog?.facts ?? [:], probed: probe,
-                                                       measure: CaptionScript.measure)
-        diagnostics += LayerCheck.diagnostics(for: project, cache: cache)
-        if let compiled {
-            diagnostics += CaptionCheck.diagnostics(for: compiled)
-            diagnostics += EffectCheck.diagnostics(for: compiled)
-        }
-        if let compiled, !diagnostics.contains(where: { $0.severity == .error }) {
-            var imageSizes: [String: PixelSize] = [:]
-            for (id, result) in catalog?.facts ?? [:] {
-                if case .facts(let facts) = result, let video = facts.video { imageSizes[id] = video.displaySize }
-            }
-            diagnostics += CanvasCheck.diagnostics(for: compiled, imageSizes: imageSizes)
-        }
-        let failed = diagnostics.contains { $0.severity == .error }
-        return LoadedProject(
-            project: project, compiled: failed ? nil : compiled, catalog: catalog, diagnostics: diagnostics)
+        // Probe failures reach the compiler with the facts: it reports each where a clip first uses the asset.
+        let (compiled, diagnostics) = ProjectCheck.run(project, facts: catalog?.facts ?? [:], probed: probe,
+                                                       measure: CaptionScript.measure,
+                                                       slots: RenderChecks.slots(catalog: catalog, cache: cache))
+        return LoadedProject(project: project, compiled: compiled, catalog: catalog, diagnostics: diagnostics)
     }
 
     /// Applies the command line's overrides. Problems they cause are `.usage` diagnostics that name the flag

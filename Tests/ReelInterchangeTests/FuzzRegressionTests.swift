@@ -78,6 +78,6 @@ import Testing
     static func lint(_ bytes: [UInt8]) -> [Diagnostic] {
         let reading = ProjectReader.readDocument(bytes, baseDirectory: "/nonexistent-reel-fuzz")
         guard let project = reading.project else { return reading.diagnostics }
-        return reading.diagnostics + Compiler.compile(project, facts: [:], probed: false).diagnostics
+        return reading.diagnostics + ProjectCheck.run(project, facts: [:], probed: false).diagnostics
     }
 }

@@ -22,7 +22,7 @@ import Testing
             """
         let (read, readDiagnostics) = ProjectReader.read(text, baseDirectory: "/")
         let project = try #require(read, "\(readDiagnostics.map(\.humanText))")
-        let (compiled, diagnostics) = Compiler.compile(project, facts: facts)
+        let (compiled, diagnostics) = ProjectCheck.run(project, facts: facts)
         return try #require(compiled, "\(diagnostics.map(\.humanText))")
     }
 

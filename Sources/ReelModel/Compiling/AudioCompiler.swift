@@ -1,17 +1,22 @@
 import ReelTime
 
-extension CompileSession {
-    /// An extra audio track with its source range resolved and checked.
-    struct ResolvedAudioTrack {
-        let track: AudioTrack
-        /// The compiled track's id (5, 6, … in document order).
-        let id: Int
-        let asset: Asset
-        /// The source range played once, or repeated when looping.
-        let source: TimeRange
-        /// Timeline length; nil for a looping track without `duration` (it runs to the composition's end).
-        let length: Time?
-    }
+/// An extra audio track with its source range resolved and checked.
+struct ResolvedAudioTrack {
+    let track: AudioTrack
+    /// The compiled track's id (5, 6, … in document order).
+    let id: Int
+    let asset: Asset
+    /// The source range played once, or repeated when looping.
+    let source: TimeRange
+    /// Timeline length; nil for a looping track without `duration` (it runs to the composition's end).
+    let length: Time?
+}
+
+/// Extra audio tracks (`timeline.audio`, SPEC §3.2): each checked against its asset and media, its source range
+/// worked out, and its segments laid out (looping ones repeated) on a track of its own.
+struct AudioCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
 
     /// The most segments a looping track may produce.
     static let maximumLoopSegments = 100_000
@@ -58,8 +63,8 @@ extension CompileSession {
         } else if let mediaDuration {
             outPoint = mediaDuration
             outPath = track.path
-        } else if isLint, let standIn = try? inPoint + Self.standInLength {
-            lengthIsStandIn = true
+        } else if isLint, let standIn = try? inPoint + CompileContext.standInLength {
+            context.lengthIsStandIn = true
             outPoint = standIn
             outPath = track.path
         } else {

@@ -1,6 +1,11 @@
 import ReelTime
 
-extension CompileSession {
+/// The audio mix of a compiled timeline (SPEC §3.2–§3.4): clip volumes, cross-fades under transitions, fades,
+/// ducking and volume automation as volume keys per track.
+struct AudioMixCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
     /// The audio mix of a compiled timeline (SPEC §3.2–§3.4). Every source of gain is its own input,
     /// and a track's inputs multiply: clip volumes and transition cross-fades on the storyline's
     /// audio tracks, then each extra track's volume and fades, then automation, then ducking, each

@@ -7,7 +7,10 @@ import ReelTime
 /// storyline video track, so that the two clips of a transition each have theirs), drawn right below the clip's
 /// layer in every instruction that shows it, with the clip's opacity and crop, its transform changed from contain to
 /// cover (so pushes and slides move both alike), and a `blur` effect after the clip's own effects.
-extension CompileSession {
+struct BlurFillCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
     /// The gaussian's standard deviation of the fill, as a fraction of the canvas's longer side (canvas pixels).
     static let blurFillSigma = 1.0 / 40
 

@@ -1,7 +1,12 @@
 import Foundation
 import ReelTime
 
-extension CompileSession {
+/// Captions (docs/captions.md): caption files read and their cues placed on the movie timeline, for the
+/// timeline's clips and for the explicit form.
+struct CaptionCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
     /// Timeline captions (file time + `at` = movie time) and clip captions (file time + `at` = the clip's source
     /// time, retimed as the clip's picture is), as compiled captions in movie time: clip captions first, in clip
     /// order, then the timeline's, later ones drawn on top. Nil after an error (already reported).
@@ -35,7 +40,7 @@ extension CompileSession {
                 cues.append(moved)
             }
             if outside > 0 {
-                diagnostics.append(Diagnostic(
+                sink.append(Diagnostic(
                     .warning, path: captions.path.key("file"),
                     message: "\(outside) of \(document.cues.count) cues of \(captions.file) lie outside the clip's source range "
                         + "\(describeTime(placedClip.resolved.source.start, frameDuration: nil))–"
@@ -120,11 +125,11 @@ extension CompileSession {
                 var diagnostic = Diagnostic(problem.severity, path: captions.path.key("transcript"),
                                             message: (problem.cue.map { "word \($0): " } ?? "") + problem.message)
                 diagnostic.origin = problem.place
-                diagnostics.append(diagnostic)
+                sink.append(diagnostic)
             }
             guard let words else { return nil }
             let cues = TranscriptPager.cues(words, style: captions.style, highlight: captions.highlight,
-                                            renderSize: renderSize, measure: measure ?? TranscriptPager.estimate)
+                                            renderSize: renderSize, measure: context.measure ?? TranscriptPager.estimate)
             return CaptionDocument(format: .webVTT, cues: cues)
         }
         let reading = CaptionReader.read(path: path, file: captions.file, format: captions.format,
@@ -135,7 +140,7 @@ extension CompileSession {
                 message: (problem.cue.map { "cue \($0): " } ?? "") + problem.message,
                 hint: problem.severity == .error ? "fix the caption file, or give its \"format\" or \"encoding\"" : nil)
             diagnostic.origin = problem.place
-            diagnostics.append(diagnostic)
+            sink.append(diagnostic)
         }
         guard var document = reading.document else { return nil }
         // WebVTT cue settings become the cue's alignment and position tags and its margins at this render size.
@@ -156,7 +161,7 @@ extension CompileSession {
                         + "SubRip cues should not overlap (both are shown, stacked)",
                     hint: "end the earlier cue first, or use an ASS file, whose layers allow overlaps")
                 warning.origin = "\(captions.file):\(ordered[index].line)"
-                diagnostics.append(warning)
+                sink.append(warning)
             }
         }
         return document
@@ -178,7 +183,7 @@ extension CompileSession {
             cues.append(kept)
         }
         if dropped > 0 {
-            diagnostics.append(Diagnostic(
+            sink.append(Diagnostic(
                 .warning, path: compiled.captions.path.key("file"),
                 message: "\(dropped) cues of \(compiled.captions.file) start at or after the composition's end at "
                     + "\(describeTime(duration, frameDuration: nil)) and are not shown",

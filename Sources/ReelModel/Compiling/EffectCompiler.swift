@@ -1,6 +1,11 @@
 import ReelTime
 
-extension CompileSession {
+/// A clip's `effects` (docs/effects.md) mapped from canvas pixels and clip time to its layer instructions' source
+/// pixels and movie time.
+struct EffectCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
     /// A clip's effects as its layer instructions carry them (docs/effects.md, "From canvas to source pixels"):
     /// the canvas rectangle mapped through the inverse of the clip's placement at its start (fit, `position`,
     /// `scale`, `rotation`) into its display-oriented source pixels (the bounding box when it is turned), a blur

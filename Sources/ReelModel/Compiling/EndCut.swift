@@ -12,7 +12,10 @@ import ReelTime
 /// one across the end is shortened and its layers' keys with it (a linear ramp across the end becomes the part of
 /// itself before the end, its end value the value it had there; keys from the end on go). Audio mix keys after the
 /// end are kept (they are never heard). Titles and overlays are checked against the cut end like any other end.
-extension CompileSession {
+struct EndCut: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
     /// The tracks of `composition` cut at `end` (nil, reported, when a cut time cannot be written exactly).
     func cut(_ tracks: [CompositionTrack], at end: Time, path: JSONPath) -> [CompositionTrack]? {
         var result: [CompositionTrack] = []

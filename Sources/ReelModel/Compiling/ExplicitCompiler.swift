@@ -1,7 +1,14 @@
 import ReelTime
 
-extension CompileSession {
-    var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+/// The explicit form (SPEC §4): output and video composition defaults resolved, segments checked against the media.
+struct ExplicitCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
+    private var outputCompiler: OutputCompiler { OutputCompiler(sharing: self) }
+    private var endCut: EndCut { EndCut(sharing: self) }
+    private var captionCompiler: CaptionCompiler { CaptionCompiler(sharing: self) }
+    private var layerCompiler: LayerCompiler { LayerCompiler(sharing: self) }
 
     /// Explicit form: resolves output and video composition defaults and checks segments against the media.
     func compileExplicit(_ composition: Composition) -> CompiledProject? {
@@ -28,9 +35,9 @@ extension CompileSession {
                       "frameDuration \(written.frameDuration) s does not match output.frameRate \(outputRate)",
                       hint: "write frameDuration \"\(outputRate.denominator)/\(outputRate.numerator)\", or remove one of them")
             }
-            frameRate = resolveFrameRate(written: rate, firstVideo: nil, path: videoCompositionPath.key("frameDuration"))
+            frameRate = outputCompiler.resolveFrameRate(written: rate, firstVideo: nil, path: videoCompositionPath.key("frameDuration"))
         } else {
-            frameRate = resolveFrameRate(written: output.frameRate, firstVideo: firstVideo?.1, path: outputPath.key("frameRate"))
+            frameRate = outputCompiler.resolveFrameRate(written: output.frameRate, firstVideo: firstVideo?.1, path: outputPath.key("frameRate"))
         }
         var size: PixelSize?
         if let written, project.videoCompositionHasRenderSize {
@@ -41,7 +48,7 @@ extension CompileSession {
             }
             size = written.renderSize
         } else {
-            size = resolveSize(written: output.size, firstVideo: firstVideo, path: outputPath.key("size"))
+            size = outputCompiler.resolveSize(written: output.size, firstVideo: firstVideo, path: outputPath.key("size"))
         }
         // output.renderScale (also the CLI's --render-scale) wins over videoComposition.renderScale unless it is 1.
         if let written, project.videoCompositionHasRenderScale, output.renderScale == Rational(1) {
@@ -60,11 +67,11 @@ extension CompileSession {
         output.frameRate = frameRate
         let sizeWasWritten = output.size != nil
         output.size = size
-        guard let encodedSize = self.encodedSize(for: size, scale: output.renderScale, video: output.video,
+        guard let encodedSize = outputCompiler.encodedSize(for: size, scale: output.renderScale, video: output.video,
                                                 path: outputPath.key("renderScale"), sizeWasWritten: sizeWasWritten)
         else { return nil }
         let contentEnd = composition.tracks.map(\.end).max() ?? .zero
-        guard let finished = finish(output: &output, contentEnd: contentEnd, frameDuration: frameDuration,
+        guard let finished = outputCompiler.finish(output: &output, contentEnd: contentEnd, frameDuration: frameDuration,
                                     endPath: JSONPath.root.key("composition")) else { return nil }
 
         var instructions: [VideoInstruction]
@@ -86,19 +93,19 @@ extension CompileSession {
                                                 background: output.background, instructions: instructions,
                                                 compositor: written?.compositor ?? .builtIn,
                                                 titles: written?.titles ?? [], overlays: written?.overlays ?? [])
-        guard let captions = compileExplicitCaptions(written?.captions ?? [], duration: finished.duration, renderSize: size)
+        guard let captions = captionCompiler.compileExplicitCaptions(written?.captions ?? [], duration: finished.duration, renderSize: size)
         else { return nil }
         videoComposition.captions = captions
         var resolvedComposition = composition
         resolvedComposition.duration = finished.duration
         if finished.isCut {
-            guard let tracks = cut(composition.tracks, at: finished.duration, path: outputPath.key("end")),
-                  let cutInstructions = cut(videoComposition.instructions, at: finished.duration)
+            guard let tracks = endCut.cut(composition.tracks, at: finished.duration, path: outputPath.key("end")),
+                  let cutInstructions = endCut.cut(videoComposition.instructions, at: finished.duration)
             else { return nil }
             resolvedComposition.tracks = tracks
             videoComposition.instructions = cutInstructions
         }
-        guard checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
+        guard layerCompiler.checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
         return CompiledProject(output: output, encodedSize: encodedSize, frameDuration: frameDuration, assets: project.assets,
                                composition: resolvedComposition, audioMix: project.audioMix ?? AudioMix(),
                                videoComposition: videoComposition, duration: finished.duration,

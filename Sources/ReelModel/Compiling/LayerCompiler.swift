@@ -1,6 +1,10 @@
 import ReelTime
 
-extension CompileSession {
+/// Titles and overlays of the layer stage (SPEC §3.5) checked against the composition they are drawn over.
+struct LayerCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
     /// Checks titles and overlays against the compiled composition (SPEC §3.5): an overlay's asset must be an
     /// image; a layer that starts at or after the composition's end is an error, one that runs past it a warning
     /// (it is cut there; `output.end` extends the composition).
@@ -25,7 +29,7 @@ extension CompileSession {
                       time: layer.timeRange.start)
                 valid = false
             } else if layer.timeRange.end > duration {
-                diagnostics.append(Diagnostic(
+                sink.append(Diagnostic(
                     .warning, path: layer.path,
                     message: "the \(kind) runs to \(describeTime(layer.timeRange.end, frameDuration: composition.frameDuration)), "
                         + "past the composition's end at \(describeTime(duration, frameDuration: composition.frameDuration)); it is cut there",

@@ -1,6 +1,6 @@
 import ReelTime
 
-extension CompileSession.PlacedClip {
+extension PlacedClip {
     /// The clip with `placement` set to its transform at its start (fit, position, scale, rotation).
     func withPlacementAtStart() -> Self {
         var clip = self
@@ -9,7 +9,11 @@ extension CompileSession.PlacedClip {
     }
 }
 
-extension CompileSession {
+/// A clip's `position`, `scale`, `rotation`, `crop`, `animations` and `motion` as transform and crop keys of its layer.
+struct MotionCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
     /// The most transform keys one clip's layer may get in one instruction (a long eased animation at a high
     /// frame rate would otherwise make the compiled form huge).
     static let maximumMotionKeys = 100_000

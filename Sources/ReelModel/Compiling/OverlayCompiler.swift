@@ -1,5 +1,14 @@
 import ReelTime
 
+/// An overlay with its source resolved and its place on the timeline.
+struct PlacedOverlay {
+    let overlay: TrackOverlay
+    /// The overlay as a clip on its own track (target: movie time, cut at the composition's end).
+    var clip: PlacedClip
+    /// Its audio track, when it sounds.
+    let audioTrack: Int?
+}
+
 /// Overlays drawn from tracks (`TrackOverlay`: video overlays, image overlays with effects): each becomes a video track
 /// (and an audio track when it sounds) after every other track, and a layer on top of every instruction it shows
 /// in. Instructions are split where an overlay starts and ends, so each one either shows it throughout or not at
@@ -14,15 +23,14 @@ import ReelTime
 /// without one) and centred on the canvas, then moved to `position`, scaled and turned about its centre, and animated,
 /// through the same transform keys as a clip's `position`, `scale`, `rotation` and `animations`; opacity animations
 /// become opacity keys. Its effects map from canvas to source pixels as a clip's do.
-extension CompileSession {
-    /// An overlay with its source resolved and its place on the timeline.
-    struct PlacedOverlay {
-        let overlay: TrackOverlay
-        /// The overlay as a clip on its own track (target: movie time, cut at the composition's end).
-        var clip: PlacedClip
-        /// Its audio track, when it sounds.
-        let audioTrack: Int?
-    }
+struct OverlayCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
+    private var motionCompiler: MotionCompiler { MotionCompiler(sharing: self) }
+    private var endCut: EndCut { EndCut(sharing: self) }
+    private var effectCompiler: EffectCompiler { EffectCompiler(sharing: self) }
+    private var timelineCompiler: TimelineCompiler { TimelineCompiler(sharing: self) }
 
     /// The overlays' tracks, and the instructions with their layers; volumes of the overlays' audio tracks to add to
     /// the audio mix. Nil after reporting a problem.
@@ -64,16 +72,16 @@ extension CompileSession {
             }
         }
         // Cut what runs past the composition's end (a warning said so), with its source range.
-        guard let cutTracks = cut(tracks, at: duration, path: JSONPath.root.key("output").key("end")) else { return nil }
+        guard let cutTracks = endCut.cut(tracks, at: duration, path: JSONPath.root.key("output").key("end")) else { return nil }
 
         for one in placed {
             split(&instructions, at: one.clip.target.start)
             split(&instructions, at: one.clip.target.end)
-            let effects = compiledEffects(one.clip)
+            let effects = effectCompiler.compiledEffects(one.clip)
             for i in instructions.indices where one.clip.target.contains(instructions[i].timeRange.start) {
                 let range = instructions[i].timeRange
                 var layer = LayerInstruction(track: one.clip.videoTrack, opacity: opacityKeys(one, over: range),
-                                             transform: placementKeys(one.clip, over: range))
+                                             transform: motionCompiler.placementKeys(one.clip, over: range))
                 layer.effects = effects
                 instructions[i].layers.insert(layer, at: 0)
             }
@@ -118,7 +126,7 @@ extension CompileSession {
         motion.position = overlay.position
         motion.animations = overlay.animations.filter { $0.property != .opacity }
         clip.motion = motion
-        return resolveClip(clip, frameDuration: frameDuration)
+        return timelineCompiler.resolveClip(clip, frameDuration: frameDuration)
     }
 
     /// The overlay on the movie timeline: its box fitted on the canvas, its animations checked against its length,
@@ -144,7 +152,7 @@ extension CompileSession {
                   time: overlay.start, frame: frameIndex(overlay.start, frameDuration))
             valid = false
         } else if target.end > duration, !resolved.lengthIsStandIn {
-            diagnostics.append(Diagnostic(
+            sink.append(Diagnostic(
                 .warning, path: overlay.path,
                 message: "the overlay runs to \(describeTime(target.end, frameDuration: frameDuration)), past the composition's end at \(describeTime(duration, frameDuration: frameDuration)); it is cut there",
                 time: target.end, frame: frameIndex(target.end, frameDuration),
@@ -195,7 +203,7 @@ extension CompileSession {
             let low = max(start, range.start), high = min(end, range.end)
             guard low < high, let first = try? low.quotient(dividingBy: placed.clip.frameDuration, rounding: .up),
                   let last = try? high.quotient(dividingBy: placed.clip.frameDuration, rounding: .up),
-                  last - first < Int64(Self.maximumMotionKeys) else { continue }
+                  last - first < Int64(MotionCompiler.maximumMotionKeys) else { continue }
             for n in first..<last {
                 if let t = try? Time.frames(n, frameDuration: placed.clip.frameDuration), low < t, t < high { cuts.insert(t) }
             }
@@ -226,11 +234,11 @@ extension CompileSession {
         let opacity: (Double, Double, Double) -> Double = { $0 + ($1 - $0) * $2 }
         for j in instructions[i].layers.indices {
             let layer = instructions[i].layers[j]
-            if let cut = Self.cut(layer.opacity, at: t, default: 1, interpolate: opacity) { first.layers[j].opacity = cut }
-            if let cut = Self.cut(layer.transform, at: t, default: .identity, interpolate: AffineTransform.interpolate) {
+            if let cut = EndCut.cut(layer.opacity, at: t, default: 1, interpolate: opacity) { first.layers[j].opacity = cut }
+            if let cut = EndCut.cut(layer.transform, at: t, default: .identity, interpolate: AffineTransform.interpolate) {
                 first.layers[j].transform = cut
             }
-            if let cut = Self.cut(layer.crop, at: t, default: nil, interpolate: CropRect.interpolate) { first.layers[j].crop = cut }
+            if let cut = EndCut.cut(layer.crop, at: t, default: nil, interpolate: CropRect.interpolate) { first.layers[j].crop = cut }
             second.layers[j].opacity = Self.keys(of: layer.opacity, from: t, interpolate: opacity)
             second.layers[j].transform = Self.keys(of: layer.transform, from: t, interpolate: AffineTransform.interpolate)
             second.layers[j].crop = Self.keys(of: layer.crop, from: t, interpolate: CropRect.interpolate)

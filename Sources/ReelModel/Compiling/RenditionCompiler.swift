@@ -1,6 +1,10 @@
 import ReelTime
 
-extension CompileSession {
+/// `outputs` (docs/outputs.md): each further rendition's settings resolved against the main output's.
+struct RenditionCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
     /// `outputs` resolved against the compiled main output (docs/outputs.md): a size or frame rate not written is
     /// the main output's, and what one pass cannot make is refused at the entry's path.
     ///

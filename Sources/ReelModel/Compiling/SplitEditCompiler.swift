@@ -1,6 +1,11 @@
 import ReelTime
 
-extension CompileSession {
+/// Split edits (`audioLead`, `audioTail`): a clip's sound starting before or ending after its picture, taken
+/// from its neighbours' sound.
+struct SplitEditCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
     /// Split edits (J and L cuts): moves each clip's sound range by its `audioLead` and `audioTail`, and cuts the
     /// sound of the neighbour that gives way, so the storyline's audio track never overlaps itself.
     ///

@@ -1,98 +1,116 @@
 import ReelTime
 
-extension CompileSession {
-    /// A clip with its source range resolved and checked.
-    struct ResolvedClip {
-        let clip: Clip
-        let asset: Asset
-        let source: TimeRange
-        /// Timeline length: source duration / speed, exact.
-        let length: Time
-        let video: MediaFacts.VideoFacts?
-        /// Whether the clip contributes sound to the main audio track.
-        let sounds: Bool
-        /// How long the source's sound lasts, when known (for audioTail).
-        var audioDuration: Time?
-        /// Whether `length` stands in for the unprobed media's (`--no-probe`): nothing is checked against it.
-        var lengthIsStandIn = false
+/// A clip with its source range resolved and checked.
+struct ResolvedClip {
+    let clip: Clip
+    let asset: Asset
+    let source: TimeRange
+    /// Timeline length: source duration / speed, exact.
+    let length: Time
+    let video: MediaFacts.VideoFacts?
+    /// Whether the clip contributes sound to the main audio track.
+    let sounds: Bool
+    /// How long the source's sound lasts, when known (for audioTail).
+    var audioDuration: Time?
+    /// Whether `length` stands in for the unprobed media's (`--no-probe`): nothing is checked against it.
+    var lengthIsStandIn = false
 
-        /// The timeline length, when it is the clip's true one.
-        var checkedLength: Time? { lengthIsStandIn ? nil : length }
+    /// The timeline length, when it is the clip's true one.
+    var checkedLength: Time? { lengthIsStandIn ? nil : length }
+}
+
+/// A clip placed on the storyline.
+struct PlacedClip {
+    let clip: Clip
+    let resolved: ResolvedClip
+    /// Timeline range, overlapping its neighbours by their transitions' durations.
+    let target: TimeRange
+    /// Video track 1 (A) or 3 (B); the audio track is the next id.
+    let videoTrack: Int
+    /// Length of the transition into it (zero for a cut).
+    let incoming: Time
+    /// Length of the transition out of it (zero for a cut).
+    var outgoing: Time
+    /// The transform placing it on the canvas at its start: its fit, then its `position`, `scale` and
+    /// `rotation` (the fit alone without them).
+    var placement: AffineTransform
+    /// Timeline range of its sound: `target`, moved by its own audioLead and audioTail and cut where a
+    /// neighbour's split edit takes over.
+    var audioTarget: TimeRange
+
+    /// The fit transform alone.
+    var fitTransform = AffineTransform.identity
+    /// Where the fit puts the picture's centre, as fractions of the canvas.
+    var fitCentre = LayerPoint(x: 0.5, y: 0.5)
+    /// The canvas, in pixels before renderScale.
+    var canvas = PixelSize(width: 0, height: 0)
+    /// The output's frame duration (eased animations are cut at every frame).
+    var frameDuration = Time(value: 1, timescale: 30)
+
+    var audioTrack: Int { videoTrack + 1 }
+
+    /// Fit, then `position`, `scale` and `rotation` with their animations at timeline time `t` (with `before`,
+    /// just before `t`: an animation starting there with a `from` of its own has not jumped yet).
+    func transform(at t: Time, before: Bool = false) -> AffineTransform {
+        if let moving = clip.rectangleMotion {
+            let local = ((try? t - target.start) ?? .zero)
+            let progress = (try? local.ratio(to: target.duration))?.doubleValue ?? 0
+            return RectangleMotion.transform(showing: moving.rectangle(at: progress), canvas: canvas)
+        }
+        let motion = clip.motion
+        guard motion.position != nil || motion.scale != LayerPoint(x: 1, y: 1) || motion.rotation != 0
+            || !motion.animations.isEmpty else { return fitTransform }
+        let state = motion.state(at: (try? t - target.start) ?? .zero, fitCentre: fitCentre, before: before)
+        let width = Double(canvas.width), height = Double(canvas.height)
+        let centre = (x: fitCentre.x * width, y: fitCentre.y * height)
+        let user = AffineTransform(
+            translate: (state.position.x * width - centre.x, state.position.y * height - centre.y),
+            scale: (state.scale.x, state.scale.y), rotateDegrees: state.rotation, anchor: centre)
+        return user.following(fitTransform)
     }
 
-    /// A clip placed on the storyline.
-    struct PlacedClip {
-        let clip: Clip
-        let resolved: ResolvedClip
-        /// Timeline range, overlapping its neighbours by their transitions' durations.
-        let target: TimeRange
-        /// Video track 1 (A) or 3 (B); the audio track is the next id.
-        let videoTrack: Int
-        /// Length of the transition into it (zero for a cut).
-        let incoming: Time
-        /// Length of the transition out of it (zero for a cut).
-        var outgoing: Time
-        /// The transform placing it on the canvas at its start: its fit, then its `position`, `scale` and
-        /// `rotation` (the fit alone without them).
-        var placement: AffineTransform
-        /// Timeline range of its sound: `target`, moved by its own audioLead and audioTail and cut where a
-        /// neighbour's split edit takes over.
-        var audioTarget: TimeRange
-
-        /// The fit transform alone.
-        var fitTransform = AffineTransform.identity
-        /// Where the fit puts the picture's centre, as fractions of the canvas.
-        var fitCentre = LayerPoint(x: 0.5, y: 0.5)
-        /// The canvas, in pixels before renderScale.
-        var canvas = PixelSize(width: 0, height: 0)
-        /// The output's frame duration (eased animations are cut at every frame).
-        var frameDuration = Time(value: 1, timescale: 30)
-
-        var audioTrack: Int { videoTrack + 1 }
-
-        /// Fit, then `position`, `scale` and `rotation` with their animations at timeline time `t` (with `before`,
-        /// just before `t`: an animation starting there with a `from` of its own has not jumped yet).
-        func transform(at t: Time, before: Bool = false) -> AffineTransform {
-            if let moving = clip.rectangleMotion {
-                let local = ((try? t - target.start) ?? .zero)
-                let progress = (try? local.ratio(to: target.duration))?.doubleValue ?? 0
-                return RectangleMotion.transform(showing: moving.rectangle(at: progress), canvas: canvas)
-            }
-            let motion = clip.motion
-            guard motion.position != nil || motion.scale != LayerPoint(x: 1, y: 1) || motion.rotation != 0
-                || !motion.animations.isEmpty else { return fitTransform }
-            let state = motion.state(at: (try? t - target.start) ?? .zero, fitCentre: fitCentre, before: before)
-            let width = Double(canvas.width), height = Double(canvas.height)
-            let centre = (x: fitCentre.x * width, y: fitCentre.y * height)
-            let user = AffineTransform(
-                translate: (state.position.x * width - centre.x, state.position.y * height - centre.y),
-                scale: (state.scale.x, state.scale.y), rotateDegrees: state.rotation, anchor: centre)
-            return user.following(fitTransform)
-        }
-
-        /// The source range heard over `audioTarget`, at the clip's speed (exact); for a reversed clip the offsets
-        /// count back from the source range's end.
-        var audioSource: TimeRange? {
-            let speed = clip.speed
-            guard let startOffset = try? (audioTarget.start - target.start).multiplied(by: speed),
-                  let endOffset = try? (audioTarget.end - target.start).multiplied(by: speed)
-            else { return nil }
-            if clip.reverse {
-                guard let start = try? resolved.source.end - endOffset, let end = try? resolved.source.end - startOffset
-                else { return nil }
-                return try? TimeRange(start: start, end: end)
-            }
-            guard let start = try? resolved.source.start + startOffset, let end = try? resolved.source.start + endOffset
+    /// The source range heard over `audioTarget`, at the clip's speed (exact); for a reversed clip the offsets
+    /// count back from the source range's end.
+    var audioSource: TimeRange? {
+        let speed = clip.speed
+        guard let startOffset = try? (audioTarget.start - target.start).multiplied(by: speed),
+              let endOffset = try? (audioTarget.end - target.start).multiplied(by: speed)
+        else { return nil }
+        if clip.reverse {
+            guard let start = try? resolved.source.end - endOffset, let end = try? resolved.source.end - startOffset
             else { return nil }
             return try? TimeRange(start: start, end: end)
         }
+        guard let start = try? resolved.source.start + startOffset, let end = try? resolved.source.start + endOffset
+        else { return nil }
+        return try? TimeRange(start: start, end: end)
     }
+}
 
-    /// An item of the storyline with its timeline range.
-    enum PlacedItem {
-        case clip(PlacedClip)
-        case gap(TimeRange)
-    }
+/// An item of the storyline with its timeline range.
+enum PlacedItem {
+    case clip(PlacedClip)
+    case gap(TimeRange)
+}
+
+/// Editing form → explicit form (SPEC §3): clips resolved against their media and laid out on the storyline's
+/// tracks, the other compilers called for transitions, audio, overlays and captions.
+struct TimelineCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
+    private var outputCompiler: OutputCompiler { OutputCompiler(sharing: self) }
+    private var audioCompiler: AudioCompiler { AudioCompiler(sharing: self) }
+    private var splitEditCompiler: SplitEditCompiler { SplitEditCompiler(sharing: self) }
+    private var motionCompiler: MotionCompiler { MotionCompiler(sharing: self) }
+    private var blurFillCompiler: BlurFillCompiler { BlurFillCompiler(sharing: self) }
+    private var endCut: EndCut { EndCut(sharing: self) }
+    private var overlayCompiler: OverlayCompiler { OverlayCompiler(sharing: self) }
+    private var audioMixCompiler: AudioMixCompiler { AudioMixCompiler(sharing: self) }
+    private var captionCompiler: CaptionCompiler { CaptionCompiler(sharing: self) }
+    private var layerCompiler: LayerCompiler { LayerCompiler(sharing: self) }
+    private var transitionCompiler: TransitionCompiler { TransitionCompiler(sharing: self) }
+    private var effectCompiler: EffectCompiler { EffectCompiler(sharing: self) }
 
     /// Editing form → explicit form (SPEC §3): the storyline on video track 1 and audio track 2
     /// ("main"); with transitions, each incoming clip on the other of video tracks 1 and 3 (audio
@@ -104,9 +122,9 @@ extension CompileSession {
         var output = project.output
 
         let firstVideo = firstVideoSource(timeline)
-        let frameRate = resolveFrameRate(written: output.frameRate, firstVideo: firstVideo?.1,
+        let frameRate = outputCompiler.resolveFrameRate(written: output.frameRate, firstVideo: firstVideo?.1,
                                          path: outputPath.key("frameRate"))
-        let size = resolveSize(written: output.size, firstVideo: firstVideo, path: outputPath.key("size"))
+        let size = outputCompiler.resolveSize(written: output.size, firstVideo: firstVideo, path: outputPath.key("size"))
         let frameDuration = frameRate.flatMap { try? $0.inverse }.map(Time.init)
 
         var resolved: [ResolvedClip?] = []
@@ -117,7 +135,7 @@ extension CompileSession {
                 resolved.append(nil)
             }
         }
-        let audioTracks = timeline.audio.enumerated().map { resolveAudioTrack($0.element, id: Compiler.firstExtraAudioTrackID + $0.offset, frameDuration: frameDuration) }
+        let audioTracks = timeline.audio.enumerated().map { audioCompiler.resolveAudioTrack($0.element, id: Compiler.firstExtraAudioTrackID + $0.offset, frameDuration: frameDuration) }
         if timeline.items.isEmpty, output.end == nil {
             error(timelinePath.key("clips"), "the timeline has no clips",
                   hint: "add clips, or set output.end for a render of the background alone")
@@ -125,12 +143,12 @@ extension CompileSession {
         // Every check that stands on its own runs even when others failed: the render size against renderScale,
         // and each transition against whichever of its clips is known.
         let encodedSize = size.flatMap {
-            self.encodedSize(for: $0, scale: output.renderScale, video: output.video, path: outputPath.key("renderScale"),
+            outputCompiler.encodedSize(for: $0, scale: output.renderScale, video: output.video, path: outputPath.key("renderScale"),
                              sizeWasWritten: output.size != nil)
         }
         let layout = layOut(timeline, resolved, canvas: size, frameDuration: frameDuration)
-            .flatMap { laid in applySplitEdits(laid.0, frameDuration: frameDuration).map { ($0, laid.1) } }
-            .flatMap { laid in checkMotion(laid.0, frameDuration: frameDuration) ? laid : nil }
+            .flatMap { laid in splitEditCompiler.applySplitEdits(laid.0, frameDuration: frameDuration).map { ($0, laid.1) } }
+            .flatMap { laid in motionCompiler.checkMotion(laid.0, frameDuration: frameDuration) ? laid : nil }
         guard !hasErrors, let frameRate, let size, let frameDuration, let encodedSize, let (placed, storylineEnd) = layout
         else {
             // Without an error of its own, an unknown rate or size comes from an entry the reader refused.
@@ -150,20 +168,20 @@ extension CompileSession {
         for track in extraAudio {
             if let length = track.length, let end = try? track.track.at + length, end > contentEnd { contentEnd = end }
         }
-        guard let finished = finish(output: &output, contentEnd: contentEnd, frameDuration: frameDuration, endPath: timelinePath)
+        guard let finished = outputCompiler.finish(output: &output, contentEnd: contentEnd, frameDuration: frameDuration, endPath: timelinePath)
         else { return nil }
         // A cut at output.end cuts every sound with the pictures, tails included; only an uncut composition must
         // hold its tails.
-        guard finished.isCut || tailsEndInTime(placed, compositionEnd: finished.duration, frameDuration: frameDuration)
+        guard finished.isCut || splitEditCompiler.tailsEndInTime(placed, compositionEnd: finished.duration, frameDuration: frameDuration)
         else { return nil }
 
         var instructions = storylineInstructions(placed, canvas: size)
-        addBlurredFills(placed, to: &instructions, extraAudioCount: timeline.audio.count)
+        blurFillCompiler.addBlurredFills(placed, to: &instructions, extraAudioCount: timeline.audio.count)
         guard !hasErrors else { return nil }
         if finished.isCut {
-            guard let cut = cut(instructions, at: finished.duration) else { return nil }
+            guard let cut = endCut.cut(instructions, at: finished.duration) else { return nil }
             instructions = cut
-        } else if output.end == nil, contentEnd > storylineEnd, !lengthIsStandIn {
+        } else if output.end == nil, contentEnd > storylineEnd, !context.lengthIsStandIn {
             warnAboutLongAudio(extraAudio, storylineEnd: storylineEnd, contentEnd: contentEnd,
                                frameDuration: frameDuration)
         }
@@ -172,21 +190,21 @@ extension CompileSession {
                                                  path: JSONPath.root.key("videoComposition").key("instructions").index(instructions.count)))
         }
         var tracks = storylineTracks(placed, withTransitions: hasTransitions)
-        let fills = blurredFillTracks(placed, extraAudioCount: timeline.audio.count)
+        let fills = blurFillCompiler.blurredFillTracks(placed, extraAudioCount: timeline.audio.count)
         for track in extraAudio {
-            guard let compiled = audioTrackSegments(track, compositionEnd: finished.duration, frameDuration: frameDuration)
+            guard let compiled = audioCompiler.audioTrackSegments(track, compositionEnd: finished.duration, frameDuration: frameDuration)
             else { return nil }
             tracks.append(compiled)
         }
         tracks += fills
         if finished.isCut {
-            guard let cut = cut(tracks, at: finished.duration, path: outputPath.key("end")) else { return nil }
+            guard let cut = endCut.cut(tracks, at: finished.duration, path: outputPath.key("end")) else { return nil }
             tracks = cut
         }
         // Overlays take the ids after every other track, never 3 and 4 (the storyline's, even without transitions).
         var overlayVolumes: [(track: Int, volume: Double)] = []
         if !timeline.trackOverlays.isEmpty {
-            guard let overlays = compileTrackOverlays(timeline.trackOverlays, instructions: &instructions,
+            guard let overlays = overlayCompiler.compileTrackOverlays(timeline.trackOverlays, instructions: &instructions,
                                                       firstTrackID: max((tracks.map(\.id).max() ?? 0) + 1,
                                                                         Compiler.firstExtraAudioTrackID), canvas: size,
                                                       frameDuration: frameDuration, duration: finished.duration)
@@ -195,14 +213,14 @@ extension CompileSession {
             overlayVolumes = overlays.volumes
         }
         let composition = Composition(tracks: tracks, duration: finished.duration)
-        guard var audioMix = audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
+        guard var audioMix = audioMixCompiler.audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
                                       frameDuration: frameDuration) else { return nil }
         for (track, volume) in overlayVolumes {
             audioMix.inputs.append(AudioMixInput(track: track, volume: KeyList([.set(at: .zero, value: volume)]), name: "volume",
                                                  path: JSONPath.root.key("audioMix").key("inputs").index(audioMix.inputs.count)))
         }
         let layers = timeline.overlays + timeline.titles
-        guard let captions = compileCaptions(timeline, placed: placed, duration: finished.duration, renderSize: size) else { return nil }
+        guard let captions = captionCompiler.compileCaptions(timeline, placed: placed, duration: finished.duration, renderSize: size) else { return nil }
         var videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions,
                                                 titles: timeline.titles, overlays: timeline.overlays)
@@ -215,7 +233,7 @@ extension CompileSession {
             }
             videoComposition.instructions = instructions
         }
-        guard checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
+        guard layerCompiler.checkMovieLayers(videoComposition, duration: finished.duration) else { return nil }
         return CompiledProject(output: output, encodedSize: encodedSize, frameDuration: frameDuration, assets: project.assets,
                                composition: composition, audioMix: audioMix, videoComposition: videoComposition,
                                duration: finished.duration, exportRange: finished.exportRange,
@@ -401,26 +419,6 @@ extension CompileSession {
         return tracks
     }
 
-    /// The asset's chosen video and audio stream indexes (nil: the file's default).
-    func streams(of asset: Asset) -> (video: Int?, audio: Int?) {
-        if case .file(_, let video, let audio, _, _) = asset.source { return (video, audio) }
-        return (nil, nil)
-    }
-
-    /// Segments in ascending order with empty edits inserted before the first and between the others.
-    func filled(_ segments: [Segment]) -> [Segment] {
-        var result: [Segment] = []
-        var position = Time.zero
-        for segment in segments {
-            if segment.target.start > position, let hole = try? TimeRange(start: position, end: segment.target.start) {
-                result.append(Segment(emptyTarget: hole))
-            }
-            result.append(segment)
-            position = segment.target.end
-        }
-        return result
-    }
-
     /// One instruction per gap and per stretch of a clip outside transitions, each transition's
     /// instruction(s) between them (SPEC §3.1), in time order.
     private func storylineInstructions(_ placed: [PlacedItem], canvas: PixelSize) -> [VideoInstruction] {
@@ -434,18 +432,18 @@ extension CompileSession {
                 previous = nil
             case .clip(let clip):
                 if let transition = clip.clip.transition, let outgoing = previous {
-                    var made = transitionInstructions(transition, from: outgoing, to: clip, canvas: canvas,
+                    var made = transitionCompiler.transitionInstructions(transition, from: outgoing, to: clip, canvas: canvas,
                                                       firstIndex: instructions.count)
-                    addEffects(of: outgoing, to: &made)
-                    addEffects(of: clip, to: &made)
+                    effectCompiler.addEffects(of: outgoing, to: &made)
+                    effectCompiler.addEffects(of: clip, to: &made)
                     instructions += made
                 }
                 if let soloStart = try? clip.target.start + clip.incoming, let soloEnd = try? clip.target.end - clip.outgoing,
                    soloStart < soloEnd, let solo = try? TimeRange(start: soloStart, end: soloEnd) {
                     let path = instructionsPath.index(instructions.count)
-                    var layer = LayerInstruction(track: clip.videoTrack, transform: placementKeys(clip, over: solo),
-                                                 crop: cropKeys(clip, at: solo.start), path: path.key("layers").index(0))
-                    layer.effects = compiledEffects(clip)
+                    var layer = LayerInstruction(track: clip.videoTrack, transform: motionCompiler.placementKeys(clip, over: solo),
+                                                 crop: motionCompiler.cropKeys(clip, at: solo.start), path: path.key("layers").index(0))
+                    layer.effects = effectCompiler.compiledEffects(clip)
                     instructions.append(VideoInstruction(timeRange: solo, layers: [layer], path: path))
                 }
                 previous = clip
@@ -540,8 +538,8 @@ extension CompileSession {
         } else if isLint, inPoint == nil {
             outPoint = nil
             outPath = clip.path
-        } else if isLint, let inPoint, let standIn = try? inPoint + Self.standInLength {
-            lengthIsStandIn = true
+        } else if isLint, let inPoint, let standIn = try? inPoint + CompileContext.standInLength {
+            context.lengthIsStandIn = true
             standsIn = true
             outPoint = standIn
             outPath = clip.path
@@ -600,7 +598,7 @@ extension CompileSession {
     }
 }
 
-extension CompileSession {
+extension TimelineCompiler {
     /// A clip's source range and length checked against its asset as a storyline clip's are (overlays use it).
     func resolveClip(_ clip: Clip, frameDuration: Time?) -> ResolvedClip? {
         resolve(clip, frameDuration: frameDuration)
@@ -630,7 +628,7 @@ func frameIndex(_ t: Time, _ frameDuration: Time?) -> Int64? {
     return try? t.quotient(dividingBy: frameDuration, rounding: .down)
 }
 
-extension CompileSession {
+extension TimelineCompiler {
     /// Issue 19.6: an audio track that outlasts the pictures makes the render go on with the background (black)
     /// until it ends. That is SPEC §2.1's rule, but rarely what was meant: a warning per such track, naming both
     /// ends and the two ways out (`output.end` at the pictures' end cuts it; at the track's end keeps it).
@@ -640,7 +638,7 @@ extension CompileSession {
             else { continue }
             let pictures = storylineEnd.isZero ? "there are no pictures" : "the pictures end at "
                 + describeTime(storylineEnd, frameDuration: frameDuration)
-            diagnostics.append(Diagnostic(
+            sink.append(Diagnostic(
                 .warning, path: resolved.track.path,
                 message: "the audio track \"\(resolved.track.id)\" runs to \(describeTime(end, frameDuration: frameDuration)), "
                     + "but \(pictures): the render goes on with the background (black) until "

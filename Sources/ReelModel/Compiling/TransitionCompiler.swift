@@ -1,6 +1,13 @@
 import ReelTime
 
-extension CompileSession {
+/// Transitions (SPEC §3.1): each one's instructions over the overlap of its two clips, as opacity, transform and
+/// crop ramps.
+struct TransitionCompiler: CompilerPart {
+    let sink: DiagnosticSink
+    let context: CompileContext
+
+    private var motionCompiler: MotionCompiler { MotionCompiler(sharing: self) }
+
     /// The instruction(s) over a transition's overlap `[incoming.start, incoming.start + duration)`,
     /// each with two layers (top first) whose keys express the transition on top of each clip's
     /// fit transform, the canvas being W × H = `canvas`:
@@ -31,24 +38,24 @@ extension CompileSession {
         case .dissolve:
             let layers = [
                 LayerInstruction(track: outgoing.videoTrack, opacity: KeyList([.ramp(overlap, from: 1, to: 0)]),
-                                 transform: placementKeys(outgoing, over: overlap), crop: cropKeys(outgoing, at: start),
+                                 transform: motionCompiler.placementKeys(outgoing, over: overlap), crop: motionCompiler.cropKeys(outgoing, at: start),
                                  backdrop: outgoingBackdrop, path: layerPath(0)),
-                LayerInstruction(track: incoming.videoTrack, transform: placementKeys(incoming, over: overlap),
-                                 crop: cropKeys(incoming, at: start), backdrop: incomingBackdrop, path: layerPath(1)),
+                LayerInstruction(track: incoming.videoTrack, transform: motionCompiler.placementKeys(incoming, over: overlap),
+                                 crop: motionCompiler.cropKeys(incoming, at: start), backdrop: incomingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
 
         case .push(let direction), .slide(let direction):
             let (dx, dy) = Self.entryOffset(direction, width: width, height: height)
-            let entering = placementKeys(incoming, over: overlap, shiftFrom: (dx, dy), shiftTo: (0, 0))
-            var leaving = placementKeys(outgoing, over: overlap)
+            let entering = motionCompiler.placementKeys(incoming, over: overlap, shiftFrom: (dx, dy), shiftTo: (0, 0))
+            var leaving = motionCompiler.placementKeys(outgoing, over: overlap)
             if case .push = transition.kind {
-                leaving = placementKeys(outgoing, over: overlap, shiftFrom: (0, 0), shiftTo: (-dx, -dy))
+                leaving = motionCompiler.placementKeys(outgoing, over: overlap, shiftFrom: (0, 0), shiftTo: (-dx, -dy))
             }
             let layers = [
-                LayerInstruction(track: incoming.videoTrack, transform: entering, crop: cropKeys(incoming, at: start),
+                LayerInstruction(track: incoming.videoTrack, transform: entering, crop: motionCompiler.cropKeys(incoming, at: start),
                                  backdrop: incomingBackdrop, path: layerPath(0)),
-                LayerInstruction(track: outgoing.videoTrack, transform: leaving, crop: cropKeys(outgoing, at: start),
+                LayerInstruction(track: outgoing.videoTrack, transform: leaving, crop: motionCompiler.cropKeys(outgoing, at: start),
                                  backdrop: outgoingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
@@ -65,10 +72,10 @@ extension CompileSession {
             let crop = KeyList([Key.ramp(overlap, from: Self.sourceRect(hidden, placement: incoming.placement),
                                          to: Self.sourceRect(whole, placement: incoming.placement))])
             let layers = [
-                LayerInstruction(track: incoming.videoTrack, transform: placementKeys(incoming, over: overlap), crop: crop,
+                LayerInstruction(track: incoming.videoTrack, transform: motionCompiler.placementKeys(incoming, over: overlap), crop: crop,
                                  backdrop: incomingBackdrop, path: layerPath(0)),
-                LayerInstruction(track: outgoing.videoTrack, transform: placementKeys(outgoing, over: overlap),
-                                 crop: cropKeys(outgoing, at: start), backdrop: outgoingBackdrop, path: layerPath(1)),
+                LayerInstruction(track: outgoing.videoTrack, transform: motionCompiler.placementKeys(outgoing, over: overlap),
+                                 crop: motionCompiler.cropKeys(outgoing, at: start), backdrop: outgoingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
 
@@ -79,11 +86,11 @@ extension CompileSession {
             else { return [] }
             let secondPath = instructionsPath.index(firstIndex + 1)
             let fadingOut = LayerInstruction(track: outgoing.videoTrack, opacity: KeyList([.ramp(first, from: 1, to: 0)]),
-                                             transform: placementKeys(outgoing, over: first), crop: cropKeys(outgoing, at: start),
+                                             transform: motionCompiler.placementKeys(outgoing, over: first), crop: motionCompiler.cropKeys(outgoing, at: start),
                                              backdrop: outgoingBackdrop,
                                              path: layerPath(0))
             let fadingIn = LayerInstruction(track: incoming.videoTrack, opacity: KeyList([.ramp(second, from: 0, to: 1)]),
-                                            transform: placementKeys(incoming, over: second), crop: cropKeys(incoming, at: middle),
+                                            transform: motionCompiler.placementKeys(incoming, over: second), crop: motionCompiler.cropKeys(incoming, at: middle),
                                             backdrop: incomingBackdrop,
                                             path: secondPath.key("layers").index(0))
             return [

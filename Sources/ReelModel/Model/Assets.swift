@@ -6,6 +6,14 @@ public enum AssetRotation: Sendable, Hashable {
     case auto
     /// Turn the stored picture clockwise by 0, 90, 180 or 270 degrees, ignoring the file's matrix.
     case degrees(Int)
+
+    /// The degrees a project may write (`.degrees`): the quarter turns, in order.
+    public static let quarterTurns = [0, 90, 180, 270]
+
+    /// What `rotation` may be, for messages: `"auto", 0, 90, 180 or 270`.
+    static var writtenForms: String {
+        "\"auto\", " + quarterTurns.dropLast().map(String.init).joined(separator: ", ") + " or " + String(quarterTurns[quarterTurns.count - 1])
+    }
 }
 
 /// Where an asset's media comes from (SPEC §2.2).

@@ -107,6 +107,26 @@ public struct LayerState: Sendable, Hashable {
 }
 
 /// Text and its look (SPEC §3.5).
+/// The font weights a title may name instead of a number (the names Pango and CSS share), lightest first.
+public enum FontWeightName: String, Sendable, CaseIterable {
+    case thin, ultralight, light, normal, medium, semibold, bold, ultrabold, heavy
+
+    /// The weight on CSS's scale: 100 (thin) to 900 (heavy) in steps of 100.
+    public var weight: Int {
+        switch self {
+        case .thin: 100
+        case .ultralight: 200
+        case .light: 300
+        case .normal: 400
+        case .medium: 500
+        case .semibold: 600
+        case .bold: 700
+        case .ultrabold: 800
+        case .heavy: 900
+        }
+    }
+}
+
 public struct TextStyle: Sendable, Hashable {
     /// How lines of several widths line up.
     public enum Alignment: String, Sendable, Hashable, CaseIterable {

@@ -200,6 +200,11 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     }
 }
 
+/// The pixel formats an output may request (`output.video.pixelFormat`), by their FFmpeg names.
+public enum OutputPixelFormat: String, Sendable, CaseIterable {
+    case yuv420p, yuv420p10le, yuv422p, yuv422p10le, yuv444p, yuv444p10le
+}
+
 /// `output.video`: the video encoder's settings. Nil members take the preset's value.
 public struct VideoOutputSettings: Sendable, Hashable {
     /// The codec; default the container's first (h264, or vp9 for WebM).
@@ -210,7 +215,8 @@ public struct VideoOutputSettings: Sendable, Hashable {
     public var bitrate: Int?
     /// The encoder's own speed preset name (e.g. x264's `"slow"`), passed through.
     public var encoderPreset: String?
-    /// FFmpeg pixel format name of the encoded video (e.g. `"yuv420p"`); nil: the codec's default.
+    /// FFmpeg pixel format name of the encoded video (e.g. `"yuv420p"`), one of `OutputPixelFormat`'s; nil: the
+    /// codec's default.
     public var pixelFormat: String?
     /// Maximum keyframe interval in frames.
     public var gop: Int?

@@ -183,6 +183,14 @@ public enum TransitionTypeName: String, Sendable, CaseIterable {
     case wipe
     /// Fade to a colour and back.
     case dip
+
+    /// Whether pictures (or an edge) move, so that the transition takes a `direction`: push, slide and wipe.
+    public var moves: Bool {
+        switch self {
+        case .push, .slide, .wipe: true
+        case .dissolve, .dip: false
+        }
+    }
 }
 
 /// The way pictures (or a wipe's edge) move in a transition (SPEC §3.1): with `left` the incoming

@@ -1,6 +1,13 @@
 import ReelTime
 
-extension DocumentDecoder {
+/// Reads `captions` (docs/captions.md) of the timeline, of clips and of the explicit form: the caption file,
+/// its style and the explicit form's cues.
+struct CaptionsReader: FieldReader {
+    let sink: DiagnosticSink
+    let context: ReadingContext
+
+    private var layerReader: LayerReader { LayerReader(sharing: self) }
+
     /// `captions` of the timeline or of the explicit form's videoComposition: an array of caption objects.
     /// Broken entries are reported and left out; `valid` tells whether all were read.
     func readCaptionsList(_ fields: Fields, _ path: JSONPath) -> (captions: [Captions], valid: Bool) {
@@ -42,7 +49,7 @@ extension DocumentDecoder {
                 value.scale = highlightFields["scale"].flatMap { double($0, path.key("highlight").key("scale"), in: 0.1...10) }
                 if highlightFields.has("color"), value.color == nil { valid = false }
                 if highlightFields.has("scale"), value.scale == nil { valid = false }
-                value.box = highlightFields["box"].flatMap { readTextBackground($0, path.key("highlight").key("box")) }
+                value.box = highlightFields["box"].flatMap { layerReader.readTextBackground($0, path.key("highlight").key("box")) }
                 if highlightFields.has("box"), value.box == nil { valid = false }
                 highlight = value
             } else {
@@ -111,9 +118,9 @@ extension DocumentDecoder {
         style.font = take(fields["font"].flatMap { string($0, path.key("font")) }, "font")
         style.size = take(fields["size"].flatMap { double($0, path.key("size"), in: 1...2000) }, "size")
         style.color = take(fields["color"].flatMap { color($0, path.key("color")) }, "color")
-        style.outline = take(fields["outline"].flatMap { readOutline($0, path.key("outline")) }, "outline")
-        style.shadow = take(fields["shadow"].flatMap { readShadow($0, path.key("shadow")) }, "shadow")
-        style.background = take(fields["background"].flatMap { readTextBackground($0, path.key("background")) }, "background")
+        style.outline = take(fields["outline"].flatMap { layerReader.readOutline($0, path.key("outline")) }, "outline")
+        style.shadow = take(fields["shadow"].flatMap { layerReader.readShadow($0, path.key("shadow")) }, "shadow")
+        style.background = take(fields["background"].flatMap { layerReader.readTextBackground($0, path.key("background")) }, "background")
         style.align = take(fields["align"].flatMap { enumeration($0, path.key("align"), "alignment") }, "align")
         style.placement = take(fields["placement"].flatMap { enumeration($0, path.key("placement"), "caption placement") },
                                "placement")

@@ -1,6 +1,11 @@
 import ReelTime
 
-extension DocumentDecoder {
+/// Reads `effects` (docs/effects.md) of clips, overlays and layer instructions: each effect type's keys,
+/// animated parameters and regions.
+struct EffectReader: FieldReader {
+    let sink: DiagnosticSink
+    let context: ReadingContext
+
     /// The keys each effect type takes besides `type`, `start` and `duration`.
     static let effectKeys: [EffectTypeName: [String]] = [
         .lut: ["file"],
@@ -13,7 +18,7 @@ extension DocumentDecoder {
     /// A layer's `"effects"` (docs/effects.md): an array of effect objects, read the same way on clips and on
     /// layer instructions (`units` names what rectangles and sizes are measured in, for hints). Nil after
     /// reporting every problem found.
-    func effects(_ json: JSON, _ path: JSONPath, units: String) -> [LayerEffect]? {
+    func readEffects(_ json: JSON, _ path: JSONPath, units: String) -> [LayerEffect]? {
         guard let elements = array(json, path, expected: "an array of effects") else { return nil }
         var effects: [LayerEffect] = []
         var valid = true

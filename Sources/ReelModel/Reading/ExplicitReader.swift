@@ -1,6 +1,16 @@
 import ReelTime
 
-extension DocumentDecoder {
+/// Reads the explicit form (SPEC §4): `composition`, `audioMix` and `videoComposition` with its instructions,
+/// layer instructions, transforms and crops.
+struct ExplicitReader: FieldReader {
+    let sink: DiagnosticSink
+    let context: ReadingContext
+
+    private var layerReader: LayerReader { LayerReader(sharing: self) }
+    private var captionsReader: CaptionsReader { CaptionsReader(sharing: self) }
+    private var effectReader: EffectReader { EffectReader(sharing: self) }
+    private var outputReader: OutputReader { OutputReader(sharing: self) }
+
     // MARK: composition
 
     /// `composition` (SPEC §4.1).
@@ -197,7 +207,7 @@ extension DocumentDecoder {
         if let json = fields["renderSize"] {
             if let size = size(json, path.key("renderSize")) {
                 renderSize = size
-                checkChromaParity(size, output.video, path.key("renderSize"))
+                outputReader.checkChromaParity(size, output.video, path.key("renderSize"))
             } else {
                 valid = false
             }
@@ -231,8 +241,8 @@ extension DocumentDecoder {
         } else {
             valid = false
         }
-        let layers = readMovieLayers(fields, path)
-        let captions = readCaptionsList(fields, path)
+        let layers = layerReader.readMovieLayers(fields, path)
+        let captions = captionsReader.readCaptionsList(fields, path)
         guard valid, layers.valid, captions.valid else { return nil }
         var composition = VideoComposition(frameDuration: frameDuration, renderSize: renderSize, renderScale: renderScale,
                                            background: background, instructions: instructions, compositor: compositor,
@@ -294,7 +304,7 @@ extension DocumentDecoder {
         }
         var effects: [LayerEffect] = []
         if let json = fields["effects"] {
-            if let read = self.effects(json, path.key("effects"), units: "source pixels") { effects = read } else { valid = false }
+            if let read = effectReader.readEffects(json, path.key("effects"), units: "source pixels") { effects = read } else { valid = false }
         }
         guard valid, let track else { return nil }
         var layer = LayerInstruction(track: track, opacity: opacity, transform: transform, crop: crop, backdrop: backdrop,
@@ -320,62 +330,6 @@ extension DocumentDecoder {
         }
         guard let color, let rect else { return nil }
         return LayerBackdrop(color: color, rect: rect)
-    }
-
-    // MARK: key lists
-
-    /// A key list (SPEC §4.3): `{"at", "value"}` and `{"start", "duration"|"end", "from", "to"}` keys.
-    /// `curves`: whether ramps may carry `"curve"` (volume keys only); elsewhere a written curve is an error.
-    func keyList<Value>(_ json: JSON, _ path: JSONPath, curves: Bool = false,
-                        value: (JSON, JSONPath) -> Value?) -> KeyList<Value>? {
-        guard let elements = array(json, path, expected: "an array of keys") else { return nil }
-        var keys: [Key<Value>] = []
-        var valid = true
-        for (keyJSON, keyPath) in elements {
-            let isSet = keyJSON.value.objectValue?["at"] != nil
-            if isSet {
-                guard let fields = object(keyJSON, keyPath, .stepKey) else {
-                    valid = false
-                    continue
-                }
-                let at = fields["at"].flatMap { instant($0, keyPath.key("at")) }
-                let v = fields["value"].flatMap { value($0, keyPath.key("value")) }
-                guard let at, let v else {
-                    valid = false
-                    continue
-                }
-                keys.append(.set(at: at, value: v))
-            } else {
-                guard let fields = object(keyJSON, keyPath, .rampKey,
-                                          expected: "a key {\"at\", \"value\"} or {\"start\", \"duration\", \"from\", \"to\"}")
-                else {
-                    valid = false
-                    continue
-                }
-                let range = rangeFields(fields, what: "ramp")
-                let from = fields["from"].flatMap { value($0, keyPath.key("from")) }
-                let to = fields["to"].flatMap { value($0, keyPath.key("to")) }
-                var curve = RampCurve.linear
-                if let curveJSON = fields["curve"] {
-                    if let written: RampCurve = enumeration(curveJSON, keyPath.key("curve"), "curve") {
-                        if written != .linear, !curves {
-                            error(keyPath.key("curve"), "only volume ramps may have a \"\(written.rawValue)\" curve",
-                                  hint: "remove \"curve\": opacity, transform and crop ramps are linear")
-                            valid = false
-                        }
-                        curve = written
-                    } else {
-                        valid = false
-                    }
-                }
-                guard let range, let from, let to else {
-                    valid = false
-                    continue
-                }
-                keys.append(.ramp(range, from: from, to: to, curve: curves ? curve : .linear))
-            }
-        }
-        return valid ? KeyList(keys) : nil
     }
 
     /// A transform: a matrix `[a, b, c, d, tx, ty]` or `{"translate", "scale", "rotate", "anchor"}`.

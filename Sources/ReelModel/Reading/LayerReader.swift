@@ -1,6 +1,13 @@
 import ReelTime
 
-extension DocumentDecoder {
+/// Reads titles and image overlays (SPEC §3.5) of the timeline and of the explicit form's videoComposition:
+/// placement, `animations`, text styling and fonts.
+struct LayerReader: FieldReader {
+    let sink: DiagnosticSink
+    let context: ReadingContext
+
+    private var effectReader: EffectReader { EffectReader(sharing: self) }
+
     /// `titles` and `overlays` of `fields` (the timeline, or the explicit form's videoComposition), SPEC §3.5.
     /// Every entry is checked; broken ones are reported and left out, so `valid` tells whether all were read.
     /// With `overlays` false, the `overlays` list is left to the caller (the timeline reads its own, which may hold
@@ -101,7 +108,7 @@ extension DocumentDecoder {
         var effects: [LayerEffect] = []
         if let json = fields["effects"] {
             if allowsEffects {
-                if let read = self.effects(json, path.key("effects"), units: "canvas pixels") { effects = read } else { valid = false }
+                if let read = effectReader.readEffects(json, path.key("effects"), units: "canvas pixels") { effects = read } else { valid = false }
             } else {
                 error(path.key("effects"), "effects on an overlay belong to the editing form (timeline.overlays)",
                       hint: "in the explicit form, put the image on a video track and give its layer instruction the effects")
@@ -267,13 +274,8 @@ extension DocumentDecoder {
         return color.map { TextStyle.Background(color: $0, padding: padding) }
     }
 
-    /// `[x, y]`, two finite numbers.
     /// A layer's centre may lie off the canvas, up to 100 render sizes away (fractions of the render size).
     static let positionRange: ClosedRange<Double> = -100...100
-
-    func point(_ json: JSON, _ path: JSONPath, what: String, in range: ClosedRange<Double>? = nil) -> LayerPoint? {
-        numbers(json, path, count: 2, expected: what, in: range).map { LayerPoint(x: $0[0], y: $0[1]) }
-    }
 
     /// A title's `font`: one family or font file, or a list of families tried in order (no files in a list: a file
     /// is one exact face, so nothing after it would ever be used).
@@ -310,9 +312,9 @@ extension DocumentDecoder {
     /// A font weight: a CSS number 1…1000, or one of the names Pango and CSS share.
     private func fontWeight(_ json: JSON, _ path: JSONPath) -> Int? {
         if case .string(let name) = json.value {
-            if let weight = Self.fontWeights[name] { return weight }
+            if let weight = FontWeightName(rawValue: name)?.weight { return weight }
             error(path, "unknown font weight \(JSONWriter.quoted(name))",
-                  hint: "use a number from 1 to 1000, or one of " + Self.fontWeights.sorted { $0.value < $1.value }.map(\.key).joined(separator: ", "))
+                  hint: "use a number from 1 to 1000, or one of " + FontWeightName.allCases.map(\.rawValue).joined(separator: ", "))
             return nil
         }
         guard let value = double(json, path) else { return nil }
@@ -323,19 +325,6 @@ extension DocumentDecoder {
         return Int(value)
     }
 
-    /// Font weights by name, on CSS's scale.
-    static let fontWeights: [String: Int] = ["thin": 100, "ultralight": 200, "light": 300, "normal": 400, "medium": 500,
-                                             "semibold": 600, "bold": 700, "ultrabold": 800, "heavy": 900]
-
-    /// A number greater than 0 and at most `limit`.
-    func positiveNumber(_ json: JSON, _ path: JSONPath, what: String, upTo limit: Double) -> Double? {
-        guard let value = double(json, path) else { return nil }
-        guard value > 0, value <= limit else {
-            error(path, "\(what) \(plain(value)) is outside (0, \(plain(limit))]", hint: "use a \(what) greater than 0")
-            return nil
-        }
-        return value
-    }
 
     /// An overlay's `[w, h]`: whole pixels, 1…8192 each.
     func layerSize(_ json: JSON, _ path: JSONPath) -> PixelSize? {

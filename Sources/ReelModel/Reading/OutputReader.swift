@@ -1,10 +1,12 @@
 import ReelCodecs
 import ReelTime
 
-/// Pixel formats an output may request.
-let knownPixelFormats = ["yuv420p", "yuv420p10le", "yuv422p", "yuv422p10le", "yuv444p", "yuv444p10le"]
+/// Reads `output` and `outputs` (SPEC §2.1, docs/outputs.md): the container, codecs, sizes, rates and ranges.
+/// It reads first: `output.frameRate` goes into the reading context, for the times read after it.
+struct OutputReader: FieldReader {
+    let sink: DiagnosticSink
+    let context: ReadingContext
 
-extension DocumentDecoder {
     /// `output` (SPEC §2.1). Reads frameRate first so later times may count frames.
     ///
     /// With `further`, `json` is an element of `outputs` (docs/outputs.md): its frame rate is its own (times in the
@@ -20,8 +22,8 @@ extension DocumentDecoder {
             if further {
                 ownRate = readFrameRate(rateJSON, path.key("frameRate"))
             } else {
-                frameRate = readFrameRate(rateJSON, path.key("frameRate"))
-                frameRateIsBroken = frameRate == nil
+                context.frameRate = readFrameRate(rateJSON, path.key("frameRate"))
+                context.frameRateIsBroken = context.frameRate == nil
             }
         }
         var outputPath: String?
@@ -36,7 +38,7 @@ extension DocumentDecoder {
             }
         }
         var output = OutputSettings(path: outputPath)
-        output.frameRate = further ? ownRate : frameRate
+        output.frameRate = further ? ownRate : context.frameRate
 
         if let json = fields["format"] {
             if let container: ContainerFormat = enumeration(json, path.key("format"), "container format") {
@@ -61,9 +63,9 @@ extension DocumentDecoder {
                       hint: "move the poster into \"outputs\": [{\"path\": \"poster.jpg\", \"at\": 2}]")
             }
         }
-        if further || !outputPathOverridden, fields["format"] == nil || output.format != nil {
-            diagnostics += output.containerDiagnostics(at: path.key("path"), base: path, allowsPoster: further,
-                                                       capabilities: capabilities)
+        if further || !context.outputPathOverridden, fields["format"] == nil || output.format != nil {
+            sink.append(contentsOf: output.containerDiagnostics(at: path.key("path"), base: path, allowsPoster: further,
+                                                                capabilities: context.capabilities))
         }
         if let json = fields["size"], let size = size(json, path.key("size")) {
             output.size = size
@@ -105,29 +107,6 @@ extension DocumentDecoder {
         return elements.map { readOutput($0.0, $0.1, further: true) }
     }
 
-    /// `output.frameRate`: a JSON number (JSON's grammar, taken exactly) or an `"N/D"` string (SPEC §2.1); a
-    /// decimal inside a string (`"29.97"`, `"1e2"`) is refused, as the format names no such form.
-    func readFrameRate(_ json: JSON, _ path: JSONPath) -> Rational? {
-        do {
-            switch json.value {
-            case .number(let literal):
-                return try TimeSyntax.parseFrameRate(jsonNumber: literal)
-            case .string(let literal) where literal.contains("/"):
-                return try TimeSyntax.parseFrameRate(literal)
-            case .string(let literal):
-                error(path, "frame rate \(JSONWriter.quoted(literal)) is a string, which must be \"N/D\"",
-                      hint: "write the rate as a JSON number (29.97) or as \"N/D\" (\"30000/1001\")")
-                return nil
-            default:
-                typeError(json, path, expected: "a frame rate (a number or \"N/D\")")
-                return nil
-            }
-        } catch {
-            self.error(path, error.message, hint: "use 1 to 240 frames per second, as a number or \"N/D\"")
-            return nil
-        }
-    }
-
     func checkChromaParity(_ size: PixelSize, _ video: VideoOutputSettings, _ path: JSONPath) {
         let oddWidth = video.needsEvenWidth && size.width % 2 != 0
         let oddHeight = video.needsEvenHeight && size.height % 2 != 0
@@ -160,11 +139,12 @@ extension DocumentDecoder {
         if let json = fields["bitrate"] { output.video.bitrate = bitrate(json, path.key("bitrate")) }
         if let json = fields["encoderPreset"] { output.video.encoderPreset = string(json, path.key("encoderPreset")) }
         if let json = fields["pixelFormat"], let name = string(json, path.key("pixelFormat")) {
-            if knownPixelFormats.contains(name) {
+            let known = OutputPixelFormat.allCases.map(\.rawValue)
+            if known.contains(name) {
                 output.video.pixelFormat = name
             } else {
-                let hint = suggestion(for: name, among: knownPixelFormats).map { "did you mean \"\($0)\"?" }
-                    ?? "use one of " + knownPixelFormats.joined(separator: ", ")
+                let hint = suggestion(for: name, among: known).map { "did you mean \"\($0)\"?" }
+                    ?? "use one of " + known.joined(separator: ", ")
                 error(path.key("pixelFormat"), "unknown pixel format \"\(name)\"", hint: hint)
             }
         }
@@ -226,110 +206,5 @@ extension DocumentDecoder {
             return value
         }
         return integer(json, path, in: limits, what: "a bit rate in bits per second")
-    }
-
-    // MARK: Assets
-
-    /// `assets` (SPEC §2.2), in document order.
-    func readAssets(_ json: JSON?, _ path: JSONPath) -> [Asset] {
-        guard let json else { return [] }
-        guard case .object(let map) = json.value else {
-            typeError(json, path, expected: "an object mapping ids to assets")
-            return []
-        }
-        assetIDs = map.keys
-        var assets: [Asset] = []
-        for member in map.members {
-            let assetPath = path.key(member.key)
-            guard identifier(member.key, assetPath, what: "asset id") else { continue }
-            if member.value.value == .null {
-                error(assetPath, "null is not allowed here", hint: "omit an optional key instead")
-                continue
-            }
-            if let asset = readAsset(id: member.key, member.value, assetPath) { assets.append(asset) }
-        }
-        return assets
-    }
-
-    /// `{"sequence": "frames/img_%04d.png", "frameRate": 24, "start": 1}`: numbered images played as a video.
-    private func readSequence(id: String, _ json: JSON, _ fields: Fields, _ path: JSONPath) -> Asset? {
-        guard let pattern = filePath(json, path.key("sequence")) else { return nil }
-        let conversions = pattern.matches(of: /%0?[0-9]*d/).count
-        guard conversions == 1, pattern.filter({ $0 == "%" }).count == 1 else {
-            error(path.key("sequence"), "an image sequence pattern has exactly one frame number, %d or %0Nd (like img_%04d.png)",
-                  hint: "write the numbered part of the file names as %04d for 4 digits with leading zeros")
-            return nil
-        }
-        guard let rateJSON = fields["frameRate"] else {
-            error(path, "missing \"frameRate\"", hint: "say how many images a second the sequence plays, e.g. \"frameRate\": 24")
-            return nil
-        }
-        guard let rate = readFrameRate(rateJSON, path.key("frameRate")) else { return nil }
-        var start: Int?
-        if let startJSON = fields["start"] {
-            guard let number = integer(startJSON, path.key("start"), in: 0...999_999_999, what: "a frame number") else { return nil }
-            start = number
-        }
-        return Asset(id: id, source: .file(path: ImageSequencePath.encode(pattern: pattern, frameRate: rate, start: start),
-                                           videoTrack: nil, audioTrack: nil, language: nil, rotation: .auto), path: path)
-    }
-
-    private func readAsset(id: String, _ json: JSON, _ path: JSONPath) -> Asset? {
-        // A file asset, or one without a kind key, is checked against every asset key, so that a misspelt
-        // "image" or "color" still gets its "did you mean".
-        let kinds: [(key: String, shape: ObjectShape)] = [("path", .asset), ("image", .imageAsset), ("color", .colorAsset),
-                                                          ("sequence", .sequenceAsset)]
-        let present = json.value.objectValue.map { object in kinds.filter { object[$0.key] != nil } } ?? []
-        if present.count > 1 {
-            error(path, "an asset is one of path, image or color, found \(present.map(\.key).joined(separator: " and "))",
-                  hint: "keep one of them")
-            return nil
-        }
-        guard let fields = object(json, path, present.first?.shape ?? .asset, expected: "an asset object") else { return nil }
-        if let imageJSON = fields["image"] {
-            guard let file = filePath(imageJSON, path.key("image")) else { return nil }
-            return Asset(id: id, source: .image(path: file), path: path)
-        }
-        if let sequenceJSON = fields["sequence"] {
-            return readSequence(id: id, sequenceJSON, fields, path)
-        }
-        if let colorJSON = fields["color"] {
-            guard let color = color(colorJSON, path.key("color")) else { return nil }
-            // A colour clip covers the whole canvas; see-through colours would need a layer opacity instead.
-            guard color.alpha == 255 else {
-                error(path.key("color"), "a color asset is opaque, but \"\(color)\" has alpha \(color.alpha)",
-                      hint: "write an opaque colour \"#RRGGBB\"")
-                return nil
-            }
-            return Asset(id: id, source: .color(color), path: path)
-        }
-        guard let pathJSON = fields["path"] else {
-            error(path, "missing \"path\"", hint: "give the asset a \"path\" (or \"image\" or \"color\")")
-            return nil
-        }
-        guard let file = filePath(pathJSON, path.key("path")) else { return nil }
-        let videoTrack = fields["videoTrack"].flatMap { integer($0, path.key("videoTrack"), in: 0...1023, what: "a stream index") }
-        let audioTrack = fields["audioTrack"].flatMap { integer($0, path.key("audioTrack"), in: 0...1023, what: "a stream index") }
-        let language = fields["language"].flatMap { string($0, path.key("language")) }
-        var rotation = AssetRotation.auto
-        if let json = fields["rotation"] {
-            switch json.value {
-            case .string("auto"):
-                break
-            case .number:
-                if let degrees = integer(json, path.key("rotation"), in: 0...270, what: "a rotation") {
-                    if degrees % 90 == 0 {
-                        rotation = .degrees(degrees)
-                    } else {
-                        error(path.key("rotation"), "rotation \(degrees) is not a quarter turn", hint: "use \"auto\", 0, 90, 180 or 270")
-                    }
-                }
-            default:
-                error(path.key("rotation"), "expected \"auto\", 0, 90, 180 or 270, found \(json.value.stringValue.map { "\"\($0)\"" } ?? article(json.value.typeName))",
-                      hint: "use \"auto\", 0, 90, 180 or 270")
-            }
-        }
-        return Asset(id: id, source: .file(path: file, videoTrack: videoTrack, audioTrack: audioTrack,
-                                           language: language, rotation: rotation), path: path)
     }
 }

@@ -1,6 +1,14 @@
 import ReelTime
 
-extension DocumentDecoder {
+/// Reads `timeline.overlays`: image overlays (through `LayerReader`) and video overlays, and sorts them into
+/// layers of the layer stage and overlays drawn from tracks of their own.
+struct OverlayReader: FieldReader {
+    let sink: DiagnosticSink
+    let context: ReadingContext
+
+    private var layerReader: LayerReader { LayerReader(sharing: self) }
+    private var effectReader: EffectReader { EffectReader(sharing: self) }
+
     /// `timeline.overlays`: image overlays (`"image"`) and video overlays (`"video"`, docs/format.md "Video
     /// overlays"). Image overlays without effects stay layers of the layer stage; video overlays, image overlays
     /// with effects and every overlay listed before the last of those are drawn by the compositor from tracks of
@@ -15,7 +23,7 @@ extension DocumentDecoder {
         for (entryJSON, entryPath) in entries {
             if entryJSON.value.objectValue?["video"] != nil {
                 if let overlay = readVideoOverlay(entryJSON, entryPath) { read.append(.track(overlay)) }
-            } else if let image = readOverlay(entryJSON, entryPath, allowsEffects: true) {
+            } else if let image = layerReader.readOverlay(entryJSON, entryPath, allowsEffects: true) {
                 read.append(image.effects.isEmpty ? .layer(image.layer) : .track(Self.trackOverlay(image.layer, effects: image.effects)))
             }
         }
@@ -84,12 +92,12 @@ extension DocumentDecoder {
         }
         let volume = take(fields["volume"].flatMap { gain($0, path.key("volume")) }, "volume")
         let muted = take(fields["muted"].flatMap { bool($0, path.key("muted")) }, "muted")
-        let size = take(fields["size"].flatMap { layerSize($0, path.key("size")) }, "size")
-        let motion = readLayerMotion(fields, path)
+        let size = take(fields["size"].flatMap { layerReader.layerSize($0, path.key("size")) }, "size")
+        let motion = layerReader.readLayerMotion(fields, path)
         if !motion.valid { valid = false }
         var effects: [LayerEffect] = []
         if let effectsJSON = fields["effects"] {
-            if let read = self.effects(effectsJSON, path.key("effects"), units: "canvas pixels") { effects = read } else { valid = false }
+            if let read = effectReader.readEffects(effectsJSON, path.key("effects"), units: "canvas pixels") { effects = read } else { valid = false }
         }
         guard valid, let asset, let start else { return nil }
         var overlay = TrackOverlay(picture: .video(asset: asset), start: start, path: path)

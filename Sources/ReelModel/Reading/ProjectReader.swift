@@ -71,104 +71,21 @@ public enum ProjectReader {
     /// Decodes a parsed (and, for a template, filled-in) document.
     static func readDocument(parsed document: JSON, baseDirectory: String, outputPathOverridden: Bool,
                              defaultFrameRate: Rational?, capabilities: ContainerCapabilities) -> ProjectReading {
-        let decoder = DocumentDecoder()
-        decoder.outputPathOverridden = outputPathOverridden
-        decoder.capabilities = capabilities
-        decoder.defaultFrameRate = defaultFrameRate
-        let project = decode(document, decoder: decoder, baseDirectory: baseDirectory)
+        let context = ReadingContext()
+        context.outputPathOverridden = outputPathOverridden
+        context.capabilities = capabilities
+        context.defaultFrameRate = defaultFrameRate
+        let reader = DocumentReader(sink: DiagnosticSink(), context: context)
+        let project = reader.read(document, baseDirectory: baseDirectory)
         let reading = ProjectReading(project: project, document: document, diagnostics: [])
-        var result = ProjectReading(project: project, document: document, diagnostics: reading.placed(decoder.diagnostics))
-        result.neededFrameRate = decoder.neededFrameRate
+        var result = ProjectReading(project: project, document: document, diagnostics: reading.placed(reader.sink.diagnostics))
+        result.neededFrameRate = context.neededFrameRate
         return result
     }
 
     /// Reads a document given as text (tests, stdin already decoded).
     public static func read(_ text: String, baseDirectory: String) -> (project: Project?, diagnostics: [Diagnostic]) {
         read(Array(text.utf8), baseDirectory: baseDirectory)
-    }
-
-    /// The frame rate `videoComposition.frameDuration` implies, so that `"Nf"` and timecodes in an explicit-form
-    /// project without `output.frameRate` count frames of that length (SPEC §1's "project frame rate"). Nil when
-    /// it is absent or unusable; `readVideoComposition` reports why.
-    private static func frameRate(fromFrameDurationIn videoComposition: JSON?) -> Rational? {
-        guard let json = videoComposition?.value.objectValue?["frameDuration"] else { return nil }
-        let duration: Time?
-        switch json.value {
-        case .number(let text): duration = try? TimeSyntax.parseDecimal(text)
-        case .string(let text): duration = try? TimeSyntax.parseString(text, frameRate: nil)
-        default: duration = nil
-        }
-        guard let duration, duration.value > 0 else { return nil }
-        let rate = Rational(duration.timescale, duration.value)
-        return rate >= Rational(1) && rate <= Rational(240) ? rate : nil
-    }
-
-    private static func decode(_ document: JSON, decoder: DocumentDecoder, baseDirectory: String) -> Project? {
-        let root = JSONPath.root
-        guard let fields = decoder.object(document, root, .project, expected: "a project object") else { return nil }
-        if let versionJSON = fields["reel"] {
-            let versionPath = root.key("reel")
-            if case .number(let text) = versionJSON.value {
-                if (try? TimeSyntax.parseDecimal(text)) != Time(seconds: 1) {
-                    decoder.error(versionPath, "format version \(text) is not supported",
-                                  hint: "this reel reads format 1; write \"reel\": 1")
-                }
-            } else {
-                decoder.typeError(versionJSON, versionPath, expected: "the format version 1")
-            }
-        }
-        // Editors read "$schema" for completion; reel only checks that it is a string.
-        if let schemaJSON = fields["$schema"] { _ = decoder.string(schemaJSON, root.key("$schema")) }
-        let output = decoder.readOutput(fields["output"], root.key("output"))
-        let outputs = decoder.readOutputs(fields["outputs"], root.key("outputs"))
-        let assets = decoder.readAssets(fields["assets"], root.key("assets"))
-        // Ids of assets that were declared but unusable still count as declared for references.
-        var project = Project(output: output, assets: assets, baseDirectory: baseDirectory)
-        project.outputs = outputs
-        project.refusedAssetIDs = Set(decoder.assetIDs).subtracting(assets.map(\.id))
-
-        let explicitKeys = ["composition", "audioMix", "videoComposition"].filter { fields.has($0) }
-        if fields.has("timeline") {
-            if !explicitKeys.isEmpty {
-                decoder.error(root.key(explicitKeys[0]),
-                              "a project has either timeline or composition, audioMix and videoComposition, not both",
-                              hint: "remove \(explicitKeys.joined(separator: ", ")), or remove timeline")
-            }
-            if let json = fields["timeline"] {
-                let timeline = decoder.readTimeline(json, root.key("timeline"))
-                let clipsJSON = json.value.objectValue?["clips"]
-                let noClips = clipsJSON == nil || clipsJSON?.value.arrayValue?.isEmpty == true
-                let endWritten = fields["output"]?.value.objectValue?["end"] != nil
-                if noClips, !endWritten, json.value.objectValue != nil {
-                    decoder.error(root.key("timeline").key("clips"), "the timeline has no clips",
-                                  hint: "add clips, or set output.end for a render of the background alone")
-                }
-                project.timeline = timeline
-            }
-        } else if let compositionJSON = fields["composition"] {
-            if decoder.frameRate == nil, !decoder.frameRateIsBroken {
-                decoder.frameRate = frameRate(fromFrameDurationIn: fields["videoComposition"])
-            }
-            project.composition = decoder.readComposition(compositionJSON, root.key("composition"))
-            if let json = fields["audioMix"] {
-                project.audioMix = decoder.readAudioMix(json, root.key("audioMix"))
-            }
-            if let json = fields["videoComposition"],
-               let reading = decoder.readVideoComposition(json, root.key("videoComposition"), output: output) {
-                project.videoComposition = reading.composition
-                project.videoCompositionHasFrameDuration = reading.hasFrameDuration
-                project.videoCompositionHasRenderSize = reading.hasRenderSize
-                project.videoCompositionHasRenderScale = reading.hasRenderScale
-                project.videoCompositionHasBackground = reading.hasBackground
-            }
-        } else if !explicitKeys.isEmpty {
-            decoder.error(root, "\(explicitKeys.joined(separator: " and ")) without composition",
-                          hint: "add a composition with the tracks they refer to")
-        } else {
-            decoder.error(root, "missing \"timeline\" (or \"composition\")",
-                          hint: "add a timeline with clips, or the explicit form composition, audioMix and videoComposition")
-        }
-        return project
     }
 }
 
@@ -205,5 +122,99 @@ public struct ProjectReading: Sendable {
             if placed.position == nil, placed.category != .usage { placed.position = document.position(of: diagnostic.path) }
             return placed
         }
+    }
+}
+
+/// Reads the top-level object of a project document: the format version, `$schema`, and which form the project is
+/// in; each part goes to its reader (`OutputReader`, `AssetReader`, `TimelineReader` or `ExplicitReader`), all of
+/// them reporting into one sink.
+struct DocumentReader: FieldReader {
+    let sink: DiagnosticSink
+    let context: ReadingContext
+
+    /// The frame rate `videoComposition.frameDuration` implies, so that `"Nf"` and timecodes in an explicit-form
+    /// project without `output.frameRate` count frames of that length (SPEC §1's "project frame rate"). Nil when
+    /// it is absent or unusable; `readVideoComposition` reports why.
+    private static func frameRate(fromFrameDurationIn videoComposition: JSON?) -> Rational? {
+        guard let json = videoComposition?.value.objectValue?["frameDuration"] else { return nil }
+        let duration: Time?
+        switch json.value {
+        case .number(let text): duration = try? TimeSyntax.parseDecimal(text)
+        case .string(let text): duration = try? TimeSyntax.parseString(text, frameRate: nil)
+        default: duration = nil
+        }
+        guard let duration, duration.value > 0 else { return nil }
+        let rate = Rational(duration.timescale, duration.value)
+        return rate >= Rational(1) && rate <= Rational(240) ? rate : nil
+    }
+
+    /// The project of `document` as far as it can be read; nil when it is not an object.
+    func read(_ document: JSON, baseDirectory: String) -> Project? {
+        let root = JSONPath.root
+        guard let fields = object(document, root, .project, expected: "a project object") else { return nil }
+        if let versionJSON = fields["reel"] {
+            let versionPath = root.key("reel")
+            if case .number(let text) = versionJSON.value {
+                if (try? TimeSyntax.parseDecimal(text)) != Time(seconds: 1) {
+                    error(versionPath, "format version \(text) is not supported",
+                                  hint: "this reel reads format 1; write \"reel\": 1")
+                }
+            } else {
+                typeError(versionJSON, versionPath, expected: "the format version 1")
+            }
+        }
+        // Editors read "$schema" for completion; reel only checks that it is a string.
+        if let schemaJSON = fields["$schema"] { _ = string(schemaJSON, root.key("$schema")) }
+        let output = OutputReader(sharing: self).readOutput(fields["output"], root.key("output"))
+        let outputs = OutputReader(sharing: self).readOutputs(fields["outputs"], root.key("outputs"))
+        let assets = AssetReader(sharing: self).readAssets(fields["assets"], root.key("assets"))
+        // Ids of assets that were declared but unusable still count as declared for references.
+        var project = Project(output: output, assets: assets, baseDirectory: baseDirectory)
+        project.outputs = outputs
+        project.refusedAssetIDs = Set(context.assetIDs).subtracting(assets.map(\.id))
+
+        let explicitKeys = ["composition", "audioMix", "videoComposition"].filter { fields.has($0) }
+        if fields.has("timeline") {
+            if !explicitKeys.isEmpty {
+                error(root.key(explicitKeys[0]),
+                              "a project has either timeline or composition, audioMix and videoComposition, not both",
+                              hint: "remove \(explicitKeys.joined(separator: ", ")), or remove timeline")
+            }
+            if let json = fields["timeline"] {
+                let timeline = TimelineReader(sharing: self).readTimeline(json, root.key("timeline"))
+                let clipsJSON = json.value.objectValue?["clips"]
+                let noClips = clipsJSON == nil || clipsJSON?.value.arrayValue?.isEmpty == true
+                let endWritten = fields["output"]?.value.objectValue?["end"] != nil
+                if noClips, !endWritten, json.value.objectValue != nil {
+                    error(root.key("timeline").key("clips"), "the timeline has no clips",
+                                  hint: "add clips, or set output.end for a render of the background alone")
+                }
+                project.timeline = timeline
+            }
+        } else if let compositionJSON = fields["composition"] {
+            let explicit = ExplicitReader(sharing: self)
+            if context.frameRate == nil, !context.frameRateIsBroken {
+                context.frameRate = Self.frameRate(fromFrameDurationIn: fields["videoComposition"])
+            }
+            project.composition = explicit.readComposition(compositionJSON, root.key("composition"))
+            if let json = fields["audioMix"] {
+                project.audioMix = explicit.readAudioMix(json, root.key("audioMix"))
+            }
+            if let json = fields["videoComposition"],
+               let reading = explicit.readVideoComposition(json, root.key("videoComposition"), output: output) {
+                project.videoComposition = reading.composition
+                project.videoCompositionHasFrameDuration = reading.hasFrameDuration
+                project.videoCompositionHasRenderSize = reading.hasRenderSize
+                project.videoCompositionHasRenderScale = reading.hasRenderScale
+                project.videoCompositionHasBackground = reading.hasBackground
+            }
+        } else if !explicitKeys.isEmpty {
+            error(root, "\(explicitKeys.joined(separator: " and ")) without composition",
+                          hint: "add a composition with the tracks they refer to")
+        } else {
+            error(root, "missing \"timeline\" (or \"composition\")",
+                          hint: "add a timeline with clips, or the explicit form composition, audioMix and videoComposition")
+        }
+        return project
     }
 }

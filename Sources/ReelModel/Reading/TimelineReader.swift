@@ -1,6 +1,16 @@
 import ReelTime
 
-extension DocumentDecoder {
+/// Reads `timeline` (SPEC §3): the storyline's clips and gaps with their transitions, time effects and motion,
+/// the extra audio tracks, ducking and volume automation; titles, overlays and captions through their readers.
+struct TimelineReader: FieldReader {
+    let sink: DiagnosticSink
+    let context: ReadingContext
+
+    private var layerReader: LayerReader { LayerReader(sharing: self) }
+    private var overlayReader: OverlayReader { OverlayReader(sharing: self) }
+    private var captionsReader: CaptionsReader { CaptionsReader(sharing: self) }
+    private var effectReader: EffectReader { EffectReader(sharing: self) }
+
     /// `timeline` (SPEC §3): the main storyline's clips and gaps, extra audio tracks, ducking and
     /// volume automation, titles and overlays.
     func readTimeline(_ json: JSON, _ path: JSONPath) -> Timeline {
@@ -46,12 +56,12 @@ extension DocumentDecoder {
                 if let automation = readVolumeAutomation(entryJSON, entryPath, trackIDs: trackIDs) { volume.append(automation) }
             }
         }
-        let layers = readMovieLayers(fields, path, overlays: false)
-        let overlays = readTimelineOverlays(fields, path)
+        let layers = layerReader.readMovieLayers(fields, path, overlays: false)
+        let overlays = overlayReader.readTimelineOverlays(fields, path)
         var timeline = Timeline(items: items, audio: audio, ducking: ducking, volume: volume, titles: layers.titles,
                                 overlays: overlays.layers)
         timeline.trackOverlays = overlays.tracks
-        timeline.captions = readCaptionsList(fields, path).captions
+        timeline.captions = captionsReader.readCaptionsList(fields, path).captions
         return timeline
     }
 
@@ -128,11 +138,11 @@ extension DocumentDecoder {
         clip.audioLead = take(fields["audioLead"].flatMap { positiveDuration($0, path.key("audioLead"), what: "audioLead") }, "audioLead")
         clip.audioTail = take(fields["audioTail"].flatMap { positiveDuration($0, path.key("audioTail"), what: "audioTail") }, "audioTail")
         if let captionsJSON = fields["captions"] {
-            clip.captions = readCaptions(captionsJSON, path.key("captions"), explicit: false)
+            clip.captions = captionsReader.readCaptions(captionsJSON, path.key("captions"), explicit: false)
             if clip.captions == nil { refused.insert("captions") }
         }
         if let effectsJSON = fields["effects"] {
-            if let effects = effects(effectsJSON, path.key("effects"), units: "canvas pixels") {
+            if let effects = effectReader.readEffects(effectsJSON, path.key("effects"), units: "canvas pixels") {
                 clip.effects = effects
             } else { refused.insert("effects") }
         }
@@ -210,19 +220,19 @@ extension DocumentDecoder {
         var motion = ClipMotion()
         var valid = true
         if let json = fields["position"] {
-            if let value = point(json, path.key("position"), what: "a position [x, y]", in: Self.positionRange) {
+            if let value = point(json, path.key("position"), what: "a position [x, y]", in: LayerReader.positionRange) {
                 motion.position = value
             } else { valid = false }
         }
         if let json = fields["scale"] {
-            switch animationValue(json, path.key("scale"), .scale) {
+            switch layerReader.animationValue(json, path.key("scale"), .scale) {
             case .scalar(let s)?: motion.scale = LayerPoint(x: s, y: s)
             case .point(let p)?: motion.scale = p
             case nil: valid = false
             }
         }
         if let json = fields["rotation"] {
-            if case .scalar(let degrees)? = animationValue(json, path.key("rotation"), .rotation) {
+            if case .scalar(let degrees)? = layerReader.animationValue(json, path.key("rotation"), .rotation) {
                 motion.rotation = degrees
             } else { valid = false }
         }
@@ -240,7 +250,7 @@ extension DocumentDecoder {
         }
         if let json = fields["animations"], let entries = array(json, path.key("animations")) {
             for (entryJSON, entryPath) in entries {
-                guard let animation = readAnimation(entryJSON, entryPath) else {
+                guard let animation = layerReader.readAnimation(entryJSON, entryPath) else {
                     valid = false
                     continue
                 }
@@ -252,7 +262,7 @@ extension DocumentDecoder {
                 }
                 motion.animations.append(animation)
             }
-            if !animationsFit(motion.animations, layerDuration: Compiler.maximumDuration, what: "clip") { valid = false }
+            if !layerReader.animationsFit(motion.animations, layerDuration: Compiler.maximumDuration, what: "clip") { valid = false }
         } else if fields.has("animations") {
             valid = false
         }
@@ -273,7 +283,7 @@ extension DocumentDecoder {
             } else {
                 valid = false
             }
-            if let type, type == .dissolve || type == .dip {
+            if let type, !type.moves {
                 error(path.key("direction"), "a \(type.rawValue) has no direction",
                       hint: "remove \"direction\"; only push, slide and wipe move")
                 valid = false
@@ -401,12 +411,6 @@ extension DocumentDecoder {
             ordered = false
         }
         return ordered
-    }
-
-    /// The frame duration for messages, when the frame rate is known.
-    var frameDuration: Time? {
-        guard let frameRate, let inverse = try? frameRate.inverse else { return nil }
-        return Time(inverse)
     }
 }
 

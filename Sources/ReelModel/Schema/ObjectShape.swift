@@ -223,7 +223,7 @@ extension ObjectShape {
         name: "layer instruction", allowed: ["track", "opacity", "transform", "crop", "backdrop", "effects"], required: ["track"])
 
     /// An entry of a clip's or a layer instruction's `effects`, a reel extension (docs/effects.md); which keys
-    /// besides `type`, `start` and `duration` apply depends on the type (`DocumentDecoder.effectKeys`).
+    /// besides `type`, `start` and `duration` apply depends on the type (`EffectReader.effectKeys`).
     public static let effect = ObjectShape(
         name: "effect",
         allowed: ["type", "file", "brightness", "contrast", "saturation", "gamma", "exposure", "temperature", "tint", "hue",

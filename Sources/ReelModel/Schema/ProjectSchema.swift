@@ -204,7 +204,7 @@ public enum ProjectSchema {
                       default: .described("none: constant quality")),
             FormatKey("encoderPreset", nonEmptyString, "The encoder's own speed setting (x264 preset name, cpu-used number, ProRes profile).",
                       default: .described("from preset"), example: #""slow""#),
-            FormatKey("pixelFormat", enumeration(knownPixelFormats), "The encoded pixel format.",
+            FormatKey("pixelFormat", enumeration(OutputPixelFormat.allCases), "The encoded pixel format.",
                       default: .described("yuv420p; yuv422p10le for prores")),
             FormatKey("gop", integer(1, 100_000), "Keyframe interval in frames.", default: .described("the encoder's own"),
                       example: "60"),
@@ -253,7 +253,7 @@ public enum ProjectSchema {
                       default: .described("the file's default audio stream")),
             FormatKey("language", nonEmptyString, "Use the audio stream in this language (its language tag).",
                       default: .described("none"), example: #""eng""#),
-            FormatKey("rotation", object([("enum", array([.string("auto"), .number("0"), .number("90"), .number("180"), .number("270")]))]),
+            FormatKey("rotation", object([("enum", array([.string("auto")] + AssetRotation.quarterTurns.map { .number(String($0)) }))]),
                       "\"auto\" honours the file's display matrix; a number is degrees clockwise to turn the stored picture.",
                       default: .string("auto")),
         ]
@@ -421,8 +421,7 @@ public enum ProjectSchema {
             FormatKey("size", number(minimum: "1", maximum: "2000"), "Em size in pixels at the render size.", default: .number("48"),
                       example: "72"),
             FormatKey("weight", object([("oneOf", array([integer(1, 1000),
-                                                         enumeration(["thin", "ultralight", "light", "normal", "medium",
-                                                                      "semibold", "bold", "ultrabold", "heavy"])]))]),
+                                                         enumeration(FontWeightName.allCases)]))]),
                       "Font weight, CSS's 1–1000 (400 normal, 700 bold) or a name.", default: .number("400"), example: #""bold""#),
             FormatKey("style", enumeration(TextStyle.FontStyle.allCases), "Upright, italic or oblique.",
                       default: .enumCase(TextStyle.FontStyle.normal)),
@@ -984,7 +983,7 @@ public enum ProjectSchema {
             ("transition", described("The passage into this clip from the previous one.", closed(.transition, transitionKeys, extra: [
                 ("allOf", array([
                     object([
-                        ("if", object([("properties", object([("type", enumeration([TransitionTypeName.dissolve, .dip]))]))])),
+                        ("if", object([("properties", object([("type", enumeration(TransitionTypeName.allCases.filter { !$0.moves }))]))])),
                         ("then", object([("properties", object([("direction", .bool(false))]))])),
                     ]),
                     object([

@@ -2,8 +2,9 @@ import ReelTime
 
 /// Checks a compiled project against SPEC §4.5 and the other rules of the explicit form.
 public enum Validator {
-    /// SPEC §4.5 coverage rules and every other check on the explicit form, all problems at once;
-    /// run by compile too (a valid editing-form project always compiles to an explicit form that passes).
+    /// SPEC §4.5 coverage rules and every other check on the explicit form, all problems at once; the
+    /// `composition` check of `ValidationRegistry`, run after compiling by `ProjectCheck` (a valid editing-form
+    /// project always compiles to an explicit form that passes).
     /// Paths are those of the explicit form (`$.composition.tracks[i].segments[j]`,
     /// `$.videoComposition.instructions[i]`, `$.audioMix.inputs[i]`).
     public static func validate(_ compiled: CompiledProject) -> [Diagnostic] {

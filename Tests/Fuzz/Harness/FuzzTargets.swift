@@ -68,7 +68,7 @@ enum FuzzTarget: String, CaseIterable {
     private func lint(_ bytes: [UInt8]) {
         let reading = ProjectReader.readDocument(bytes, baseDirectory: fuzzDirectory)
         guard let project = reading.project else { return }
-        _ = Compiler.compile(project, facts: [:], probed: false)
+        _ = ProjectCheck.run(project, facts: [:], probed: false)
     }
 
     /// `reel validate --no-probe` on an interchange file: import, then lint the project it becomes.

@@ -190,14 +190,14 @@ import ReelTime
             + #"{"asset": "a", "in": 1}, {"asset": "a", "out": 2, "transition": {"type": "dissolve", "duration": 1}}"#
             + "]}}"
         let project = try #require(readProject(text).project)
-        let (compiled, diagnostics) = Compiler.compile(project, facts: [:], probed: false)
+        let (compiled, diagnostics) = ProjectCheck.run(project, facts: [:], probed: false)
         #expect(diagnostics.map(\.humanText) == [])
         #expect(compiled?.output.frameRate == Rational(30))
         // Checks against the true end of the content are skipped: an output.end before the stand-ins is fine.
         let ended = try #require(readProject(
             text.replacingOccurrences(of: #""path": "o.mp4""#, with: #""path": "o.mp4", "end": 1"#)).project)
-        #expect(Compiler.compile(ended, facts: [:], probed: false).diagnostics.map(\.humanText) == [])
-        #expect(Compiler.compile(ended, facts: [:]).diagnostics.count == 3, "probing asked for, but not done: errors")
+        #expect(ProjectCheck.run(ended, facts: [:], probed: false).diagnostics.map(\.humanText) == [])
+        #expect(ProjectCheck.run(ended, facts: [:]).diagnostics.count == 3, "probing asked for, but not done: errors")
     }
 
     @Test func withoutProbingOutAndOutputSettingsAreNeeded() {
@@ -318,7 +318,7 @@ import ReelTime
         output.frameRate = Rational(0)
         let project = Project(output: output, assets: [Asset(id: "a", source: .file(path: "a.mp4", videoTrack: nil, audioTrack: nil, language: nil, rotation: .auto))],
                               timeline: Timeline(items: [.clip(clip)]), baseDirectory: "/")
-        let (compiled, diagnostics) = Compiler.compile(project, facts: [:])
+        let (compiled, diagnostics) = ProjectCheck.run(project, facts: [:])
         #expect(compiled == nil)
         #expect(diagnostics.map(\.humanText) == ["error: $.output.frameRate: frame rate 0 is outside 1…240\n       hint: use 1 to 240 frames per second"])
 
@@ -326,7 +326,7 @@ import ReelTime
                                videoComposition: VideoComposition(frameDuration: .zero, renderSize: PixelSize(width: 64, height: 36), instructions: []),
                                baseDirectory: "/")
         explicit.output.size = PixelSize(width: 64, height: 36)
-        #expect(Compiler.compile(explicit, facts: [:]).diagnostics.map(\.humanText) == [
+        #expect(ProjectCheck.run(explicit, facts: [:]).diagnostics.map(\.humanText) == [
             "error: $.videoComposition.frameDuration: frameDuration 0 s is not positive\n       hint: use 1/frameRate, e.g. \"1/30\"",
         ])
     }

@@ -32,7 +32,7 @@ func compileProject(_ text: String, facts: [String: MediaFactsResult])
     -> (compiled: CompiledProject?, diagnostics: [Diagnostic]) {
     let (project, readDiagnostics) = readProject(text)
     guard let project else { return (nil, readDiagnostics) }
-    let (compiled, diagnostics) = Compiler.compile(project, facts: facts)
+    let (compiled, diagnostics) = ProjectCheck.run(project, facts: facts)
     return (compiled, readDiagnostics + diagnostics)
 }
 

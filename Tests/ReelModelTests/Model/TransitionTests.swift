@@ -221,7 +221,7 @@ import ReelTime
                               timeline: Timeline(items: [.gap(duration: t(1), path: clipsPath.index(0)),
                                                          .clip(Clip(asset: "a", outPoint: t(2), transition: dissolve, path: clipsPath.index(1)))]),
                               baseDirectory: "/")
-        #expect(Compiler.compile(project, facts: Self.facts).diagnostics.map(\.humanText) == [
+        #expect(ProjectCheck.run(project, facts: Self.facts).diagnostics.map(\.humanText) == [
             "error: $.timeline.clips[1].transition: a transition needs a picture on both sides, but the item before this clip is a gap\n       hint: remove the gap or the transition (a dip fades through a colour between two clips)",
         ])
     }

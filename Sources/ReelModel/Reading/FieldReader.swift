@@ -1,9 +1,11 @@
 import Foundation
 import ReelTime
 
-/// Collects diagnostics while decoding a project document by hand; never stops at the first problem.
-final class DocumentDecoder {
-    var diagnostics: [Diagnostic] = []
+/// What the readers of one document share besides their diagnostic sink: the frame rate that `"Nf"` and timecodes
+/// count at, the declared asset ids, and the facts of the run (an `-o` override, the container capabilities).
+/// `OutputReader` sets the frame rate (`DocumentReader` takes it from `videoComposition.frameDuration` in an
+/// explicit-form project without one) and `AssetReader` the ids; the readers after them read against those.
+final class ReadingContext {
     /// The project frame rate, for `"Nf"` and timecode times (output.frameRate, read first).
     var frameRate: Rational?
     /// Set when output.frameRate was written but invalid: frame-based times then say nothing more.
@@ -20,19 +22,44 @@ final class DocumentDecoder {
     /// Which codecs each container holds (FFmpeg's answers when a render loads the project).
     var capabilities = ContainerCapabilities.builtIn
 
+    /// The frame duration for messages, when the frame rate is known.
+    var frameDuration: Time? {
+        guard let frameRate, let inverse = try? frameRate.inverse else { return nil }
+        return Time(inverse)
+    }
+}
+
+/// A reader of one part of a project document (`TimelineReader`, `OutputReader`, …). Every reader reports into the
+/// shared `sink` and reads against the shared `context`; this protocol's extension is the field decoder they all
+/// use: object shapes, scalars, ids, times and ranges, points and key lists, each reporting its own problems with
+/// their JSON path and returning nil. A reader builds the readers it calls with `init(sharing:)`.
+protocol FieldReader {
+    var sink: DiagnosticSink { get }
+    var context: ReadingContext { get }
+    init(sink: DiagnosticSink, context: ReadingContext)
+}
+
+extension FieldReader {
+    /// A reader of another part that reports into the same sink and reads against the same context.
+    init(sharing other: some FieldReader) {
+        self.init(sink: other.sink, context: other.context)
+    }
+
     func error(_ path: JSONPath, _ message: String, hint: String? = nil, time: Time? = nil, frame: Int64? = nil,
                category: DiagnosticCategory = .invalid) {
-        diagnostics.append(Diagnostic(.error, path: path, message: message, time: time, frame: frame, hint: hint,
-                                      category: category))
+        sink.error(path, message, hint: hint, time: time, frame: frame, category: category)
     }
 
     func unsupported(_ path: JSONPath, _ what: String) {
-        error(path, "\(what) is not supported yet", category: .unsupported)
+        sink.unsupported(path, what)
     }
 
     func typeError(_ json: JSON, _ path: JSONPath, expected: String) {
-        error(path, "expected \(expected), found \(article(json.value.typeName))")
+        sink.typeError(json, path, expected: expected)
     }
+
+    /// The frame duration for messages, when the frame rate is known.
+    var frameDuration: Time? { context.frameDuration }
 
     // MARK: Objects
 
@@ -182,6 +209,29 @@ final class DocumentDecoder {
         }
     }
 
+    /// A frame rate (`output.frameRate`, an image sequence's `frameRate`): a JSON number (JSON's grammar, taken exactly) or an `"N/D"` string (SPEC §2.1); a
+    /// decimal inside a string (`"29.97"`, `"1e2"`) is refused, as the format names no such form.
+    func readFrameRate(_ json: JSON, _ path: JSONPath) -> Rational? {
+        do {
+            switch json.value {
+            case .number(let literal):
+                return try TimeSyntax.parseFrameRate(jsonNumber: literal)
+            case .string(let literal) where literal.contains("/"):
+                return try TimeSyntax.parseFrameRate(literal)
+            case .string(let literal):
+                error(path, "frame rate \(JSONWriter.quoted(literal)) is a string, which must be \"N/D\"",
+                      hint: "write the rate as a JSON number (29.97) or as \"N/D\" (\"30000/1001\")")
+                return nil
+            default:
+                typeError(json, path, expected: "a frame rate (a number or \"N/D\")")
+                return nil
+            }
+        } catch {
+            self.error(path, error.message, hint: "use 1 to 240 frames per second, as a number or \"N/D\"")
+            return nil
+        }
+    }
+
     /// A gain: a linear number or a `"-12dB"` string, 0…4.
     func gain(_ json: JSON, _ path: JSONPath) -> Double? {
         let value: Double
@@ -292,11 +342,82 @@ final class DocumentDecoder {
     /// A reference to an asset declared in `assets`.
     func assetReference(_ json: JSON, _ path: JSONPath) -> String? {
         guard let id = string(json, path) else { return nil }
-        if !assetIDs.contains(id) {
-            error(path, "unknown asset \"\(id)\"", hint: unknownAssetHint(id, among: assetIDs))
+        if !context.assetIDs.contains(id) {
+            error(path, "unknown asset \"\(id)\"", hint: unknownAssetHint(id, among: context.assetIDs))
             return nil
         }
         return id
+    }
+
+    // MARK: Points and key lists
+
+    /// `[x, y]`, two finite numbers.
+    func point(_ json: JSON, _ path: JSONPath, what: String, in range: ClosedRange<Double>? = nil) -> LayerPoint? {
+        numbers(json, path, count: 2, expected: what, in: range).map { LayerPoint(x: $0[0], y: $0[1]) }
+    }
+
+    /// A number greater than 0 and at most `limit`.
+    func positiveNumber(_ json: JSON, _ path: JSONPath, what: String, upTo limit: Double) -> Double? {
+        guard let value = double(json, path) else { return nil }
+        guard value > 0, value <= limit else {
+            error(path, "\(what) \(plain(value)) is outside (0, \(plain(limit))]", hint: "use a \(what) greater than 0")
+            return nil
+        }
+        return value
+    }
+
+    /// A key list (SPEC §4.3): `{"at", "value"}` and `{"start", "duration"|"end", "from", "to"}` keys.
+    /// `curves`: whether ramps may carry `"curve"` (volume keys only); elsewhere a written curve is an error.
+    func keyList<Value>(_ json: JSON, _ path: JSONPath, curves: Bool = false,
+                        value: (JSON, JSONPath) -> Value?) -> KeyList<Value>? {
+        guard let elements = array(json, path, expected: "an array of keys") else { return nil }
+        var keys: [Key<Value>] = []
+        var valid = true
+        for (keyJSON, keyPath) in elements {
+            let isSet = keyJSON.value.objectValue?["at"] != nil
+            if isSet {
+                guard let fields = object(keyJSON, keyPath, .stepKey) else {
+                    valid = false
+                    continue
+                }
+                let at = fields["at"].flatMap { instant($0, keyPath.key("at")) }
+                let v = fields["value"].flatMap { value($0, keyPath.key("value")) }
+                guard let at, let v else {
+                    valid = false
+                    continue
+                }
+                keys.append(.set(at: at, value: v))
+            } else {
+                guard let fields = object(keyJSON, keyPath, .rampKey,
+                                          expected: "a key {\"at\", \"value\"} or {\"start\", \"duration\", \"from\", \"to\"}")
+                else {
+                    valid = false
+                    continue
+                }
+                let range = rangeFields(fields, what: "ramp")
+                let from = fields["from"].flatMap { value($0, keyPath.key("from")) }
+                let to = fields["to"].flatMap { value($0, keyPath.key("to")) }
+                var curve = RampCurve.linear
+                if let curveJSON = fields["curve"] {
+                    if let written: RampCurve = enumeration(curveJSON, keyPath.key("curve"), "curve") {
+                        if written != .linear, !curves {
+                            error(keyPath.key("curve"), "only volume ramps may have a \"\(written.rawValue)\" curve",
+                                  hint: "remove \"curve\": opacity, transform and crop ramps are linear")
+                            valid = false
+                        }
+                        curve = written
+                    } else {
+                        valid = false
+                    }
+                }
+                guard let range, let from, let to else {
+                    valid = false
+                    continue
+                }
+                keys.append(.ramp(range, from: from, to: to, curve: curves ? curve : .linear))
+            }
+        }
+        return valid ? KeyList(keys) : nil
     }
 
     // MARK: Times
@@ -312,10 +433,10 @@ final class DocumentDecoder {
                 return nil
             }
         case .string(let text):
-            let rate = frameRate ?? (frameRateIsBroken ? nil : defaultFrameRate)
+            let rate = context.frameRate ?? (context.frameRateIsBroken ? nil : context.defaultFrameRate)
             if rate == nil, isFrameBased(text) {
-                neededFrameRate = true
-                if !frameRateIsBroken {
+                context.neededFrameRate = true
+                if !context.frameRateIsBroken {
                     error(path, "\"\(text)\" counts frames, but the project has no frame rate",
                           hint: "set output.frameRate, or write the time in seconds (without output.frameRate, frames count at the first clip's rate once its media is probed)")
                 }
