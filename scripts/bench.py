@@ -315,9 +315,9 @@ def smart_floor(gop, codec, spans):
     the piece's length) and encoding all the pieces, joined, through one encoder with the full render's settings and
     an IDR picture where each re-encoded stretch starts; plus decoding and encoding the timeline's audio once
     (aac_copy_alignment says why it cannot be copied). Each process's start-up cost is taken off. The same video
-    work is also measured without the forced IDR pictures, to price them. Returns a dict: seconds, pieces, stretches,
-    intra (the IDR pictures' price), audio, lead_in (pictures decoded before the pieces), per_decode (seconds to
-    decode one picture)."""
+    work is also measured with and without the forced IDR pictures, scene cuts off in both, to price them. Returns a
+    dict: seconds, pieces, stretches, intra (the IDR pictures' price), audio, lead_in (pictures decoded before the
+    pieces), per_decode (seconds to decode one picture)."""
     source = smart_source_path(gop, codec)
     encoder = ["-c:v", "libx264"] if codec == "h264" else ["-c:v", "libx265", "-x265-params", "log-level=error"]
     settings = [*encoder, "-preset", ENCODER_PRESET, "-crf", str(CRF), "-pix_fmt", "yuv420p", "-f", "null", "-"]
@@ -338,7 +338,14 @@ def smart_floor(gop, codec, spans):
                       "-fps_mode", "passthrough"]
     video = measure([*pieces_command, "-forced-idr", "1", "-force_key_frames", ",".join(key_times), *settings],
                     "smart floor video").cpu - startup
-    unforced = measure([*pieces_command, *settings], "smart floor video without IDR pictures").cpu - startup
+    # The IDR pictures' price: the same encode with and without them, both with scene-cut detection off, which
+    # would otherwise put intra pictures at the joins of the pieces by itself and hide the price.
+    no_scene_cuts = ["-sc_threshold", "0"] if codec == "h264" else \
+        ["-c:v", "libx265", "-x265-params", "log-level=error:scenecut=0"]
+    priced = [*settings[:-3], *no_scene_cuts, *settings[-3:]]
+    forced = measure([*pieces_command, "-forced-idr", "1", "-force_key_frames", ",".join(key_times), *priced],
+                     "smart floor video, IDR pictures, no scene cuts").cpu
+    unforced = measure([*pieces_command, *priced], "smart floor video, no IDR pictures, no scene cuts").cpu
     seconds = sum(end - start for start, end in SMART_CUTS)
     audio = measure(["ffmpeg", "-nostdin", "-v", "error", "-i", str(source), "-t", str(seconds), "-vn",
                      "-c:a", "aac", "-b:a", str(AUDIO_BITRATE), "-ar", str(SAMPLE_RATE), "-f", "null", "-"],
@@ -350,7 +357,7 @@ def smart_floor(gop, codec, spans):
     decode = measure(["ffmpeg", "-nostdin", "-v", "error", "-i", str(source), "-an", "-f", "null", "-"],
                      "smart floor decode").cpu - startup
     return {"seconds": video + audio, "pieces": len(pieces), "stretches": len(key_times),
-            "intra": max(0.0, video - unforced), "audio": audio,
+            "intra": max(0.0, forced - unforced), "audio": audio,
             "lead_in": sum(first % gop for first, _, _ in pieces), "per_decode": decode / frames_in_source}
 
 
