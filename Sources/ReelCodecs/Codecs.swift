@@ -44,4 +44,19 @@ public enum AudioCodec: String, Sendable, CaseIterable {
 
     /// Whether the codec is lossless (pcm, flac): no bit rate applies.
     public var isLossless: Bool { self == .pcm || self == .flac }
+
+    /// The sample rates Opus encodes at, in Hz.
+    public static let opusSampleRates = [8000, 12000, 16000, 24000, 48000]
+    /// The sample rates of MPEG-1, 2 and 2.5 Layer III, in Hz.
+    public static let mp3SampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
+
+    /// Whether the codec encodes at `sampleRate` Hz (Opus and MP3 have fixed sets; the others take any rate reel
+    /// accepts, 8000–192000).
+    public func accepts(sampleRate: Int) -> Bool {
+        switch self {
+        case .opus: Self.opusSampleRates.contains(sampleRate)
+        case .mp3: Self.mp3SampleRates.contains(sampleRate)
+        case .aac, .pcm, .flac: true
+        }
+    }
 }

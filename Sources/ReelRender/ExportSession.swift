@@ -180,11 +180,11 @@ public final class ExportSession {
 }
 
 extension ExportSession {
-    /// The files a render of this project to `mainPath` writes: the main output, each of `outputs` (resolved against
-    /// the project's folder) and any HLS master playlist (docs/outputs.md).
+    /// The files a render of this project to `mainPath` writes: the main output, each of `outputs` (a relative path
+    /// resolved against the folder of `mainPath`, `OutputPlacement`) and any HLS master playlist (docs/outputs.md).
     public func outputPaths(mainPath: String) throws(RenderError) -> [String] {
         let renditions = try Rendition.plan(project, mainPath: mainPath, encoderThreads: encoderThreads)
-        return renditions.map(\.path) + MasterPlaylist.plan(renditions, baseDirectory: project.baseDirectory).map(\.path)
+        return renditions.map(\.path) + MasterPlaylist.plan(renditions).map(\.path)
     }
 
     /// A render with `outputs` (docs/outputs.md): the timeline composited once on the main output's frame grid and
@@ -201,10 +201,13 @@ extension ExportSession {
                               + "outputs; render the chunks from a project without outputs")
         }
         let renditions = try Rendition.plan(project, mainPath: mainPath, encoderThreads: encoderThreads)
-        let masters = MasterPlaylist.plan(renditions, baseDirectory: project.baseDirectory)
+        let masters = MasterPlaylist.plan(renditions)
         for master in masters {
             if renditions.contains(where: { $0.path == master.path }) {
                 throw RenderError(.invalid, "the HLS master playlist \(master.path) is also the path of an output")
+            }
+            if let clash = InputProtection.clash(output: master.path, project: project) {
+                throw InputProtection.error(output: master.path, clash: clash)
             }
             _ = try OutputFile.prepare(path: master.path, overwrite: overwrite)
         }

@@ -11,47 +11,98 @@ import Glibc
 /// Two names are the same file when they resolve to the same path once symbolic links and `.`/`..` are
 /// resolved, or when both exist and share a device and inode (a hard link, a bind mount).
 public enum InputProtection {
+    /// A file the project reads.
+    public struct Input: Sendable, Equatable {
+        /// What it is, for messages: `asset "logo"`, `the LUT of $.timeline.clips[0].effects[0]`, ….
+        public let role: String
+        /// The file as the project names it, made absolute against its folder.
+        public let path: String
+    }
+
     /// An input file that an output would replace.
     public struct Clash: Sendable, Equatable {
-        /// The asset whose file it is.
-        public let asset: String
-        /// The asset's file as the project names it, made absolute.
+        /// What the input is, for messages (`Input.role`).
+        public let role: String
+        /// The input's file as the project names it, made absolute.
         public let inputPath: String
     }
 
-    /// The first asset of `project` whose file `outputPath` names, or nil when the output replaces no input.
-    public static func clash(output outputPath: String, project: CompiledProject) -> Clash? {
-        if project.output.format?.isPictureOnly == true, case .pattern(let pattern) = FramePattern.parse(outputPath) {
-            return clash(sequence: pattern, project: project)
+    /// Every file `project` reads (docs/outputs.md, "Inputs are never replaced"): the files of its assets, the
+    /// LUTs of its effects, its caption and transcript files, and the font files of its titles and captions.
+    public static func inputs(of project: CompiledProject) -> [Input] {
+        var inputs: [Input] = []
+        func add(_ role: String, _ written: String) {
+            let path = project.resolvedPath(written)
+            if !inputs.contains(where: { $0.path == path }) { inputs.append(Input(role: role, path: path)) }
         }
-        let output = FileName(outputPath)
         for asset in project.assets {
-            let path: String
             switch asset.source {
-            case .file(let file, _, _, _, _), .image(let file): path = project.resolvedPath(file)
+            case .file(let file, _, _, _, _), .image(let file): add("asset \"\(asset.id)\"", file)
             case .color: continue
             }
-            if output.isSameFile(as: FileName(path)) { return Clash(asset: asset.id, inputPath: path) }
+        }
+        for instruction in project.videoComposition.instructions {
+            for layer in instruction.layers {
+                for effect in layer.effects {
+                    if case .lut(let file) = effect.kind { add("the LUT of \(effect.path)", file) }
+                }
+            }
+        }
+        for placed in project.videoComposition.captions {
+            let captions = placed.captions
+            add((captions.isTranscript ? "the transcript of " : "the caption file of ") + "\(captions.path)", captions.file)
+            if captions.style.fontIsFile, let font = captions.style.font { add("the font of \(captions.path)", font) }
+        }
+        for layer in project.videoComposition.movieLayers {
+            if case .text(let style) = layer.content, style.fontIsFile, let font = style.font {
+                add("the font of \(layer.path)", font)
+            }
+        }
+        return inputs
+    }
+
+    /// The first input of `project` (`inputs(of:)`) whose file `outputPath` names, or nil when the output replaces
+    /// no input. For an image sequence, the whole pattern is the output: no input may be among its files.
+    public static func clash(output outputPath: String, project: CompiledProject) -> Clash? {
+        let inputs = inputs(of: project)
+        if project.output.format?.isPictureOnly == true, case .pattern(let pattern) = FramePattern.parse(outputPath) {
+            return clash(sequence: pattern, inputs: inputs)
+        }
+        let output = FileName(outputPath)
+        for input in inputs where output.isSameFile(as: FileName(input.path)) {
+            return Clash(role: input.role, inputPath: input.path)
+        }
+        if project.output.format?.isSegmented == true { return clash(package: outputPath, inputs: inputs) }
+        return nil
+    }
+
+    /// The first of `inputs` that is a file of the HLS or DASH package whose playlist is `playlistPath` (its init
+    /// segment or one of its media segments, `PackageFolder.belongs`): the render replaces all of them.
+    private static func clash(package playlistPath: String, inputs: [Input]) -> Clash? {
+        let playlist = URL(fileURLWithPath: FileName(playlistPath).resolved)
+        let folder = playlist.deletingLastPathComponent().path
+        let stem = playlist.deletingPathExtension().lastPathComponent
+        for candidate in inputs {
+            let input = URL(fileURLWithPath: FileName(candidate.path).resolved)
+            if input.deletingLastPathComponent().path == folder,
+               PackageFolder.belongs(input.lastPathComponent, stem: stem, playlist: playlist.lastPathComponent) {
+                return Clash(role: candidate.role, inputPath: candidate.path)
+            }
         }
         return nil
     }
 
-    /// The first asset of `project` whose file is one of the image sequence `pattern`'s (in its folder, links
-    /// resolved, with a name the pattern makes): the whole sequence is the output, so no input may be among it.
-    private static func clash(sequence pattern: FramePattern, project: CompiledProject) -> Clash? {
+    /// The first of `inputs` whose file is one of the image sequence `pattern`'s (in its folder, links resolved,
+    /// with a name the pattern makes): the whole sequence is the output, so no input may be among it.
+    private static func clash(sequence pattern: FramePattern, inputs: [Input]) -> Clash? {
         let folder = FileName(pattern.folder.isEmpty ? "./" : pattern.folder).resolved
         let outputFolder = folder.hasSuffix("/") ? folder : folder + "/"
-        for asset in project.assets {
-            let path: String
-            switch asset.source {
-            case .file(let file, _, _, _, _), .image(let file): path = project.resolvedPath(file)
-            case .color: continue
-            }
-            let input = URL(fileURLWithPath: FileName(path).resolved)
+        for candidate in inputs {
+            let input = URL(fileURLWithPath: FileName(candidate.path).resolved)
             let inputFolder = input.deletingLastPathComponent().path
             if (inputFolder.hasSuffix("/") ? inputFolder : inputFolder + "/") == outputFolder,
                pattern.frameNumber(ofFileName: input.lastPathComponent) != nil {
-                return Clash(asset: asset.id, inputPath: path)
+                return Clash(role: candidate.role, inputPath: candidate.path)
             }
         }
         return nil
@@ -74,7 +125,7 @@ public enum InputProtection {
     public static func error(output outputPath: String, clash: Clash) -> RenderError {
         RenderError(
             .cannotCreateOutput,
-            "\(outputPath) is the file of asset \"\(clash.asset)\" (\(clash.inputPath)); "
+            "\(outputPath) is the file of \(clash.role) (\(clash.inputPath)); "
                 + "an output never replaces an input, even with --force: choose another output path")
     }
 

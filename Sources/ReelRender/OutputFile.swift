@@ -36,7 +36,8 @@ struct OutputFile {
                 throw RenderError(.cannotCreateOutput, "\(path) exists; use --force to replace it")
             }
         }
-        let name = ".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).reel-partial"
+        StalePartials.sweep(folder: folder)
+        let name = StalePartials.name(for: url.lastPathComponent)
         return OutputFile(path: path, temporaryPath: url.deletingLastPathComponent().appendingPathComponent(name).path)
     }
 
@@ -341,7 +342,8 @@ struct SequenceFolder {
                               + "use --force to replace the sequence")
         }
         let stem = (pattern.prefix + pattern.suffix).replacingOccurrences(of: "/", with: "_")
-        let hidden = "\(pattern.folder).\(stem).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).reel-partial"
+        StalePartials.sweep(folder: folder)
+        let hidden = pattern.folder + StalePartials.name(for: stem)
         guard mkdir(hidden, 0o755) == 0 else {
             throw RenderError(.cannotCreateOutput, "cannot create a temporary folder in \(folder): "
                               + String(cString: strerror(errno)))

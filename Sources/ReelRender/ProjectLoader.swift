@@ -21,8 +21,14 @@ public struct LoadedProject: Sendable {
 
 /// Changes the command line makes to a project before it compiles (`-o`, `--preset`, `--range`, `--render-scale`).
 public struct ProjectOverrides: Sendable {
-    /// Replaces `output.path`.
+    /// Replaces `output.path` (`-o`): `-` for standard output, else a path the command has made absolute (see
+    /// `place(output:outputDirectory:)`).
     public var outputPath: String?
+    /// Moves the main output into this folder (`--output-dir`, absolute), keeping its file name, when `outputPath`
+    /// does not name it.
+    public var outputDirectory: String?
+    /// `-o` as typed, for messages (`outputPath` is absolute).
+    public var outputArgument: String?
     /// Replaces `output.preset`.
     public var preset: Preset?
     /// Replaces `output.range`; times in the command-line forms of SPEC §1, parsed with the project's frame rate.
@@ -38,6 +44,20 @@ public struct ProjectOverrides: Sendable {
     public var variables: [String: VariableValue] = [:]
     /// Probe results shared by several loads (the rows of one batch), so each file is probed once.
     public var probeCache: ProbeCache?
+
+    /// Sets `outputPath` and `outputDirectory` from the command line's `-o` and `--output-dir` (docs/outputs.md,
+    /// "Where outputs go"): a relative `-o` is taken in the working directory, or inside `--output-dir` when both are
+    /// given; `--output-dir` alone moves the project's `output.path` into that folder under its own file name.
+    public mutating func place(output: String?, outputDirectory: String?) {
+        let directory = outputDirectory.map { OutputPlacement.normalised($0) }
+        outputArgument = output
+        if let output, output != "-" {
+            outputPath = OutputPlacement.normalised(output.hasPrefix("/") || directory == nil ? output : directory! + "/" + output)
+        } else {
+            outputPath = output
+            self.outputDirectory = directory
+        }
+    }
 
     /// No overrides.
     public init(outputPath: String? = nil, preset: Preset? = nil, range: (start: String, end: String)? = nil,
@@ -208,12 +228,21 @@ public enum ProjectLoader {
             for diagnostic in found where overrides.format == nil {
                 if diagnostic.path == JSONPath.root.key("output").key("path") {
                     let hint = diagnostic.hint?.replacing("set output.format to", with: "pass --format with")
-                    flagError("-o \(path)", diagnostic.message, hint: hint, at: diagnostic.path)
+                    flagError("-o \(overrides.outputArgument ?? path)", diagnostic.message, hint: hint, at: diagnostic.path)
                 } else {
                     var conflict = diagnostic
-                    conflict.message = "with -o \(path): " + diagnostic.message
+                    conflict.message = "with -o \(overrides.outputArgument ?? path): " + diagnostic.message
                     diagnostics.append(conflict)
                 }
+            }
+        }
+        if let directory = overrides.outputDirectory {
+            if let written = project.output.path, written != "-" {
+                project.output.path = directory + "/" + (written.split(separator: "/").last.map(String.init) ?? written)
+            } else {
+                flagError("--output-dir \(directory)", "the project names no output file to place there",
+                          hint: "set output.path, or pass -o NAME to name the file inside the folder",
+                          at: JSONPath.root.key("output").key("path"))
             }
         }
         if let preset = overrides.preset { project.output.preset = preset }

@@ -98,18 +98,15 @@ struct Join: ParsableCommand {
     func run() throws {
         media.applyLogLevel()
         var overrides = ProjectOverrides()
-        overrides.outputPath = output
+        overrides.place(output: output, outputDirectory: nil)
         let loaded = try loadProject(project, interchange, policy: media.policy, overrides: overrides)
         Exit.report(quiet ? loaded.diagnostics.filter { $0.severity == .error } : loaded.diagnostics)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
         }
-        guard let path = compiled.output.path, path != "-" else {
+        guard let destination = compiled.placement.mainPath else {
             throw CommandFailure(.invalid, "$.output.path: no output file; set output.path or pass -o")
         }
-        let destination = output != nil || path.hasPrefix("/")
-            ? URL(fileURLWithPath: path).standardizedFileURL.path
-            : URL(fileURLWithPath: compiled.baseDirectory + "/" + path).standardizedFileURL.path
         // Parts are H.264 in Matroska and the join copies their packets: an output that needs another codec or
         // container cannot be made of them, whatever the parts hold, so say that first (not "stale parts").
         if let format = compiled.output.format, ![.mp4, .mov, .mkv].contains(format) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReelRender
 import Foundation
 
 /// The `reel` command: JSON edit decision lists in, rendered files out.
@@ -29,7 +30,12 @@ struct Reel: ParsableCommand {
     /// throws goes through `Exit`, the one place errors become text and exit codes.
     static func main() {
         Interrupts.install()
-        if Console.asksForJSON(Array(CommandLine.arguments.dropFirst())) { Console.useJSONMessages() }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if Console.asksForJSON(arguments) { Console.useJSONMessages() }
+        // Partials of killed renders removed before a write (docs/outputs.md): said, unless told to be quiet.
+        if !arguments.prefix(while: { $0 != "--" }).contains(where: { $0 == "-q" || $0 == "--quiet" }) {
+            StalePartials.reporter.withLock { $0 = { printError("note: " + $0) } }
+        }
         let status = run()
         if status != 0 { Foundation.exit(status) }
     }

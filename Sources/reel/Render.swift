@@ -71,6 +71,11 @@ struct Render: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (overrides output.path); - streams to standard output.")
     var output: String?
 
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp(
+        "Write the whole set of outputs into DIR: the main output keeps its file name (a relative -o is taken "
+            + "inside DIR) and relative outputs[].path follow it.", valueName: "DIR"))
+    var outputDirectory: String?
+
     @Flag(help: "Replace the output file if it exists.")
     var force = false
 
@@ -144,6 +149,9 @@ struct Render: ParsableCommand {
                                          + "(e.g. 0.5 for half size)"))
             }
         }
+        if output == "-", outputDirectory != nil {
+            throw Exit.report(.usage("--output-dir with -o -: standard output is not in a folder; give -o a file name"))
+        }
         if output == "-", isatty(1) != 0 {
             throw Exit.report(.usage("-o -: standard output is a terminal, and the video would be written to it as "
                                      + "binary data\n       hint: pipe it (reel render p.json -o - | ffplay -) or "
@@ -171,7 +179,7 @@ struct Render: ParsableCommand {
         let cancellation = Interrupts.cancellation
         media.applyLogLevel()
         var overrides = ProjectOverrides()
-        overrides.outputPath = output
+        overrides.place(output: output, outputDirectory: outputDirectory)
         overrides.preset = preset
         overrides.format = format
         if let range {
@@ -197,15 +205,8 @@ struct Render: ParsableCommand {
             Exit.report([missing], file: file)
             throw CommandFailure.rejected([missing])
         }
-        // -o is relative to the working directory; output.path to the project's folder.
-        let finalDestination: ExportDestination
-        if path == "-" {
-            finalDestination = .standardOutput
-        } else if output != nil || path.hasPrefix("/") {
-            finalDestination = .file(URL(fileURLWithPath: path).standardizedFileURL.path)
-        } else {
-            finalDestination = .file(URL(fileURLWithPath: compiled.baseDirectory + "/" + path).standardizedFileURL.path)
-        }
+        // Where every file of the render goes: docs/outputs.md, "Where outputs go".
+        let finalDestination: ExportDestination = compiled.placement.mainPath.map { .file($0) } ?? .standardOutput
 
         if cancellation.isCancelled { throw CommandFailure.interrupted }
         let session = ExportSession(

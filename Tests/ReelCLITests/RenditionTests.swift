@@ -54,9 +54,9 @@ import Testing
     }
 
     private let fourOutputs = """
-        [ { "path": "out/small.mp4", "size": [160, 90], "frameRate": 15, "preset": "draft" },
-          { "path": "out/poster.jpg", "at": 1 },
-          { "path": "out/sound.m4a" } ]
+        [ { "path": "small.mp4", "size": [160, 90], "frameRate": 15, "preset": "draft" },
+          { "path": "poster.jpg", "at": 1 },
+          { "path": "sound.m4a" } ]
         """
 
     @Test func onePassWritesEveryRendition() throws {
@@ -143,7 +143,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder.file("ladder"), withIntermediateDirectories: true)
         let path = try project("ladder.json",
                                output: #"{ "path": "ladder/high.m3u8", "size": [320, 180], "frameRate": 30, "preset": "draft", "segmentDuration": 1 }"#,
-                               outputs: #"[ { "path": "ladder/low.m3u8", "size": [160, 90], "preset": "draft", "segmentDuration": 1 } ]"#)
+                               outputs: #"[ { "path": "low.m3u8", "size": [160, 90], "preset": "draft", "segmentDuration": 1 } ]"#)
         let result = try reel(["render", path, "-q"])
         #expect(result.status == 0, "\(result.stderrText)")
         let master = folder.file("ladder/master.m3u8").path
@@ -203,7 +203,7 @@ import Testing
     @Test func whatOnePassCannotDoIsRefused() throws {
         try FileManager.default.createDirectory(at: folder.file("r"), withIntermediateDirectories: true)
         let path = try project("r.json", output: #"{ "path": "r/main.mkv", "size": [320, 180], "frameRate": 30, "preset": "draft" }"#,
-                               outputs: #"[ { "path": "r/small.mp4", "size": [160, 90] } ]"#)
+                               outputs: #"[ { "path": "small.mp4", "size": [160, 90] } ]"#)
         let streamed = try reel(["render", path, "-o", "-", "-q"], stdin: nil)
         #expect(streamed.status == 64 && streamed.stderrText.contains("outputs"), "\(streamed.stderrText)")
         let chunked = try reel(["render", path, "--chunk", "0/2", "-o", folder.file("r/part.mkv").path, "-q"])
@@ -221,7 +221,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder.file("f/hls"), withIntermediateDirectories: true)
         let path = try project("f.json", output: #"{ "path": "f/main.mp4", "size": [320, 180], "frameRate": 30, "preset": "draft" }"#,
                                outputs: """
-            [ { "path": "f/hls/x.m3u8" }, { "path": "f/broken.mp4", "video": { "encoderPreset": "no-such-preset" } } ]
+            [ { "path": "hls/x.m3u8" }, { "path": "broken.mp4", "video": { "encoderPreset": "no-such-preset" } } ]
             """)
         let result = try reel(["render", path, "-q"])
         #expect(result.status != 0 && result.stderrText.contains("outputs[1]"), "\(result.stderrText)")

@@ -22,11 +22,12 @@ struct RenditionCompiler: CompilerPart {
                   hint: "remove smart, or render the further outputs separately")
         }
         var seen: [String: Int] = [:]
-        if let path = main.path, path != "-" { seen[resolve(path, against: project.baseDirectory)] = -1 }
+        let placement = compiled.placement
+        if let path = placement.mainPath { seen[path] = -1 }
         var resolved: [OutputSettings] = []
         for (index, written) in outputs.enumerated() {
             let path = list.index(index)
-            var output = written
+            var output = written.inheriting(from: main)
             output.size = written.size ?? main.size
             output.frameRate = written.frameRate ?? main.frameRate
             output.renderScale = main.renderScale
@@ -35,7 +36,7 @@ struct RenditionCompiler: CompilerPart {
             output.rangeRunsToEnd = main.rangeRunsToEnd
             output.end = main.end
             if let file = written.path {
-                let key = resolve(file, against: project.baseDirectory)
+                let key = placement.resolve(file)
                 if let other = seen[key] {
                     error(path.key("path"), "\(file) is also the path of " + (other < 0 ? "output" : "outputs[\(other)]"),
                           hint: "give every output its own path")

@@ -339,6 +339,9 @@ public struct OutputSettings: Sendable, Equatable {
     var formatWasWritten = false
     var videoCodecWasWritten = false
     var audioCodecWasWritten = false
+    // The keys of an entry of `outputs` that the project wrote (`preset`, `faststart`, `audio`, `audio.channels`,
+    // …), so that `inheriting(from:)` fills in only the others.
+    var writtenKeys: Set<String> = []
 
     /// Creates settings with every default of SPEC §2.1 (format and codecs from the path's extension).
     public init(path: String? = nil) {
@@ -366,6 +369,57 @@ public struct OutputSettings: Sendable, Equatable {
             && lhs.metadata.map(\.key) == rhs.metadata.map(\.key) && lhs.metadata.map(\.value) == rhs.metadata.map(\.value)
             && lhs.range == rhs.range && lhs.end == rhs.end && lhs.faststart == rhs.faststart && lhs.loop == rhs.loop
             && lhs.segmentDuration == rhs.segmentDuration && lhs.master == rhs.master && lhs.posterTime == rhs.posterTime
+    }
+
+    /// This entry of `outputs` with every setting of the main output `main` that applies to it and that it does not
+    /// set itself (docs/outputs.md, "What an entry inherits"). `size` and `frameRate` are filled by the compiler.
+    ///
+    /// - `preset`, `metadata`, `faststart`: always.
+    /// - `loop`: by an animation; `segmentDuration`: by an HLS or DASH package.
+    /// - `video.codec` (when `output` wrote it) and `audio.codec` (likewise): by an entry whose container holds it.
+    /// - `video.crf`, `encoderPreset`, `pixelFormat`, `gop`: by an entry encoding with the same video codec;
+    ///   `video.bitrate` only when its picture size is also the main output's (a rate is chosen for a size).
+    /// - `audio.loudness`, `channels`: by an entry with sound; `sampleRate` when its codec can encode at that rate;
+    ///   `audio.bitrate` when its audio codec is the main output's; `"audio": false` by an entry with pictures (an
+    ///   audio-only entry keeps its sound).
+    public func inheriting(from main: OutputSettings) -> OutputSettings {
+        var entry = self
+        let wrote = writtenKeys.contains
+        if !wrote("preset") { entry.preset = main.preset }
+        if !wrote("metadata") { entry.metadata = main.metadata }
+        if !wrote("faststart") { entry.faststart = main.faststart }
+        if !wrote("loop"), entry.format?.canAnimate == true, entry.framePattern == nil { entry.loop = main.loop }
+        if !wrote("segmentDuration"), entry.format?.isSegmented == true { entry.segmentDuration = main.segmentDuration }
+        if let container = entry.format, !container.isAudioOnly {
+            if main.videoCodecWasWritten, !wrote("video.codec"), container.videoCodecs.contains(main.video.codec) {
+                entry.video.codec = main.video.codec
+            }
+            if entry.video.codec == main.video.codec {
+                if !wrote("video.crf") { entry.video.crf = entry.video.crf ?? main.video.crf }
+                if !wrote("video.encoderPreset") { entry.video.encoderPreset = entry.video.encoderPreset ?? main.video.encoderPreset }
+                if !wrote("video.pixelFormat") { entry.video.pixelFormat = entry.video.pixelFormat ?? main.video.pixelFormat }
+                if !wrote("video.gop") { entry.video.gop = entry.video.gop ?? main.video.gop }
+                if !wrote("video.bitrate"), (entry.size ?? main.size) == main.size {
+                    entry.video.bitrate = entry.video.bitrate ?? main.video.bitrate
+                }
+            }
+        }
+        guard let mainAudio = main.audio else {
+            if !wrote("audio"), entry.format?.isAudioOnly == false { entry.audio = nil }
+            return entry
+        }
+        guard var audio = entry.audio, let container = entry.format else { return entry }
+        if main.audioCodecWasWritten, !wrote("audio.codec"), container.audioCodecs.contains(mainAudio.codec) {
+            audio.codec = mainAudio.codec
+        }
+        if !wrote("audio.loudness") { audio.loudness = audio.loudness ?? mainAudio.loudness }
+        if !wrote("audio.channels") { audio.channels = mainAudio.channels }
+        if !wrote("audio.sampleRate"), audio.codec.accepts(sampleRate: mainAudio.sampleRate) {
+            audio.sampleRate = mainAudio.sampleRate
+        }
+        if !wrote("audio.bitrate"), audio.codec == mainAudio.codec { audio.bitrate = audio.bitrate ?? mainAudio.bitrate }
+        entry.audio = audio
+        return entry
     }
 
     /// The image sequence `path` names (a `%0Nd` in its file name), or nil for a single file.
@@ -482,6 +536,15 @@ public struct OutputSettings: Sendable, Equatable {
             found.append(Diagnostic(.error, path: base.key("video").key("smart"),
                                     message: "a smart render copies the sources' pictures, whose keyframes do not fall on the \(container.rawValue) segment boundaries",
                                     hint: "remove smart"))
+        }
+        // libavformat's HLS and DASH muxers expand `%d` and `$Number$`-style templates in the names they derive
+        // from the playlist's, so such a name writes segments under other names than the playlist lists.
+        if container.isSegmented, let written = self.path,
+           let name = written.split(separator: "/").last, name.contains("%") || name.contains("$") {
+            found.append(Diagnostic(.error, path: path,
+                                    message: "\"\(name)\": the \(container.rawValue) muxer expands % and $ in the names of "
+                                        + "the segments it derives from the playlist's",
+                                    hint: "use a name without % or $, like index.\(container.rawValue)"))
         }
         if master != nil, container != .m3u8 {
             found.append(Diagnostic(.error, path: base.key("master"),

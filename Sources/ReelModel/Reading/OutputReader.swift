@@ -39,6 +39,12 @@ struct OutputReader: FieldReader {
         }
         var output = OutputSettings(path: outputPath)
         output.frameRate = further ? ownRate : context.frameRate
+        output.writtenKeys = Set(fields.members.map(\.key))
+        for group in ["video", "audio"] {
+            if let members = fields[group]?.value.objectValue?.members {
+                output.writtenKeys.formUnion(members.map { group + "." + $0.key })
+            }
+        }
 
         if let json = fields["format"] {
             if let container: ContainerFormat = enumeration(json, path.key("format"), "container format") {
@@ -171,8 +177,8 @@ struct OutputReader: FieldReader {
             audio.channels = channels
         }
         if let json = fields["loudness"] { audio.loudness = readLoudness(json, path.key("loudness")) }
-        let opusRates = [8000, 12000, 16000, 24000, 48000]
-        if audio.codec == .opus, !opusRates.contains(audio.sampleRate) {
+        let opusRates = AudioCodec.opusSampleRates
+        if audio.codec == .opus, !audio.codec.accepts(sampleRate: audio.sampleRate) {
             error(path.key("sampleRate"), "opus cannot encode at \(audio.sampleRate) Hz",
                   hint: "use one of " + opusRates.map(String.init).joined(separator: ", "))
         }

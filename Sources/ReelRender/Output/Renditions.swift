@@ -20,14 +20,16 @@ struct Rendition {
     let posterFrame: Int64?
 
     /// Every output of `main` (the main output first, written to `mainPath`), with relative paths of `outputs`
-    /// resolved against the project's folder. Throws what cannot be planned, naming the output.
+    /// resolved against the folder of `mainPath` (`OutputPlacement`). Throws what cannot be planned, naming the
+    /// output.
     static func plan(_ main: CompiledProject, mainPath: String, encoderThreads: Int) throws(RenderError) -> [Rendition] {
-        var outputs = [(label: "output", path: mainPath, settings: main.output)]
+        let placement = OutputPlacement(mainFile: mainPath)
+        var outputs = [(label: "output", path: placement.mainPath ?? mainPath, settings: main.output)]
         for (index, output) in main.outputs.enumerated() {
             guard let path = output.path else {
                 throw RenderError(.invalid, "outputs[\(index)]: no path")
             }
-            outputs.append(("outputs[\(index)]", absolute(path, in: main.baseDirectory), output))
+            outputs.append(("outputs[\(index)]", placement.resolve(path), output))
         }
         var seen: [String: String] = [:]
         var renditions: [Rendition] = []
@@ -58,12 +60,6 @@ struct Rendition {
                                         step: ratio.numerator, posterFrame: posterFrame))
         }
         return renditions
-    }
-
-    /// `path` made absolute against `folder` (and normalised), as the CLI does for `output.path`.
-    static func absolute(_ path: String, in folder: String) -> String {
-        let full = path.hasPrefix("/") ? path : folder + "/" + path
-        return URL(fileURLWithPath: full).standardizedFileURL.path
     }
 
     /// `main` as `output` alone would render it: a size not written is the main canvas, scaled by the main
@@ -337,9 +333,12 @@ struct MasterPlaylist {
     /// The HLS renditions it lists, in order.
     let renditions: [Rendition]
 
-    /// The master playlists of `renditions`: the HLS ones naming the same `master` share it; those naming none
-    /// share `master.m3u8` beside the first of them, when there are two or more.
-    static func plan(_ renditions: [Rendition], baseDirectory: String) -> [MasterPlaylist] {
+    /// The master playlists of `renditions` (the main output first): the HLS ones naming the same `master` share it;
+    /// those naming none share `master.m3u8` beside the first of them, when there are two or more. A relative
+    /// `master` resolves as the entries' paths do, against the main output's folder (`OutputPlacement`).
+    static func plan(_ renditions: [Rendition]) -> [MasterPlaylist] {
+        guard let main = renditions.first else { return [] }
+        let placement = OutputPlacement(mainFile: main.path)
         let hls = renditions.filter { $0.project.output.format == .m3u8 }
         var groups: [(path: String, members: [Rendition])] = []
         func add(_ rendition: Rendition, to path: String) {
@@ -352,7 +351,7 @@ struct MasterPlaylist {
         let unnamed = hls.filter { $0.project.output.master == nil }
         for rendition in hls {
             if let master = rendition.project.output.master {
-                add(rendition, to: Rendition.absolute(master, in: baseDirectory))
+                add(rendition, to: placement.resolve(master))
             } else if unnamed.count >= 2, let first = unnamed.first {
                 add(rendition, to: URL(fileURLWithPath: first.path).deletingLastPathComponent()
                     .appendingPathComponent("master.m3u8").path)
