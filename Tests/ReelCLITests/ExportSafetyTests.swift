@@ -50,16 +50,6 @@ import Glibc
         try ReelTestSupport.start(reel.path, args)
     }
 
-    /// Waits up to `seconds` for `condition`, polling every 5 ms; true if it held.
-    func waitUntil(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(5_000)
-        }
-        return try condition()
-    }
-
     @Test(arguments: [SIGINT, SIGTERM])
     func signalStopsTheRenderAndLeavesNothing(_ signalNumber: Int32) throws {
         let project = try longProject(output: "out.mp4", seconds: 120)

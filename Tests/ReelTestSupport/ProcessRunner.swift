@@ -294,3 +294,13 @@ private func drainInBackground(_ handle: FileHandle) -> Completion<Data> {
     thread.start()
     return completion
 }
+
+/// Waits up to `seconds` for `condition`, polling every 5 ms; true if it held.
+public func waitUntil(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(5_000)
+    }
+    return try condition()
+}

@@ -1,0 +1,63 @@
+import Foundation
+import ReelTestSupport
+import ReelUnitTestSupport
+import Testing
+
+/// The projects shipped in `examples/`, with the media `make demo` generates (scripts/make-demo-media.sh run in a
+/// copy of the layout): each validates as written, and renders — its first second, at half size, every file of it
+/// into a folder of the test's (`--output-dir`) — to files ffmpeg decodes without a message.
+@Suite struct ExamplesTests {
+    let folder: TemporaryDirectory
+    let reel: URL
+
+    /// Every `examples/*.json`, by name.
+    static let projects: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(
+            atPath: Workplace.repository.appendingPathComponent("examples").path)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.sorted()
+    }()
+
+    init() throws {
+        folder = try TemporaryDirectory(prefix: "reel-examples")
+        reel = try builtExecutable(named: "reel")
+        let examples = folder.file("examples"), scripts = folder.file("scripts")
+        try FileManager.default.createDirectory(at: examples, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: scripts, withIntermediateDirectories: true)
+        for name in Self.projects {
+            try FileManager.default.copyItem(at: Workplace.repository.appendingPathComponent("examples/" + name),
+                                             to: examples.appendingPathComponent(name))
+        }
+        try FileManager.default.copyItem(at: Workplace.repository.appendingPathComponent("scripts/make-demo-media.sh"),
+                                         to: scripts.appendingPathComponent("make-demo-media.sh"))
+        let made = try run("bash", [scripts.appendingPathComponent("make-demo-media.sh").path])
+        #expect(made.status == 0, "\(made.stderrText)")
+    }
+
+    /// One test for all of them, so the media is made once.
+    @Test func everyExampleValidatesAndRenders() throws {
+        #expect(Self.projects.contains("demo.json") && Self.projects.count >= 5, "\(Self.projects)")
+        for name in Self.projects { try check(name) }
+    }
+
+    private func check(_ name: String) throws {
+        let project = folder.file("examples/" + name).path
+        // The projects write into ../out, which a fresh checkout lacks: validate sees the folder is missing, nothing
+        // else.
+        let validated = try run(reel.path, ["validate", project, "--json"])
+        let problems = validated.stdoutText.split(separator: "\n")
+            .filter { !$0.contains("output folder") || !$0.contains("does not exist") }
+        #expect(problems.isEmpty, "\(name): \(validated.stdoutText)\(validated.stderrText)")
+
+        let out = folder.file("out-" + name)
+        let rendered = try run(reel.path, ["render", project, "--output-dir", out.path, "--mkdir", "--range", "0..1",
+                                           "--render-scale", "0.5"])
+        #expect(rendered.status == 0, "\(name): \(rendered.stderrText)")
+        let written = rendered.stderrText.split(separator: "\n").filter { $0.hasPrefix("wrote ") }.map { String($0.dropFirst(6)) }
+        #expect(!written.isEmpty, "\(name): \(rendered.stderrText)")
+        for file in written {
+            #expect(file.hasPrefix(out.resolvingSymlinksInPath().path) || file.hasPrefix(out.path), "\(file) is outside \(out.path)")
+            let decoded = try run("ffmpeg", ["-v", "error", "-i", file, "-f", "null", "-"])
+            #expect(decoded.status == 0 && decoded.stderrText.isEmpty, "\(file): \(decoded.stderrText)")
+        }
+    }
+}
