@@ -4,7 +4,7 @@ import ReelUnitTestSupport
 import Testing
 
 /// The projects shipped in `examples/`, with the media `make demo` generates (scripts/make-demo-media.sh run in a
-/// copy of the layout): each validates as written, and renders — its first second, at half size, every file of it
+/// copy of the layout): each validates as written, and renders — its first two seconds, at half size, every file of it
 /// into a folder of the test's (`--output-dir`) — to files ffmpeg decodes without a message.
 @Suite struct ExamplesTests {
     let folder: TemporaryDirectory
@@ -49,7 +49,7 @@ import Testing
         #expect(problems.isEmpty, "\(name): \(validated.stdoutText)\(validated.stderrText)")
 
         let out = folder.file("out-" + name)
-        let rendered = try run(reel.path, ["render", project, "--output-dir", out.path, "--mkdir", "--range", "0..1",
+        let rendered = try run(reel.path, ["render", project, "--output-dir", out.path, "--mkdir", "--range", "0..2",
                                            "--render-scale", "0.5"])
         #expect(rendered.status == 0, "\(name): \(rendered.stderrText)")
         let written = rendered.stderrText.split(separator: "\n").filter { $0.hasPrefix("wrote ") }.map { String($0.dropFirst(6)) }

@@ -91,7 +91,8 @@ import Testing
         #expect(try reel(["render", path, "-q"]).status == 0)
         let alone = try project("alone.json", output: #"{ "path": "out/alone.mp4", "size": [160, 90], "frameRate": 15, "preset": "draft" }"#)
         #expect(try reel(["render", alone, "-q"]).status == 0)
-        let sound = try project("sound.json", output: #"{ "path": "out/alone.m4a", "frameRate": 30 }"#)
+        // The sound entry inherits the main output's preset, "draft" (docs/outputs.md, "What an entry inherits").
+        let sound = try project("sound.json", output: #"{ "path": "out/alone.m4a", "frameRate": 30, "preset": "draft" }"#)
         #expect(try reel(["render", sound, "-q"]).status == 0)
         let thumb = try reel(["thumbnail", path, "--at", "1", "-o", folder.file("out/thumb.png").path, "--exact"])
         #expect(thumb.status == 0, "\(thumb.stderrText)")
