@@ -29,26 +29,11 @@ public enum OutputCheck {
         return found
     }
 
-    /// The problems of one destination, `path` (absolute), reported at `jsonPath`.
+    /// The problems of one destination, `path` (absolute), reported at `jsonPath`. An existing file is not one:
+    /// `--force` may replace it.
     private static func problems(of path: String, at jsonPath: JSONPath, compiled: CompiledProject?) -> [Diagnostic] {
-        func problem(_ message: String, hint: String) -> [Diagnostic] {
-            [Diagnostic(path: jsonPath, message: message, hint: hint, category: .cannotCreateOutput)]
-        }
-        let folder = OutputPlacement.folder(of: path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return problem("the output folder \(folder) does not exist", hint: "create it, pass --mkdir to reel render to create it, or pass -o to render elsewhere")
-        }
-        guard access(folder, W_OK) == 0 else {
-            return problem("the output folder \(folder) is not writable", hint: "pass -o to render elsewhere")
-        }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            return problem("\(path) is a directory", hint: "name a file inside it")
-        }
-        if let compiled, let clash = InputProtection.clash(output: path, project: compiled) {
-            return problem("\(path) is the file of \(clash.role); an output never replaces an input",
-                           hint: "choose another output path")
-        }
-        return []
+        let destination = OutputDestination(path)
+        guard let fault = destination.fault(overwrite: true, project: compiled) else { return [] }
+        return [destination.diagnostic(fault, at: jsonPath)]
     }
 }

@@ -20,22 +20,7 @@ struct OutputFile {
     static func prepare(path: String, overwrite: Bool) throws(RenderError) -> OutputFile {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw RenderError(.cannotCreateOutput, "output folder \(folder) does not exist")
-        }
-        guard access(folder, W_OK) == 0 else {
-            throw RenderError(.cannotCreateOutput, "output folder \(folder) is not writable")
-        }
-        var status = stat()
-        if lstat(path, &status) == 0 {
-            if (status.st_mode & S_IFMT) == S_IFDIR {
-                throw RenderError(.cannotCreateOutput, "\(path) is a directory")
-            }
-            if !overwrite {
-                throw RenderError(.cannotCreateOutput, "\(path) exists; use --force to replace it")
-            }
-        }
+        try OutputDestination(path).check(overwrite: overwrite)
         StalePartials.sweep(folder: folder)
         let name = StalePartials.name(for: url.lastPathComponent)
         return OutputFile(path: path, temporaryPath: url.deletingLastPathComponent().appendingPathComponent(name).path)

@@ -1,0 +1,129 @@
+import Foundation
+import ReelModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One file a command is about to write, from the path it resolved to until it is committed: the one place that
+/// knows what can be wrong with a destination and how to say it (docs/outputs.md, "Files").
+///
+/// `reel validate` asks it for diagnostics (`diagnostic(_:at:)`), a render and every other writer for errors
+/// (`check(…)`), and `--mkdir` for the folders it creates (`createFolder()`); `OutputFile` writes beside it and
+/// commits onto it. Every fault is exit 73 and reads the same whoever finds it.
+public struct OutputDestination: Sendable, Equatable {
+    /// The file, absolute and normalised.
+    public let path: String
+
+    /// The destination `path` (absolute, or relative to the working directory).
+    public init(_ path: String) {
+        self.path = OutputPlacement.normalised(path)
+    }
+
+    /// The folder that holds it.
+    public var folder: String { OutputPlacement.folder(of: path) }
+
+    /// What stops a write to the destination.
+    public enum Fault: Sendable, Equatable {
+        /// The folder does not exist (`--mkdir` creates it).
+        case folderMissing
+        /// The folder's place holds a file.
+        case folderIsFile
+        /// The folder cannot be written to.
+        case folderNotWritable
+        /// The destination is a directory.
+        case isDirectory
+        /// The destination exists and replacing it was not asked for (`--force`).
+        case exists
+        /// The destination is one of the command's inputs: `role` says which (`asset "logo"`, `the project file`).
+        case isInput(role: String, inputPath: String)
+    }
+
+    /// The first fault of the destination, in the order a person fixes them: the folder (missing ones only when
+    /// `folderMustExist`), the destination's kind, an input it would replace (`project`'s, then `inputs`, each with
+    /// its role), an existing file (only when `!overwrite`). Nil: it can be written.
+    public func fault(overwrite: Bool, folderMustExist: Bool = true, project: CompiledProject? = nil,
+                      inputs: [(role: String, path: String)] = []) -> Fault? {
+        var status = stat()
+        if stat(folder, &status) != 0 {
+            if folderMustExist { return .folderMissing }
+        } else if (status.st_mode & S_IFMT) != S_IFDIR {
+            return .folderIsFile
+        } else if access(folder, W_OK) != 0 {
+            return .folderNotWritable
+        }
+        let exists = lstat(path, &status) == 0
+        if exists, (status.st_mode & S_IFMT) == S_IFDIR { return .isDirectory }
+        if let project, let clash = InputProtection.clash(output: path, project: project) {
+            return .isInput(role: clash.role, inputPath: clash.inputPath)
+        }
+        for input in inputs where input.path != "-" && InputProtection.isSameFile(path, input.path) {
+            return .isInput(role: input.role, inputPath: OutputPlacement.normalised(input.path))
+        }
+        if exists, !overwrite { return .exists }
+        return nil
+    }
+
+    /// What a person reads about `fault`: the message and the hint.
+    public func describe(_ fault: Fault) -> (message: String, hint: String) {
+        switch fault {
+        case .folderMissing:
+            ("the output folder \(folder) does not exist",
+             "create it (mkdir -p), pass --mkdir to let reel create it, or pass -o to write elsewhere")
+        case .folderIsFile:
+            ("the output folder \(folder) is a file, not a folder", "pass -o to write elsewhere")
+        case .folderNotWritable:
+            ("the output folder \(folder) is not writable", "pass -o to write elsewhere")
+        case .isDirectory:
+            ("\(path) is a directory", "name a file inside it")
+        case .exists:
+            ("\(path) exists; use --force to replace it", "or pass -o to write elsewhere")
+        case .isInput(let role, let inputPath):
+            ("\(path) is the file of \(role) (\(inputPath)); an output never replaces an input, even with --force",
+             "choose another output path")
+        }
+    }
+
+    /// `fault` as a diagnostic at `jsonPath` (exit 73), for `reel validate`.
+    public func diagnostic(_ fault: Fault, at jsonPath: JSONPath) -> Diagnostic {
+        let (message, hint) = describe(fault)
+        return Diagnostic(path: jsonPath, message: message, hint: hint, category: .cannotCreateOutput)
+    }
+
+    /// `fault` as the error that stops a write (exit 73), its hint on a second line.
+    public func error(_ fault: Fault) -> RenderError {
+        let (message, hint) = describe(fault)
+        return RenderError(.cannotCreateOutput, message + "\n       hint: " + hint)
+    }
+
+    /// Throws the destination's first fault (`fault(…)`), if any.
+    public func check(overwrite: Bool, folderMustExist: Bool = true, project: CompiledProject? = nil,
+                      inputs: [(role: String, path: String)] = []) throws(RenderError) {
+        if let fault = fault(overwrite: overwrite, folderMustExist: folderMustExist, project: project, inputs: inputs) {
+            throw error(fault)
+        }
+    }
+
+    /// Creates the destination's folder and any missing parents (`--mkdir`, as `mkdir -p`); returns the folders
+    /// created, outermost first, for `removeFolders` to take back when the write fails. Creates nothing when one
+    /// cannot be made.
+    public func createFolder() throws(RenderError) -> [String] {
+        var missing: [String] = []
+        var next = URL(fileURLWithPath: folder)
+        while !FileManager.default.fileExists(atPath: next.path), next.path != "/" {
+            missing.insert(next.path, at: 0)
+            next = next.deletingLastPathComponent()
+        }
+        for (index, created) in missing.enumerated() where mkdir(created, 0o777) != 0 && errno != EEXIST {
+            let reason = String(cString: strerror(errno))
+            Self.removeFolders(Array(missing[..<index]))
+            throw RenderError(.cannotCreateOutput, "cannot create the output folder \(created) (--mkdir): \(reason)")
+        }
+        return missing
+    }
+
+    /// Removes `folders` (outermost first, as `createFolder` returns them) again where they are still empty.
+    public static func removeFolders(_ folders: [String]) {
+        for folder in folders.reversed() { rmdir(folder) }
+    }
+}
