@@ -31,6 +31,8 @@ struct Reel: ParsableCommand {
         Interrupts.install()
         if Console.asksForJSON(Array(CommandLine.arguments.dropFirst())) { Console.useJSONMessages() }
         let status = run()
+        // With --progress json, whatever ended the command, its last line says how (docs/decisions.md).
+        Console.finish(exitCode: status)
         if status != 0 { Foundation.exit(status) }
     }
 
