@@ -292,33 +292,34 @@ struct Batch: ParsableCommand {
             if worst != .success { throw CommandFailure(worst) }
             return
         }
-        if mkdir {
-            let manifestFolder = manifest.map { [URL(fileURLWithPath: $0).standardizedFileURL.path] } ?? []
-            let outputs = plans.filter { $0.missingFolder != nil }.map(\.output)
-            try OutputTarget.withFolders(of: outputs + manifestFolder, create: true) {}
+        // --mkdir: the missing folders (and the manifest's), created now; those still empty when the batch fails
+        // (an interrupt, every row failed) are removed again, as `reel render` does.
+        let manifestFolder = manifest.map { [URL(fileURLWithPath: $0).standardizedFileURL.path] } ?? []
+        let needingFolders = mkdir ? plans.filter { $0.missingFolder != nil }.map(\.output) + manifestFolder : []
+        try OutputTarget.withFolders(of: needingFolders, create: true) {
+            let journal = try Manifest(path: manifest, append: resume, began: began)
+            for failure in failures {
+                journal.record(row: failure.row, output: failure.output, status: "failed", exitCode: failure.code,
+                               seconds: 0, warnings: [], errors: [failure.message], fingerprint: nil, bytes: nil)
+                Self.report(row: failure.row, status: "failed", output: failure.output, code: failure.code,
+                            progress: progress, quiet: quiet)
+            }
+            let codes = journal.failure == nil ? render(plans, journal: journal, policy: media.policy) : []
+            var worst = Exit.worst(failures.map(\.code) + codes)
+            if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
+            if let problem = journal.failure {
+                // --resume trusts the manifest: one it could not write is a failed batch (docs/batch.md).
+                printError("error: --manifest \(manifest!): \(problem); the manifest does not record every row, so "
+                           + "--resume cannot rely on it" + (codes.count < plans.count ? " (no further row was started)" : ""))
+                worst = Exit.worst(failures.map(\.code) + codes + [.io])
+            }
+            if !quiet, progress != .json {
+                let done = codes.filter { $0 == .success }.count
+                printError("batch: \(done) of \(plans.count + failures.count) rows done"
+                           + (failures.isEmpty ? "" : ", \(failures.count) invalid") + (journal.path.map { " (manifest \($0))" } ?? ""))
+            }
+            if worst != .success { throw CommandFailure(worst) }
         }
-        let journal = try Manifest(path: manifest, append: resume, began: began)
-        for failure in failures {
-            journal.record(row: failure.row, output: failure.output, status: "failed", exitCode: failure.code,
-                           seconds: 0, warnings: [], errors: [failure.message], fingerprint: nil, bytes: nil)
-            Self.report(row: failure.row, status: "failed", output: failure.output, code: failure.code,
-                        progress: progress, quiet: quiet)
-        }
-        let codes = journal.failure == nil ? render(plans, journal: journal, policy: media.policy) : []
-        var worst = Exit.worst(failures.map(\.code) + codes)
-        if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
-        if let problem = journal.failure {
-            // --resume trusts the manifest: one it could not write is a failed batch (docs/batch.md).
-            printError("error: --manifest \(manifest!): \(problem); the manifest does not record every row, so "
-                       + "--resume cannot rely on it" + (codes.count < plans.count ? " (no further row was started)" : ""))
-            worst = Exit.worst(failures.map(\.code) + codes + [.io])
-        }
-        if !quiet, progress != .json {
-            let done = codes.filter { $0 == .success }.count
-            printError("batch: \(done) of \(plans.count + failures.count) rows done"
-                       + (failures.isEmpty ? "" : ", \(failures.count) invalid") + (journal.path.map { " (manifest \($0))" } ?? ""))
-        }
-        if worst != .success { throw CommandFailure(worst) }
     }
 
     /// `reel render`'s refusal of an output that names an input (`OutputTarget.refuseInputs`), said of `who`.
