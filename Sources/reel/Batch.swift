@@ -322,6 +322,15 @@ struct Batch: ParsableCommand {
         }
     }
 
+    /// An error of one row: `row N: error: …` for a person; with `--progress json`, an `error` object with its `row`.
+    static func rowError(_ row: Int, _ text: String) {
+        if Console.jsonMessages {
+            printError(Console.jsonLine(for: "error: " + text, extra: [("row", String(row))]))
+        } else {
+            printError("row \(row): error: " + text)
+        }
+    }
+
     /// `reel render`'s refusal of an output that names an input (`OutputTarget.refuseInputs`), said of `who`.
     private static func refusal(_ output: String, replacing input: String, who: String) -> CommandFailure {
         do {
@@ -396,8 +405,8 @@ struct Batch: ParsableCommand {
             case .success(let path):
                 overrides.outputPath = URL(fileURLWithPath: path).standardizedFileURL.path
             case .failure(let problem):
-                printError("row \(row.number): error: -o \(output): \(problem.message)"
-                           + (problem.hint.map { "\n       hint: " + $0 } ?? ""))
+                Self.rowError(row.number, "-o \(output): \(problem.message)"
+                              + (problem.hint.map { "\n       hint: " + $0 } ?? ""))
                 return RowOutcome(result: .failure(RowFailure(output: nil, code: .invalid, message: problem.message)),
                                   inputs: [])
             }
@@ -426,7 +435,13 @@ struct Batch: ParsableCommand {
             !shape.diagnostics.contains { $0.path == diagnostic.path && $0.message == diagnostic.message }
         }
         for diagnostic in own where !quiet || diagnostic.severity == .error {
-            printError("row \(row.number): " + diagnostic.humanText(file: file.displayName))
+            if Console.jsonMessages {
+                // The `validate --json` object, with its type first and the row.
+                printError("{\"type\":\"diagnostic\",\"row\":\(row.number),"
+                           + diagnostic.jsonLine(file: file.jsonName).dropFirst())
+            } else {
+                printError("row \(row.number): " + diagnostic.humanText(file: file.displayName))
+            }
         }
         let errors = own.filter { $0.severity == .error }
         guard let compiled = loaded.compiled, let catalog = loaded.catalog, errors.isEmpty else {
@@ -435,7 +450,7 @@ struct Batch: ParsableCommand {
                 message: errors.first?.message ?? "the row's project is not valid")), inputs: readInputs)
         }
         guard let written = compiled.output.path, written != "-" else {
-            printError("row \(row.number): error: no output file\n       hint: pass -o 'out/{{name}}.mp4'")
+            Self.rowError(row.number, "no output file\n       hint: pass -o 'out/{{name}}.mp4'")
             return RowOutcome(result: .failure(RowFailure(output: nil, code: .usage, message: "no output file")),
                               inputs: readInputs)
         }
@@ -447,8 +462,8 @@ struct Batch: ParsableCommand {
         let upToDate = exists && entry?.fingerprint == fingerprint && entry?.bytes == Self.size(of: path)
         let replaceable = exists && entry != nil
         if exists && !upToDate && !replaceable && !force {
-            printError("row \(row.number): error: \(path) exists\n       hint: pass --force to replace it"
-                       + (resume ? "" : ", or --resume with the manifest of the run that wrote it"))
+            Self.rowError(row.number, "\(path) exists\n       hint: pass --force to replace it"
+                          + (resume ? "" : ", or --resume with the manifest of the run that wrote it"))
             return RowOutcome(result: .failure(RowFailure(output: path, code: .cannotCreate, message: "\(path) exists")),
                               inputs: inputs)
         }
@@ -572,7 +587,7 @@ struct Batch: ParsableCommand {
         } catch {
             code = Exit.code(for: error.kind)
             errors = [error.message]
-            if error.kind != .cancelled { printError("row \(planned.row): error: \(error.message)") }
+            if error.kind != .cancelled { rowError(planned.row, error.message) }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         journal.record(row: planned.row, output: planned.output, status: code == .success ? "done" : "failed",

@@ -303,9 +303,15 @@ import Glibc
         #expect(Set(lines.dropLast().compactMap { $0["row"] as? Int }) == [1, 2])
         #expect(lines.dropLast().allSatisfy { $0["status"] as? String == "done" && $0["exitCode"] as? Int == 0 })
         #expect(Set(lines.last?["outputs"] as? [String] ?? []) == Set(["out/a.mp4", "out/b.mp4"].map { folder.file($0).path }))
-        // An invalid batch ends on the exit line too.
-        let refused = try run("/bin/sh", ["-c", "cd \"$0\" && \"$1\" batch t.json rows.csv -o 'out/{{id}}.mp4' --progress json 2>&1 | tail -n 1 | jq -c '[.type, .exitCode]'", folder.url.path, reel.path])
-        #expect(refused.stdoutText == "[\"exit\",73]\n", "\(refused.stdoutText)")
+        // An invalid batch is JSON too: each row's error an object with its row, then the exit line.
+        let refused = try run("/bin/sh", ["-c", "cd \"$0\" && \"$1\" batch t.json rows.csv -o 'out/{{id}}.mp4' --progress json 2>&1 | jq -c '[.type, .row, .exitCode]'", folder.url.path, reel.path])
+        let kinds = refused.stdoutText.split(separator: "\n")
+        #expect(kinds.contains("[\"error\",1,null]") && kinds.contains("[\"error\",2,null]"), "\(refused.stdoutText)")
+        #expect(kinds.last == "[\"exit\",null,73]", "\(refused.stdoutText)")
+        // A row's diagnostic is the `validate --json` object with its row.
+        try write("bad.csv", Array("id,name,seconds\nc,x,99\n".utf8))
+        let invalid = try run("/bin/sh", ["-c", "cd \"$0\" && \"$1\" batch t.json bad.csv -o 'out/{{id}}.mp4' --progress json 2>&1 | jq -c 'select(.type == \"diagnostic\") | [.row, .path, .severity]'", folder.url.path, reel.path])
+        #expect(invalid.stdoutText == "[1,\"$.variables.seconds\",\"error\"]\n", "\(invalid.stdoutText)")
     }
 
     @Test func anInterruptStopsCleanlyAndTheManifestSaysWhatFinished() throws {
