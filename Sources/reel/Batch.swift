@@ -427,7 +427,7 @@ struct Batch: ParsableCommand {
                 missingFolder = folder
             }
         }
-        let readInputs = loaded.compiled.map { Self.inputs(of: $0.assets, resolve: $0.resolvedPath) + Self.fontFiles(of: $0) }
+        let readInputs = loaded.compiled.map { Self.inputs(of: $0.assets, resolve: $0.resolvedPath) + Self.otherFiles(of: $0) }
             ?? loaded.project.map { Self.inputs(of: $0.assets, resolve: $0.resolvedPath) } ?? []
         // The template's own warnings were said once already.
         let diagnostics = loaded.diagnostics + destinationProblems
@@ -483,12 +483,18 @@ struct Batch: ParsableCommand {
         }
     }
 
-    /// The font files a project's titles read, absolute and standardized.
-    private static func fontFiles(of project: CompiledProject) -> [String] {
-        project.videoComposition.titles.compactMap { layer -> String? in
+    /// The files a project reads besides its assets: title fonts, caption files and LUTs, absolute and standardized.
+    private static func otherFiles(of project: CompiledProject) -> [String] {
+        let composition = project.videoComposition
+        var files = composition.titles.compactMap { layer -> String? in
             guard case .text(let style) = layer.content, style.fontIsFile, let font = style.font else { return nil }
-            return URL(fileURLWithPath: project.resolvedPath(font)).standardizedFileURL.path
+            return font
         }
+        files += composition.captions.map(\.captions.file)
+        for layer in composition.instructions.flatMap(\.layers) {
+            for effect in layer.effects { if case .lut(let file) = effect.kind { files.append(file) } }
+        }
+        return files.map { URL(fileURLWithPath: project.resolvedPath($0)).standardizedFileURL.path }
     }
 
     /// A 64-bit FNV-1a hash (16 hex digits) of the filled-in document and each input's path, size and modification

@@ -266,6 +266,16 @@ import Glibc
             #expect(result.stderrText.contains("an input of this command; an output never replaces an input"), "\(manifest): \(result.stderrText)")
             #expect(try outputs().isEmpty, "\(manifest)")
         }
+        // A row's caption file is an input too.
+        let subtitles = "1\n00:00:00,000 --> 00:00:00,400\nHello\n"
+        try subtitles.write(to: folder.file("subs.srt"), atomically: true, encoding: .utf8)
+        try Self.template.replacingOccurrences(of: #""timeline": { "#, with: #""timeline": { "captions": [ { "file": "subs.srt" } ], "#)
+            .write(to: folder.file("c.json"), atomically: true, encoding: .utf8)
+        let captioned = try reel(["batch", "c.json", "rows.csv", "-o", "out/{{id}}.mp4", "--manifest", "subs.srt"])
+        #expect(captioned.status == 73, "\(captioned.stderrText)")
+        #expect(captioned.stderrText.contains("subs.srt, an input of this command"), "\(captioned.stderrText)")
+        #expect(try String(contentsOf: folder.file("subs.srt"), encoding: .utf8) == subtitles)
+
         // An output over the rows file (row 2's id is "rows"), even with --keep-going and --force. (The template
         // names its container, so an output named .csv is an MP4 file.)
         try Self.template.replacingOccurrences(of: #""path": "{{id}}.mp4","#, with: #""path": "{{id}}.mp4", "format": "mp4","#)
