@@ -117,7 +117,9 @@ final class InputFile {
         }
         self.path = path
         try options.set("protocol_whitelist", protocols)
-        try options.set("format_whitelist", mediaDemuxers)
+        // A package's playlist opens its segments through the same whitelists (local files, media demuxers).
+        let isPlaylist = policy.readsPackages && ["m3u8", "mpd"].contains(URL(fileURLWithPath: path).pathExtension.lowercased())
+        try options.set("format_whitelist", mediaDemuxers + (isPlaylist ? ",hls,dash" : ""))
         var opened: UnsafeMutablePointer<AVFormatContext>? = nil
         let result = try check(avformat_open_input(&opened, url, format, &options.avDictionary),
                                function: "avformat_open_input") { code in

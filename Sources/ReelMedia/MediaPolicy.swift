@@ -12,6 +12,10 @@ public struct MediaPolicy: Sendable {
     /// Where decoders count the damage they concealed (with `concealErrors`), so that a command can say so in
     /// its own words; nil: not counted.
     public var concealments: ConcealmentReport?
+    /// When true, an HLS playlist (`.m3u8`, media or master) or a DASH manifest (`.mpd`) is read through
+    /// libavformat's hls or dash demuxer, which opens the segments it lists as local files (`reel inspect` of a
+    /// package reel wrote). Off by default: a project's media is never a playlist that leads to other files.
+    public var readsPackages = false
 
     /// Makes a policy; the defaults allow local files only, fail on corrupt data and thread automatically.
     public init(allowedProtocols: Set<String> = [], concealErrors: Bool = false, decoderThreads: Int = 0) {

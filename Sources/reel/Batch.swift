@@ -21,15 +21,20 @@ struct Batch: ParsableCommand {
         discussion: """
             Every row is validated before any is rendered: bad rows are reported with their row number and \
             the batch exits 65 without rendering, unless --keep-going renders the good rows. Two rows that \
-            would write one file are refused, as is a row whose output would replace an input. Values that go \
-            into a file path (the -o pattern, an asset path, a font file) must be plain file name parts unless \
-            their variable is declared "type": "path". The exit status is the worst of the rows'.
+            would write one file are refused; an output or the manifest that would replace a file the batch \
+            reads (the template, the rows, any row's media) stops the batch before anything renders (73). The -o \
+            pattern may use any column of the rows and {{row}} (the row number) besides the variables. Values that \
+            go into a file path (the -o pattern, an asset path, a font file) must be plain file name parts unless \
+            their variable is declared "type": "path". A missing output folder is an error (73) unless --mkdir \
+            creates it. The exit status is the worst of the rows'. With --progress json every line on standard \
+            error is a JSON object: one "row" object as each row ends, and a last "exit" object.
 
             Examples:
               reel batch card.json people.csv -o 'out/{{name}}.mp4'
               reel batch card.json people.jsonl -o 'out/{{id}}.mp4' -j 4 --manifest out/manifest.jsonl
               reel batch card.json people.csv -o 'out/{{id}}.mp4' --manifest m.jsonl --resume
               reel batch card.json people.csv -o 'out/{{id}}.mp4' --rows $SLURM_ARRAY_TASK_ID/8
+              reel batch card.json people.csv -o 'out/{{row}}-{{sku}}.mp4' --mkdir --progress json
             """)
 
     @Argument(help: "The template project (.json) declaring variables.")
@@ -66,6 +71,12 @@ struct Batch: ParsableCommand {
     @Flag(help: "Replace outputs that exist.")
     var force = false
 
+    @Flag(help: "Create missing output folders (and the manifest's); otherwise a missing folder is an error (exit 73).")
+    var mkdir = false
+
+    @Option(help: "Progress display: auto, bar or none (a line per finished row, or none), json (a JSON object per row and a last exit object).")
+    var progress: Render.ProgressStyle = .auto
+
     @Flag(name: .customLong("dry-run"), help: "Validate every row and print where each would go; render nothing.")
     var dryRun = false
 
@@ -97,7 +108,14 @@ struct Batch: ParsableCommand {
         if let output, case .failure(let problem) = Template.variables(inPattern: output) {
             throw Exit.report(.usage("-o \(output): \(problem.message)"))
         }
+        if progress == .json, let level = media.logLevel, level != .quiet {
+            throw Exit.report(.usage("--log-level with --progress json: FFmpeg's own messages are plain text, and "
+                                     + "with --progress json every line on standard error is a JSON object"))
+        }
     }
+
+    /// The name `{{row}}` takes in the -o pattern: the row's number, unless a variable or a column is called so.
+    static let rowNumberName = "row"
 
     func run() throws {
         let began = DispatchTime.now().uptimeNanoseconds
@@ -127,11 +145,6 @@ struct Batch: ParsableCommand {
         }
         Exit.report(quiet ? templateProblems.filter { $0.severity == .error } : templateProblems, file: file)
         if templateProblems.contains(where: { $0.severity == .error }) { throw CommandFailure.rejected(templateProblems) }
-        if let output, case .success(let names) = Template.variables(inPattern: output) {
-            for name in names where shape.declaration(name) == nil {
-                throw CommandFailure.usage("-o \(output): {{\(name)}} names no variable of \(template)")
-            }
-        }
 
         // Rows: read them all, report every problem.
         let rowBytes: [UInt8]
@@ -151,8 +164,16 @@ struct Batch: ParsableCommand {
                 unknownColumns.append(column)
             }
         }
+        // The -o pattern may use the variables, any column of the rows and the row number.
+        for name in patternNames where shape.declaration(name) == nil && !unknownColumns.contains(name)
+            && name != Self.rowNumberName {
+            let known = shape.declarations.map(\.name) + unknownColumns + [Self.rowNumberName]
+            throw CommandFailure.usage("-o \(output!): {{\(name)}} names no variable of \(template), no column of "
+                                       + "\(rowsName) and is not {{row}}"
+                                       + (suggestion(for: name, among: known).map { "\n       hint: did you mean {{\($0)}}?" } ?? ""))
+        }
         if !quiet {
-            for column in unknownColumns {
+            for column in unknownColumns where !patternNames.contains(column) {
                 printError("\(rowsName): warning: column \(JSONPath.printableQuoted(column)) is not a variable of "
                            + "\(template); it is ignored")
             }
@@ -172,20 +193,44 @@ struct Batch: ParsableCommand {
         for number in badRowNumbers.sorted() where shardNumbers.map({ (number - 1) % $0.count == $0.index }) ?? true {
             failures.append((number, nil, .invalid, "the row could not be read"))
         }
+        // Every file the batch reads, and whose it is: no output and no manifest may replace one.
+        var batchInputs = BatchInputs()
+        batchInputs.add(URL(fileURLWithPath: template).standardizedFileURL.path)
+        if rows != "-" { batchInputs.add(URL(fileURLWithPath: rows).standardizedFileURL.path) }
         for row in selected {
             var values = row.variableValues(file: rowsName)
+            var patternValues = values
+            if shape.declaration(Self.rowNumberName) == nil, values[Self.rowNumberName] == nil {
+                patternValues[Self.rowNumberName] = VariableValue(
+                    .number(String(row.number)), source: ValueSource("the number of row \(row.number)", row: row.number))
+            }
             for column in unknownColumns { values[column] = nil }
-            let outcome = plan(row, values: values, shape: shape, input: input, file: file, cache: cache,
-                               previous: previous)
-            switch outcome {
+            let outcome = plan(row, values: values, patternValues: patternValues, shape: shape, input: input,
+                               file: file, cache: cache, previous: previous)
+            for path in outcome.inputs { batchInputs.add(path) }
+            switch outcome.result {
             case .success(let planned): plans.append(planned)
             case .failure(let failure): failures.append((row.number, failure.output, failure.code, failure.message))
             }
         }
-        // Two rows, one file; or one row's output over another row's input.
+        // The manifest, then every output, against every file the batch reads: refused before anything renders,
+        // whatever --keep-going says, with render's message (exit 73).
+        if let manifest, let clash = batchInputs.clash(URL(fileURLWithPath: manifest).standardizedFileURL.path) {
+            throw Self.refusal(manifest, replacing: clash, who: "--manifest ")
+        }
+        for planned in plans {
+            if let clash = batchInputs.clash(planned.output) {
+                throw Self.refusal(planned.output, replacing: clash, who: "row \(planned.row): ")
+            }
+        }
+        // A row that fails anyway writes nothing; its clash is said all the same.
+        for failure in failures {
+            if let output = failure.output, let clash = batchInputs.clash(output) {
+                printError("error: " + (Self.refusal(output, replacing: clash, who: "row \(failure.row): ").message ?? ""))
+            }
+        }
+        // Two rows, one file; or one row's output over the manifest.
         var byOutput: [String: Int] = [:]
-        var inputs: [String: Int] = [:]
-        for planned in plans { for path in planned.inputs { inputs[path] = inputs[path] ?? planned.row } }
         var clashing: Set<Int> = []
         for planned in plans {
             if let other = byOutput[planned.output] {
@@ -196,17 +241,8 @@ struct Batch: ParsableCommand {
             } else {
                 byOutput[planned.output] = planned.row
             }
-            if let other = inputs[planned.output] {
-                printError("\(rowsName): error: row \(planned.row): its output \(planned.output) is an input of row "
-                           + "\(other); an output never replaces an input")
-                clashing.insert(planned.row)
-            }
-            for protected in [input.baseDirectory + "/" + URL(fileURLWithPath: template).lastPathComponent,
-                              rows == "-" ? nil : URL(fileURLWithPath: rows).standardizedFileURL.path,
-                              manifest.map { URL(fileURLWithPath: $0).standardizedFileURL.path }]
-            where protected == planned.output {
-                printError("\(rowsName): error: row \(planned.row): its output \(planned.output) is the template, "
-                           + "the rows or the manifest")
+            if let manifest, InputProtection.isSameFile(planned.output, manifest) {
+                printError("\(rowsName): error: row \(planned.row): its output \(planned.output) is the manifest")
                 clashing.insert(planned.row)
             }
         }
@@ -214,15 +250,39 @@ struct Batch: ParsableCommand {
             failures.append((planned.row, planned.output, .cannotCreate, "its output clashes with another file of the batch"))
         }
         plans.removeAll { clashing.contains($0.row) }
+
+        // A missing output folder is one error for the batch, naming the pattern, not one per row.
+        var folderProblem: String?
+        var missingFolders: [String] = []
+        for planned in plans {
+            if let folder = planned.missingFolder, !missingFolders.contains(folder) { missingFolders.append(folder) }
+        }
+        if !missingFolders.isEmpty && !mkdir {
+            let rowsWithout = plans.filter { $0.missingFolder != nil }
+            let source = output.map { "-o \($0)" } ?? "output.path"
+            let folders = missingFolders.prefix(3).joined(separator: ", ") + (missingFolders.count > 3 ? ", …" : "")
+            folderProblem = "\(source): the output folder\(missingFolders.count == 1 ? "" : "s") \(folders) "
+                + "do\(missingFolders.count == 1 ? "es" : "") not exist (row\(rowsWithout.count == 1 ? "" : "s") "
+                + "\(Self.list(rowsWithout.map(\.row))))\n       hint: \(OutputTarget.mkdirHint)"
+            for planned in rowsWithout {
+                failures.append((planned.row, planned.output, .cannotCreate, "its output folder does not exist"))
+            }
+            plans.removeAll { $0.missingFolder != nil }
+        }
         failures.sort { $0.row < $1.row }
 
         if !failures.isEmpty && !keepGoing {
             let worst = Exit.worst(failures.map(\.code))
+            if let folderProblem, failures.allSatisfy({ $0.message == "its output folder does not exist" }) {
+                throw CommandFailure(.cannotCreate, folderProblem)
+            }
+            if let folderProblem { printError("error: " + folderProblem) }
             printError("error: \(failures.count) of \(selected.count + badRowNumbers.count) rows are not valid "
                        + "(row\(failures.count == 1 ? "" : "s") \(Self.list(failures.map(\.row)))); nothing was rendered"
                        + "\n       hint: fix them, or pass --keep-going to render the others")
             throw CommandFailure(worst)
         }
+        if let folderProblem { printError("error: " + folderProblem) }
 
         if dryRun {
             for planned in plans {
@@ -232,20 +292,66 @@ struct Batch: ParsableCommand {
             if worst != .success { throw CommandFailure(worst) }
             return
         }
-        let journal = try Manifest(path: manifest, append: resume, began: began)
-        for failure in failures {
-            journal.record(row: failure.row, output: failure.output, status: "failed", exitCode: failure.code,
-                           seconds: 0, warnings: [], errors: [failure.message], fingerprint: nil, bytes: nil)
+        // --mkdir: the missing folders (and the manifest's), created now; those still empty when the batch fails
+        // (an interrupt, every row failed) are removed again, as `reel render` does.
+        let manifestFolder = manifest.map { [URL(fileURLWithPath: $0).standardizedFileURL.path] } ?? []
+        let needingFolders = mkdir ? plans.filter { $0.missingFolder != nil }.map(\.output) + manifestFolder : []
+        try OutputTarget.withFolders(of: needingFolders, create: true) {
+            let journal = try Manifest(path: manifest, append: resume, began: began)
+            for failure in failures {
+                journal.record(row: failure.row, output: failure.output, status: "failed", exitCode: failure.code,
+                               seconds: 0, warnings: [], errors: [failure.message], fingerprint: nil, bytes: nil)
+                Self.report(row: failure.row, status: "failed", output: failure.output, code: failure.code,
+                            progress: progress, quiet: quiet)
+            }
+            let codes = journal.failure == nil ? render(plans, journal: journal, policy: media.policy) : []
+            var worst = Exit.worst(failures.map(\.code) + codes)
+            if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
+            if let problem = journal.failure {
+                // --resume trusts the manifest: one it could not write is a failed batch (docs/batch.md).
+                printError("error: --manifest \(manifest!): \(problem); the manifest does not record every row, so "
+                           + "--resume cannot rely on it" + (codes.count < plans.count ? " (no further row was started)" : ""))
+                worst = Exit.worst(failures.map(\.code) + codes + [.io])
+            }
+            if !quiet, progress != .json {
+                let done = codes.filter { $0 == .success }.count
+                printError("batch: \(done) of \(plans.count + failures.count) rows done"
+                           + (failures.isEmpty ? "" : ", \(failures.count) invalid") + (journal.path.map { " (manifest \($0))" } ?? ""))
+            }
+            if worst != .success { throw CommandFailure(worst) }
         }
-        let codes = render(plans, journal: journal, policy: media.policy)
-        let worst = Exit.worst(failures.map(\.code) + codes)
-        if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
-        if !quiet {
-            let done = codes.filter { $0 == .success }.count
-            printError("batch: \(done) of \(plans.count + failures.count) rows done"
-                       + (failures.isEmpty ? "" : ", \(failures.count) invalid") + (journal.path.map { " (manifest \($0))" } ?? ""))
+    }
+
+    /// An error of one row: `row N: error: …` for a person; with `--progress json`, an `error` object with its `row`.
+    static func rowError(_ row: Int, _ text: String) {
+        if Console.jsonMessages {
+            printError(Console.jsonLine(for: "error: " + text, extra: [("row", String(row))]))
+        } else {
+            printError("row \(row): error: " + text)
         }
-        if worst != .success { throw CommandFailure(worst) }
+    }
+
+    /// `reel render`'s refusal of an output that names an input (`OutputTarget.refuseInputs`), said of `who`.
+    private static func refusal(_ output: String, replacing input: String, who: String) -> CommandFailure {
+        do {
+            try OutputTarget.refuseInputs(output, inputs: [input])
+        } catch let failure as CommandFailure {
+            return CommandFailure(failure.code, who + (failure.message ?? ""))
+        } catch {}
+        return CommandFailure(.cannotCreate, "\(who)\(output) is \(input), an input of this command")
+    }
+
+    /// The line for a row that ended: a JSON `row` object with `--progress json`, else a line for a person unless
+    /// quiet or `--progress none` (only successes: failures were reported as errors already).
+    private static func report(row: Int, status: String, output: String?, code: ExitCode, count: Int? = nil,
+                               total: Int? = nil, progress: Render.ProgressStyle, quiet: Bool) {
+        if progress == .json {
+            printError("{\"type\":\"row\",\"row\":\(row),\"status\":\(JSONWriter.quoted(status)),"
+                       + "\"exitCode\":\(code.rawValue),\"output\":\(output.map(JSONWriter.quoted) ?? "null")"
+                       + (count.map { ",\"finished\":\($0)" } ?? "") + (total.map { ",\"rows\":\($0)" } ?? "") + "}")
+        } else if !quiet, progress != .none, code == .success, let count, let total, let output {
+            printError("[\(count)/\(total)] row \(row): " + (status == "skipped" ? "up to date, skipped" : "wrote \(output)"))
+        }
     }
 
     // MARK: Planning
@@ -264,6 +370,8 @@ struct Batch: ParsableCommand {
         let upToDate: Bool
         /// The output exists but the manifest says an earlier run of this batch wrote it: it may be replaced.
         let replaceable: Bool
+        /// The output's folder, when it does not exist (yet: `--mkdir` creates it before the renders).
+        let missingFolder: String?
     }
 
     struct RowFailure: Error {
@@ -272,74 +380,121 @@ struct Batch: ParsableCommand {
         let message: String
     }
 
-    private func plan(_ row: TemplateRow, values: [String: VariableValue], shape: Template, input: ProjectInput,
-                      file: ProjectFile, cache: ProbeCache, previous: [String: ManifestEntry])
-        -> Result<RowPlan, RowFailure>
+    /// What planning one row found: its plan or why it fails, and the files it reads (as far as it was read).
+    struct RowOutcome {
+        let result: Result<RowPlan, RowFailure>
+        let inputs: [String]
+    }
+
+    private func plan(_ row: TemplateRow, values: [String: VariableValue], patternValues: [String: VariableValue],
+                      shape: Template, input: ProjectInput, file: ProjectFile, cache: ProbeCache,
+                      previous: [String: ManifestEntry]) -> RowOutcome
     {
         var overrides = ProjectOverrides()
         overrides.variables = values
         overrides.probeCache = cache
         if let output {
-            switch shape.fillPattern(output, values: values) {
+            var filled = shape.fillPattern(output, values: patternValues)
+            if case .success(let names) = Template.variables(inPattern: output),
+               let empty = names.first(where: { shape.declaration($0) == nil && patternValues[$0] == nil }) {
+                filled = .failure(VariableProblem("column \(JSONPath.printableQuoted(empty)) has no value in row \(row.number) "
+                                                  + "of \(rows == "-" ? "<stdin>" : rows)",
+                                                  hint: "an empty cell gives no value; a column used only in -o needs one in every row"))
+            }
+            switch filled {
             case .success(let path):
                 overrides.outputPath = URL(fileURLWithPath: path).standardizedFileURL.path
             case .failure(let problem):
-                printError("row \(row.number): error: -o \(output): \(problem.message)"
-                           + (problem.hint.map { "\n       hint: " + $0 } ?? ""))
-                return .failure(RowFailure(output: nil, code: .invalid, message: problem.message))
+                Self.rowError(row.number, "-o \(output): \(problem.message)"
+                              + (problem.hint.map { "\n       hint: " + $0 } ?? ""))
+                return RowOutcome(result: .failure(RowFailure(output: nil, code: .invalid, message: problem.message)),
+                                  inputs: [])
             }
         }
         let loaded = ProjectLoader.load(input.bytes, baseDirectory: input.baseDirectory, probe: true,
-                                        policy: media.policy, overrides: overrides, checkOutput: true)
+                                        policy: media.policy, overrides: overrides)
+        // The destination's checks, unless its folder is missing: that is said once for the whole batch (and
+        // --mkdir creates it).
+        var missingFolder: String?
+        var destinationProblems: [Diagnostic] = []
+        if let project = loaded.project, let written = project.output.path, written != "-" {
+            let folder = URL(fileURLWithPath: project.resolvedPath(written)).standardizedFileURL
+                .deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
+                destinationProblems = OutputCheck.diagnostics(for: project, compiled: loaded.compiled)
+            } else {
+                missingFolder = folder
+            }
+        }
+        let readInputs = loaded.compiled.map { Self.inputs(of: $0.assets, resolve: $0.resolvedPath) + Self.otherFiles(of: $0) }
+            ?? loaded.project.map { Self.inputs(of: $0.assets, resolve: $0.resolvedPath) } ?? []
         // The template's own warnings were said once already.
-        let own = loaded.diagnostics.filter { diagnostic in
+        let diagnostics = loaded.diagnostics + destinationProblems
+        let own = diagnostics.filter { diagnostic in
             !shape.diagnostics.contains { $0.path == diagnostic.path && $0.message == diagnostic.message }
         }
         for diagnostic in own where !quiet || diagnostic.severity == .error {
-            printError("row \(row.number): " + diagnostic.humanText(file: file.displayName))
+            if Console.jsonMessages {
+                // The `validate --json` object, with its type first and the row.
+                printError("{\"type\":\"diagnostic\",\"row\":\(row.number),"
+                           + diagnostic.jsonLine(file: file.jsonName).dropFirst())
+            } else {
+                printError("row \(row.number): " + diagnostic.humanText(file: file.displayName))
+            }
         }
         let errors = own.filter { $0.severity == .error }
         guard let compiled = loaded.compiled, let catalog = loaded.catalog, errors.isEmpty else {
-            return .failure(RowFailure(output: overrides.outputPath, code: Exit.code(for: loaded.diagnostics),
-                                       message: errors.first?.message ?? "the row's project is not valid"))
+            return RowOutcome(result: .failure(RowFailure(
+                output: overrides.outputPath, code: Exit.code(for: diagnostics),
+                message: errors.first?.message ?? "the row's project is not valid")), inputs: readInputs)
         }
         guard let written = compiled.output.path, written != "-" else {
-            printError("row \(row.number): error: no output file\n       hint: pass -o 'out/{{name}}.mp4'")
-            return .failure(RowFailure(output: nil, code: .usage, message: "no output file"))
+            Self.rowError(row.number, "no output file\n       hint: pass -o 'out/{{name}}.mp4'")
+            return RowOutcome(result: .failure(RowFailure(output: nil, code: .usage, message: "no output file")),
+                              inputs: readInputs)
         }
         let path = URL(fileURLWithPath: compiled.resolvedPath(written)).standardizedFileURL.path
-        let inputs = Self.inputs(of: compiled)
+        let inputs = readInputs
         let fingerprint = Self.fingerprint(loaded.filling?.document ?? JSON(.null), inputs: inputs)
         let exists = FileManager.default.fileExists(atPath: path)
         let entry = previous[path]
         let upToDate = exists && entry?.fingerprint == fingerprint && entry?.bytes == Self.size(of: path)
         let replaceable = exists && entry != nil
         if exists && !upToDate && !replaceable && !force {
-            printError("row \(row.number): error: \(path) exists\n       hint: pass --force to replace it"
-                       + (resume ? "" : ", or --resume with the manifest of the run that wrote it"))
-            return .failure(RowFailure(output: path, code: .cannotCreate, message: "\(path) exists"))
+            Self.rowError(row.number, "\(path) exists\n       hint: pass --force to replace it"
+                          + (resume ? "" : ", or --resume with the manifest of the run that wrote it"))
+            return RowOutcome(result: .failure(RowFailure(output: path, code: .cannotCreate, message: "\(path) exists")),
+                              inputs: inputs)
         }
-        return .success(RowPlan(
+        return RowOutcome(result: .success(RowPlan(
             row: row.number, output: path, compiled: compiled, catalog: catalog, fingerprint: fingerprint,
             warnings: own.filter { $0.severity == .warning }.map(\.message), inputs: inputs, upToDate: upToDate,
-            replaceable: replaceable))
+            replaceable: replaceable, missingFolder: missingFolder)), inputs: inputs)
     }
 
-    /// The files a row reads: asset files and font files, absolute and standardized.
-    private static func inputs(of project: CompiledProject) -> [String] {
-        var paths: [String] = []
-        for asset in project.assets {
+    /// The files of `assets` (paths resolved by `resolve`), absolute and standardized.
+    private static func inputs(of assets: [Asset], resolve: (String) -> String) -> [String] {
+        assets.compactMap { asset -> String? in
             switch asset.source {
-            case .file(let file, _, _, _, _), .image(let file): paths.append(project.resolvedPath(file))
-            case .color: continue
+            case .file(let file, _, _, _, _), .image(let file): URL(fileURLWithPath: resolve(file)).standardizedFileURL.path
+            case .color: nil
             }
         }
-        for layer in project.videoComposition.titles {
-            if case .text(let style) = layer.content, style.fontIsFile, let font = style.font {
-                paths.append(project.resolvedPath(font))
-            }
+    }
+
+    /// The files a project reads besides its assets: title fonts, caption files and LUTs, absolute and standardized.
+    private static func otherFiles(of project: CompiledProject) -> [String] {
+        let composition = project.videoComposition
+        var files = composition.titles.compactMap { layer -> String? in
+            guard case .text(let style) = layer.content, style.fontIsFile, let font = style.font else { return nil }
+            return font
         }
-        return paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        files += composition.captions.map(\.captions.file)
+        for layer in composition.instructions.flatMap(\.layers) {
+            for effect in layer.effects { if case .lut(let file) = effect.kind { files.append(file) } }
+        }
+        return files.map { URL(fileURLWithPath: project.resolvedPath($0)).standardizedFileURL.path }
     }
 
     /// A 64-bit FNV-1a hash (16 hex digits) of the filled-in document and each input's path, size and modification
@@ -384,13 +539,13 @@ struct Batch: ParsableCommand {
         let codes = Locked<[ExitCode]>([])
         let finished = Atomic<Int>(0)
         let total = plans.count
-        let quiet = quiet, force = force
+        let force = force, progress = progress, quiet = quiet
         let group = DispatchGroup()
         for _ in 0..<jobCount {
             group.enter()
             let worker = Thread {
                 defer { group.leave() }
-                while !Interrupts.cancellation.isCancelled {
+                while !Interrupts.cancellation.isCancelled, journal.failure == nil {
                     let index = next.add(1, ordering: .relaxed).oldValue
                     guard index < plans.count else { return }
                     let planned = plans[index]
@@ -398,10 +553,10 @@ struct Batch: ParsableCommand {
                                            journal: journal)
                     codes.withLock { $0.append(code) }
                     let count = finished.add(1, ordering: .relaxed).newValue
-                    if !quiet, code == .success {
-                        printError("[\(count)/\(total)] row \(planned.row): "
-                                   + (planned.upToDate ? "up to date, skipped" : "wrote \(planned.output)"))
-                    }
+                    if code == .success, !planned.upToDate { Console.recordWritten([planned.output]) }
+                    Self.report(row: planned.row, status: code != .success ? "failed" : planned.upToDate ? "skipped" : "done",
+                                output: planned.output, code: code, count: count, total: total, progress: progress,
+                                quiet: quiet)
                 }
             }
             worker.stackSize = 8 << 20
@@ -438,7 +593,7 @@ struct Batch: ParsableCommand {
         } catch {
             code = Exit.code(for: error.kind)
             errors = [error.message]
-            if error.kind != .cancelled { printError("row \(planned.row): error: \(error.message)") }
+            if error.kind != .cancelled { rowError(planned.row, error.message) }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         journal.record(row: planned.row, output: planned.output, status: code == .success ? "done" : "failed",
@@ -475,12 +630,46 @@ struct Batch: ParsableCommand {
     }
 }
 
+/// The files a batch reads (the template, the rows, every row's media and font files), looked up by resolved path
+/// and by device and inode, so that each output and the manifest is checked against all of them without comparing
+/// every pair; a candidate is confirmed by `InputProtection.isSameFile`, the comparison `reel render` makes.
+struct BatchInputs {
+    private var byPath: [String: String] = [:]
+    private var byNode: [[UInt64]: String] = [:]
+
+    /// Adds an input, an absolute path.
+    mutating func add(_ path: String) {
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard byPath[resolved] == nil else { return }
+        byPath[resolved] = path
+        if let node = Self.node(path) { byNode[node] = path }
+    }
+
+    /// The input `output` would replace, or nil.
+    func clash(_ output: String) -> String? {
+        let candidate = byPath[URL(fileURLWithPath: output).resolvingSymlinksInPath().path]
+            ?? Self.node(output).flatMap { byNode[$0] }
+        return candidate.flatMap { InputProtection.isSameFile(output, $0) ? $0 : nil }
+    }
+
+    /// The device and inode of an existing file.
+    private static func node(_ path: String) -> [UInt64]? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return [UInt64(status.st_dev), UInt64(status.st_ino)]
+    }
+}
+
 /// The manifest of a batch: one JSON line per row, written (and flushed to the file) as each row ends, so an
 /// interrupted batch leaves a manifest naming the rows that finished.
 final class Manifest: Sendable {
     let path: String?
     private let descriptor: Int32
     private let lock = Locked<Void>(())
+    private let writeProblem = Locked<String?>(nil)
+
+    /// Why a line could not be written (the first failure: a full disk, an I/O error), or nil while every line was.
+    var failure: String? { writeProblem.withLock { $0 } }
 
     /// When the batch began (an uptime in nanoseconds): each line's `started` counts from it.
     let began: UInt64
@@ -523,7 +712,17 @@ final class Manifest: Sendable {
         ])
         let line = Array((JSONWriter.write(.object(object), pretty: false) + "\n").utf8)
         lock.withLock { _ in
-            _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            var offset = 0
+            while offset < line.count {
+                let written = line[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    let reason = written < 0 ? String(cString: strerror(errno)) : "nothing was written"
+                    writeProblem.withLock { if $0 == nil { $0 = "cannot write to it (\(reason))" } }
+                    return
+                }
+                offset += written
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import ReelModel
 import Synchronization
@@ -39,13 +40,53 @@ enum Console {
         return false
     }
 
+    /// `finish(exitCode:)` from the interrupt thread, which must end the process even when standard error is blocked
+    /// (a reader that stopped reading, another thread holding the write lock): it waits for the line at most 0.2 s.
+    static func finishBeforeExit(exitCode: Int32) {
+        let written = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            finish(exitCode: exitCode)
+            written.signal()
+        }
+        _ = written.wait(timeout: .now() + 0.2)
+    }
+
     /// Whether standard output lost its reader before everything was written to it.
     static var outputWasCut: Bool { outputClosed.load(ordering: .relaxed) }
 
-    /// Writes `bytes` to standard error; after an EPIPE (nobody reads it any more) nothing is written again.
+    /// Writes `bytes` to standard error; after an EPIPE (nobody reads it any more) nothing is written again, nor
+    /// after the JSON exit line (`finish(exitCode:)`).
     static func writeError(_ bytes: some Collection<UInt8>) {
-        guard !errorClosed.load(ordering: .relaxed) else { return }
-        if !writeAll(2, Array(bytes)) { errorClosed.store(true, ordering: .relaxed) }
+        let line = Array(bytes)
+        errorWrites.withLock { finished in
+            guard !finished, !errorClosed.load(ordering: .relaxed) else { return }
+            if !writeAll(2, line) { errorClosed.store(true, ordering: .relaxed) }
+        }
+    }
+
+    /// Serialises writes to standard error; true once the exit line is written.
+    private static let errorWrites = Mutex<Bool>(false)
+    /// The files the command wrote, for the exit line.
+    private static let written = Mutex<[String]>([])
+
+    /// Notes files the command wrote and keeps (the exit line of `--progress json` lists them).
+    static func recordWritten(_ paths: [String]) {
+        written.withLock { $0 += paths }
+    }
+
+    /// With `--progress json`, writes the command's last line, `{"type":"exit","exitCode":N,"outputs":[…]}` (the
+    /// files written and kept), once per process whatever ends it: `Reel.main` on the way out, or the interrupt
+    /// thread before it ends the process. Nothing is written to standard error after it.
+    static func finish(exitCode: Int32) {
+        guard jsonMessages else { return }
+        let outputs = written.withLock { $0 }
+        let line = "{\"type\":\"exit\",\"exitCode\":\(exitCode),\"outputs\":["
+            + outputs.map(JSONWriter.quoted).joined(separator: ",") + "]}\n"
+        errorWrites.withLock { finished in
+            guard !finished else { return }
+            finished = true
+            if !errorClosed.load(ordering: .relaxed) { _ = writeAll(2, Array(line.utf8)) }
+        }
     }
 
     /// Writes `bytes` to standard output; after an EPIPE nothing is written again and `outputWasCut` is true.

@@ -84,10 +84,10 @@ enum Exit {
     /// before `settle(_:)` sees it, and reports any error but its own as "Error: …" with status 1.
     static func report(_ failure: CommandFailure) -> ExitCode {
         if Console.jsonMessages {
-            // In JSON mode the last line of a failed command says how it ended, message or not.
-            let code = ("exitCode", String(failure.code.rawValue))
-            printError(failure.message.map { Console.jsonLine(for: "error: " + $0, extra: [code]) }
-                       ?? "{\"type\":\"exit\",\"exitCode\":\(failure.code.rawValue)}")
+            // In JSON mode the exit line follows (`Console.finish`), message or not.
+            if let message = failure.message {
+                printError(Console.jsonLine(for: "error: " + message, extra: [("exitCode", String(failure.code.rawValue))]))
+            }
         } else if let message = failure.message {
             printError("error: \(message)")
         }

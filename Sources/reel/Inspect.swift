@@ -17,9 +17,14 @@ struct Inspect: ParsableCommand {
               reel inspect project.json
               reel inspect --loudness media/interview.wav
               reel inspect --loudness --json project.json
+              reel inspect hls/index.m3u8
+              reel inspect --loudness dash/movie.mpd
+
+            HLS playlists (media or master), DASH manifests (.mpd) and fragmented-MP4 init segments are read too: a \
+            playlist through its segments (local files only), an init segment alone for its streams.
             """ + "\n\n" + exitCodesHelp)
 
-    @Argument(help: "A project (.json, or - for standard input) or a media file.")
+    @Argument(help: "A project (.json, or - for standard input), a media file, or an HLS or DASH playlist.")
     var path: String
 
     @Flag(help: "Write JSON instead of text.")
@@ -46,8 +51,17 @@ struct Inspect: ParsableCommand {
         }
     }
 
+    /// The media policy of `inspect`: the command line's, and packages' playlists are followed to their segments.
+    private var policy: MediaPolicy {
+        var policy = media.policy
+        policy.readsPackages = true
+        return policy
+    }
+
     private func inspectMedia() throws {
-        let info = try MediaProbe.probe(path: path, policy: media.policy)
+        let info = try MediaProbe.probe(path: path, policy: policy)
+        // An init segment's streams have no samples: no frame rate or length to report (FFmpeg guesses one).
+        let initSegment = Self.isInitSegment(info)
         if json {
             var streams: [JSONValue] = []
             for stream in info.streams {
@@ -58,7 +72,7 @@ struct Inspect: ParsableCommand {
                 if stream.type == .video {
                     members += [
                         ("width", .number(String(stream.width))), ("height", .number(String(stream.height))),
-                        ("frameRate", stream.frameRate.map { .string("\($0.numerator)/\($0.denominator)") } ?? .null),
+                        ("frameRate", initSegment ? .null : stream.frameRate.map { .string("\($0.numerator)/\($0.denominator)") } ?? .null),
                         ("rotation", .number(String(stream.reportedRotation))),
                     ]
                 }
@@ -69,27 +83,30 @@ struct Inspect: ParsableCommand {
                     ]
                 }
                 if let language = stream.language { members.append(("language", .string(language))) }
-                members.append(("duration", stream.duration.map { .number(Self.seconds($0)) } ?? .null))
+                members.append(("duration", initSegment ? .null : stream.duration.map { .number(Self.seconds($0)) } ?? .null))
                 streams.append(Self.object(members))
             }
             let document = Self.object([
                 ("path", .string(info.path)), ("format", .string(info.formatName)),
+                ("initSegment", .bool(initSegment)),
                 ("duration", info.duration.map { .number(Self.seconds($0)) } ?? .null),
                 ("streams", .array(streams.map { JSON($0) })),
             ])
             printOutput(JSONWriter.write(document, pretty: true))
         } else {
-            printOutput("\(info.path): \(info.formatName), duration \(info.duration.map { Self.seconds($0) + " s" } ?? "unknown")")
+            printOutput("\(info.path): \(info.formatName), "
+                        + (initSegment ? "an init segment (streams only, no samples)"
+                           : "duration \(info.duration.map { Self.seconds($0) + " s" } ?? "unknown")"))
             for stream in info.streams {
                 var line = "  #\(stream.index) \(stream.type.rawValue) \(stream.codec)"
                 if stream.type == .video {
                     line += " \(stream.width)×\(stream.height)"
-                    if let rate = stream.frameRate { line += " \(rate.numerator)/\(rate.denominator) fps" }
+                    if !initSegment, let rate = stream.frameRate { line += " \(rate.numerator)/\(rate.denominator) fps" }
                     if stream.reportedRotation != 0 { line += " rotation \(stream.reportedRotation)°" }
                 }
                 if stream.type == .audio { line += " \(stream.sampleRate) Hz, \(stream.channels) ch" }
                 if let language = stream.language { line += " [\(language)]" }
-                if let duration = stream.duration { line += ", \(Self.seconds(duration)) s" }
+                if !initSegment, let duration = stream.duration { line += ", \(Self.seconds(duration)) s" }
                 printOutput(line)
             }
         }
@@ -137,14 +154,29 @@ struct Inspect: ParsableCommand {
         }
     }
 
+    /// Whether `info` is a fragmented-MP4 init segment alone (`index_init.mp4` of an HLS package): an MP4 that
+    /// describes its streams but holds no sample, so neither it nor any stream has a length.
+    private static func isInitSegment(_ info: MediaInfo) -> Bool {
+        info.formatName.hasPrefix("mov") && info.duration == nil && !info.streams.isEmpty
+            && info.streams.allSatisfy { ($0.duration ?? .zero) == .zero && ($0.frameCount ?? 0) == 0 }
+    }
+
     private func measureMediaLoudness() throws {
-        let info = try MediaProbe.probe(path: path, policy: media.policy)
+        let info = try MediaProbe.probe(path: path, policy: policy)
+        if Self.isInitSegment(info) {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            let playlists = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+                .filter { $0.hasSuffix(".m3u8") || $0.hasSuffix(".mpd") }.sorted()
+            throw CommandFailure(.invalid, "\(path) is an init segment: it describes the streams but holds no samples "
+                                 + "to measure; measure the playlist that lists its segments"
+                                 + (playlists.isEmpty ? "" : " (\(playlists.map { folder.appendingPathComponent($0).relativePath }.joined(separator: ", ")))"))
+        }
         guard let stream = info.bestAudioStream ?? info.streams.first(where: { $0.type == .audio }) else {
             throw MediaError(.noSuchStream, "has no audio stream to measure", path: path)
         }
         let measurement: LoudnessMeasurement
         do {
-            measurement = try LoudnessMeter.measure(path: path, streamIndex: stream.index, policy: media.policy) {
+            measurement = try LoudnessMeter.measure(path: path, streamIndex: stream.index, policy: policy) {
                 Interrupts.cancellation.isCancelled
             }
         } catch {

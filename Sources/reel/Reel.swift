@@ -37,6 +37,8 @@ struct Reel: ParsableCommand {
             StalePartials.reporter.withLock { $0 = { printError("note: " + $0) } }
         }
         let status = run()
+        // With --progress json, whatever ended the command, its last line says how (docs/decisions.md).
+        Console.finish(exitCode: status)
         if status != 0 { Foundation.exit(status) }
     }
 

@@ -263,10 +263,16 @@ struct Render: ParsableCommand {
             printError(LoudnessText.text(report))
         }
         MediaOptions.reportConcealments(in: policy)
-        // With JSON progress the last object already names the file.
-        if !quiet, style != .json, case .file(let written) = finalDestination {
-            let paths = compiled.outputs.isEmpty ? [written] : ((try? session.outputPaths(mainPath: written)) ?? [written])
-            for path in paths { printError("wrote \(path)") }
+        let writtenPaths: [String]
+        if case .file(let written) = finalDestination {
+            writtenPaths = compiled.outputs.isEmpty ? [written] : ((try? session.outputPaths(mainPath: written)) ?? [written])
+        } else {
+            writtenPaths = ["-"]
+        }
+        // The exit line of --progress json names them all.
+        Console.recordWritten(writtenPaths)
+        if !quiet, style != .json, case .file = finalDestination {
+            for path in writtenPaths { printError("wrote \(path)") }
         }
     }
 }

@@ -45,6 +45,7 @@ enum Interrupts {
             usleep(800_000)
             if let path = temporaryFile.withLock({ $0 }) { removeTemporary(path) }
             for path in temporaryFiles.withLock({ Array($0.values) }) { removeTemporary(path) }
+            Console.finishBeforeExit(exitCode: interrupted)
             _exit(interrupted)
         }
         var action = sigaction()

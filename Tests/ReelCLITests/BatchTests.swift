@@ -158,7 +158,8 @@ import Glibc
                          "row 2 of rows.csv (line 3), column \"id\"", "row 3 of rows.csv (line 4), column \"id\"",
                          "row 4 of rows.csv (line 5), column \"id\": the value of id cannot go into a file path: it holds the control character U+0000",
                          "row 6: writes \(folder.url.path)/dup, as row 5 does",
-                         "is the file of asset \"photo\"", "row 8 (line 9), column \"id\": not valid UTF-8",
+                         "row 7: \(folder.file("photo.png").path) is \(folder.file("photo.png").path), an input of this command",
+                         "row 8 (line 9), column \"id\": not valid UTF-8",
                          "row 9 of rows.csv (line 10), column \"id\": the value of id cannot go into a file path: it holds the control character U+000A"] {
             #expect(stderr.contains(expected), "\(expected)\n\(stderr)")
         }
@@ -200,6 +201,127 @@ import Glibc
         #expect(seen == ["row 1", "row 4", "row 7", "row 2", "row 5", "row 3", "row 6"])
         #expect(try outputs().isEmpty)
         #expect(try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4", "--rows", "3/3"]).status == 64)
+    }
+
+    // MARK: issue 33.9 — the -o pattern and its folders
+
+    /// `-o` may use any column (declared or not) and `{{row}}`; a variable used only in `-o` is not "unused", and a
+    /// column used only there is not "ignored".
+    @Test func thePatternTakesAnyColumnAndTheRowNumber() throws {
+        let template = Self.template.replacingOccurrences(of: #""id": { "type": "string", "default": "single" },"#,
+                                                          with: #""id": { "type": "string", "default": "single" }, "tag": { "type": "string" },"#)
+        try template.write(to: folder.file("tagged.json"), atomically: true, encoding: .utf8)
+        try write("rows.csv", Array("id,name,sku,tag,notes\na,Ann,X1,t1,n\nb,Bob,X2,t2,n\n".utf8))
+        let result = try reel(["batch", "tagged.json", "rows.csv", "-o", "out/{{row}}-{{sku}}-{{tag}}.mp4"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(try outputs() == ["1-X1-t1.mp4", "2-X2-t2.mp4"])
+        #expect(!result.stderrText.contains("no string uses"), "\(result.stderrText)")
+        #expect(!result.stderrText.contains("column \"sku\""), "\(result.stderrText)")
+        // The column no one uses is still reported as ignored, once.
+        #expect(result.stderrText.components(separatedBy: "column \"notes\" is not a variable").count == 2, "\(result.stderrText)")
+        // A column's value is held to a plain file name part like any variable's.
+        try write("bad.csv", Array("id,name,sku,tag\nc,C,../up,t\n".utf8))
+        let climbing = try reel(["batch", "tagged.json", "bad.csv", "-o", "out/{{sku}}.mp4"])
+        #expect(climbing.status == 65, "\(climbing.stderrText)")
+        #expect(climbing.stderrText.contains("column \"sku\": the value of sku cannot go into a file path"), "\(climbing.stderrText)")
+        // A name that is neither a variable, a column nor row: a usage error naming -o.
+        let unknown = try reel(["batch", "tagged.json", "rows.csv", "-o", "out/{{skuu}}.mp4"])
+        #expect(unknown.status == 64, "\(unknown.stderrText)")
+        #expect(unknown.stderrText.contains("-o out/{{skuu}}.mp4: {{skuu}} names no variable of tagged.json, no column of rows.csv"), "\(unknown.stderrText)")
+        #expect(unknown.stderrText.contains("did you mean {{sku}}?"), "\(unknown.stderrText)")
+    }
+
+    /// A missing output folder is one error naming -o (73, nothing rendered); `--mkdir` creates it, and the
+    /// manifest's folder; `--dry-run --mkdir` creates nothing.
+    @Test func aMissingFolderIsOneErrorAndMkdirCreatesIt() throws {
+        try write("rows.csv", Array("id,name\na,x\nb,y\nc,z\n".utf8))
+        let missing = try reel(["batch", "t.json", "rows.csv", "-o", "new/deep/{{id}}.mp4"])
+        #expect(missing.status == 73, "\(missing.stderrText)")
+        #expect(missing.stderrText.components(separatedBy: "does not exist").count == 2, "\(missing.stderrText)")
+        #expect(missing.stderrText.contains("error: -o new/deep/{{id}}.mp4: the output folder \(folder.file("new/deep").path) does not exist (rows 1–3)"),
+                "\(missing.stderrText)")
+        #expect(missing.stderrText.contains("--mkdir"), "\(missing.stderrText)")
+        let dry = try reel(["batch", "t.json", "rows.csv", "-o", "new/deep/{{id}}.mp4", "--mkdir", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("new").path))
+        let made = try reel(["batch", "t.json", "rows.csv", "-o", "new/deep/{{id}}.mp4", "--mkdir", "--manifest", "logs/m.jsonl", "-q"])
+        #expect(made.status == 0, "\(made.stderrText)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("new/deep").path).sorted() == ["a.mp4", "b.mp4", "c.mp4"])
+        #expect(abs(try duration("new/deep/b.mp4") - 0.5) < 0.05)
+        #expect(try manifest("logs/m.jsonl").count == 3)
+    }
+
+    // MARK: issue 33.18 — nothing the batch reads is replaced
+
+    /// The manifest or an output over the rows, the template or a row's media (by name, or a hard link to it) is
+    /// refused before anything renders, with render's message, exit 73; every file is intact.
+    @Test func noManifestOrOutputReplacesAFileTheBatchReads() throws {
+        try write("rows.csv", Array("id,name\na,x\nrows,y\n".utf8))
+        let rowsBytes = try Data(contentsOf: folder.file("rows.csv"))
+        let photoBytes = try Data(contentsOf: folder.file("photo.png"))
+        try FileManager.default.linkItem(at: folder.file("photo.png"), to: folder.file("out/hard.png"))
+        for manifest in ["rows.csv", "t.json", "photo.png", "./out/../photo.png", "out/hard.png"] {
+            let result = try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4", "--manifest", manifest, "--keep-going"])
+            #expect(result.status == 73, "\(manifest): \(result.stderrText)")
+            #expect(result.stderrText.contains("an input of this command; an output never replaces an input"), "\(manifest): \(result.stderrText)")
+            #expect(try outputs().isEmpty, "\(manifest)")
+        }
+        // A row's caption file is an input too.
+        let subtitles = "1\n00:00:00,000 --> 00:00:00,400\nHello\n"
+        try subtitles.write(to: folder.file("subs.srt"), atomically: true, encoding: .utf8)
+        try Self.template.replacingOccurrences(of: #""timeline": { "#, with: #""timeline": { "captions": [ { "file": "subs.srt" } ], "#)
+            .write(to: folder.file("c.json"), atomically: true, encoding: .utf8)
+        let captioned = try reel(["batch", "c.json", "rows.csv", "-o", "out/{{id}}.mp4", "--manifest", "subs.srt"])
+        #expect(captioned.status == 73, "\(captioned.stderrText)")
+        #expect(captioned.stderrText.contains("subs.srt, an input of this command"), "\(captioned.stderrText)")
+        #expect(try String(contentsOf: folder.file("subs.srt"), encoding: .utf8) == subtitles)
+
+        // An output over the rows file (row 2's id is "rows"), even with --keep-going and --force. (The template
+        // names its container, so an output named .csv is an MP4 file.)
+        try Self.template.replacingOccurrences(of: #""path": "{{id}}.mp4","#, with: #""path": "{{id}}.mp4", "format": "mp4","#)
+            .write(to: folder.file("t.json"), atomically: true, encoding: .utf8)
+        let over = try reel(["batch", "t.json", "rows.csv", "-o", "{{id}}.csv", "--keep-going", "--force"])
+        #expect(over.status == 73, "\(over.stderrText)")
+        #expect(over.stderrText.contains("row 2: \(folder.file("rows.csv").path) is"), "\(over.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("a.csv").path))
+        #expect(try Data(contentsOf: folder.file("rows.csv")) == rowsBytes)
+        #expect(try String(contentsOf: folder.file("t.json"), encoding: .utf8).contains(#""format": "mp4""#))
+        #expect(try Data(contentsOf: folder.file("photo.png")) == photoBytes)
+    }
+
+    /// A manifest every write to which fails (/dev/full) is exit 74 naming it, not a quiet success.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full"))
+    func aManifestThatCannotBeWrittenIsExit74() throws {
+        try write("rows.csv", Array("id,name\na,x\nb,y\n".utf8))
+        let result = try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4", "-j", "1", "--manifest", "/dev/full"])
+        #expect(result.status == 74, "\(result.stderrText)")
+        #expect(result.stderrText.contains("error: --manifest /dev/full: cannot write to it (No space left on device)"), "\(result.stderrText)")
+        // The first row's line could not be written: no further row was started.
+        #expect(try outputs().count == 1)
+    }
+
+    // MARK: issue 33.7 — --progress json for a batch
+
+    /// One `row` object per row as it ends, and one last `exit` line listing the files written; through jq.
+    @Test func batchProgressJSONEndsWithOneExitLine() throws {
+        try write("rows.csv", Array("id,name\na,x\nb,y\n".utf8))
+        let script = "cd \"$0\" && \"$1\" batch t.json rows.csv -o 'out/{{id}}.mp4' --progress json 2>err.jsonl; echo $?; jq -c -s 'map(.type)' err.jsonl"
+        let result = try run("/bin/sh", ["-c", script, folder.url.path, reel.path])
+        #expect(result.stdoutText == "0\n[\"row\",\"row\",\"exit\"]\n", "\(result.stdoutText) \(result.stderrText)")
+        let text = try String(contentsOf: folder.file("err.jsonl"), encoding: .utf8)
+        let lines = try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(Set(lines.dropLast().compactMap { $0["row"] as? Int }) == [1, 2])
+        #expect(lines.dropLast().allSatisfy { $0["status"] as? String == "done" && $0["exitCode"] as? Int == 0 })
+        #expect(Set(lines.last?["outputs"] as? [String] ?? []) == Set(["out/a.mp4", "out/b.mp4"].map { folder.file($0).path }))
+        // An invalid batch is JSON too: each row's error an object with its row, then the exit line.
+        let refused = try run("/bin/sh", ["-c", "cd \"$0\" && \"$1\" batch t.json rows.csv -o 'out/{{id}}.mp4' --progress json 2>&1 | jq -c '[.type, .row, .exitCode]'", folder.url.path, reel.path])
+        let kinds = refused.stdoutText.split(separator: "\n")
+        #expect(kinds.contains("[\"error\",1,null]") && kinds.contains("[\"error\",2,null]"), "\(refused.stdoutText)")
+        #expect(kinds.last == "[\"exit\",null,73]", "\(refused.stdoutText)")
+        // A row's diagnostic is the `validate --json` object with its row.
+        try write("bad.csv", Array("id,name,seconds\nc,x,99\n".utf8))
+        let invalid = try run("/bin/sh", ["-c", "cd \"$0\" && \"$1\" batch t.json bad.csv -o 'out/{{id}}.mp4' --progress json 2>&1 | jq -c 'select(.type == \"diagnostic\") | [.row, .path, .severity]'", folder.url.path, reel.path])
+        #expect(invalid.stdoutText == "[1,\"$.variables.seconds\",\"error\"]\n", "\(invalid.stdoutText)")
     }
 
     @Test func anInterruptStopsCleanlyAndTheManifestSaysWhatFinished() throws {

@@ -182,14 +182,18 @@ import Testing
         let path = try write("p.json", project())
         let result = try reel(["render", path, "--progress", "json"])
         #expect(result.status == 0)
-        // Every line is a JSON object with the total; the last one says done and names the file.
+        // Every line is a JSON object: progress with the total, the last of them done and naming the file; then
+        // the exit line, naming it again.
         let lines = result.stderrText.split(separator: "\n")
-        let objects = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let all = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let objects = all.dropLast()
         #expect(objects.allSatisfy { $0?["frames"] as? Int == 18 }, "\(result.stderrText)")
         let frames = objects.compactMap { $0?["frame"] as? Int }
         #expect(frames == frames.sorted())
         #expect(objects.last??["done"] as? Bool == true)
         #expect(objects.last??["path"] as? String == folder.file("out.mp4").path)
+        #expect(all.last??["type"] as? String == "exit" && all.last??["exitCode"] as? Int == 0)
+        #expect(all.last??["outputs"] as? [String] == [folder.file("out.mp4").path])
     }
 
     @Test func progressBarInALogIsPlainLines() throws {

@@ -50,11 +50,13 @@ import Testing
         #expect(lines.allSatisfy { $0?["type"] is String }, "\(result.stdoutText)")
         let types = lines.compactMap { $0?["type"] as? String }
         #expect(types.first == "diagnostic")
-        #expect(types.last == "progress")
+        #expect(types.suffix(2) == ["progress", "exit"], "\(types)")
         let warning = lines.first??["message"] as? String
         #expect(warning?.contains("past the composition's end") == true)
         #expect(lines.first??["severity"] as? String == "warning")
-        #expect(lines.last??["done"] as? Bool == true)
+        #expect(lines.dropLast().last??["done"] as? Bool == true)
+        #expect(lines.last??["exitCode"] as? Int == 0)
+        #expect(lines.last??["outputs"] as? [String] == [folder.file("out.mp4").standardizedFileURL.path])
         #expect(FileManager.default.fileExists(atPath: folder.file("out.mp4").path))
     }
 
@@ -72,14 +74,73 @@ import Testing
         let usage = try shell("\"$REEL\" render p.json --progress json --bogus 2>&1 >/dev/null | jq -c .; echo \"${PIPESTATUS[0]} ${PIPESTATUS[1]}\"")
         let usageLines = usage.stdoutText.split(separator: "\n")
         #expect(usageLines.last == "64 0", "\(usage.stdoutText)")
-        #expect(usageLines.count == 2)
+        #expect(usageLines.count == 3)
         let error = objects(String(usageLines[0])).first ?? nil
         #expect(error?["type"] as? String == "error")
         #expect((error?["message"] as? String)?.contains("--bogus") == true)
+        let usageExit = objects(String(usageLines[1])).first ?? nil
+        #expect(usageExit?["type"] as? String == "exit" && usageExit?["exitCode"] as? Int == 64, "\(usage.stdoutText)")
 
         let missing = try shell("\"$REEL\" render nothere.json --progress=json 2>&1 | jq -c .")
-        let missingObject = objects(missing.stdoutText).first ?? nil
-        #expect(missingObject?["exitCode"] as? Int == 66, "\(missing.stdoutText)")
+        let missingObjects = objects(missing.stdoutText)
+        #expect(missingObjects.first??["exitCode"] as? Int == 66, "\(missing.stdoutText)")
+        #expect(missingObjects.last??["type"] as? String == "exit" && missingObjects.last??["exitCode"] as? Int == 66)
+    }
+
+    // MARK: issue 33.7 — one last exit line, whatever ends the run
+
+    /// The exit objects among `lines`, and whether the last line is the only one.
+    func exitLine(_ text: String) -> (last: [String: Any]?, count: Int, allJSON: Bool) {
+        let lines = objects(text)
+        return (lines.last ?? nil, lines.filter { $0?["type"] as? String == "exit" }.count, lines.allSatisfy { $0 != nil })
+    }
+
+    /// Success with outputs: the exit line lists every file written, renditions and HLS packages included.
+    @Test func progressJSONExitLineListsEveryOutput() throws {
+        _ = try write("r.json", project(extra: "").replacingOccurrences(
+            of: #""assets":"#,
+            with: #""outputs": [ { "path": "small.mp4", "size": [32, 18] }, { "path": "hls/index.m3u8", "segmentDuration": 1 } ], "assets":"#))
+        let result = try shell("\"$REEL\" render r.json --mkdir --progress json 2>err.jsonl >/dev/null; echo $?; tail -n 1 err.jsonl | jq -c '[.type, .exitCode, (.outputs | length)]'")
+        #expect(result.stdoutText == "0\n[\"exit\",0,3]\n", "\(result.stdoutText) \(result.stderrText)")
+        let last = exitLine(try String(contentsOf: folder.file("err.jsonl"), encoding: .utf8))
+        #expect(last.count == 1 && last.allJSON)
+        let outputs = Set(last.last?["outputs"] as? [String] ?? [])
+        #expect(outputs == Set(["out.mp4", "small.mp4", "hls/index.m3u8"].map { folder.file($0).standardizedFileURL.path }),
+                "\(outputs)")
+        #expect(outputs.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+    }
+
+    /// A runtime failure (the reader of -o - goes away) ends on an error, then the exit line.
+    @Test func progressJSONRuntimeFailureEndsOnTheExitLine() throws {
+        _ = try write("p.json", project(size: "[320, 180]", clips: 3))
+        let result = try shell("\"$REEL\" render p.json -o - --format mkv --progress json 2>err.jsonl | head -c 1000 >/dev/null; echo \"${PIPESTATUS[0]}\"")
+        #expect(result.stdoutText == "74\n", "\(result.stdoutText)")
+        let text = try String(contentsOf: folder.file("err.jsonl"), encoding: .utf8)
+        let last = exitLine(text)
+        #expect(last.allJSON && last.count == 1, "\(text)")
+        #expect(last.last?["type"] as? String == "exit" && last.last?["exitCode"] as? Int == 74, "\(text)")
+        #expect(objects(text).dropLast().last??["type"] as? String == "error", "\(text)")
+    }
+
+    /// SIGINT in the middle of a render: the last line of stderr is the one exit line, 130, read through jq.
+    @Test(arguments: ["INT", "TERM"])
+    func progressJSONInterruptedRenderEndsOnTheExitLine(_ signal: String) throws {
+        _ = try write("long.json", project(size: "[640, 360]", clips: 200))
+        // The first line ends the `cd … &&` that `shell` puts before the script, so `&` backgrounds reel alone.
+        let script = """
+            true
+            "$REEL" render long.json --progress json 2>err.jsonl >/dev/null & pid=$!
+            for i in $(seq 1 600); do grep -q '"type":"progress"' err.jsonl 2>/dev/null && break; sleep 0.05; done
+            kill -\(signal) $pid; wait $pid; echo "status $?"
+            tail -n 1 err.jsonl | jq -c '[.type, .exitCode]'
+            """
+        let result = try shell(script)
+        #expect(result.stdoutText == "status 130\n[\"exit\",130]\n", "\(result.stdoutText) \(result.stderrText)")
+        let text = try String(contentsOf: folder.file("err.jsonl"), encoding: .utf8)
+        let last = exitLine(text)
+        #expect(last.allJSON && last.count == 1, "\(text)")
+        #expect((last.last?["outputs"] as? [String])?.isEmpty == true)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.mp4").path))
     }
 
     // MARK: 19.1 — no render lost to a closed pipe

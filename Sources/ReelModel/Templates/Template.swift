@@ -167,6 +167,9 @@ public struct Template: Sendable {
 
     /// Fills in a pattern outside the document (`reel batch -o 'out/{{sku}}.mp4'`): every value must be a plain
     /// file name part (or, for `path` variables, a relative path that stays below the pattern's folder).
+    ///
+    /// A name the template does not declare takes its value from `values` as text (a column of the rows that no
+    /// string of the template uses, or the row number), held to a plain file name part like a `string`.
     public func fillPattern(_ pattern: String, values: [String: VariableValue]) -> Result<String, VariableProblem> {
         let pieces: [Piece]
         switch Self.pieces(of: pattern) {
@@ -179,7 +182,16 @@ public struct Template: Sendable {
             case .text(let literal): text += literal
             case .variable(let name):
                 guard let declaration = declaration(name) else {
-                    return .failure(VariableProblem("{{\(name)}} names no declared variable of the template"))
+                    guard let given = values[name] else {
+                        return .failure(VariableProblem("{{\(name)}} names no declared variable of the template"))
+                    }
+                    let part = Self.text(of: given.value)
+                    if let problem = Self.pathProblem(part, type: .string) {
+                        return .failure(VariableProblem("\(given.source): the value of \(name) cannot go into a file "
+                                                        + "path: " + problem.message, hint: problem.hint))
+                    }
+                    text += part
+                    continue
                 }
                 guard let given = values[name] ?? declaration.defaultValue.map({ VariableValue($0, source: .defaultValue) })
                 else { return .failure(VariableProblem("variable \(name) has no value")) }

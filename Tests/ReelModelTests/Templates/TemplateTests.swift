@@ -120,6 +120,24 @@ import Testing
                 == .success("out/ok.mp4"))
     }
 
+    /// `reel batch -o` may name a column no string of the template uses, or the row number: the value is text, held
+    /// to a file name part like a string variable's; a name with no value at all is still refused.
+    @Test(arguments: [
+        ("out/{{sku}}-{{row}}.mp4", ["sku": JSONValue.string("X1"), "row": .number("3")], "out/X1-3.mp4"),
+        ("out/{{sku}}.mp4", ["sku": .number("12")], "out/12.mp4"),
+        ("out/{{sku}}.mp4", ["sku": .string("../up")], nil),
+        ("out/{{sku}}.mp4", ["sku": .string("a\u{0}b")], nil),
+        ("out/{{sku}}.mp4", [:], nil),
+    ] as [(String, [String: JSONValue], String?)])
+    func aPatternTakesUndeclaredNamesFromTheValues(pattern: String, given: [String: JSONValue], expected: String?) throws {
+        let template = Template(document: try JSONParser.parse(#"{ "reel": 1, "variables": { "name": {} } }"#))
+        let values = given.mapValues { VariableValue($0, source: ValueSource("row 1 of r.csv")) }
+        switch template.fillPattern(pattern, values: values) {
+        case .success(let path): #expect(path == expected)
+        case .failure(let problem): #expect(expected == nil, "\(problem.message)")
+        }
+    }
+
     @Test func hugeValuesAreRefused() {
         let filling = fill(["sku": .string("a"), "title": .string(String(repeating: "x", count: Template.maximumValueLength + 1))])
         #expect(filling.diagnostics.contains { $0.path.description == "$.variables.title" && $0.message.contains("bytes long") })
