@@ -23,6 +23,9 @@ public struct OutputDestination: Sendable, Equatable {
     /// The folder that holds it.
     public var folder: String { OutputPlacement.folder(of: path) }
 
+    /// The hint of a missing output folder.
+    public static let mkdirHint = "create it (mkdir -p), pass --mkdir to let reel create it, or pass -o to write elsewhere"
+
     /// What stops a write to the destination.
     public enum Fault: Sendable, Equatable {
         /// The folder does not exist (`--mkdir` creates it).
@@ -68,8 +71,7 @@ public struct OutputDestination: Sendable, Equatable {
     public func describe(_ fault: Fault) -> (message: String, hint: String) {
         switch fault {
         case .folderMissing:
-            ("the output folder \(folder) does not exist",
-             "create it (mkdir -p), pass --mkdir to let reel create it, or pass -o to write elsewhere")
+            ("the output folder \(folder) does not exist", Self.mkdirHint)
         case .folderIsFile:
             ("the output folder \(folder) is a file, not a folder", "pass -o to write elsewhere")
         case .folderNotWritable:

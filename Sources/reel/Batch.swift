@@ -229,17 +229,21 @@ struct Batch: ParsableCommand {
                 printError("error: " + (Self.refusal(output, replacing: clash, who: "row \(failure.row): ").message ?? ""))
             }
         }
-        // Two rows, one file; or one row's output over the manifest.
+        // Two rows, one file (the main output, or any file of its outputs: docs/outputs.md, "Where outputs go"); or
+        // one row's output over the manifest.
         var byOutput: [String: Int] = [:]
         var clashing: Set<Int> = []
         for planned in plans {
-            if let other = byOutput[planned.output] {
-                printError("\(rowsName): error: row \(planned.row): writes \(planned.output), as row \(other) does\n"
-                           + "       hint: make the -o pattern (or output.path) differ between rows, e.g. with a unique column")
-                clashing.insert(planned.row)
-                clashing.insert(other)
-            } else {
-                byOutput[planned.output] = planned.row
+            for file in planned.files {
+                if let other = byOutput[file], other != planned.row {
+                    printError("\(rowsName): error: row \(planned.row): writes \(file), as row \(other) does\n"
+                               + "       hint: make the -o pattern (or output.path) differ between rows, e.g. with a unique "
+                               + "column; outputs[].path follow the row's output folder, or can use the row's values")
+                    clashing.insert(planned.row)
+                    clashing.insert(other)
+                } else {
+                    byOutput[file] = planned.row
+                }
             }
             if let manifest, InputProtection.isSameFile(planned.output, manifest) {
                 printError("\(rowsName): error: row \(planned.row): its output \(planned.output) is the manifest")
@@ -263,7 +267,7 @@ struct Batch: ParsableCommand {
             let folders = missingFolders.prefix(3).joined(separator: ", ") + (missingFolders.count > 3 ? ", …" : "")
             folderProblem = "\(source): the output folder\(missingFolders.count == 1 ? "" : "s") \(folders) "
                 + "do\(missingFolders.count == 1 ? "es" : "") not exist (row\(rowsWithout.count == 1 ? "" : "s") "
-                + "\(Self.list(rowsWithout.map(\.row))))\n       hint: \(OutputTarget.mkdirHint)"
+                + "\(Self.list(rowsWithout.map(\.row))))\n       hint: \(OutputDestination.mkdirHint)"
             for planned in rowsWithout {
                 failures.append((planned.row, planned.output, .cannotCreate, "its output folder does not exist"))
             }
@@ -295,7 +299,7 @@ struct Batch: ParsableCommand {
         // --mkdir: the missing folders (and the manifest's), created now; those still empty when the batch fails
         // (an interrupt, every row failed) are removed again, as `reel render` does.
         let manifestFolder = manifest.map { [URL(fileURLWithPath: $0).standardizedFileURL.path] } ?? []
-        let needingFolders = mkdir ? plans.filter { $0.missingFolder != nil }.map(\.output) + manifestFolder : []
+        let needingFolders = mkdir ? plans.flatMap(\.files) + manifestFolder : []
         try OutputTarget.withFolders(of: needingFolders, create: true) {
             let journal = try Manifest(path: manifest, append: resume, began: began)
             for failure in failures {
@@ -335,8 +339,8 @@ struct Batch: ParsableCommand {
     private static func refusal(_ output: String, replacing input: String, who: String) -> CommandFailure {
         do {
             try OutputTarget.refuseInputs(output, inputs: [input])
-        } catch let failure as CommandFailure {
-            return CommandFailure(failure.code, who + (failure.message ?? ""))
+        } catch let failure as RenderError {
+            return CommandFailure(.cannotCreate, who + failure.message)
         } catch {}
         return CommandFailure(.cannotCreate, "\(who)\(output) is \(input), an input of this command")
     }
@@ -372,6 +376,12 @@ struct Batch: ParsableCommand {
         let replaceable: Bool
         /// The output's folder, when it does not exist (yet: `--mkdir` creates it before the renders).
         let missingFolder: String?
+
+        /// Every file the row writes: its output, then its `outputs` and master playlists, placed after it.
+        var files: [String] {
+            let session = ExportSession(project: compiled, facts: catalog.facts, policy: .localFilesOnly)
+            return (try? session.outputPaths(mainPath: output)) ?? [output]
+        }
     }
 
     struct RowFailure: Error {
@@ -427,7 +437,7 @@ struct Batch: ParsableCommand {
                 missingFolder = folder
             }
         }
-        let readInputs = loaded.compiled.map { Self.inputs(of: $0.assets, resolve: $0.resolvedPath) + Self.otherFiles(of: $0) }
+        let readInputs = loaded.compiled.map { InputProtection.inputs(of: $0).map { OutputPlacement.normalised($0.path) } }
             ?? loaded.project.map { Self.inputs(of: $0.assets, resolve: $0.resolvedPath) } ?? []
         // The template's own warnings were said once already.
         let diagnostics = loaded.diagnostics + destinationProblems
@@ -481,20 +491,6 @@ struct Batch: ParsableCommand {
             case .color: nil
             }
         }
-    }
-
-    /// The files a project reads besides its assets: title fonts, caption files and LUTs, absolute and standardized.
-    private static func otherFiles(of project: CompiledProject) -> [String] {
-        let composition = project.videoComposition
-        var files = composition.titles.compactMap { layer -> String? in
-            guard case .text(let style) = layer.content, style.fontIsFile, let font = style.font else { return nil }
-            return font
-        }
-        files += composition.captions.map(\.captions.file)
-        for layer in composition.instructions.flatMap(\.layers) {
-            for effect in layer.effects { if case .lut(let file) = effect.kind { files.append(file) } }
-        }
-        return files.map { URL(fileURLWithPath: project.resolvedPath($0)).standardizedFileURL.path }
     }
 
     /// A 64-bit FNV-1a hash (16 hex digits) of the filled-in document and each input's path, size and modification

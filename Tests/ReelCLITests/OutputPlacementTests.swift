@@ -92,6 +92,25 @@ import Glibc
         #expect(streamed.status == 64, "\(streamed.stderrText)")
     }
 
+    /// In a batch each row's `-o` places that row's set: rows whose entries would land on one file are refused
+    /// before anything renders; one folder per row writes them all.
+    @Test func eachBatchRowPlacesItsOwnSet() throws {
+        let template = try write("rows-template.json", """
+            { "reel": 1, "variables": { "id": { "type": "string" } },
+              "output": { "path": "x.mp4", "size": [160, 90], "frameRate": 30, "preset": "draft" },
+              "outputs": [ { "path": "audio.m4a" } ],
+              "assets": { "a": { "path": "clip.mp4" } }, "timeline": { "clips": [ { "asset": "a" } ] } }
+            """)
+        let rows = try write("rows.csv", "id\nA\nB\n")
+        let shared = try reel(["batch", template, rows, "-o", folder.file("b/{{id}}.mp4").path, "--mkdir", "-q"])
+        #expect(shared.status == 73, "\(shared.stderrText)")
+        #expect(shared.stderrText.contains("b/audio.m4a, as row 1 does"), "\(shared.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("b/audio.m4a").path))
+        let own = try reel(["batch", template, rows, "-o", folder.file("b/{{id}}/master.mp4").path, "--mkdir", "-q"])
+        #expect(own.status == 0, "\(own.stderrText)")
+        #expect(files(under: folder.file("b")) == ["A/audio.m4a", "A/master.mp4", "B/audio.m4a", "B/master.mp4"])
+    }
+
     /// `validate` checks every output where the render would put it: a missing folder for an entry, and two
     /// entries that name one file in two spellings, each at its JSON path.
     @Test func validateChecksEveryOutputAtItsPath() throws {
