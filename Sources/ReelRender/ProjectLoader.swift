@@ -225,7 +225,9 @@ public enum ProjectLoader {
             // With --format the container is settled and its problems are already reported for that flag.
             // A container -o does not name is the flag's problem; a codec written in the project that the
             // container cannot hold stays the project's (exit 65), pointing at the codec, with the flag named.
-            for diagnostic in found where overrides.format == nil {
+            for var diagnostic in found where overrides.format == nil {
+                // Messages name -o as typed, not the absolute path it was made.
+                if let typed = overrides.outputArgument { diagnostic.message = diagnostic.message.replacing(path, with: typed) }
                 if diagnostic.path == JSONPath.root.key("output").key("path") {
                     let hint = diagnostic.hint?.replacing("set output.format to", with: "pass --format with")
                     flagError("-o \(overrides.outputArgument ?? path)", diagnostic.message, hint: hint, at: diagnostic.path)

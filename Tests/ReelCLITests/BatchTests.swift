@@ -158,7 +158,7 @@ import Glibc
                          "row 2 of rows.csv (line 3), column \"id\"", "row 3 of rows.csv (line 4), column \"id\"",
                          "row 4 of rows.csv (line 5), column \"id\": the value of id cannot go into a file path: it holds the control character U+0000",
                          "row 6: writes \(folder.url.path)/dup, as row 5 does",
-                         "row 7: \(folder.file("photo.png").path) is \(folder.file("photo.png").path), an input of this command",
+                         "row 7: \(folder.file("photo.png").path) is the file of an input of this command",
                          "row 8 (line 9), column \"id\": not valid UTF-8",
                          "row 9 of rows.csv (line 10), column \"id\": the value of id cannot go into a file path: it holds the control character U+000A"] {
             #expect(stderr.contains(expected), "\(expected)\n\(stderr)")
@@ -263,7 +263,8 @@ import Glibc
         for manifest in ["rows.csv", "t.json", "photo.png", "./out/../photo.png", "out/hard.png"] {
             let result = try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4", "--manifest", manifest, "--keep-going"])
             #expect(result.status == 73, "\(manifest): \(result.stderrText)")
-            #expect(result.stderrText.contains("an input of this command; an output never replaces an input"), "\(manifest): \(result.stderrText)")
+            #expect(result.stderrText.contains("is the file of an input of this command")
+                    && result.stderrText.contains("an output never replaces an input"), "\(manifest): \(result.stderrText)")
             #expect(try outputs().isEmpty, "\(manifest)")
         }
         // A row's caption file is an input too.
@@ -273,7 +274,7 @@ import Glibc
             .write(to: folder.file("c.json"), atomically: true, encoding: .utf8)
         let captioned = try reel(["batch", "c.json", "rows.csv", "-o", "out/{{id}}.mp4", "--manifest", "subs.srt"])
         #expect(captioned.status == 73, "\(captioned.stderrText)")
-        #expect(captioned.stderrText.contains("subs.srt, an input of this command"), "\(captioned.stderrText)")
+        #expect(captioned.stderrText.contains("subs.srt is the file of an input of this command"), "\(captioned.stderrText)")
         #expect(try String(contentsOf: folder.file("subs.srt"), encoding: .utf8) == subtitles)
 
         // An output over the rows file (row 2's id is "rows"), even with --keep-going and --force. (The template

@@ -11,12 +11,13 @@ import Testing
 
     init() throws {
         (folder, reel) = try Self.workspace(prefix: "reel-inspect-packages")
-        // 3 s of the 1 s clip, 2 s segments: two segments per package. A 720p rendition beside it makes a master.
+        // 3 s of the 1 s clip, 2 s segments: two segments per package. A second HLS rendition makes a master.
+        // Entries are placed relative to the main output's folder (docs/outputs.md, "Where outputs go").
         _ = try write("p.json", """
             { "reel": 1,
               "output": { "path": "hls/index.m3u8", "size": [64, 36], "frameRate": 30, "segmentDuration": 2 },
-              "outputs": [ { "path": "hls2/index.m3u8", "size": [32, 18], "segmentDuration": 2 },
-                           { "path": "dash/movie.mpd", "segmentDuration": 2 } ],
+              "outputs": [ { "path": "../hls2/index.m3u8", "size": [32, 18], "segmentDuration": 2 },
+                           { "path": "../dash/movie.mpd", "segmentDuration": 2 } ],
               "assets": { "clip": { "path": "clip.mp4" } },
               "timeline": { "clips": [ { "asset": "clip" }, { "asset": "clip" }, { "asset": "clip" } ] } }
             """)

@@ -247,7 +247,7 @@ import Testing
         let refused = try shell("\"$REEL\" render p.json -q")
         #expect(refused.status == 73)
         #expect(refused.stderrText.contains("does not exist"), "\(refused.stderrText)")
-        #expect(refused.stderrText.contains("hint: create it (mkdir -p), or pass --mkdir"), "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("hint: create it (mkdir -p), pass --mkdir"), "\(refused.stderrText)")
         let validated = try shell("\"$REEL\" validate p.json")
         #expect(validated.status == 73 && validated.stderrText.contains("--mkdir"), "\(validated.stderrText)")
         let created = try shell("\"$REEL\" render p.json -q --mkdir")
