@@ -67,8 +67,14 @@ import ReelTime
     @Test(arguments: [
         (Rational(25), Rational(25), Rational(25)),
         (Rational(30000, 1001), Rational(30000, 1001), Rational(30000, 1001)),
-        (Rational(30), Rational(2997, 100), Rational(30)),   // variable rate: 30
-        (Rational(60), Rational(24), Rational(30)),
+        (Rational(30), Rational(2997, 100), Rational(30)),   // jittered 30: 30
+        (Rational(30000, 1001), Rational(20000, 667), Rational(30000, 1001)),   // an iPhone's jittered 29.97
+        (Rational(30000, 1001), Rational(27000, 901), Rational(30000, 1001)),
+        (Rational(30000, 1001), Rational(30), Rational(30000, 1001)),   // within 1 %: the stream's own rate
+        (Rational(60), Rational(24), Rational(30)),   // variable rate: 30
+        (Rational(30000, 1001), Rational(25), Rational(30)),
+        (Rational(60), Rational(5940, 100), Rational(60)),
+        (Rational(60), Rational(5939, 100), Rational(30)),   // just over 1 % apart
     ])
     func frameRateDefault(rate: Rational, average: Rational, expected: Rational) throws {
         let facts: [String: MediaFactsResult] = ["a": videoFacts(duration: t(10), rate: rate, averageRate: average)]
