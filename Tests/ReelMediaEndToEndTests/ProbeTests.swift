@@ -54,10 +54,12 @@ import Testing
     /// turned by the rotation, and the reader hands out pictures of that width.
     @Test(arguments: [("12/11", 0, Rational(12, 11), 384), ("64/45", 90, Rational(64, 45), 500), ("1", 0, Rational(1), 352)])
     func anamorphicStreamsHaveASquarePixelDisplaySize(sar: String, rotate: Int, expected: Rational, width: Int) throws {
-        let path = try scratchPath("sar-\(sar.replacingOccurrences(of: "/", with: "_"))-\(rotate).mp4")
+        let name = "sar-\(sar.replacingOccurrences(of: "/", with: "_"))-\(rotate)"
+        let encoded = try scratchPath(name + "-encoded.mp4"), path = try scratchPath(name + ".mp4")
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=352x288:rate=25:duration=0.2", "-vf", "setsar=\(sar)",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
-                    "-metadata:s:v:0", "rotate=\(rotate)", path])
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", encoded])
+        // The display matrix is written only when copying (an encode drops the rotate tag).
+        try ffmpeg(["-i", encoded, "-c", "copy", "-metadata:s:v:0", "rotate=\(rotate)", path])
         let video = try #require(try MediaProbe.probe(path: path, policy: .localFilesOnly).bestVideoStream)
         #expect(video.sampleAspectRatio == expected)
         #expect(video.width == 352 && video.height == 288)
