@@ -145,7 +145,7 @@ struct Thumbnail: ParsableCommand {
             }
             return times
         } catch let error as TimeParseError {
-            throw CommandFailure.usage(error.message)
+            throw CommandFailure.usage(error.message + "\n       hint: " + TimeSyntax.writtenForms)
         } catch let error as TimeError {
             throw CommandFailure.usage("time out of range: \(error)")
         }

@@ -123,6 +123,19 @@ import Testing
         for x in [198, 250, 284] { #expect(row[x] > 200, "x \(x): \(row[x]) should be white") }
     }
 
+    @Test func effectRectanglesAreInDisplayPixels() throws {
+        // One pixelate block over canvas x 0…240 (the display is the canvas here): display columns 0…192 are grey (80)
+        // and 192…240 white (235), so the block's average is 111, and the picture is untouched from x 240 on.
+        let path = try project("effect", asset: "halves.mp4", size: "[384, 288]",
+                               clip: #", "effects": [{"type": "pixelate", "size": 1024, "rect": [0, 0, 240, 288]}]"#)
+        let result = try reel(["render", path, "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let pixels = try luma(folder.file("effect.mp4"), width: 384, height: 288)
+        let row = Array(pixels[144 * 384..<145 * 384])
+        for x in [4, 100, 190, 234] { #expect(abs(Int(row[x]) - 111) <= 6, "x \(x): \(row[x]) is not the block's average") }
+        for x in [246, 300, 380] { #expect(row[x] > 200, "x \(x): \(row[x]) should be the untouched white") }
+    }
+
     @Test func thumbnailsShowTheDisplayShape() throws {
         let path = try project("thumb", asset: "circle.mp4", size: nil, clip: "")
         let result = try reel(["thumbnail", path, "--at", "0", "-o", folder.file("thumb.png").path])
