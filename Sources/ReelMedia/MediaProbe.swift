@@ -45,10 +45,22 @@ public struct StreamInfo: Sendable {
     /// The display matrix's rotation as ffprobe reports it: degrees counter-clockwise in [−180, 180], whole
     /// degrees towards zero (ffprobe's -90 is `rotation` 270); 0 without a display matrix.
     public let reportedRotation: Int
-    /// Width after rotation, in pixels.
+    /// The shape of one stored pixel, width over height (`sample_aspect_ratio`, as ffprobe guesses it from the
+    /// container and the codec); 1 when the file does not say. Anamorphic video has another value: PAL 4:3 MPEG-2 at
+    /// 352×288 has 12/11, so its pictures show 384 pixels wide.
+    public let sampleAspectRatio: Rational
+    /// Width after the sample aspect ratio and rotation, in square pixels (see `squarePixelWidth`).
     public let displayWidth: Int
-    /// Height after rotation, in pixels.
+    /// Height after the sample aspect ratio and rotation, in square pixels.
     public let displayHeight: Int
+
+    /// The width in square pixels of a stored picture `width` pixels wide: `width` × `sampleAspectRatio`, rounded
+    /// to the nearest even number (4:2:0 pictures have even sides), at least 2; `width` itself for square pixels.
+    public static func squarePixelWidth(_ width: Int, sampleAspectRatio: Rational) -> Int {
+        guard sampleAspectRatio != Rational(1), sampleAspectRatio.numerator > 0, width > 0 else { return width }
+        let exact = Double(width) * Double(sampleAspectRatio.numerator) / Double(sampleAspectRatio.denominator)
+        return max(2, Int((exact / 2).rounded()) * 2)
+    }
     /// The stream's real base frame rate (`r_frame_rate`) in frames per second; nil when 0/0.
     public let frameRate: Rational?
     /// The average frame rate (`avg_frame_rate`) in frames per second; nil when 0/0.
@@ -151,6 +163,9 @@ public enum MediaProbe {
         let rotation = matrixDegrees.map(quarterTurns) ?? 0
         let width = isVideo ? Int(max(parameters.width, 0)) : 0
         let height = isVideo ? Int(max(parameters.height, 0)) : 0
+        let guessed = isVideo ? av_guess_sample_aspect_ratio(input.context, stream, nil) : AVRational(num: 0, den: 1)
+        let sampleAspect = rational(guessed) ?? Rational(1)
+        let squareWidth = StreamInfo.squarePixelWidth(width, sampleAspectRatio: sampleAspect)
         var layout: String?
         var channels = 0
         if isAudio {
@@ -184,8 +199,9 @@ public enum MediaProbe {
             pixelFormat: pixelFormat,
             rotation: rotation,
             reportedRotation: matrixDegrees.map { Int($0) } ?? 0,
-            displayWidth: rotation % 180 == 0 ? width : height,
-            displayHeight: rotation % 180 == 0 ? height : width,
+            sampleAspectRatio: sampleAspect,
+            displayWidth: rotation % 180 == 0 ? squareWidth : height,
+            displayHeight: rotation % 180 == 0 ? height : squareWidth,
             frameRate: rational(stream.pointee.r_frame_rate),
             averageFrameRate: rational(stream.pointee.avg_frame_rate),
             isAttachedPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,

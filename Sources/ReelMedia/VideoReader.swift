@@ -22,6 +22,8 @@ public final class VideoReader {
     private var lastDecodedTime: Time?
     /// Tone-maps PQ and HLG pictures to SDR, made when the first such picture arrives.
     private var toneMapper: ToneMapper?
+    /// Widens or narrows anamorphic pictures to square pixels, made when the first such picture arrives.
+    private var squarer: Scaler?
     private let frameStep: Time
     /// Half of one tick of the stream's time base: containers round timestamps to their ticks (Matroska to whole
     /// milliseconds), so a frame stored up to half a tick after a query time is taken as being at that time.
@@ -189,7 +191,23 @@ public final class VideoReader {
             if toneMapper == nil { toneMapper = try ToneMapper() }
             try toneMapper?.map(target.avFrame)
         }
+        if stream.sampleAspectRatio != Rational(1) { return try squarePixels(target) }
         return target
+    }
+
+    /// `decoded` scaled horizontally to square pixels by the stream's sample aspect ratio (the probed one, so that
+    /// every picture of the stream has the size `StreamInfo.displayWidth` promised); `decoded`'s AVFrame becomes the
+    /// spare. Everything after the reader (fits, crops, effects, thumbnails, the player) sees square pixels.
+    private func squarePixels(_ decoded: VideoFrame) throws(MediaError) -> VideoFrame {
+        let width = StreamInfo.squarePixelWidth(decoded.width, sampleAspectRatio: stream.sampleAspectRatio)
+        guard width != decoded.width else { return decoded }
+        if squarer == nil { squarer = Scaler() }
+        // libswscale writes no palette: a paletted picture (a GIF, some PNGs) comes out R′G′B′A.
+        let format = decoded.isPaletted ? (PixelFormat(name: "rgba") ?? decoded.format) : decoded.format
+        let square = try squarer!.converted(decoded, width: width, height: decoded.height, format: format)
+        av_frame_unref(decoded.avFrame)
+        if spare == nil { spare = decoded }
+        return square
     }
 
     /// Drops `frame`, keeping its AVFrame for reuse when nobody else holds the object.

@@ -70,7 +70,7 @@ public struct MediaCatalog: Sendable {
             return .failure(Diagnostic(path: path, message: "\(info.path) is not a readable image", hint: hint))
         }
         let quarter = video.rotation == 90 || video.rotation == 270
-        let stored = PixelSize(width: video.width, height: video.height)
+        let stored = Self.squarePixelSize(of: video)
         let display = quarter ? PixelSize(width: video.height, height: video.width) : stored
         return .facts(MediaFacts(
             duration: nil,
@@ -143,12 +143,11 @@ public struct MediaCatalog: Sendable {
             case .degrees(let clockwise): degrees = (360 - clockwise) % 360
             }
             let quarter = degrees == 90 || degrees == 270
+            let stored = Self.squarePixelSize(of: video)
             facts.video = MediaFacts.VideoFacts(
                 streamIndex: video.index, duration: video.duration,
-                displaySize: quarter
-                    ? PixelSize(width: video.height, height: video.width)
-                    : PixelSize(width: video.width, height: video.height),
-                storedSize: PixelSize(width: video.width, height: video.height),
+                displaySize: quarter ? PixelSize(width: stored.height, height: stored.width) : stored,
+                storedSize: stored,
                 rotation: degrees, frameRate: video.frameRate, averageFrameRate: video.averageFrameRate)
         }
         if let audio {
@@ -157,6 +156,15 @@ public struct MediaCatalog: Sendable {
                 sampleRate: audio.sampleRate, channels: audio.channels)
         }
         return .facts(facts)
+    }
+
+    /// The stored picture size in square pixels, before rotation: an anamorphic stream's width times its sample
+    /// aspect ratio (the size `VideoReader` hands its pictures out at), so that every placement works on the picture
+    /// as it is meant to be seen.
+    private static func squarePixelSize(of video: StreamInfo) -> PixelSize {
+        PixelSize(
+            width: StreamInfo.squarePixelWidth(video.width, sampleAspectRatio: video.sampleAspectRatio),
+            height: video.height)
     }
 
     /// Every stream of the file, for checking the streams segments pick (`sourceTrack`).

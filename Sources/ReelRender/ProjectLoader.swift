@@ -278,7 +278,7 @@ public enum ProjectLoader {
                     project.output.rangeRunsToEnd = endText.isEmpty
                 }
             } catch let error as TimeParseError {
-                flagError(flag, error.message, at: path)
+                flagError(flag, error.message, hint: TimeSyntax.writtenForms, at: path)
             } catch {
                 flagError(flag, "the range is out of range", at: path)
             }

@@ -20,6 +20,13 @@ public enum TimeSyntax {
     /// The largest reduced timescale a parsed time may have: 2^31 units per second.
     public static let maximumTimescale: Int64 = 1 << 31
 
+    /// Every form a time may be written in, with an example of each, for the hint of a refused time (docs/format.md's
+    /// Times section lists the same forms).
+    public static let writtenForms = "write seconds as a number (2.5), or a string: \"N/D\" (\"1001/30000\"), "
+        + "frames \"Nf\" (\"48f\"), a decimal with a unit h, min, s, ms or us (\"2s\", \"500ms\", \"250us\", "
+        + "\"1.5min\", \"2h\"), a clock time \"HH:MM:SS.sss\" or \"MM:SS.sss\", or a timecode \"HH:MM:SS:FF\" "
+        + "(\"HH:MM:SS;FF\" drop-frame)"
+
     /// A JSON number's literal text ("2.5", "1e-3", "-0"), taken exactly. Timescale after reduction ≤ 2^31, value fits Int64, else error.
     ///
     /// Grammar: `-? digits (. digits)? ([eE] [+-]? digits)?`; leading zeros are accepted.

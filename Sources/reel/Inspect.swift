@@ -72,6 +72,10 @@ struct Inspect: ParsableCommand {
                 if stream.type == .video {
                     members += [
                         ("width", .number(String(stream.width))), ("height", .number(String(stream.height))),
+                        ("sampleAspectRatio", .string(Self.ratio(stream.sampleAspectRatio, ":"))),
+                        ("displayAspectRatio", .string(Self.ratio(Self.displayAspectRatio(stream), ":"))),
+                        ("displayWidth", .number(String(stream.displayWidth))),
+                        ("displayHeight", .number(String(stream.displayHeight))),
                         ("frameRate", initSegment ? .null : stream.frameRate.map { .string("\($0.numerator)/\($0.denominator)") } ?? .null),
                         ("rotation", .number(String(stream.reportedRotation))),
                     ]
@@ -101,6 +105,10 @@ struct Inspect: ParsableCommand {
                 var line = "  #\(stream.index) \(stream.type.rawValue) \(stream.codec)"
                 if stream.type == .video {
                     line += " \(stream.width)×\(stream.height)"
+                    line += " SAR \(Self.ratio(stream.sampleAspectRatio, ":")) DAR \(Self.ratio(Self.displayAspectRatio(stream), ":"))"
+                    if stream.displayWidth != stream.width || stream.displayHeight != stream.height {
+                        line += " (shown \(stream.displayWidth)×\(stream.displayHeight))"
+                    }
                     if !initSegment, let rate = stream.frameRate { line += " \(rate.numerator)/\(rate.denominator) fps" }
                     if stream.reportedRotation != 0 { line += " rotation \(stream.reportedRotation)°" }
                 }
@@ -110,6 +118,18 @@ struct Inspect: ParsableCommand {
                 printOutput(line)
             }
         }
+    }
+
+    /// The stored picture's shape as shown, before rotation (ffprobe's `display_aspect_ratio`): width × SAR / height.
+    private static func displayAspectRatio(_ stream: StreamInfo) -> Rational {
+        guard stream.width > 0, stream.height > 0 else { return Rational(1) }
+        let sar = stream.sampleAspectRatio
+        return Rational(Int64(stream.width) * sar.numerator, Int64(stream.height) * sar.denominator)
+    }
+
+    /// `12:11`, for a ratio.
+    private static func ratio(_ value: Rational, _ separator: String) -> String {
+        "\(value.numerator)\(separator)\(value.denominator)"
     }
 
     private func inspectProject() throws {

@@ -91,7 +91,7 @@ struct Play: ParsableCommand {
                 }
             }
         } catch let error as TimeParseError {
-            throw CommandFailure.usage("--at: \(error.message)")
+            throw CommandFailure.usage("--at: \(error.message)\n       hint: \(TimeSyntax.writtenForms)")
         }
 
         let item = PlayerItem(project: compiled, facts: catalog.facts, policy: policy)

@@ -10,8 +10,8 @@ struct Thumbnail: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write composited frames of a project at given times as PNG or JPEG.",
         discussion: """
-            PATTERN names the files: %d is replaced by the 1-based index of the time in the list, %03d by the \
-            index padded with zeros to 3 digits (any width, as printf); %% is a percent sign. With a single \
+            PATTERN names the files: %d is replaced by the index of the time in the list, counted from 0 as \
+            image-sequence outputs count their frames, %03d by the index padded with zeros to 3 digits (any width, as printf); %% is a percent sign. With a single \
             time it may name one file. The extension (.png, .jpg, .jpeg) picks the format. As with \
             render, an existing file is replaced only with --force (checked for every file before the first \
             is written), an input is never replaced, and each file is written atomically. Frames are always \
@@ -92,7 +92,7 @@ struct Thumbnail: ParsableCommand {
                                        + "; a picture needs 0 ≤ time < end")
         }
         let pattern = try FilePattern(output)
-        let paths = times.indices.map { pattern.path(index: $0 + 1) }
+        let paths = times.indices.map { pattern.path(index: FramePattern.firstNumber + $0) }
         let pictureSize = size.flatMap { ThumbnailSize($0, allowsOddSides: format == .png) }?
             .pixels(renderSize: compiled.encodedSize, allowsOddSides: format == .png)
         // Checked for every file before the first is written: a picture never replaces a source, nor an existing
@@ -145,7 +145,7 @@ struct Thumbnail: ParsableCommand {
             }
             return times
         } catch let error as TimeParseError {
-            throw CommandFailure.usage(error.message)
+            throw CommandFailure.usage(error.message + "\n       hint: " + TimeSyntax.writtenForms)
         } catch let error as TimeError {
             throw CommandFailure.usage("time out of range: \(error)")
         }
@@ -233,7 +233,7 @@ struct FilePattern {
         self.pieces = pieces
     }
 
-    /// The file name for the 1-based `index`.
+    /// The file name for `index` (counted from `FramePattern.firstNumber`, 0).
     func path(index: Int) -> String {
         pieces.map { piece in
             switch piece {

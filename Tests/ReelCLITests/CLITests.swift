@@ -218,7 +218,7 @@ import Testing
         let result = try reel(["thumbnail", path, "--at", times.joined(separator: ","), "-o", folder.file("t%d.png").path])
         #expect(result.status == 0, "\(result.stderrText)")
         for (index, want) in expected.enumerated() {
-            let png = folder.file("t\(index + 1).png")
+            let png = folder.file("t\(index).png")
             let gray = try run("ffmpeg", ["-v", "error", "-i", png.path, "-f", "rawvideo", "-pix_fmt", "gray", "-"])
             #expect(gray.status == 0)
             let got = IndexedMedia.decodeIndex(luma: [UInt8](gray.stdout), width: 64, height: 36)

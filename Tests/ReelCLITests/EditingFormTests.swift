@@ -222,7 +222,7 @@ import Testing
         let result = try reel(["thumbnail", path, "--at", "0,1/30,2f", "-o", folder.file("shot-%03d-%%.png").path])
         #expect(result.status == 0, "\(result.stderrText)")
         for (index, want) in [0, 1, 2].enumerated() {
-            let png = folder.file(String(format: "shot-%03d-%%.png", index + 1))
+            let png = folder.file(String(format: "shot-%03d-%%.png", index))
             let gray = try run("ffmpeg", ["-v", "error", "-i", png.path, "-f", "rawvideo", "-pix_fmt", "gray", "-"])
             #expect(gray.status == 0, "\(png.lastPathComponent)")
             #expect(IndexedMedia.decodeIndex(luma: [UInt8](gray.stdout), width: 64, height: 36) == want)

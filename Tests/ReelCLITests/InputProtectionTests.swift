@@ -73,8 +73,8 @@ import Testing
         let still = folder.file("media/still.png")
         _ = try run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=red:s=64x36", "-frames:v", "1", still.path])
         let stillBytes = try Data(contentsOf: still)
-        // shot2.png, the second picture of the pattern, is the still under another name.
-        try FileManager.default.createSymbolicLink(atPath: folder.file("shot2.png").path, withDestinationPath: still.path)
+        // shot1.png, the second picture of the pattern (numbered from 0), is the still under another name.
+        try FileManager.default.createSymbolicLink(atPath: folder.file("shot1.png").path, withDestinationPath: still.path)
         let projectURL = folder.file("t.json")
         try """
             { "reel": 1, "output": { "path": "out.mp4", "size": [64, 36], "frameRate": 30 },
@@ -87,7 +87,7 @@ import Testing
         #expect(result.status == 73, "\(result.stderrText)")
         #expect(result.stderrText.contains("asset \"still\""), "\(result.stderrText)")
         #expect(try Data(contentsOf: still) == stillBytes)
-        #expect(!FileManager.default.fileExists(atPath: folder.file("shot1.png").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("shot0.png").path))
     }
 
     @Test func anotherOutputBesideTheInputIsWritten() throws {

@@ -206,10 +206,10 @@ import Testing
         #expect(forced.status == 0, "\(forced.stderrText)")
         #expect(try Data(contentsOf: folder.file("poster.png")).starts(with: [0x89, 0x50, 0x4E, 0x47]))
         // Several files: all checked before the first is written.
-        _ = try write("shot-2.png", "taken")
+        _ = try write("shot-1.png", "taken")
         let pattern = try shell("\"$REEL\" thumbnail p.json --at 0.1,0.5 -o shot-%d.png")
         #expect(pattern.status == 73)
-        #expect(!FileManager.default.fileExists(atPath: folder.file("shot-1.png").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("shot-0.png").path))
         #expect(try files().filter { $0.hasSuffix(".reel-partial") }.isEmpty)
     }
 
@@ -256,13 +256,13 @@ import Testing
         // Other writers take it too.
         #expect(try shell("\"$REEL\" thumbnail p.json --at 0 -o pics/a.png --mkdir").status == 0)
         #expect(try shell("\"$REEL\" compile p.json -o explicit/p.json --mkdir").status == 0)
-        // A command that fails after creating folders removes them again: x2 is a file, so x2/new cannot be made
-        // once x1/new has been.
-        _ = try write("x2", "a file")
+        // A command that fails after creating folders removes them again: x1 is a file, so x1/new cannot be made
+        // once x0/new has been (thumbnails are numbered from 0).
+        _ = try write("x1", "a file")
         let failed = try shell("\"$REEL\" thumbnail p.json --at 0,0.5 -o x%d/new/a.png --mkdir")
         #expect(failed.status == 73, "\(failed.stderrText)")
-        #expect(failed.stderrText.contains("x2"), "\(failed.stderrText)")
-        #expect(!FileManager.default.fileExists(atPath: folder.file("x1").path))
+        #expect(failed.stderrText.contains("x1"), "\(failed.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("x0").path))
     }
 
     /// The README's first project and the command after it, as written, in a fresh checkout layout where `out/` does

@@ -50,6 +50,34 @@ import Testing
         #expect(video.displayHeight == (quarter ? 64 : 36))
     }
 
+    /// Anamorphic pictures (issue 33): the probe says the sample aspect ratio and a display size in square pixels,
+    /// turned by the rotation, and the reader hands out pictures of that width.
+    @Test(arguments: [("12/11", 0, Rational(12, 11), 384), ("64/45", 90, Rational(64, 45), 500), ("1", 0, Rational(1), 352)])
+    func anamorphicStreamsHaveASquarePixelDisplaySize(sar: String, rotate: Int, expected: Rational, width: Int) throws {
+        let name = "sar-\(sar.replacingOccurrences(of: "/", with: "_"))-\(rotate)"
+        let encoded = try scratchPath(name + "-encoded.mp4"), path = try scratchPath(name + ".mp4")
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=352x288:rate=25:duration=0.2", "-vf", "setsar=\(sar)",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", encoded])
+        // The display matrix is written only when copying (an encode drops the rotate tag).
+        try ffmpeg(["-i", encoded, "-c", "copy", "-metadata:s:v:0", "rotate=\(rotate)", path])
+        let video = try #require(try MediaProbe.probe(path: path, policy: .localFilesOnly).bestVideoStream)
+        #expect(video.sampleAspectRatio == expected)
+        #expect(video.width == 352 && video.height == 288)
+        // 352 × 64/45 = 500.6, rounded to the nearest even width.
+        #expect(video.displayWidth == (rotate == 0 ? width : 288) && video.displayHeight == (rotate == 0 ? 288 : width))
+        let reader = try VideoReader(path: path, streamIndex: video.index, policy: .localFilesOnly)
+        let first = try reader.frame(at: .zero)
+        #expect(first.width == width && first.height == 288)
+        let later = try reader.frame(at: Time(value: 3, timescale: 25))
+        #expect(later.width == width && later.time == Time(value: 3, timescale: 25))
+    }
+
+    @Test(arguments: [(352, Rational(12, 11), 384), (800, Rational(64, 45), 1138), (720, Rational(32, 27), 854),
+                      (64, Rational(1), 64), (63, Rational(1), 63), (1, Rational(1, 100), 2)])
+    func squarePixelWidthsRoundToEven(width: Int, sar: Rational, expected: Int) {
+        #expect(StreamInfo.squarePixelWidth(width, sampleAspectRatio: sar) == expected)
+    }
+
     @Test func makesMPEGTSTimesRelativeToTheMediaStart() throws {
         let fixtures = try Fixtures.shared.get()
         let info = try MediaProbe.probe(path: fixtures.grayTS, policy: .localFilesOnly)

@@ -1,3 +1,4 @@
+import Foundation
 import ReelTime
 
 extension PlacedClip {
@@ -89,9 +90,87 @@ struct MotionCompiler: CompilerPart {
         }
     }
 
-    /// The clip's crop as a set key at `t`, or no key without one.
-    func cropKeys(_ clip: PlacedClip, at t: Time) -> KeyList<CropRect> {
-        clip.clip.motion.crop.map { KeyList([.set(at: t, value: $0)]) } ?? KeyList()
+    /// The clip's crop over `range` (an instruction's, inside the clip) as keys: without crop animations a set key at
+    /// the start, or none without a crop. With them, the range is cut where an animation starts or ends, and at every
+    /// output frame inside an eased one; each piece is one ramp of the explicit form's crop (which interpolates origin
+    /// and size linearly, so a linear animation is exact at every instant and an eased one at every frame). Before a
+    /// first animation on an uncropped clip no key is set: the whole frame shows.
+    func cropKeys(_ clip: PlacedClip, over range: TimeRange) -> KeyList<CropRect> {
+        let motion = clip.clip.motion
+        let animations = motion.animations.filter { $0.property == .crop }
+        guard !animations.isEmpty else {
+            return motion.crop.map { KeyList([.set(at: range.start, value: $0)]) } ?? KeyList()
+        }
+        let source = clip.resolved.video.map { displaySize(clip.resolved.asset, $0) } ?? clip.canvas
+        let whole = CropRect(x: 0, y: 0, width: Double(source.width), height: Double(source.height))
+        func mask(at t: Time, before: Bool) -> CropRect? {
+            motion.crop(at: (try? t - clip.target.start) ?? .zero, whole: whole, before: before)
+        }
+        var cuts: Set<Time> = [range.start, range.end]
+        for animation in animations {
+            guard let start = try? clip.target.start + animation.timeRange.start,
+                  let end = try? clip.target.start + animation.timeRange.end else { continue }
+            for t in [start, end] where range.start < t && t < range.end { cuts.insert(t) }
+            guard animation.timing != .linear else { continue }
+            let low = max(start, range.start), high = min(end, range.end)
+            guard low < high, let first = try? low.quotient(dividingBy: clip.frameDuration, rounding: .up),
+                  let last = try? high.quotient(dividingBy: clip.frameDuration, rounding: .up),
+                  last - first < Int64(Self.maximumMotionKeys) else { continue }
+            for n in first..<last {
+                if let t = try? Time.frames(n, frameDuration: clip.frameDuration), low < t, t < high { cuts.insert(t) }
+            }
+        }
+        let times = cuts.sorted()
+        var keys: [Key<CropRect>] = []
+        var last: CropRect?
+        for (u, v) in zip(times, times.dropFirst()) {
+            guard let from = mask(at: u, before: false) else { continue }
+            let to = mask(at: v, before: true) ?? from
+            if from == to {
+                if last != from { keys.append(.set(at: u, value: from)) }
+            } else if let piece = try? TimeRange(start: u, end: v) {
+                keys.append(.ramp(piece, from: from, to: to))
+            }
+            last = to
+        }
+        return KeyList(keys)
+    }
+
+    /// Warns (an error under `--strict`) about each `motion` rectangle whose aspect ratio differs from the canvas's by
+    /// more than 1 %: it is stretched onto the whole canvas, so the picture comes out distorted. The message names the
+    /// rectangle (`motion.from` or `motion.to`) and the hint gives the height that keeps the picture's shape.
+    func checkRectangleAspects(_ placed: [PlacedItem], canvas: PixelSize) {
+        guard canvas.width > 0, canvas.height > 0 else { return }
+        let canvasAspect = Double(canvas.width) / Double(canvas.height)
+        for case .clip(let clip) in placed {
+            guard let moving = clip.clip.rectangleMotion else { continue }
+            for (key, rect) in [("from", moving.from), ("to", moving.to)] {
+                let aspect = rect.width / rect.height
+                // How much wider than tall the picture is drawn than it is: canvas aspect over rectangle aspect.
+                let stretch = canvasAspect / aspect
+                guard abs(stretch - 1) > 0.01 else { continue }
+                let written = [rect.x, rect.y, rect.width, rect.height].map(Self.number).joined(separator: ", ")
+                let keptHeight = rect.width * Double(canvas.height) / Double(canvas.width)
+                let keptWidth = rect.height * Double(canvas.width) / Double(canvas.height)
+                let how = stretch > 1 ? "stretched \(Self.number(stretch))× wide" : "squeezed to \(Self.number(stretch))× its width"
+                sink.append(Diagnostic(
+                    .warning, path: moving.path.key(key),
+                    message: "the motion rectangle [\(written)] is \(Self.number(aspect)):1 but the canvas "
+                        + "\(canvas.width)×\(canvas.height) is \(Self.number(canvasAspect)):1, so the picture is \(how)",
+                    hint: "give it the canvas's shape: [\(Self.number(rect.x)), \(Self.number(rect.y)), \(Self.number(rect.width)), "
+                        + "\(Self.number(keptHeight))] or [\(Self.number(rect.x)), \(Self.number(rect.y)), \(Self.number(keptWidth)), "
+                        + "\(Self.number(rect.height))]"))
+            }
+        }
+    }
+
+    /// A number for a message: at most 3 decimals, no trailing zeros.
+    private static func number(_ value: Double) -> String {
+        let rounded = (value * 1000).rounded() / 1000
+        if rounded == rounded.rounded() { return String(Int(rounded)) }
+        var text = String(format: "%.3f", rounded)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
     }
 
     /// Checks each clip's motion against its place on the timeline: animations end by the clip's end, and a wipe

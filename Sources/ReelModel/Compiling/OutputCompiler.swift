@@ -7,7 +7,10 @@ struct OutputCompiler: CompilerPart {
     let sink: DiagnosticSink
     let context: CompileContext
 
-    /// The output frame rate: as written, else the first video source's when constant-rate, else 30.
+    /// The output frame rate: as written, else the first video source's base rate (`r_frame_rate`) when its average
+    /// rate agrees with it within 2 % (a constant-rate stream, or one whose timestamps only jitter around its rate, as
+    /// an iPhone's 30000/1001 with an average of 20000/667 does; a short clip's average is off by up to one frame over
+    /// its length), else 30.
     /// `firstVideo` is the first clip/segment asset with known facts, `.unprobed` when it could not be told.
     func resolveFrameRate(written: Rational?, firstVideo: MediaKnowledge?, path: JSONPath) -> Rational? {
         if let written {
@@ -19,8 +22,8 @@ struct OutputCompiler: CompilerPart {
         }
         switch firstVideo {
         case .known(let mediaFacts)?:
-            if let video = mediaFacts.video, let rate = video.frameRate, rate == video.averageFrameRate,
-               rate >= Rational(1), rate <= Rational(240) {
+            if let video = mediaFacts.video, let rate = video.frameRate, let average = video.averageFrameRate,
+               Self.agree(rate, average), rate >= Rational(1), rate <= Rational(240) {
                 return rate
             }
             return Rational(30)
@@ -35,6 +38,17 @@ struct OutputCompiler: CompilerPart {
         case nil:
             return Rational(30)
         }
+    }
+
+    /// True when `average` lies within 2 % of `rate`: the stream keeps its rate, its timestamps at most jittered.
+    static func agree(_ rate: Rational, _ average: Rational) -> Bool {
+        if rate == average { return true }
+        guard rate > .zero, average > .zero else { return false }
+        // |average − rate| ≤ rate / 50, cross-multiplied exactly.
+        let averageScaled = Int128(average.numerator) * Int128(rate.denominator)
+        let rateScaled = Int128(rate.numerator) * Int128(average.denominator)
+        let difference = averageScaled - rateScaled
+        return (difference < 0 ? -difference : difference) * 50 <= rateScaled
     }
 
     /// The canvas size: as written, else the first video source's display size, rounded down to even sides

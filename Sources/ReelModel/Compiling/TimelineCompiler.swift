@@ -157,6 +157,8 @@ struct TimelineCompiler: CompilerPart {
             }
             return nil
         }
+        // Only a size the render will have: a stand-in for unprobed media (a lint) would warn about nothing.
+        if project.output.size != nil || !context.isLint { motionCompiler.checkRectangleAspects(placed, canvas: size) }
         output.frameRate = frameRate
         output.size = size
         let hasTransitions = placed.contains { if case .clip(let clip) = $0 { return !clip.incoming.isZero } else { return false } }
@@ -442,7 +444,7 @@ struct TimelineCompiler: CompilerPart {
                    soloStart < soloEnd, let solo = try? TimeRange(start: soloStart, end: soloEnd) {
                     let path = instructionsPath.index(instructions.count)
                     var layer = LayerInstruction(track: clip.videoTrack, transform: motionCompiler.placementKeys(clip, over: solo),
-                                                 crop: motionCompiler.cropKeys(clip, at: solo.start), path: path.key("layers").index(0))
+                                                 crop: motionCompiler.cropKeys(clip, over: solo), path: path.key("layers").index(0))
                     layer.effects = effectCompiler.compiledEffects(clip)
                     instructions.append(VideoInstruction(timeRange: solo, layers: [layer], path: path))
                 }

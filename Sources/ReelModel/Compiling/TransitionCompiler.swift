@@ -38,10 +38,10 @@ struct TransitionCompiler: CompilerPart {
         case .dissolve:
             let layers = [
                 LayerInstruction(track: outgoing.videoTrack, opacity: KeyList([.ramp(overlap, from: 1, to: 0)]),
-                                 transform: motionCompiler.placementKeys(outgoing, over: overlap), crop: motionCompiler.cropKeys(outgoing, at: start),
+                                 transform: motionCompiler.placementKeys(outgoing, over: overlap), crop: motionCompiler.cropKeys(outgoing, over: overlap),
                                  backdrop: outgoingBackdrop, path: layerPath(0)),
                 LayerInstruction(track: incoming.videoTrack, transform: motionCompiler.placementKeys(incoming, over: overlap),
-                                 crop: motionCompiler.cropKeys(incoming, at: start), backdrop: incomingBackdrop, path: layerPath(1)),
+                                 crop: motionCompiler.cropKeys(incoming, over: overlap), backdrop: incomingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
 
@@ -53,9 +53,9 @@ struct TransitionCompiler: CompilerPart {
                 leaving = motionCompiler.placementKeys(outgoing, over: overlap, shiftFrom: (0, 0), shiftTo: (-dx, -dy))
             }
             let layers = [
-                LayerInstruction(track: incoming.videoTrack, transform: entering, crop: motionCompiler.cropKeys(incoming, at: start),
+                LayerInstruction(track: incoming.videoTrack, transform: entering, crop: motionCompiler.cropKeys(incoming, over: overlap),
                                  backdrop: incomingBackdrop, path: layerPath(0)),
-                LayerInstruction(track: outgoing.videoTrack, transform: leaving, crop: motionCompiler.cropKeys(outgoing, at: start),
+                LayerInstruction(track: outgoing.videoTrack, transform: leaving, crop: motionCompiler.cropKeys(outgoing, over: overlap),
                                  backdrop: outgoingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
@@ -75,7 +75,7 @@ struct TransitionCompiler: CompilerPart {
                 LayerInstruction(track: incoming.videoTrack, transform: motionCompiler.placementKeys(incoming, over: overlap), crop: crop,
                                  backdrop: incomingBackdrop, path: layerPath(0)),
                 LayerInstruction(track: outgoing.videoTrack, transform: motionCompiler.placementKeys(outgoing, over: overlap),
-                                 crop: motionCompiler.cropKeys(outgoing, at: start), backdrop: outgoingBackdrop, path: layerPath(1)),
+                                 crop: motionCompiler.cropKeys(outgoing, over: overlap), backdrop: outgoingBackdrop, path: layerPath(1)),
             ]
             return [VideoInstruction(timeRange: overlap, layers: layers, path: path)]
 
@@ -86,11 +86,11 @@ struct TransitionCompiler: CompilerPart {
             else { return [] }
             let secondPath = instructionsPath.index(firstIndex + 1)
             let fadingOut = LayerInstruction(track: outgoing.videoTrack, opacity: KeyList([.ramp(first, from: 1, to: 0)]),
-                                             transform: motionCompiler.placementKeys(outgoing, over: first), crop: motionCompiler.cropKeys(outgoing, at: start),
+                                             transform: motionCompiler.placementKeys(outgoing, over: first), crop: motionCompiler.cropKeys(outgoing, over: first),
                                              backdrop: outgoingBackdrop,
                                              path: layerPath(0))
             let fadingIn = LayerInstruction(track: incoming.videoTrack, opacity: KeyList([.ramp(second, from: 0, to: 1)]),
-                                            transform: motionCompiler.placementKeys(incoming, over: second), crop: motionCompiler.cropKeys(incoming, at: middle),
+                                            transform: motionCompiler.placementKeys(incoming, over: second), crop: motionCompiler.cropKeys(incoming, over: second),
                                             backdrop: incomingBackdrop,
                                             path: secondPath.key("layers").index(0))
             return [

@@ -141,9 +141,10 @@ public struct MediaFacts: Sendable, Hashable {
         public var streamIndex: Int
         /// The stream's duration in seconds, if the file says.
         public var duration: Time?
-        /// Picture size after the display rotation.
+        /// Picture size after the display rotation, in square pixels (an anamorphic stream's stored width times its
+        /// sample aspect ratio): the size every placement works with.
         public var displaySize: PixelSize
-        /// Picture size as stored (before rotation).
+        /// Picture size before rotation, in square pixels.
         public var storedSize: PixelSize
         /// Display rotation in degrees counter-clockwise, as ffprobe reports it.
         public var rotation: Int

@@ -50,6 +50,7 @@ public struct MovieLayer: Sendable, Hashable {
             case .rotation: current = .scalar(state.rotation)
             case .scale: current = .point(state.scale)
             case .position: current = .point(state.position)
+            case .crop: continue
             }
             let value = animation.value(at: local, current: current)
             switch (animation.property, value) {
@@ -73,6 +74,7 @@ public struct MovieLayer: Sendable, Hashable {
                 switch value {
                 case .scalar(let v): largest = max(largest, abs(v))
                 case .point(let p): largest = max(largest, abs(p.x), abs(p.y))
+                case .rect: break
                 }
             }
         }
@@ -304,13 +306,15 @@ public struct TextStyle: Sendable, Hashable {
 public struct LayerAnimation: Sendable, Hashable {
     /// The animatable properties.
     public enum Property: String, Sendable, Hashable, CaseIterable {
-        case opacity, position, scale, rotation
+        /// `crop` animates only a clip's mask (its source pixels); titles and overlays have none.
+        case opacity, position, scale, rotation, crop
     }
 
-    /// A property value: a number, or a point / pair of factors.
+    /// A property value: a number, a point / pair of factors, or a rectangle (a crop, in source pixels).
     public enum Value: Sendable, Hashable {
         case scalar(Double)
         case point(LayerPoint)
+        case rect(CropRect)
     }
 
     /// Which property changes.
@@ -354,6 +358,11 @@ public struct LayerAnimation: Sendable, Hashable {
             return .point(LayerPoint(x: a + (b.x - a) * progress, y: a + (b.y - a) * progress))
         case (.point(let a), .scalar(let b)):
             return .point(LayerPoint(x: a.x + (b - a.x) * progress, y: a.y + (b - a.y) * progress))
+        case (.rect(let a), .rect(let b)):
+            return .rect(CropRect.interpolate(a, b, progress))
+        case (.rect, _), (_, .rect):
+            // The reader gives a crop rectangles only, and rectangles only to a crop.
+            return to
         }
     }
 }

@@ -100,7 +100,7 @@ public struct ClipMotion: Sendable, Hashable {
     public var rotation = 0.0
     /// A mask in source pixels `[x, y, w, h]` (SPEC §4.4): outside it the clip is transparent; nil: none.
     public var crop: CropRect?
-    /// Changes of `position`, `scale` and `rotation`, relative to the clip's start on the timeline.
+    /// Changes of `position`, `scale`, `rotation` and `crop`, relative to the clip's start on the timeline.
     public var animations: [LayerAnimation] = []
 
     /// No motion: the clip sits where its fit puts it.
@@ -121,6 +121,7 @@ public struct ClipMotion: Sendable, Hashable {
             case .rotation: current = .scalar(state.rotation)
             case .scale: current = .point(state.scale)
             case .position: current = .point(state.position)
+            case .crop: continue
             }
             switch (animation.property, animation.value(at: local, current: current)) {
             case (.rotation, .scalar(let v)): state.rotation = v
@@ -131,6 +132,18 @@ public struct ClipMotion: Sendable, Hashable {
             }
         }
         return state
+    }
+
+    /// The mask at `local` seconds since the clip's start: `crop` with the crop animations applied (an animation
+    /// without `from` starts from the mask before it, `whole` — the whole source picture — when there is none); nil
+    /// while nothing masks the clip. With `before`, animations starting exactly at `local` are not yet applied.
+    func crop(at local: Time, whole: CropRect, before: Bool = false) -> CropRect? {
+        var mask = crop
+        let ordered = animations.filter { $0.property == .crop }.sorted { $0.timeRange.start < $1.timeRange.start }
+        for animation in ordered where before ? animation.timeRange.start < local : animation.timeRange.start <= local {
+            if case .rect(let value) = animation.value(at: local, current: .rect(mask ?? whole)) { mask = value }
+        }
+        return mask
     }
 }
 

@@ -445,7 +445,7 @@ extension FieldReader {
             do {
                 return try TimeSyntax.parseString(text, frameRate: rate)
             } catch {
-                self.error(path, error.message)
+                self.error(path, error.message, hint: TimeSyntax.writtenForms)
                 return nil
             }
         default:

@@ -165,9 +165,16 @@ struct LayerReader: FieldReader {
         return (position, animations, valid)
     }
 
-    func readAnimation(_ json: JSON, _ path: JSONPath) -> LayerAnimation? {
+    /// One entry of `animations`; `crop` is a property of clips only (`allowsCrop`): titles and overlays have no
+    /// source picture to mask.
+    func readAnimation(_ json: JSON, _ path: JSONPath, allowsCrop: Bool = false) -> LayerAnimation? {
         guard let fields = object(json, path, .animation, expected: "an animation object") else { return nil }
-        let property: LayerAnimation.Property? = fields["property"].flatMap { enumeration($0, path.key("property"), "animated property") }
+        var property: LayerAnimation.Property? = fields["property"].flatMap { enumeration($0, path.key("property"), "animated property") }
+        if property == .crop, !allowsCrop {
+            error(path.key("property"), "only a clip's crop is animated: titles and overlays have no crop",
+                  hint: "animate opacity, position, scale or rotation")
+            property = nil
+        }
         let range = rangeFields(fields, what: "animation")
         var valid = property != nil && range != nil
         var timing = Timing.linear
@@ -188,9 +195,12 @@ struct LayerReader: FieldReader {
         return LayerAnimation(property: property, from: from, to: to, timeRange: range, timing: timing, path: path)
     }
 
-    /// A value of `property`: opacity 0…1, rotation in degrees, scale s or [sx, sy], position [x, y].
+    /// A value of `property`: opacity 0…1, rotation in degrees, scale s or [sx, sy], position [x, y], crop
+    /// [x, y, w, h] in source pixels (w, h > 0).
     func animationValue(_ json: JSON, _ path: JSONPath, _ property: LayerAnimation.Property) -> LayerAnimation.Value? {
         switch property {
+        case .crop:
+            return cropRect(json, path).map { .rect($0) }
         case .opacity:
             return double(json, path, in: 0...1).map { .scalar($0) }
         case .rotation:
@@ -206,6 +216,18 @@ struct LayerReader: FieldReader {
         case .position:
             return point(json, path, what: "a position [x, y]", in: Self.positionRange).map { .point($0) }
         }
+    }
+
+    /// A clip's crop `[x, y, w, h]` in source pixels, each within ±65536, width and height greater than 0.
+    func cropRect(_ json: JSON, _ path: JSONPath) -> CropRect? {
+        guard let values = numbers(json, path, count: 4, expected: "a crop [x, y, w, h] in source pixels",
+                                   in: -65_536...65_536) else { return nil }
+        guard values[2] > 0, values[3] > 0 else {
+            error(path, "a crop's width and height must be greater than 0",
+                  hint: "write [x, y, w, h] with w and h in source pixels")
+            return nil
+        }
+        return CropRect(x: values[0], y: values[1], width: values[2], height: values[3])
     }
 
     /// Animations inside their layer's time, and no two of one property overlapping.

@@ -228,7 +228,7 @@ struct TimelineReader: FieldReader {
             switch layerReader.animationValue(json, path.key("scale"), .scale) {
             case .scalar(let s)?: motion.scale = LayerPoint(x: s, y: s)
             case .point(let p)?: motion.scale = p
-            case nil: valid = false
+            case .rect?, nil: valid = false
             }
         }
         if let json = fields["rotation"] {
@@ -237,26 +237,17 @@ struct TimelineReader: FieldReader {
             } else { valid = false }
         }
         if let json = fields["crop"] {
-            if let values = numbers(json, path.key("crop"), count: 4, expected: "a crop [x, y, w, h] in source pixels",
-                                    in: -65_536...65_536) {
-                if values[2] > 0, values[3] > 0 {
-                    motion.crop = CropRect(x: values[0], y: values[1], width: values[2], height: values[3])
-                } else {
-                    error(path.key("crop"), "a crop's width and height must be greater than 0",
-                          hint: "write [x, y, w, h] with w and h in source pixels")
-                    valid = false
-                }
-            } else { valid = false }
+            if let rect = layerReader.cropRect(json, path.key("crop")) { motion.crop = rect } else { valid = false }
         }
         if let json = fields["animations"], let entries = array(json, path.key("animations")) {
             for (entryJSON, entryPath) in entries {
-                guard let animation = layerReader.readAnimation(entryJSON, entryPath) else {
+                guard let animation = layerReader.readAnimation(entryJSON, entryPath, allowsCrop: true) else {
                     valid = false
                     continue
                 }
                 if animation.property == .opacity {
                     error(entryPath.key("property"), "a clip's opacity is not animated: its transitions set it",
-                          hint: "animate position, scale or rotation; fade a clip with a dissolve or dip")
+                          hint: "animate position, scale, rotation or crop; fade a clip with a dissolve or dip")
                     valid = false
                     continue
                 }

@@ -281,6 +281,8 @@ public enum ProjectWriter {
         switch value {
         case .scalar(let number): return numberValue(number)
         case .point(let point): return pointValue(point)
+        case .rect(let rect):
+            return .array([rect.x, rect.y, rect.width, rect.height].map { JSON(numberValue($0)) })
         }
     }
 

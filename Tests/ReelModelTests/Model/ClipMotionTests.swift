@@ -81,9 +81,75 @@ import ReelTime
         #expect(Validator.validate(project).filter { $0.severity == .error }.map(\.humanText) == [])
     }
 
+    static func crop(_ x: Double, _ y: Double, _ width: Double, _ height: Double) -> CropRect {
+        CropRect(x: x, y: y, width: width, height: height)
+    }
+
+    @Test func aLinearCropAnimationIsOneCropRampPerInstruction() throws {
+        let (compiled, errors) = compile(#"""
+            {"asset": "a", "out": 5, "animations": [{"property": "crop", "from": [0, 0, 64, 36], "to": [0, 0, 32, 36], "start": 1, "duration": 4}]},
+            {"asset": "b", "out": 3, "transition": {"type": "dissolve", "duration": 2}}
+            """#)
+        #expect(errors == [])
+        let project = try #require(compiled)
+        let instructions = project.videoComposition.instructions
+        #expect(instructions.map(\.timeRange) == [range(t(0), t(3)), range(t(3), t(5)), range(t(5), t(6))])
+        // Before the animation no key: the whole frame shows. Then the mask narrows 8 px per second.
+        #expect(instructions[0].layers[0].crop == KeyList([.ramp(range(t(1), t(3)), from: Self.crop(0, 0, 64, 36), to: Self.crop(0, 0, 48, 36))]))
+        let outgoing = try #require(instructions[1].layers.first { $0.track == 1 })
+        #expect(outgoing.crop == KeyList([.ramp(range(t(3), t(5)), from: Self.crop(0, 0, 48, 36), to: Self.crop(0, 0, 32, 36))]))
+        let incoming = try #require(instructions[1].layers.first { $0.track == 3 })
+        #expect(incoming.crop == KeyList())
+        #expect(Validator.validate(project).filter { $0.severity == .error }.map(\.humanText) == [])
+    }
+
+    @Test func aCropAnimationStartsFromTheClipsCropOrTheWholePictureAndEasesPerFrame() throws {
+        let (whole, wholeErrors) = compile(#"""
+            {"asset": "a", "out": 2, "animations": [{"property": "crop", "to": [16, 0, 32, 36], "start": 0, "duration": 1}]}
+            """#)
+        #expect(wholeErrors == [])
+        #expect(try #require(whole).videoComposition.instructions[0].layers[0].crop
+                == KeyList([.ramp(range(t(0), t(1)), from: Self.crop(0, 0, 64, 36), to: Self.crop(16, 0, 32, 36))]))
+
+        let (based, basedErrors) = compile(#"""
+            {"asset": "a", "out": 2, "crop": [0, 0, 32, 18],
+             "animations": [{"property": "crop", "to": [32, 18, 32, 18], "start": 0.5, "duration": 1, "timing": "easeIn"}]}
+            """#)
+        #expect(basedErrors == [])
+        let keys = try #require(based).videoComposition.instructions[0].layers[0].crop.keys
+        // A set key for the base crop, then one ramp per frame over the 30 frames of the eased animation.
+        #expect(keys.count == 31)
+        #expect(keys.first == .set(at: t(0), value: Self.crop(0, 0, 32, 18)))
+        for n in [15, 20, 30, 44] {
+            let time = try Time.frames(Int64(n), frameDuration: t(1, 30))
+            guard case .ramp(_, let from, _, _)? = keys.first(where: { $0.start == time }) else {
+                Issue.record("frame \(n) starts no ramp")
+                continue
+            }
+            let p = Timing.easeIn.progress(Double(n - 15) / 30)
+            #expect(abs(from.x - 32 * p) < 1e-9 && abs(from.y - 18 * p) < 1e-9 && from.width == 32, "frame \(n)")
+        }
+    }
+
+    @Test func aMotionRectangleOfAnotherShapeWarnsNamingIt() {
+        let (compiled, diagnostics) = compile(#"""
+            {"asset": "a", "out": 2, "motion": {"from": [0, 0, 64, 36], "to": [8, 0, 16, 36]}}
+            """#)
+        #expect(compiled != nil)
+        #expect(diagnostics == [
+            "warning: $.timeline.clips[0].motion.to: the motion rectangle [8, 0, 16, 36] is 0.444:1 but the canvas 64×36 is 1.778:1, so the picture is stretched 4× wide\n       hint: give it the canvas's shape: [8, 0, 16, 9] or [8, 0, 64, 36]",
+        ])
+    }
+
     @Test(arguments: [
+        (#"{"asset": "a", "out": 2, "animations": [{"property": "crop", "to": [0, 0, 0, 36], "start": 0, "duration": 1}]}"#,
+         "error: $.timeline.clips[0].animations[0].to: a crop's width and height must be greater than 0\n       hint: write [x, y, w, h] with w and h in source pixels"),
+        (#"{"asset": "a", "out": 2, "animations": [{"property": "crop", "to": [0, 0, 8], "start": 0, "duration": 1}]}"#,
+         "error: $.timeline.clips[0].animations[0].to: expected 4 numbers, found 3\n       hint: write a crop [x, y, w, h] in source pixels"),
+        (#"{"asset": "a", "out": 2}, {"asset": "b", "out": 2, "transition": {"type": "wipe", "duration": 1}, "animations": [{"property": "crop", "to": [0, 0, 8, 8], "start": 0.5, "duration": 1}]}"#,
+         "error: $.timeline.clips[1].transition.type: a wipe into a clip that is cropped, rotated or animated during the wipe cannot be drawn: the wipe is a crop of the clip's picture\n       hint: use a dissolve, push or slide, or start the clip's animations after the wipe"),
         (#"{"asset": "a", "out": 2, "animations": [{"property": "opacity", "to": 0, "start": 0, "duration": 1}]}"#,
-         "error: $.timeline.clips[0].animations[0].property: a clip's opacity is not animated: its transitions set it\n       hint: animate position, scale or rotation; fade a clip with a dissolve or dip"),
+         "error: $.timeline.clips[0].animations[0].property: a clip's opacity is not animated: its transitions set it\n       hint: animate position, scale, rotation or crop; fade a clip with a dissolve or dip"),
         (#"{"asset": "a", "out": 2, "animations": [{"property": "scale", "to": 2, "start": 1, "duration": 2}]}"#,
          "error: $.timeline.clips[0].animations[0]: the animation runs to 3 s (frame 90) of its clip, which lasts 2 s (60 frames) on the timeline\n       hint: animation times are relative to the clip's start; end it by 2 s"),
         (#"{"asset": "a", "out": 2}, {"asset": "b", "out": 2, "rotation": 5, "transition": {"type": "wipe", "duration": 1}}"#,

@@ -67,8 +67,16 @@ import ReelTime
     @Test(arguments: [
         (Rational(25), Rational(25), Rational(25)),
         (Rational(30000, 1001), Rational(30000, 1001), Rational(30000, 1001)),
-        (Rational(30), Rational(2997, 100), Rational(30)),   // variable rate: 30
-        (Rational(60), Rational(24), Rational(30)),
+        (Rational(30), Rational(2997, 100), Rational(30)),   // jittered 30: 30
+        (Rational(30000, 1001), Rational(20000, 667), Rational(30000, 1001)),   // an iPhone's jittered 29.97
+        (Rational(30000, 1001), Rational(27000, 901), Rational(30000, 1001)),
+        (Rational(30000, 1001), Rational(30), Rational(30000, 1001)),   // within 2 %: the stream's own rate
+        (Rational(30000, 1001), Rational(6000, 197), Rational(30000, 1001)),   // a 2 s clip's average, one frame off
+        (Rational(60), Rational(24), Rational(30)),   // variable rate: 30
+        (Rational(30000, 1001), Rational(25), Rational(30)),
+        (Rational(60), Rational(5880, 100), Rational(60)),
+        (Rational(60), Rational(5879, 100), Rational(30)),   // just over 2 % apart
+        (Rational(25), Rational(24), Rational(30)),   // 4 %: another rate
     ])
     func frameRateDefault(rate: Rational, average: Rational, expected: Rational) throws {
         let facts: [String: MediaFactsResult] = ["a": videoFacts(duration: t(10), rate: rate, averageRate: average)]

@@ -117,6 +117,21 @@ struct StrictFormsTests {
     func refusesTimeStrings(text: String, message: String) {
         let found = readProject(clipProject(#""in": "\#(text)""#)).diagnostics
         #expect(found.map { "\($0.path): \($0.message)" } == ["$.timeline.clips[0].in: \(message)"])
+        // Issue 33: every refused time string's hint lists the forms a time takes, units included.
+        #expect(found.map(\.hint) == [TimeSyntax.writtenForms])
+    }
+
+    @Test func theHintOfARefusedTimeNamesEveryUnitTheParserTakes() throws {
+        let found = readProject(clipProject(#""in": "2 sec""#)).diagnostics
+        let hint = try #require(found.first?.hint)
+        for example in ["2.5", "\"1001/30000\"", "\"48f\"", "\"2s\"", "\"500ms\"", "\"250us\"", "\"1.5min\"", "\"2h\"",
+                        "\"HH:MM:SS.sss\"", "\"MM:SS.sss\"", "\"HH:MM:SS:FF\"", "\"HH:MM:SS;FF\""] {
+            #expect(hint.contains(example), "the hint lacks \(example)")
+        }
+        // Each example in the hint is itself a time the parser takes.
+        for example in ["2s", "500ms", "250us", "1.5min", "2h", "1001/30000", "48f", "01:02:03.5", "02:03.25", "00:00:01:12"] {
+            #expect(throws: Never.self) { try TimeSyntax.parseString(example, frameRate: Rational(30)) }
+        }
     }
 
     /// SPEC §5.1 refuses what is not exactly representable (`1e-300`); a JSON number with an exponent that is
