@@ -40,12 +40,15 @@ public final class LoudnessMeter {
     private var interleaved: [Float] = []
     private var sampleCount: Int64 = 0
 
-    /// A meter for `channels` channels (1 … 64) at `sampleRate` Hz.
-    public init(channels: Int, sampleRate: Int) throws(MediaError) {
+    /// A meter for `channels` channels (1 … 64) at `sampleRate` Hz. With `integratedOnly`, it measures the
+    /// integrated loudness alone (about half the work: no oversampled true peak, no loudness range); the
+    /// measurement's `range` is then 0 and `truePeak` nil.
+    public init(channels: Int, sampleRate: Int, integratedOnly: Bool = false) throws(MediaError) {
         guard (1...64).contains(channels), (8000...768_000).contains(sampleRate) else {
             throw MediaError(.internal, "cannot measure loudness of \(channels) channels at \(sampleRate) Hz")
         }
-        let mode = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
+        let mode = integratedOnly ? EBUR128_MODE_I.rawValue
+            : EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
         guard let state = ebur128_init(UInt32(channels), UInt(sampleRate), Int32(mode)) else {
             throw MediaError(.internal, "libebur128 cannot measure \(channels) channels at \(sampleRate) Hz")
         }

@@ -8,6 +8,11 @@ public final class VideoEncoder: Flushable {
     private let stream: UnsafeMutablePointer<AVStream>
     private let output: OutputContext
     private let width: Int32, height: Int32, format: Int32
+    /// An animated WebP (libwebp_anim) has its frame durations rewritten to add up to the exact duration
+    /// (`AnimationTiming.retimeWebP`): at this rate, over the frames sent.
+    private let webPAnimationRate: Rational?
+    /// Frames sent so far: the highest index given, plus one.
+    private var frameCount: Int64 = 0
 
     init(_ settings: VideoEncoderSettings, output: OutputContext) throws(MediaError) {
         guard settings.width > 0, settings.height > 0, settings.width <= 16384, settings.height <= 16384 else {
@@ -42,6 +47,7 @@ public final class VideoEncoder: Flushable {
         width = Int32(settings.width)
         height = Int32(settings.height)
         format = settings.pixelFormat.rawValue
+        webPAnimationRate = settings.codec == .webp && !settings.imageSequence ? rate : nil
     }
 
     /// Encodes `frame` as output frame number `index` (pts `index` in the time base 1/frameRate).
@@ -57,6 +63,7 @@ public final class VideoEncoder: Flushable {
                                  + "takes \(width)x\(height) \(PixelFormat(rawValue: format).name)", path: output.name)
         }
         try output.requireWriting()
+        frameCount = max(frameCount, index + 1)
         try encoder.send(picture: frame, index: index, to: write)
     }
 
@@ -68,6 +75,9 @@ public final class VideoEncoder: Flushable {
     private func write(_ packet: Packet) throws(MediaError) {
         // libx264 in FFmpeg 5.1 leaves durations at 0; the mov muxer would then cut the last frame.
         if packet.avPacket.pointee.duration == 0 { packet.avPacket.pointee.duration = 1 }
+        if let webPAnimationRate {
+            try packet.retimeWebPAnimation(frameRate: webPAnimationRate, frameCount: frameCount)
+        }
         try output.write(packet.avPacket, from: encoder.codec.pointee.time_base, to: stream)
     }
 }

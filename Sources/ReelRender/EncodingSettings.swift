@@ -41,6 +41,21 @@ struct EncodingSettings {
         }
     }
 
+    /// The audio encoder settings of `output`, nil for `"audio": false`: its codec, rate and channels, and its bit
+    /// rate, or the preset's.
+    static func audio(of output: OutputSettings) -> AudioEncoderSettings? {
+        guard let settings = output.audio else { return nil }
+        let presetBitrate = switch output.preset {
+        case .high: 256_000
+        case .medium: 192_000
+        case .low: 128_000
+        case .draft: 96_000
+        }
+        let codec = settings.codec
+        return AudioEncoderSettings(codec: codec, sampleRate: settings.sampleRate, channels: settings.channels,
+                                    bitrate: codec.isLossless ? nil : (settings.bitrate ?? presetBitrate))
+    }
+
     /// Whether the output holds audio alone: nothing of the video composition is rendered (docs/outputs.md).
     let isAudioOnly: Bool
     /// Whether the output is pictures alone (an animation or an image sequence): no audio is mixed or written.
@@ -65,11 +80,11 @@ struct EncodingSettings {
         isAudioOnly = format.isAudioOnly
         isPictureOnly = format.isPictureOnly
 
-        let (quality, audioBitrate): (EncodingQuality, Int) = switch output.preset {
-        case .high: (.high, 256_000)
-        case .medium: (.medium, 192_000)
-        case .low: (.low, 128_000)
-        case .draft: (.draft, 96_000)
+        let quality: EncodingQuality = switch output.preset {
+        case .high: .high
+        case .medium: .medium
+        case .low: .low
+        case .draft: .draft
         }
         let videoCodec = output.video.codec
         let pixelFormatName = output.video.effectivePixelFormat
@@ -94,14 +109,7 @@ struct EncodingSettings {
             video.gop = frames
             video.x264Parameters = "scenecut=0"
         }
-        if let settings = output.audio, !isPictureOnly {
-            let codec = settings.codec
-            audio = AudioEncoderSettings(
-                codec: codec, sampleRate: settings.sampleRate, channels: settings.channels,
-                bitrate: codec.isLossless ? nil : (settings.bitrate ?? audioBitrate))
-        } else {
-            audio = nil
-        }
+        audio = isPictureOnly ? nil : Self.audio(of: output)
         if isAudioOnly, audio == nil {
             throw RenderError(.invalid, "a .\(format.rawValue) output holds audio only, but output.audio is false")
         }

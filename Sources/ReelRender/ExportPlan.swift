@@ -120,7 +120,7 @@ public struct ExportPlan {
         }
         // An .m4a's edit list, which trims AAC's priming and padding, counted in samples.
         if case .audioOnly = mode, let audio = settings.audio { container.movieTimescale = audio.sampleRate }
-        container.options = Self.pictureOptions(output, muxer: settings.container)
+        container.options = Self.pictureOptions(output, muxer: settings.container, frameCount: grid.frameCount)
         return container
     }
 
@@ -148,11 +148,23 @@ public struct ExportPlan {
 
     /// The options of the picture muxers (docs/outputs.md): `output.loop` is how many times an animation plays,
     /// 0 for ever (the default) — gif's `loop` counts the repeats after the first play (-1: none), webp's `loop`
-    /// and apng's `plays` count the plays; an image sequence is numbered from `FramePattern.firstNumber`.
-    static func pictureOptions(_ output: OutputSettings, muxer: String) -> [(key: String, value: String)] {
+    /// and apng's `plays` count the plays; an image sequence is numbered from `FramePattern.firstNumber`. A GIF of
+    /// `frameCount` frames gets its last frame's delay (`final_delay`, centiseconds) as `AnimationTiming` says: the
+    /// muxer takes every other delay from the next frame's start, which the frame rate puts on the centisecond
+    /// grid rounded to the nearest, but would give the last one its predecessor's, so the delays add up to the
+    /// exact duration.
+    static func pictureOptions(_ output: OutputSettings, muxer: String, frameCount: Int64)
+        -> [(key: String, value: String)]
+    {
         let plays = output.loop ?? 0
         switch muxer {
-        case "gif": return [("loop", String(plays == 0 ? 0 : plays == 1 ? -1 : plays - 1))]
+        case "gif":
+            var options = [("loop", String(plays == 0 ? 0 : plays == 1 ? -1 : plays - 1))]
+            if let rate = output.frameRate, frameCount > 0 {
+                let last = AnimationTiming.delay(ofFrame: frameCount - 1, frameRate: rate, ticksPerSecond: 100)
+                options.append(("final_delay", String(last)))
+            }
+            return options
         case "webp": return [("loop", String(plays))]
         case "apng": return [("plays", String(plays))]
         case "image2" where output.isPoster: return [("update", "1")]

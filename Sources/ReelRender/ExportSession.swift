@@ -63,6 +63,9 @@ public final class ExportSession {
     public var onTemporaryFiles: (([String]) -> Void)?
     /// The part of a chunked render to write instead of the whole export (docs/chunks.md), or nil.
     public var part: ExportPart?
+    /// `--strict`: a loudness target the normalisation cannot reach (`LoudnessReport.miss`) fails the export,
+    /// before anything is kept, instead of being reported as a warning.
+    public var failsOnLoudnessMiss = false
     /// Called once before a smart render (`output.video.smart`) writes, with what it will copy and re-encode.
     public var onSmartReport: ((SmartRenderReport) -> Void)?
 
@@ -125,7 +128,8 @@ public final class ExportSession {
         }
         let stage = try plan.settings.audio.map { settings throws(RenderError) in
             try AudioStage(project: project, catalog: catalog, opener: opener, sampleRate: settings.sampleRate,
-                           channels: settings.channels, cancellation: cancellation)
+                           channels: settings.channels, encoding: settings, failingOnLoudnessMiss: failsOnLoudnessMiss,
+                           cancellation: cancellation)
         }
         defer { loudnessReport = stage?.loudnessReport }
         let audio = stage.flatMap { stage in plan.settings.audio.map { OutputWriter.Audio.mixed(stage, $0) } } ?? .none
@@ -255,13 +259,19 @@ extension ExportSession {
                 // must cover every listener.
                 var longest = rendition.project
                 var longestCount: Int64 = -1
+                var encoding = audio
                 for listener in listeners {
                     let count = try AudioStage.sampleCount(of: listener.project, sampleRate: audio.sampleRate)
                     if count > longestCount { (longest, longestCount) = (listener.project, count) }
+                    // The loudness check encodes with the listeners' lossiest codec (the most headroom).
+                    if let settings = listener.plan.settings.audio,
+                       LoudnessPlan.codecHeadroom(settings.codec) > LoudnessPlan.codecHeadroom(encoding.codec) {
+                        encoding = settings
+                    }
                 }
                 let stage = try AudioStage(project: longest, catalog: catalog, opener: opener,
-                                           sampleRate: audio.sampleRate, channels: audio.channels,
-                                           cancellation: cancellation)
+                                           sampleRate: audio.sampleRate, channels: audio.channels, encoding: encoding,
+                                           failingOnLoudnessMiss: failsOnLoudnessMiss, cancellation: cancellation)
                 mixes[key] = SharedMix(stage: stage)
             }
             taps.append(try mixes[key]!.tap(for: rendition.project))

@@ -50,6 +50,8 @@ enum LoudnessText {
             lines.append(applied)
         }
         lines.append("  output \(text(report.output))")
+        if let encoded = report.encoded { lines.append("  encoded \(text(encoded))") }
+        if let miss = report.miss { lines.append("  warning: " + miss) }
         if report.rangeExceeded, let range = report.target.range {
             lines.append("  warning: the loudness range \(number(report.output.range)) LU exceeds the target's "
                          + "\(ProjectWriter.numberText(range)) LU (reported, not compressed)")
@@ -60,6 +62,8 @@ enum LoudnessText {
     /// The render's loudness report as one JSON object.
     static func json(_ report: LoudnessReport) -> String {
         "{\"target\":\(json(report.target)),\"input\":\(json(report.input)),\"output\":\(json(report.output)),"
+            + "\"encoded\":\(report.encoded.map(json) ?? "null"),"
+            + "\"miss\":\(report.miss.map(JSONWriter.quoted) ?? "null"),"
             + "\"gain\":\(number(report.belowGate ? 0 : report.gainDB)),\"belowGate\":\(report.belowGate),"
             + "\"limiter\":{\"engaged\":\(report.limiterEngaged),\"ceiling\":\(number(report.limiterCeiling)),"
             + "\"samples\":\(report.limitedSampleCount),\"deepestReduction\":\(number(report.deepestReductionDB))},"

@@ -82,7 +82,7 @@ struct Render: ParsableCommand {
     @Flag(help: "Create the output folder if it does not exist (otherwise a missing folder is an error, exit 73).")
     var mkdir = false
 
-    @Flag(help: "Treat warnings as errors: a project with warnings is not rendered (exit 65).")
+    @Flag(help: "Treat warnings as errors: a project with warnings is not rendered, and a loudness target the render cannot reach fails it (exit 65).")
     var strict = false
 
     @Option(help: "Container, overriding output.format and the extension (with -o -, the stream's: mkv, webm, nut or ts).")
@@ -212,6 +212,7 @@ struct Render: ParsableCommand {
         let session = ExportSession(
             project: compiled, facts: catalog.facts, policy: policy, cancellation: cancellation)
         session.encoderThreads = threads ?? 0
+        session.failsOnLoudnessMiss = strict
         // The plan checks that the part can be written as asked (a flag problem, 64, when it cannot).
         if audioChunk { session.part = .audio }
         if let (index, count) = chunkNumbers { session.part = .chunk(index: index, count: count) }
@@ -261,6 +262,9 @@ struct Render: ParsableCommand {
         meter.finishLine()
         if !quiet, style != .json, let report = session.loudnessReport {
             printError(LoudnessText.text(report))
+        }
+        if !quiet, style == .json, let miss = session.loudnessReport?.miss {
+            printError(Console.jsonLine(for: "warning: loudness: " + miss))
         }
         MediaOptions.reportConcealments(in: policy)
         let writtenPaths: [String]

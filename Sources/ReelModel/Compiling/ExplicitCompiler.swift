@@ -48,7 +48,12 @@ struct ExplicitCompiler: CompilerPart {
             }
             size = written.renderSize
         } else {
-            size = outputCompiler.resolveSize(written: output.size, firstVideo: firstVideo, path: outputPath.key("size"))
+            // Sound only: an audio-only output, or no video segment and no layer to see.
+            let noPictures = !composition.tracks.contains { $0.kind == .video && $0.segments.contains { !$0.isEmpty } }
+                && (written?.titles.isEmpty ?? true) && (written?.overlays.isEmpty ?? true)
+            size = outputCompiler.resolveSize(written: output.size, firstVideo: firstVideo,
+                                              soundOnly: output.format?.isAudioOnly == true || noPictures,
+                                              path: outputPath.key("size"))
         }
         // output.renderScale (also the CLI's --render-scale) wins over videoComposition.renderScale unless it is 1.
         if let written, project.videoCompositionHasRenderScale, output.renderScale == Rational(1) {
@@ -79,15 +84,22 @@ struct ExplicitCompiler: CompilerPart {
             instructions = written.instructions
         } else {
             let videoTracks = composition.tracks.filter { $0.kind == .video }
-            guard videoTracks.count == 1, let whole = try? TimeRange(start: .zero, duration: finished.duration) else {
+            // Without a video track (sound alone) one instruction shows the background over the whole duration.
+            if videoTracks.isEmpty, let whole = try? TimeRange(start: .zero, duration: finished.duration) {
+                instructions = [VideoInstruction(timeRange: whole, layers: [],
+                                                 path: videoCompositionPath.key("instructions").index(0))]
+            } else if videoTracks.count != 1 {
                 error(.root, "videoComposition is missing, and the composition has \(videoTracks.count) video tracks",
                       hint: "add a videoComposition with instructions saying which track shows when (it is optional only with exactly one video track)")
                 return nil
+            } else if let whole = try? TimeRange(start: .zero, duration: finished.duration) {
+                let path = videoCompositionPath.key("instructions").index(0)
+                instructions = [VideoInstruction(timeRange: whole, layers: [LayerInstruction(track: videoTracks[0].id,
+                                                                                              path: path.key("layers").index(0))],
+                                                 path: path)]
+            } else {
+                return nil
             }
-            let path = videoCompositionPath.key("instructions").index(0)
-            instructions = [VideoInstruction(timeRange: whole, layers: [LayerInstruction(track: videoTracks[0].id,
-                                                                                          path: path.key("layers").index(0))],
-                                             path: path)]
         }
         var videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions,

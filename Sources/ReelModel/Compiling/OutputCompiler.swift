@@ -53,8 +53,11 @@ struct OutputCompiler: CompilerPart {
 
     /// The canvas size: as written, else the first video source's display size, rounded down to even sides
     /// (a default must always be renderable in 4:2:0; a written odd size is an error instead). A source whose
-    /// asset is unknown (nil, already reported) gives no size and no message.
-    func resolveSize(written: PixelSize?, firstVideo: (asset: Asset?, knowledge: MediaKnowledge)?, path: JSONPath) -> PixelSize? {
+    /// asset is unknown (nil, already reported) gives no size and no message. Without a video source, a
+    /// `soundOnly` project (an audio-only output, or nothing to see: docs/outputs.md) takes
+    /// `OutputSettings.soundOnlySize`; any other needs `output.size`.
+    func resolveSize(written: PixelSize?, firstVideo: (asset: Asset?, knowledge: MediaKnowledge)?, soundOnly: Bool,
+                     path: JSONPath) -> PixelSize? {
         if let written { return written }
         switch firstVideo {
         case (nil, _)?:
@@ -76,6 +79,8 @@ struct OutputCompiler: CompilerPart {
             error(path, "output.size is not set and the first clip's media was not probed",
                   hint: "set output.size, or let reel probe the media")
             return nil
+        case nil where soundOnly:
+            return OutputSettings.soundOnlySize
         case nil:
             error(path, "output.size is not set and there is no video clip to take it from", hint: "set output.size")
             return nil

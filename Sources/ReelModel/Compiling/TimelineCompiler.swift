@@ -124,7 +124,12 @@ struct TimelineCompiler: CompilerPart {
         let firstVideo = firstVideoSource(timeline)
         let frameRate = outputCompiler.resolveFrameRate(written: output.frameRate, firstVideo: firstVideo?.1,
                                          path: outputPath.key("frameRate"))
-        let size = outputCompiler.resolveSize(written: output.size, firstVideo: firstVideo, path: outputPath.key("size"))
+        // Sound only: an audio-only output, or a timeline of extra audio with nothing to see.
+        let soundOnly = output.format?.isAudioOnly == true
+            || (timeline.items.isEmpty && timeline.titles.isEmpty && timeline.overlays.isEmpty
+                && timeline.trackOverlays.isEmpty)
+        let size = outputCompiler.resolveSize(written: output.size, firstVideo: firstVideo, soundOnly: soundOnly,
+                                              path: outputPath.key("size"))
         let frameDuration = frameRate.flatMap { try? $0.inverse }.map(Time.init)
 
         var resolved: [ResolvedClip?] = []
@@ -136,7 +141,7 @@ struct TimelineCompiler: CompilerPart {
             }
         }
         let audioTracks = timeline.audio.enumerated().map { audioCompiler.resolveAudioTrack($0.element, id: Compiler.firstExtraAudioTrackID + $0.offset, frameDuration: frameDuration) }
-        if timeline.items.isEmpty, output.end == nil {
+        if timeline.items.isEmpty, timeline.audio.isEmpty, output.end == nil {
             error(timelinePath.key("clips"), "the timeline has no clips",
                   hint: "add clips, or set output.end for a render of the background alone")
         }
@@ -183,7 +188,8 @@ struct TimelineCompiler: CompilerPart {
         if finished.isCut {
             guard let cut = endCut.cut(instructions, at: finished.duration) else { return nil }
             instructions = cut
-        } else if output.end == nil, contentEnd > storylineEnd, !context.lengthIsStandIn {
+        } else if output.end == nil, contentEnd > storylineEnd, !context.lengthIsStandIn, !soundOnly {
+            // Sound alone has no pictures to end with: its audio is its length, and nothing to warn about.
             warnAboutLongAudio(extraAudio, storylineEnd: storylineEnd, contentEnd: contentEnd,
                                frameDuration: frameDuration)
         }

@@ -332,6 +332,9 @@ public struct OutputSettings: Sendable, Equatable {
     public var master: String?
     /// A poster (a single `.png` or `.jpg` in `outputs`): the timeline time of its picture; nil: the export's start.
     public var posterTime: Time?
+    /// The canvas of a sound-only project (an audio-only output, or nothing to see) that does not set `size`:
+    /// 1280×720, the background's picture in a video container, unused by an audio-only one (docs/outputs.md).
+    public static let soundOnlySize = PixelSize(width: 1280, height: 720)
     /// The default segment length of HLS and DASH outputs: 6 s.
     public static let defaultSegmentDuration = Time(seconds: 6)
     // Whether `format`, `video.codec` and `audio.codec` were written, so a CLI `-o` with another

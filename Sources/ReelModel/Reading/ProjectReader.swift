@@ -185,7 +185,9 @@ struct DocumentReader: FieldReader {
                 let clipsJSON = json.value.objectValue?["clips"]
                 let noClips = clipsJSON == nil || clipsJSON?.value.arrayValue?.isEmpty == true
                 let endWritten = fields["output"]?.value.objectValue?["end"] != nil
-                if noClips, !endWritten, json.value.objectValue != nil {
+                let audioJSON = json.value.objectValue?["audio"]
+                let hasAudio = audioJSON?.value.arrayValue?.isEmpty == false
+                if noClips, !endWritten, !hasAudio, json.value.objectValue != nil {
                     error(root.key("timeline").key("clips"), "the timeline has no clips",
                                   hint: "add clips, or set output.end for a render of the background alone")
                 }

@@ -122,7 +122,7 @@ public enum ProjectSchema {
             FormatKey("audioMix", ref("audioMix"), "The explicit form's volume keys per audio track.",
                       default: .described("every audio track at gain 1")),
             FormatKey("videoComposition", ref("videoComposition"), "The explicit form's instructions, render settings and layers.",
-                      default: .described("with a single video track: one instruction showing it over the whole duration")),
+                      default: .described("with a single video track: one instruction showing it over the whole duration; with none, the background")),
             FormatKey("variables", object([
                 ("type", .string("object")),
                 ("propertyNames", pattern("^[A-Za-z_][A-Za-z0-9_-]{0,63}$")),
@@ -156,7 +156,7 @@ public enum ProjectSchema {
                       "The container; gif, webp and apng are animations, png and jpg (and webp with a %05d path) image sequences (docs/outputs.md).",
                       default: .described("from the path's extension")),
             FormatKey("size", ref("size"), "The render size [width, height] in pixels.",
-                      default: .described("the display size of the first video clip")),
+                      default: .described("the display size of the first video clip; 1280×720 when there is none and nothing to see (sound only)")),
             FormatKey("frameRate", ref("frameRate"), "Frames per second.",
                       default: .described("the first video clip's rate if its stream is constant-rate, else 30")),
             FormatKey("renderScale", ref("renderScale"), "Renders and writes at size × renderScale with all geometry scaled (fast drafts).",

@@ -236,7 +236,8 @@ public final class ChunkJoiner {
             audio = .copied(audioPart)
         } else if let mixed = settings.audio {
             audio = .mixed(try AudioStage(project: project, catalog: catalog, opener: opener,
-                                          sampleRate: mixed.sampleRate, channels: mixed.channels), mixed)
+                                          sampleRate: mixed.sampleRate, channels: mixed.channels, encoding: mixed),
+                           mixed)
         } else {
             audio = .none
         }

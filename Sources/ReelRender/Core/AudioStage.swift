@@ -1,3 +1,4 @@
+import ReelMedia
 import ReelModel
 import ReelTime
 
@@ -31,8 +32,12 @@ final class AudioStage: MixPulling {
     /// `catalog` resolves through `opener`.
     ///
     /// With `output.audio.loudness`, the export's span of the mix is measured first (`LoudnessPlan.measure`, which
-    /// `cancellation` can stop) and the stage hands out the normalised mix; `loudnessReport` then says what it did.
+    /// `cancellation` can stop; with `encoding`, the output's audio encoder settings, it also measures the encoded
+    /// result) and the stage hands out the normalised mix; `loudnessReport` then says what it did. With
+    /// `failingOnLoudnessMiss` (`--strict`), a target the plan cannot reach is an error (`.invalid`) instead of the
+    /// report's warning.
     init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener, sampleRate: Int, channels: Int,
+         encoding: AudioEncoderSettings? = nil, failingOnLoudnessMiss: Bool = false,
          cancellation: CancellationFlag? = nil) throws(RenderError)
     {
         self.sampleRate = sampleRate
@@ -53,7 +58,11 @@ final class AudioStage: MixPulling {
         if let target = project.output.audio?.loudness {
             let plan = try LoudnessPlan.measure(
                 project: project, target: target, catalog: catalog, opener: opener, sampleRate: sampleRate,
-                channels: channels, first: firstSampleIndex, sampleCount: span, cancellation: cancellation)
+                channels: channels, first: firstSampleIndex, sampleCount: span, encoding: encoding,
+                cancellation: cancellation)
+            if failingOnLoudnessMiss, let miss = plan.miss {
+                throw RenderError(.invalid, miss + " (a warning, an error under --strict)")
+            }
             let mix = try plan.apply(to: mixer, sampleRate: sampleRate, channels: channels, first: firstSampleIndex,
                                      sampleCount: span)
             loudness = (plan, mix)
