@@ -113,9 +113,11 @@ struct CaptionCompiler: CompilerPart {
     func captionDocument(_ captions: Captions, renderSize: PixelSize) -> CaptionDocument? {
         let filePath = captions.path.key(captions.isTranscript ? "transcript" : "file")
         let path = project.resolvedPath(captions.file)
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            error(filePath, "\(captions.isTranscript ? "transcript" : "caption file") \(captions.file) is missing or unreadable",
-                  hint: "check the path (relative paths start at the project's folder)", category: .missingInput)
+        let reference = InputFileReference(kind: captions.isTranscript ? .transcript : .captionFile,
+                                           written: captions.file, path: filePath)
+        // Told without opening the file: a FIFO would block the read.
+        if let refused = LocalInputFile.diagnostic(for: reference, resolvedPath: project.resolvedPath) {
+            sink.append(refused)
             return nil
         }
         if captions.isTranscript {
@@ -124,13 +126,19 @@ struct CaptionCompiler: CompilerPart {
             for problem in problems {
                 var diagnostic = Diagnostic(problem.severity, path: captions.path.key("transcript"),
                                             message: (problem.cue.map { "word \($0): " } ?? "") + problem.message)
-                diagnostic.origin = problem.place
+                diagnostic.origin = problem.origin
                 sink.append(diagnostic)
             }
             guard let words else { return nil }
             let cues = TranscriptPager.cues(words, style: captions.style, highlight: captions.highlight,
                                             renderSize: renderSize, measure: context.measure ?? TranscriptPager.estimate)
             return CaptionDocument(format: .webVTT, cues: cues)
+        }
+        if captions.format == nil, captions.file.lowercased().hasSuffix(".json") {
+            // Read as SubRip, a transcript is a heap of "no timing line" warnings; say what it is instead.
+            error(filePath, "\(captions.file) is a JSON file, not a caption file (SubRip, WebVTT or ASS)",
+                  hint: "name a word-level transcript with \"transcript\": {\"transcript\": \"\(captions.file)\"}")
+            return nil
         }
         let reading = CaptionReader.read(path: path, file: captions.file, format: captions.format,
                                          encoding: captions.encoding)
@@ -139,7 +147,7 @@ struct CaptionCompiler: CompilerPart {
                 problem.severity, path: filePath,
                 message: (problem.cue.map { "cue \($0): " } ?? "") + problem.message,
                 hint: problem.severity == .error ? "fix the caption file, or give its \"format\" or \"encoding\"" : nil)
-            diagnostic.origin = problem.place
+            diagnostic.origin = problem.origin
             sink.append(diagnostic)
         }
         guard var document = reading.document else { return nil }
@@ -160,7 +168,7 @@ struct CaptionCompiler: CompilerPart {
                     message: "cue \(ordered[index].number) starts before cue \(ordered[index - 1].number) ends; "
                         + "SubRip cues should not overlap (both are shown, stacked)",
                     hint: "end the earlier cue first, or use an ASS file, whose layers allow overlaps")
-                warning.origin = "\(captions.file):\(ordered[index].line)"
+                warning.origin = DiagnosticOrigin(file: captions.file, line: ordered[index].line)
                 sink.append(warning)
             }
         }
