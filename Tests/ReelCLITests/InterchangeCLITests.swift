@@ -107,7 +107,7 @@ import Testing
         #expect(result.status == 66)
         #expect(result.stderrText.contains(#"cut.edl:4: error: event 001: clip "shotA.mov": its medium "shotA.mov" or "SHOTA" was not found"#),
                 "\(result.stderrText)")
-        #expect(result.stderrText.contains("cut.edl:15: event 005"))
+        #expect(result.stderrText.contains("cut.edl:15: error: event 005"))
         // reel import writes nothing when the edit does not import.
         let project = folder.file("not-written.json")
         let imported = try reel(["import", edl, "--frame-rate", "24", "-o", project.path])
