@@ -218,11 +218,17 @@ import Glibc
              "tokens": [50364, 1033], "temperature": 0.0, "avg_logprob": -0.3, "compression_ratio": 0.8, "no_speech_prob": 0.02,
              "words": [{"word": " Okay,", "start": 0.0, "end": 0.2, "probability": 0.67},
                        {"word": " got", "start": 0.2, "end": 0.3, "probability": 0.8},
-                       {"word": " it.", "start": 0.3, "end": 0.5, "probability": 0.79}]}], "language": "en"}
+                       {"word": " it.", "start": 0.3, "end": 0.5, "probability": 0.79}]},
+             {"id": 1, "seek": 0, "start": 2.0, "end": 2.2, "text": " Later", "tokens": [], "temperature": 0.0,
+              "avg_logprob": -0.3, "compression_ratio": 0.8, "no_speech_prob": 0.02,
+              "words": [{"word": " Later", "start": 2.0, "end": 2.2, "probability": 0.9}]}], "language": "en"}
             """#)
         let path = try write("p.json", project(extraTimeline: #", "captions": [ { "transcript": "whisper.json" } ]"#))
         let result = try reel(["validate", path])
         #expect(result.status == 0, "\(result.stderrText)")
+        // The word after the end is left out, with a warning at the transcript's key, not "file".
+        #expect(result.stderrText.contains("warning: $.timeline.captions[0].transcript: 1 cues of whisper.json start at or after"),
+                "\(result.stderrText)")
         let compiled = try reel(["compile", path])
         #expect(compiled.status == 0)
         #expect(compiled.stdoutText.contains("Okay,"), "\(compiled.stdoutText.prefix(2000))")

@@ -41,7 +41,7 @@ struct CaptionCompiler: CompilerPart {
             }
             if outside > 0 {
                 sink.append(Diagnostic(
-                    .warning, path: captions.path.key("file"),
+                    .warning, path: captions.path.key(captions.isTranscript ? "transcript" : "file"),
                     message: "\(outside) of \(document.cues.count) cues of \(captions.file) lie outside the clip's source range "
                         + "\(describeTime(placedClip.resolved.source.start, frameDuration: nil))–"
                         + "\(describeTime(placedClip.resolved.source.end, frameDuration: nil)) and are not shown",
@@ -192,7 +192,7 @@ struct CaptionCompiler: CompilerPart {
         }
         if dropped > 0 {
             sink.append(Diagnostic(
-                .warning, path: compiled.captions.path.key("file"),
+                .warning, path: compiled.captions.path.key(compiled.captions.isTranscript ? "transcript" : "file"),
                 message: "\(dropped) cues of \(compiled.captions.file) start at or after the composition's end at "
                     + "\(describeTime(duration, frameDuration: nil)) and are not shown",
                 time: duration, hint: "set output.end later to show them, or move the captions with \"at\""))
