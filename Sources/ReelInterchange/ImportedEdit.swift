@@ -39,7 +39,7 @@ public struct ImportOrigin: Sendable, Hashable, CustomStringConvertible {
         var diagnostic = Diagnostic(severity, path: jsonPath ?? .root,
                                     message: (event.map { "event \($0): " } ?? "") + message,
                                     hint: hint, category: category)
-        diagnostic.origin = label
+        diagnostic.origin = DiagnosticOrigin(file: file, line: line)
         return diagnostic
     }
 }

@@ -25,7 +25,7 @@ struct OTIOReader {
             root = try OTIOJSON.parse(bytes)
         } catch {
             var diagnostic = Diagnostic(path: error.path, message: "JSON syntax error at line \(error.position.line), column \(error.position.column): \(error.message)")
-            diagnostic.origin = file
+            diagnostic.origin = DiagnosticOrigin(file: file, line: error.position.line, column: error.position.column)
             return ImportedEdit(name: "", frameRate: Rational(24), videoTracks: [], audioTracks: [], startTime: .zero,
                                 diagnostics: [diagnostic], markers: [])
         }

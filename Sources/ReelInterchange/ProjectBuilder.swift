@@ -152,7 +152,7 @@ struct ProjectBuilder {
             var ignored: [Diagnostic] = []
             track = flattened(nonEmpty, frameDuration: frameDuration, diagnostics: &ignored)
             var diagnostic = Diagnostic(.warning, path: .root, message: "\(nonEmpty.count) video tracks (\(nonEmpty.map { "\"\($0.name)\"" }.joined(separator: ", "))) flattened into one storyline: at each instant the topmost clip shows")
-            diagnostic.origin = edit.videoTracks.first?.pieces.first?.origin.file
+            diagnostic.origin = edit.videoTracks.first?.pieces.first.map { DiagnosticOrigin(file: $0.origin.file) }
             diagnostics.append(diagnostic)
         } else {
             track = nonEmpty.first ?? ImportedTrack(kind: .video, name: "", pieces: [])

@@ -106,7 +106,10 @@ public final class SubtitleEncoder {
         subtitle.num_rects = 1
         subtitle.rects = rects
         defer { avsubtitle_free(&subtitle) }
-        let capacity = 1 << 16
+        // A packet is about the event's size: ASS and WebVTT rewrite its text, mov_text adds a 12-byte style record
+        // for each override (at most one for every 5 bytes of "{\b1}"). mov_text's own limit on its text (a 16-bit
+        // length) is checked when the project is validated.
+        let capacity = max(1 << 16, line.utf8.count * 3 + 4096)
         var buffer = [UInt8](repeating: 0, count: capacity)
         let size = buffer.withUnsafeMutableBufferPointer { bytes in
             avcodec_encode_subtitle(context.avContext, bytes.baseAddress, Int32(capacity), &subtitle)

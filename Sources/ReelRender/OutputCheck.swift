@@ -11,7 +11,9 @@ public enum OutputCheck {
     /// Problems with the destinations of `project`'s outputs: `output.path` (relative to the project's folder, or as
     /// `-o` placed it) and each of `outputs` (placed by `OutputPlacement`): a folder that is missing or not
     /// writable, a path that is a directory, or (given the compiled form, whose assets are resolved) one of the
-    /// project's inputs. Exit 73. Works on a project with errors too, so one run says everything.
+    /// project's inputs. Exit 73. A missing folder is a warning (`reel render --mkdir` creates it), so that CI can
+    /// validate a fresh checkout; `validate --strict` makes it an error of the same code, and a render without
+    /// `--mkdir` still fails. Works on a project with errors too, so one run says everything.
     public static func diagnostics(for project: Project, compiled: CompiledProject?) -> [Diagnostic] {
         let placement = project.placement
         var found: [Diagnostic] = []
@@ -34,6 +36,11 @@ public enum OutputCheck {
     private static func problems(of path: String, at jsonPath: JSONPath, compiled: CompiledProject?) -> [Diagnostic] {
         let destination = OutputDestination(path)
         guard let fault = destination.fault(overwrite: true, project: compiled) else { return [] }
-        return [destination.diagnostic(fault, at: jsonPath)]
+        var diagnostic = destination.diagnostic(fault, at: jsonPath)
+        if fault == .folderMissing {
+            diagnostic.severity = .warning
+            diagnostic.hint = "reel render --mkdir creates it; or create it, or pass -o to render elsewhere"
+        }
+        return [diagnostic]
     }
 }

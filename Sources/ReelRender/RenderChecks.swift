@@ -1,7 +1,7 @@
 import ReelModel
 
 /// The code of the validation checks that need the machine, for the slots of ReelModel's `ValidationRegistry`:
-/// fonts and images (`LayerCheck`), caption files (`CaptionCheck`), effects (`EffectCheck`), images against the
+/// the files the project reads (`inputs`), fonts and images (`LayerCheck`), caption files (`CaptionCheck`), effects (`EffectCheck`), images against the
 /// canvas (`CanvasCheck`) and the destination (`OutputCheck`). The registry says when each runs and in what order;
 /// this says which code fills each slot.
 enum RenderChecks {
@@ -13,6 +13,12 @@ enum RenderChecks {
             switch check.name {
             case .composition:
                 preconditionFailure("the composition check runs in ReelModel")
+            case .inputs:
+                slots[.inputs] = { subject in
+                    subject.project.inputFiles.compactMap {
+                        LocalInputFile.diagnostic(for: $0, resolvedPath: subject.project.resolvedPath)
+                    }
+                }
             case .layers:
                 slots[.layers] = { LayerCheck.diagnostics(for: $0.project, cache: cache) }
             case .captions:

@@ -249,7 +249,7 @@ extension MediaOptions {
             if Console.jsonMessages {
                 printError(Console.jsonLine(for: "warning: " + message, extra: [("file", JSONWriter.quoted(entry.path))]))
             } else {
-                printError("warning: \(entry.path): \(message)")
+                printError("\(entry.path): warning: \(message)")
             }
         }
     }

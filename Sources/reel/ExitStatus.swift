@@ -95,7 +95,8 @@ enum Exit {
     }
 
     /// Prints diagnostics in the human form on standard error, each naming `file` (the project as typed, or
-    /// `<stdin>`) and its place in it; with `json`, also as JSON lines on standard output.
+    /// `<stdin>`) and its place in it; with `json`, as JSON lines on standard output instead, and nothing on
+    /// standard error (`validate --json`: a machine reads one stream).
     static func report(_ diagnostics: [Diagnostic], file: ProjectFile? = nil, json: Bool = false) {
         for reported in diagnostics {
             var diagnostic = reported
@@ -106,8 +107,9 @@ enum Exit {
                     with: "a project from standard input resolves relative paths against the working directory "
                         + "(\(FileManager.default.currentDirectoryPath))")
             }
-            if json { printOutput(diagnostic.jsonLine(file: file?.jsonName)) }
-            if Console.jsonMessages {
+            if json {
+                printOutput(diagnostic.jsonLine(file: file?.jsonName))
+            } else if Console.jsonMessages {
                 // SPEC §5's --json object, with its type first.
                 printError("{\"type\":\"diagnostic\"," + diagnostic.jsonLine(file: file?.jsonName).dropFirst())
             } else {
@@ -116,13 +118,14 @@ enum Exit {
         }
     }
 
-    /// `--strict`: every warning becomes an error of an invalid project (exit 65), marked as such in its message.
+    /// `--strict`: every warning becomes an error of an invalid project (exit 65), marked as such in its message;
+    /// a missing output folder stays a destination problem (exit 73, as without --mkdir when rendering).
     static func strict(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
         diagnostics.map { reported in
             guard reported.severity == .warning else { return reported }
             var promoted = reported
             promoted.severity = .error
-            promoted.category = .invalid
+            if promoted.category != .cannotCreateOutput { promoted.category = .invalid }
             promoted.message += " (a warning, an error under --strict)"
             return promoted
         }

@@ -48,8 +48,9 @@ struct Reel: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-            // Output a reader did not take is output lost: say so, whatever the command (docs/decisions.md).
-            if Console.outputWasCut { throw CommandFailure.outputClosed }
+            // A reader that stops reading data it asked for (`reel schema | head -1`) took what it needed, as with
+            // git; a render's video that nobody took is lost, so a render says so (docs/decisions.md).
+            if Console.outputWasCut, command is Render { throw CommandFailure.outputClosed }
             return 0
         } catch {
             let settled = Exit.settle(error)

@@ -44,11 +44,18 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         media.applyLogLevel()
-        if noProbe { printError("note: --no-probe: media files are not opened; checks that need them are skipped") }
+        // With --json, standard output carries everything and standard error nothing: one stream for a machine.
+        if noProbe, !json { printError("note: --no-probe: media files are not opened; checks that need them are skipped") }
         var codes: [ExitCode] = []
         for project in projects {
             do {
                 codes.append(try check(project))
+            } catch let failure as CommandFailure where json {
+                // A project that cannot be read at all is one more JSON line, at the document's root.
+                let diagnostic = Diagnostic(path: .root, message: failure.message ?? "the project was not checked",
+                                            category: .missingInput)
+                printOutput(diagnostic.jsonLine(file: ProjectFile(argument: project).jsonName))
+                codes.append(failure.code)
             } catch let failure as CommandFailure {
                 codes.append(Exit.report(failure))
             }

@@ -43,7 +43,9 @@ import Testing
         """)
         let result = try reel(["validate", path, "--json"])
         #expect(result.status == 65)
-        let stderr = result.stderrText
+        // With --json everything is on stdout (issue 33); the human form is the same run without it.
+        #expect(result.stderrText == "")
+        let stderr = try reel(["validate", path]).stderrText
         #expect(stderr.contains("$.output.sise"))
         #expect(stderr.contains("did you mean \"size\""))
         #expect(stderr.contains("$.timeline.clips[0]"))
@@ -55,7 +57,7 @@ import Testing
             #expect(object?["severity"] as? String == "error")
             #expect((object?["path"] as? String)?.hasPrefix("$.") == true)
             #expect(object?.keys.sorted()
-                == ["column", "file", "frame", "hint", "line", "message", "path", "severity", "time"])
+                == ["column", "file", "frame", "hint", "line", "message", "path", "project", "severity", "time"])
         }
     }
 

@@ -105,9 +105,9 @@ import Testing
         let edl = try write("cut.edl", Self.edl)
         let result = try reel(["validate", edl, "--frame-rate", "24"])
         #expect(result.status == 66)
-        #expect(result.stderrText.contains(#"error: cut.edl:4: event 001: clip "shotA.mov": its medium "shotA.mov" or "SHOTA" was not found"#),
+        #expect(result.stderrText.contains(#"cut.edl:4: error: event 001: clip "shotA.mov": its medium "shotA.mov" or "SHOTA" was not found"#),
                 "\(result.stderrText)")
-        #expect(result.stderrText.contains("cut.edl:15: event 005"))
+        #expect(result.stderrText.contains("cut.edl:15: error: event 005"))
         // reel import writes nothing when the edit does not import.
         let project = folder.file("not-written.json")
         let imported = try reel(["import", edl, "--frame-rate", "24", "-o", project.path])
@@ -168,8 +168,9 @@ import Testing
         let result = try reel(["validate", edl, "--media-dir", media.url.path, "--json"])
         #expect(result.status == 65)
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.contains(#""path":"bad.edl:4""#) && $0.contains("reverse motion") })
-        #expect(lines.contains { $0.contains(#""path":"bad.edl:5""#) && $0.contains("frame field 25") })
+        #expect(lines.contains { $0.contains(#""file":"bad.edl","line":4,"#) && $0.contains(#""path":"$""#)
+            && $0.contains("reverse motion") }, "\(lines)")
+        #expect(lines.contains { $0.contains(#""file":"bad.edl","line":5,"#) && $0.contains("frame field 25") })
     }
 
     /// A problem only probing finds (a trim past the medium's end) keeps its project path and names the EDL line.

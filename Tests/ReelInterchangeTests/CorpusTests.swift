@@ -220,13 +220,13 @@ import ReelTime
         #expect(items(at25) == "C161 C200 C86 C49")
         #expect(frames(at25.duration, at: Rational(25)) == "496")
         // At the default 24 fps, frame field 24 is refused on its line.
-        #expect(errors(at24).map(\.origin) == ["25fps.edl:13"])
+        #expect(errors(at24).map(\.origin?.description) == ["25fps.edl:13"])
     }
 
     @Test func timecodeMismatchIsRefused() throws {
         guard let edit = Corpus.read("otio-cmx3600-adapter/timecode_mismatch.edl", frameRate: Rational(25)) else { return }
         let refused = errors(edit)
-        #expect(refused.map(\.origin) == ["timecode_mismatch.edl:13", "timecode_mismatch.edl:16",
+        #expect(refused.map(\.origin?.description) == ["timecode_mismatch.edl:13", "timecode_mismatch.edl:16",
                                           "timecode_mismatch.edl:28", "timecode_mismatch.edl:31"])
         #expect(refused.allSatisfy { $0.message.contains("differs from record duration") })
     }
@@ -267,7 +267,7 @@ import ReelTime
         guard let edit = Corpus.read("otio-cmx3600-adapter/dissolve_test_fail.edl") else { return }
         let refused = errors(edit)
         #expect(refused.count == 1)
-        #expect(refused.first?.origin == "dissolve_test_fail.edl:6")
+        #expect(refused.first?.origin?.description == "dissolve_test_fail.edl:6")
         #expect(refused.first?.message.contains("transition and event id mismatch") == true)
     }
 
@@ -325,7 +325,7 @@ import ReelTime
         #expect(boone.sourceStart == (try Timecode.parse("01:01:43;05", frameRate: edit.frameRate)))
         #expect(frames(boone.recordDuration, at: edit.frameRate) == "415")
         let overlaps = edit.diagnostics.filter { $0.message.contains("overlaps") }
-        #expect(overlaps.map(\.origin) == ["cmx3600.edl:28", "cmx3600.edl:31"])
+        #expect(overlaps.map(\.origin?.description) == ["cmx3600.edl:28", "cmx3600.edl:31"])
     }
 
     @Test func pullListWithSixDigitEvents() throws {
@@ -346,7 +346,7 @@ import ReelTime
         #expect(items(long) == "C50 G2048 C17 G158 C25")
         // The M2 speed is kept (OTIO's reader drops it), with a warning that the source out disagrees.
         #expect(long.videoTracks[0].pieces[2].speed == Rational(317, 240))
-        #expect(long.diagnostics.contains { $0.origin == "ISSUE_14_conform_edl_issue_01.edl:11" })
+        #expect(long.diagnostics.contains { $0.origin?.description == "ISSUE_14_conform_edl_issue_01.edl:11" })
         #expect(errors(unusual).isEmpty)
         #expect(unusual.videoTracks[0].pieces.count == 38)
         #expect(frames(unusual.duration, at: Self.r24) == "4113")
@@ -358,7 +358,7 @@ import ReelTime
     @Test func premiereListIsRefusedForReverseMotion() throws {
         guard let edit = Corpus.read("pycmx/test_25.edl", frameRate: Rational(25)) else { return }
         let refused = errors(edit)
-        #expect(refused.map(\.origin) == ["test_25.edl:39", "test_25.edl:43"])
+        #expect(refused.map(\.origin?.description) == ["test_25.edl:39", "test_25.edl:43"])
         #expect(refused.allSatisfy { $0.message.contains("reverse motion") && $0.category == .unsupported })
         // Event 5's dissolve (CROSS DISSOLVE) is read.
         #expect(edit.videoTracks[0].pieces.contains { $0.origin.event == "005" && $0.transitionIn?.kind == .dissolve })
@@ -368,7 +368,7 @@ import ReelTime
         // Frame 24 in a list its test reads at 24 fps, reverse motion, and a record overlap.
         guard let at24 = Corpus.read("python-edl/test_24.edl"), let at25 = Corpus.read("python-edl/test_24.edl", frameRate: Rational(25))
         else { return }
-        #expect(errors(at24).contains { $0.origin == "test_24.edl:3" && $0.message.contains("frame field 24") })
+        #expect(errors(at24).contains { $0.origin?.description == "test_24.edl:3" && $0.message.contains("frame field 24") })
         #expect(errors(at25).allSatisfy { $0.message.contains("reverse motion") })
         #expect(at25.diagnostics.contains { $0.message.contains("overlaps event 004") })
         #expect(at25.videoTracks[0].pieces.first { $0.origin.event == "001" }?.name == "clip 1")

@@ -87,7 +87,7 @@ import ReelTime
             FCM: DROP FRAME
             001  AX  V  C  00:01:00:00 00:01:00:04 01:00:00:00 01:00:00:04
             """)
-        #expect(edit.diagnostics.map(\.origin) == ["t.edl:2"])
+        #expect(edit.diagnostics.map(\.origin?.description) == ["t.edl:2"])
         #expect(edit.diagnostics.first?.message.contains("does not exist") == true)
     }
 
@@ -214,7 +214,7 @@ import ReelTime
             "$.tracks.children[0].children[0].source_range.duration",
             "$.tracks.children[0].children[1].source_range.start_time.rate",
         ])
-        #expect(edit.diagnostics.allSatisfy { $0.severity == .error && $0.origin == "t.otio" })
+        #expect(edit.diagnostics.allSatisfy { $0.severity == .error && $0.origin?.description == "t.otio" })
     }
 
     @Test func reverseTimeWarpIsRefused() {

@@ -181,8 +181,8 @@ import Testing
         // that is not WebVTT at all is an error.
         let validated = try run(Spine.reel().path, ["validate", folder.file("project.json").path])
         #expect(validated.status == 65)
-        #expect(validated.stderrText.contains("warning: c.vtt:6: $.timeline.captions[0].file: cue 2: \"00:01\" is not a WebVTT timestamp"), "\(validated.stderrText)")
-        #expect(bad.stderrText.contains("bad.vtt:1: $.timeline.captions[1].file: not a WebVTT file"), "\(bad.stderrText)")
+        #expect(validated.stderrText.contains("c.vtt:6: warning: $.timeline.captions[0].file: cue 2: \"00:01\" is not a WebVTT timestamp"), "\(validated.stderrText)")
+        #expect(bad.stderrText.contains("bad.vtt:1: error: $.timeline.captions[1].file: not a WebVTT file"), "\(bad.stderrText)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
     }
 

@@ -103,7 +103,9 @@ public struct CaptionProblem: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `file:line` (or the file alone), the place a diagnostic names.
-    public var place: String { line.map { "\(file):\($0)" } ?? file }
+    public var place: String { origin.description }
+    /// The same place as a diagnostic's origin.
+    public var origin: DiagnosticOrigin { DiagnosticOrigin(file: file, line: line) }
 
     /// `talk.srt:12: cue 3: message`.
     public var description: String {

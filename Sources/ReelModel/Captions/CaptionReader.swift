@@ -29,6 +29,16 @@ public enum CaptionReader {
             var parser = ASSParser(lines: lines, file: file)
             reading = parser.parse()
         }
+        if var document = reading.document {
+            // Bounds met before anything renders: libass takes quadratic time over nested override blocks.
+            document.cues.removeAll { cue in
+                guard let problem = CueBounds.problem(cue.text) else { return false }
+                reading.problems.append(CaptionProblem(.warning, file: file, line: cue.line > 0 ? cue.line : nil,
+                                                       cue: cue.number, message: problem + "; the cue is dropped"))
+                return true
+            }
+            reading.document = document
+        }
         if let document = reading.document, document.cues.isEmpty {
             reading.document = nil
             reading.problems.append(CaptionProblem(.error, file: file, line: nil, cue: nil,
@@ -55,6 +65,46 @@ public enum CaptionReader {
         if first.hasPrefix("WEBVTT") { return .webVTT }
         if first.hasPrefix("[") { return .ass }
         return .subRip
+    }
+}
+
+/// What a cue's text may hold, whatever the format: libass reads override blocks recursively, and its time grows
+/// with the square of their nesting (a `{\t(` nested 100,000 deep takes minutes for one frame), so reading stops
+/// such a cue before it reaches the renderer.
+enum CueBounds {
+    /// The most text one cue may have, in UTF-8 bytes: far beyond any caption a person reads, a bound on what one
+    /// hostile cue costs. (An MP4 timed-text stream holds less, 65,535 bytes a sample: checked when validating.)
+    static let maximumBytes = 1 << 20
+    /// The deepest nesting of parentheses in an override block (`{\t(\clip(…))}` is 2).
+    static let maximumNesting = 8
+
+    /// Why `text` (ASS event text) is refused, nil when it is within the bounds.
+    static func problem(_ text: String) -> String? {
+        if text.utf8.count > maximumBytes {
+            return "the cue's text is \(text.utf8.count) bytes long, more than \(maximumBytes)"
+        }
+        var inBlock = false
+        var depth = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "{"):
+                // A brace inside a block does not start another: libass reads on to the block's "}".
+                if !inBlock { depth = 0 }
+                inBlock = true
+            case UInt8(ascii: "}"):
+                inBlock = false
+            case UInt8(ascii: "(") where inBlock:
+                depth += 1
+                if depth > maximumNesting {
+                    return "an override block nests parentheses more than \(maximumNesting) deep"
+                }
+            case UInt8(ascii: ")") where inBlock:
+                depth = max(0, depth - 1)
+            default:
+                break
+            }
+        }
+        return nil
     }
 }
 

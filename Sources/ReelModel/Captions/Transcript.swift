@@ -20,45 +20,133 @@ public struct TranscriptWord: Sendable, Hashable {
 
 /// Reads word-level transcripts (docs/captions.md, "Transcripts"). Accepted shapes, tried in this order:
 /// - Deepgram: `results.channels[0].alternatives[0].words[]` of `{word, punctuated_word?, start, end}` (seconds);
-/// - WhisperX: `segments[].words[]` of `{word, start, end}` (seconds), or its flat `word_segments[]`;
-/// - AssemblyAI: `words[]` of `{text, start, end}` in milliseconds;
-/// - a plain array `[{word | text, start, end}]` in seconds.
-/// Words without times (WhisperX leaves numbers it could not align untimed) are dropped with a warning.
+/// - OpenAI Whisper, faster-whisper and WhisperX: `segments[].words[]` of `{word, start, end}` (seconds; Whisper adds
+///   `probability`, WhisperX `score`), then WhisperX's flat `word_segments[]`;
+/// - a top-level `words[]`: AssemblyAI's `{text, start, end}` in milliseconds, or OpenAI's verbose JSON
+///   `{word, start, end}` in seconds;
+/// - a plain array: of words `[{word | text, start, end}]` in seconds, or of segments with `words` (faster-whisper's
+///   segments written as a list).
+/// Words without times (WhisperX leaves numbers it could not align untimed) are dropped with a warning. A document
+/// of none of these shapes is refused with one error naming each shape and where it failed.
 public enum TranscriptReader {
+    /// One shape: its name for messages, and how to find its words, or where that failed.
+    private struct Shape: Sendable {
+        let name: String
+        let find: @Sendable (JSONValue) -> Result<Found, Miss>
+    }
+
+    /// The words of one shape, and whether their times are in milliseconds.
+    private struct Found: Sendable {
+        var entries: [JSONValue]
+        var milliseconds = false
+    }
+
+    /// Where a shape failed: `$.segments[0].words is missing`.
+    private struct Miss: Error {
+        let reason: String
+    }
+
+    private static func field(_ value: JSONValue, _ key: String) -> JSONValue? { value.objectValue?[key]?.value }
+
+    /// `value` at `key` as an array, or why not (`$.results.channels is missing`).
+    private static func array(_ value: JSONValue, _ key: String, at path: String) -> Result<[JSONValue], Miss> {
+        guard let found = field(value, key) else { return .failure(Miss(reason: "\(path).\(key) is missing")) }
+        guard let elements = found.arrayValue else {
+            return .failure(Miss(reason: "\(path).\(key) is \(article(found.typeName)), not an array"))
+        }
+        return .success(elements.map(\.value))
+    }
+
+    /// The words of segments that carry them (`segments[].words[]`), or why there are none.
+    private static func segmentWords(_ segments: [JSONValue], at path: String) -> Result<Found, Miss> {
+        guard !segments.isEmpty else { return .failure(Miss(reason: "\(path) is empty")) }
+        var entries: [JSONValue] = []
+        var carryWords = false
+        for segment in segments {
+            guard let words = field(segment, "words")?.arrayValue else { continue }
+            carryWords = true
+            entries += words.map(\.value)
+        }
+        guard carryWords else {
+            return .failure(Miss(reason: "\(path)[0].words is missing (transcribe with word timestamps: whisper "
+                                 + "--word_timestamps True, faster-whisper word_timestamps=True)"))
+        }
+        return .success(Found(entries: entries))
+    }
+
+    private static let shapes: [Shape] = [
+        Shape(name: "Deepgram") { document in
+            do {
+                guard let results = field(document, "results") else { throw Miss(reason: "$.results is missing") }
+                let channels = try array(results, "channels", at: "$.results").get()
+                guard let channel = channels.first else { throw Miss(reason: "$.results.channels is empty") }
+                let alternatives = try array(channel, "alternatives", at: "$.results.channels[0]").get()
+                guard let alternative = alternatives.first else {
+                    throw Miss(reason: "$.results.channels[0].alternatives is empty")
+                }
+                return .success(Found(entries: try array(alternative, "words", at: "$.results.channels[0].alternatives[0]").get()))
+            } catch let miss as Miss {
+                return .failure(miss)
+            } catch {
+                return .failure(Miss(reason: "\(error)"))
+            }
+        },
+        Shape(name: "Whisper, faster-whisper or WhisperX segments") { document in
+            array(document, "segments", at: "$").flatMap { segmentWords($0, at: "$.segments") }
+        },
+        Shape(name: "WhisperX word_segments") { document in
+            array(document, "word_segments", at: "$").map { Found(entries: $0) }
+        },
+        Shape(name: "AssemblyAI or OpenAI words") { document in
+            array(document, "words", at: "$").map { entries in
+                // AssemblyAI writes {text, start, end} in milliseconds; OpenAI's verbose JSON {word, start, end} in seconds.
+                let assemblyAI = entries.contains { field($0, "text") != nil && field($0, "word") == nil }
+                return Found(entries: entries, milliseconds: assemblyAI)
+            }
+        },
+        Shape(name: "a list of words or segments") { document in
+            guard let elements = document.arrayValue?.map(\.value) else {
+                return .failure(Miss(reason: "$ is \(article(document.typeName)), not an array"))
+            }
+            if elements.contains(where: { field($0, "words")?.arrayValue != nil }) {
+                return segmentWords(elements, at: "$")
+            }
+            return .success(Found(entries: elements))
+        },
+    ]
+
     /// The words of `bytes`, the transcript file `file`, in order; nil (with an error) when it is none of the shapes.
     public static func read(_ bytes: [UInt8], file: String) -> (words: [TranscriptWord]?, problems: [CaptionProblem]) {
         guard let document = try? JSONParser.parse(bytes) else {
             return (nil, [CaptionProblem(.error, file: file, line: nil, cue: nil, message: "not a JSON document")])
         }
         var problems: [CaptionProblem] = []
-        func field(_ value: JSONValue, _ key: String) -> JSONValue? { value.objectValue?[key]?.value }
-        var entries: [JSONValue] = []
-        var milliseconds = false
-        if let words = field(document.value, "results").flatMap({ field($0, "channels") })?.arrayValue?.first
-            .flatMap({ field($0.value, "alternatives") })?.arrayValue?.first.flatMap({ field($0.value, "words") })?.arrayValue {
-            entries = words.map(\.value)
-        } else if let segments = field(document.value, "segments")?.arrayValue {
-            entries = segments.flatMap { field($0.value, "words")?.arrayValue?.map(\.value) ?? [] }
-        } else if let words = field(document.value, "word_segments")?.arrayValue {
-            entries = words.map(\.value)
-        } else if let words = field(document.value, "words")?.arrayValue {
-            entries = words.map(\.value)
-            milliseconds = true
-        } else if let words = document.value.arrayValue {
-            entries = words.map(\.value)
-        } else {
+        var misses: [String] = []
+        var found: Found?
+        for shape in shapes {
+            switch shape.find(document.value) {
+            case .success(let words):
+                found = words
+            case .failure(let miss):
+                misses.append("\(shape.name): \(miss.reason)")
+                continue
+            }
+            break
+        }
+        guard let found else {
             return (nil, [CaptionProblem(.error, file: file, line: nil, cue: nil,
-                                         message: "not a transcript reel knows (Deepgram, WhisperX, AssemblyAI, or an array of {word, start, end})")])
+                                         message: "not a transcript reel knows; tried " + misses.joined(separator: "; "))])
         }
         var words: [TranscriptWord] = []
-        for (index, entry) in entries.enumerated() {
+        for (index, entry) in found.entries.enumerated() {
+            // Whisper writes each word with its leading space (" Okay,").
             let text = (field(entry, "punctuated_word") ?? field(entry, "word") ?? field(entry, "text"))?.stringValue?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             guard !text.isEmpty else { continue }
             func time(_ key: String) -> Time? {
                 guard case .number(let written)? = field(entry, key), let seconds = try? TimeSyntax.parseDecimal(written)
                 else { return nil }
-                return milliseconds ? try? seconds.divided(by: Rational(1000)) : seconds
+                return found.milliseconds ? try? seconds.divided(by: Rational(1000)) : seconds
             }
             guard let start = time("start"), let end = time("end"), !start.isNegative, start <= end else {
                 problems.append(CaptionProblem(.warning, file: file, line: nil, cue: index + 1,

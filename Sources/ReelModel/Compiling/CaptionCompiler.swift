@@ -41,7 +41,7 @@ struct CaptionCompiler: CompilerPart {
             }
             if outside > 0 {
                 sink.append(Diagnostic(
-                    .warning, path: captions.path.key("file"),
+                    .warning, path: captions.path.key(captions.isTranscript ? "transcript" : "file"),
                     message: "\(outside) of \(document.cues.count) cues of \(captions.file) lie outside the clip's source range "
                         + "\(describeTime(placedClip.resolved.source.start, frameDuration: nil))–"
                         + "\(describeTime(placedClip.resolved.source.end, frameDuration: nil)) and are not shown",
@@ -113,9 +113,11 @@ struct CaptionCompiler: CompilerPart {
     func captionDocument(_ captions: Captions, renderSize: PixelSize) -> CaptionDocument? {
         let filePath = captions.path.key(captions.isTranscript ? "transcript" : "file")
         let path = project.resolvedPath(captions.file)
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            error(filePath, "\(captions.isTranscript ? "transcript" : "caption file") \(captions.file) is missing or unreadable",
-                  hint: "check the path (relative paths start at the project's folder)", category: .missingInput)
+        let reference = InputFileReference(kind: captions.isTranscript ? .transcript : .captionFile,
+                                           written: captions.file, path: filePath)
+        // Told without opening the file: a FIFO would block the read.
+        if let refused = LocalInputFile.diagnostic(for: reference, resolvedPath: project.resolvedPath) {
+            sink.append(refused)
             return nil
         }
         if captions.isTranscript {
@@ -124,13 +126,19 @@ struct CaptionCompiler: CompilerPart {
             for problem in problems {
                 var diagnostic = Diagnostic(problem.severity, path: captions.path.key("transcript"),
                                             message: (problem.cue.map { "word \($0): " } ?? "") + problem.message)
-                diagnostic.origin = problem.place
+                diagnostic.origin = problem.origin
                 sink.append(diagnostic)
             }
             guard let words else { return nil }
             let cues = TranscriptPager.cues(words, style: captions.style, highlight: captions.highlight,
                                             renderSize: renderSize, measure: context.measure ?? TranscriptPager.estimate)
             return CaptionDocument(format: .webVTT, cues: cues)
+        }
+        if captions.format == nil, captions.file.lowercased().hasSuffix(".json") {
+            // Read as SubRip, a transcript is a heap of "no timing line" warnings; say what it is instead.
+            error(filePath, "\(captions.file) is a JSON file, not a caption file (SubRip, WebVTT or ASS)",
+                  hint: "name a word-level transcript with \"transcript\": {\"transcript\": \"\(captions.file)\"}")
+            return nil
         }
         let reading = CaptionReader.read(path: path, file: captions.file, format: captions.format,
                                          encoding: captions.encoding)
@@ -139,7 +147,7 @@ struct CaptionCompiler: CompilerPart {
                 problem.severity, path: filePath,
                 message: (problem.cue.map { "cue \($0): " } ?? "") + problem.message,
                 hint: problem.severity == .error ? "fix the caption file, or give its \"format\" or \"encoding\"" : nil)
-            diagnostic.origin = problem.place
+            diagnostic.origin = problem.origin
             sink.append(diagnostic)
         }
         guard var document = reading.document else { return nil }
@@ -160,7 +168,7 @@ struct CaptionCompiler: CompilerPart {
                     message: "cue \(ordered[index].number) starts before cue \(ordered[index - 1].number) ends; "
                         + "SubRip cues should not overlap (both are shown, stacked)",
                     hint: "end the earlier cue first, or use an ASS file, whose layers allow overlaps")
-                warning.origin = "\(captions.file):\(ordered[index].line)"
+                warning.origin = DiagnosticOrigin(file: captions.file, line: ordered[index].line)
                 sink.append(warning)
             }
         }
@@ -184,7 +192,7 @@ struct CaptionCompiler: CompilerPart {
         }
         if dropped > 0 {
             sink.append(Diagnostic(
-                .warning, path: compiled.captions.path.key("file"),
+                .warning, path: compiled.captions.path.key(compiled.captions.isTranscript ? "transcript" : "file"),
                 message: "\(dropped) cues of \(compiled.captions.file) start at or after the composition's end at "
                     + "\(describeTime(duration, frameDuration: nil)) and are not shown",
                 time: duration, hint: "set output.end later to show them, or move the captions with \"at\""))

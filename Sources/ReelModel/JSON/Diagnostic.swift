@@ -44,9 +44,10 @@ public struct Diagnostic: Sendable, Hashable {
     /// was written), when the diagnostic came from a parsed document; nil for projects built in code and for
     /// values the document does not hold (a compiled track, a flag).
     public var position: JSONPosition?
-    /// The file and place the problem is in when that is not the project document itself: `edit.edl:12` (a line
-    /// of an imported EDL) or `edit.otio` (then `path` is a path inside that file). Nil for the project document.
-    public var origin: String? = nil
+    /// The file and place the problem is in when that is not the project document itself: line 12 of a caption
+    /// file or an imported EDL, or an OTIO file (then `path` is a path inside that file). Nil for the project
+    /// document.
+    public var origin: DiagnosticOrigin? = nil
 
     /// Creates a diagnostic; only the path and message are required.
     public init(_ severity: Severity = .error, path: JSONPath, message: String, time: Time? = nil,
@@ -61,45 +62,53 @@ public struct Diagnostic: Sendable, Hashable {
         self.position = nil
     }
 
-    /// The human form for stderr: `error: $.clips[2].in: message`, then
-    /// `       hint: …` on a second line when there is a hint. No trailing newline; no wrapping.
+    /// The human form for stderr: `error: $.clips[2].in: message`, then `       hint: …` on a second line when
+    /// there is a hint; a problem in another file starts with its place (`cap.srt:10: warning: $.…: message`).
+    /// No trailing newline; no wrapping.
     public var humanText: String {
-        var text = "\(severity.rawValue): \(location): \(message)"
+        (origin.map { $0.description + ": " } ?? "") + body
+    }
+
+    /// The human form naming the place first, as compilers do, so editors can jump to it and batch logs say which
+    /// project failed: `file:line[:column]: severity: $.path: message` (`p.json:12:5: error: $.timeline.clips[2].in:
+    /// …`; `cap.srt:10: warning: $.timeline.captions[0].file: …` for a line of another file; `p.json: error: …`
+    /// without a position). Diagnostics about flags name the flag, not the file: `error: --range: …`.
+    public func humanText(file: String) -> String {
+        if category == .usage { return "\(severity.rawValue): \(message)" + (hint.map { "\n       hint: " + $0 } ?? "") }
+        if origin != nil { return humanText }
+        let place = position.map { "\(file):\($0.line):\($0.column): " } ?? "\(file): "
+        return place + body
+    }
+
+    /// `severity: $.path: message` and the hint's line, without a place; the path is left out when it is the
+    /// root of a file placed by its line (an EDL's event).
+    private var body: String {
+        let showsPath = !(origin?.line != nil && path.components.isEmpty)
+        var text = "\(severity.rawValue): " + (showsPath ? "\(path): " : "") + message
         if let hint {
             text += "\n       hint: " + hint
         }
         return text
     }
 
-    /// The human form naming the project first, as compilers and jq do, so editors can jump to it and batch
-    /// logs say which project failed: `p.json:12:5: error: $.timeline.clips[2].in: …`, `p.json: error: …`
-    /// without a position. Diagnostics about flags name the flag, not the file: `error: --range: …`.
-    public func humanText(file: String) -> String {
-        if category == .usage { return "\(severity.rawValue): \(message)" + (hint.map { "\n       hint: " + $0 } ?? "") }
-        // A problem inside an imported file (EDL, OTIO) is already placed by its origin.
-        if origin != nil { return humanText }
-        let place = position.map { "\(file):\($0.line):\($0.column): " } ?? "\(file): "
-        return place + humanText
-    }
-
     /// The machine form with the file and place: keys severity, file (null for standard input), line, column
-    /// (1-based, null without a position), path, message, time, frame, hint.
-    public func jsonLine(file: String?) -> String {
+    /// (1-based, null when unknown), path (the JSON path alone), message, time, frame, hint and project. `file`,
+    /// `line` and `column` say where the problem is: in the project (`file` is then `project`), or in the caption
+    /// file, LUT or imported file the diagnostic's origin names. `project` is the project file as given (null
+    /// for standard input).
+    public func jsonLine(file project: String?) -> String {
         var members = jsonObject.members.map { (key: $0.key, value: $0.value.value) }
+        let file = origin.map(\.file) ?? project
+        let line = origin.map { $0.line } ?? position?.line
+        let column = origin.map { $0.column } ?? position?.column
         let place: [(key: String, value: JSONValue)] = [
             (key: "file", value: file.map { .string($0) } ?? .null),
-            (key: "line", value: position.map { .number(String($0.line)) } ?? .null),
-            (key: "column", value: position.map { .number(String($0.column)) } ?? .null),
+            (key: "line", value: line.map { .number(String($0)) } ?? .null),
+            (key: "column", value: column.map { .number(String($0)) } ?? .null),
         ]
         members.insert(contentsOf: place, at: 1)
+        members.append((key: "project", value: project.map { .string($0) } ?? .null))
         return JSONWriter.write(.object(JSONObject(values: members)), pretty: false)
-    }
-
-    /// Where the problem is, as printed: the JSON path, prefixed with `origin` when the problem is in another file
-    /// (`edit.otio: $.tracks.children[0]`, or `edit.edl:12` alone for a line-based file).
-    public var location: String {
-        guard let origin else { return path.description }
-        return path.components.isEmpty ? origin : "\(origin): \(path)"
     }
 
     /// The machine form for `--json`: one compact JSON object with keys severity, path,
@@ -122,7 +131,7 @@ public struct Diagnostic: Sendable, Hashable {
         }
         return JSONObject(values: [
             (key: "severity", value: .string(severity.rawValue)),
-            (key: "path", value: .string(location)),
+            (key: "path", value: .string(path.description)),
             (key: "message", value: .string(message)),
             (key: "time", value: timeValue),
             (key: "frame", value: frame.map { .number(String($0)) } ?? .null),
@@ -133,6 +142,30 @@ public struct Diagnostic: Sendable, Hashable {
     private static func isJSONNumber(_ text: String) -> Bool {
         guard let parsed = try? JSONParser.parse(text) else { return false }
         return parsed.value.numberText != nil
+    }
+}
+
+/// Where a problem is when it is not in the project document: a file the project names (a caption file, a LUT)
+/// or one it was imported from (an EDL, an OTIO file), with the 1-based line and column when known.
+public struct DiagnosticOrigin: Sendable, Hashable, CustomStringConvertible {
+    /// The file as the project (or the command line) names it.
+    public var file: String
+    /// The 1-based line, when the problem is on one.
+    public var line: Int?
+    /// The 1-based column, when known (only with a line).
+    public var column: Int?
+
+    /// A place in `file`.
+    public init(file: String, line: Int? = nil, column: Int? = nil) {
+        self.file = file
+        self.line = line
+        self.column = line == nil ? nil : column
+    }
+
+    /// `file`, `file:line` or `file:line:column`.
+    public var description: String {
+        guard let line else { return file }
+        return "\(file):\(line)" + (column.map { ":\($0)" } ?? "")
     }
 }
 

@@ -157,6 +157,10 @@ struct CaptionsReader: FieldReader {
                   hint: "a cue needs end > start")
             return nil
         }
+        if let problem = CueBounds.problem(text) {
+            error(path.key("text"), problem, hint: "split the cue, or remove the nested override blocks")
+            return nil
+        }
         return CaptionCue(start: start, end: end, text: text, style: style, layer: layer ?? 0,
                           marginLeft: margins?[0] ?? 0, marginRight: margins?[1] ?? 0, marginVertical: margins?[2] ?? 0,
                           effect: effect ?? "", number: number, line: 0)

@@ -12,6 +12,9 @@ public struct Template: Sendable {
     public let diagnostics: [Diagnostic]
     /// Whether the document declares `variables`.
     public let isTemplate: Bool
+    /// The names of declarations refused with errors: already reported there, so their uses are not reported again
+    /// as naming no declared variable (a typo'd key in one declaration is one error, not one per use).
+    private let refusedNames: Set<String>
     /// The document without its `variables` member.
     private let body: JSON
     /// The JSON path of every string holding a placeholder, with its pieces.
@@ -31,10 +34,12 @@ public struct Template: Sendable {
     public init(document: JSON) {
         var diagnostics: [Diagnostic] = []
         var declarations: [VariableDeclaration] = []
+        var refusedNames: Set<String> = []
         guard case .object(let root) = document.value, let variablesJSON = root["variables"] else {
             self.declarations = []
             self.diagnostics = []
             self.isTemplate = false
+            self.refusedNames = []
             self.body = document
             self.placeholders = []
             return
@@ -46,7 +51,7 @@ public struct Template: Sendable {
             for member in variables.members {
                 let (declaration, problems) = Self.declaration(member.key, member.value, variablesPath.key(member.key))
                 diagnostics += problems
-                if let declaration { declarations.append(declaration) }
+                if let declaration { declarations.append(declaration) } else { refusedNames.insert(member.key) }
             }
         } else {
             diagnostics.append(Diagnostic(path: variablesPath, message: "expected an object of variables, found "
@@ -60,7 +65,7 @@ public struct Template: Sendable {
         for (path, pieces) in placeholders {
             for case .variable(let name) in pieces {
                 used.insert(name)
-                if !declared.contains(name) {
+                if !declared.contains(name), !refusedNames.contains(name) {
                     let close = suggestion(for: name, among: declarations.map(\.name))
                     diagnostics.append(Diagnostic(
                         path: path, message: "{{\(name)}} names no declared variable",
@@ -76,6 +81,7 @@ public struct Template: Sendable {
         self.declarations = declarations
         self.diagnostics = diagnostics
         self.placeholders = placeholders
+        self.refusedNames = refusedNames
     }
 
     /// The declaration named `name`.
@@ -92,7 +98,7 @@ public struct Template: Sendable {
     public func fill(_ values: [String: VariableValue]) -> TemplateFilling {
         var diagnostics = diagnostics
         var resolved: [String: VariableValue] = [:]
-        for name in values.keys.sorted() where declaration(name) == nil {
+        for name in values.keys.sorted() where declaration(name) == nil && !refusedNames.contains(name) {
             let close = suggestion(for: name, among: declarations.map(\.name))
             diagnostics.append(Diagnostic(
                 path: JSONPath.root.key("variables"),

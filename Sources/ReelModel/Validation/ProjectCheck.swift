@@ -41,7 +41,11 @@ public enum ProjectCheck {
             case .compiledWithoutErrors, .destination:
                 continue
             }
-            diagnostics += run(ValidationCheck.Subject(project: project, compiled: compiled))
+            // A file the compiler or an earlier check refused is refused once (`inputs` and the check that reads it
+            // find the same missing font or LUT).
+            for found in run(ValidationCheck.Subject(project: project, compiled: compiled)) where !diagnostics.contains(found) {
+                diagnostics.append(found)
+            }
         }
         return (hasErrors() || compilation.isPartial ? nil : compilation.compiledInPart, diagnostics)
     }

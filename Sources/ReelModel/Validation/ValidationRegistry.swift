@@ -9,6 +9,10 @@ public struct ValidationCheck: Sendable {
     public enum Name: String, Sendable, CaseIterable {
         /// SPEC §4.5 instruction coverage and the other rules of the explicit form (`Validator`).
         case composition
+        /// Every caption file, transcript, LUT and font file the project names, told missing, unreadable or not a
+        /// regular file without opening it (`Project.inputFiles`, `LocalInputFile`), whatever else failed: one run
+        /// names every missing input.
+        case inputs
         /// Titles' fonts and overlays' images (ReelRender's `LayerCheck`).
         case layers
         /// Caption files and fonts (ReelRender's `CaptionCheck`).
@@ -65,6 +69,7 @@ public enum ValidationRegistry {
     public static let checks: [ValidationCheck] = [
         ValidationCheck(name: .composition, requirement: .compiledWithoutErrors,
                         run: { subject in subject.compiled.map(Validator.validate) ?? [] }),
+        ValidationCheck(name: .inputs, requirement: .project, run: nil),
         ValidationCheck(name: .layers, requirement: .project, run: nil),
         ValidationCheck(name: .captions, requirement: .validComposition, run: nil),
         ValidationCheck(name: .effects, requirement: .validComposition, run: nil),

@@ -15,17 +15,30 @@ enum EffectCheck {
                     guard case .lut(let written) = effect.kind else { continue }
                     let path = effect.path.key("file")
                     let file = compiled.resolvedPath(written)
+                    if let refused = LocalInputFile.diagnostic(
+                        for: InputFileReference(kind: .lut, written: written, path: path), resolvedPath: compiled.resolvedPath) {
+                        diagnostics.append(refused)
+                        continue
+                    }
                     guard let data = FileManager.default.contents(atPath: file) else {
+                        diagnostics.append(Diagnostic(path: path, message: "LUT file \(written) cannot be read",
+                                                      category: .missingInput))
+                        continue
+                    }
+                    // libavfilter's lut3d picks its reader by the file's extension, whatever the content.
+                    let name = (written as NSString).lastPathComponent
+                    guard (name as NSString).pathExtension.lowercased() == "cube" else {
                         diagnostics.append(Diagnostic(
-                            path: path, message: "LUT file \(written) is missing or unreadable",
-                            hint: "check the path (relative paths start at the project's folder)", category: .missingInput))
+                            path: path, message: "\(written): a LUT file's name must end in .cube (FFmpeg's lut3d reads "
+                                + "the format its extension names)",
+                            hint: "rename it to \((name as NSString).deletingPathExtension).cube"))
                         continue
                     }
                     if let problem = CubeFile.problem(in: data) {
                         var diagnostic = Diagnostic(
                             path: path, message: "\(written) is not a 3D LUT: \(problem.message)",
                             hint: "use a .cube file with LUT_3D_SIZE N (2 to 256) and N³ lines of three numbers")
-                        if problem.line > 0 { diagnostic.origin = "\(written):\(problem.line)" }
+                        if problem.line > 0 { diagnostic.origin = DiagnosticOrigin(file: written, line: problem.line) }
                         diagnostics.append(diagnostic)
                     }
                 }
@@ -49,7 +62,8 @@ enum CubeFile {
         var rows = 0
         var domainMin = [0.0, 0.0, 0.0], domainMax = [1.0, 1.0, 1.0]
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Any line end: "\r\n" is one Character in Swift, so splitting at "\n" alone would read a CR LF file as one line.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
             let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }

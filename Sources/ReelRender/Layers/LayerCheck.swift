@@ -73,10 +73,10 @@ enum LayerCheck {
                           installed: () -> [String]) -> FontCheck {
         if isFile {
             let file = resolvedPath(font)
-            guard FileManager.default.isReadableFile(atPath: file) else {
-                return .refused(Diagnostic(path: path, message: "font file \(font) is missing or unreadable",
-                                           hint: "check the path (relative paths start at the project's folder)",
-                                           category: .missingInput))
+            // Told without opening the file: fontconfig would block forever on a FIFO.
+            if let refused = LocalInputFile.diagnostic(for: InputFileReference(kind: .font, written: font, path: path),
+                                                       resolvedPath: resolvedPath) {
+                return .refused(refused)
             }
             guard TextRasterizer.registerFontFile(file) != nil else {
                 return .refused(Diagnostic(path: path, message: "\(font) is not a font file fontconfig can read",

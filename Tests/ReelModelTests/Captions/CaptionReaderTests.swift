@@ -224,3 +224,36 @@ struct CaptionReaderTests {
         #expect(reading.problems.map(\.line) == [3])
     }
 }
+
+/// Bounds on a cue's text met while reading, whatever the format (issue 33, point 18): libass's time grows with
+/// the square of override nesting, so a hostile cue is dropped with a warning at its line and the rest is read.
+@Suite struct CueBoundsTests {
+    @Test func deeplyNestedOverridesAreDroppedAtTheirLine() {
+        let nested = String(repeating: #"{\t("#, count: 100_000)
+        let script = """
+            [Script Info]
+            ScriptType: v4.00+
+
+            [Events]
+            Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+            Dialogue: 0,0:00:00.00,0:00:01.00,Default,,0,0,0,,Fine
+            Dialogue: 0,0:00:00.00,0:00:01.00,Default,,0,0,0,,\(nested)x
+            Dialogue: 0,0:00:00.00,0:00:01.00,Default,,0,0,0,,{\\t(0,500,\\clip(0,0,10,10))}Allowed
+            """
+        let reading = CaptionReader.read(Array(script.utf8), file: "deep.ass")
+        #expect(reading.document?.cues.map(\.number) == [1, 3])
+        #expect(reading.problems.map(\.description) == [
+            "deep.ass:7: cue 2: an override block nests parentheses more than 8 deep; the cue is dropped",
+        ])
+    }
+
+    @Test func aCueOverAMegabyteIsDropped() {
+        let long = String(repeating: "a", count: 1_100_000)
+        let text = "1\n00:00:00,000 --> 00:00:01,000\nshort\n\n2\n00:00:01,000 --> 00:00:02,000\n\(long)\n"
+        let reading = CaptionReader.read(Array(text.utf8), file: "long.srt")
+        #expect(reading.document?.cues.map(\.number) == [1])
+        #expect(reading.problems.map(\.description) == [
+            "long.srt:6: cue 2: the cue's text is 1100000 bytes long, more than 1048576; the cue is dropped",
+        ])
+    }
+}

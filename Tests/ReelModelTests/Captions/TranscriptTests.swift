@@ -18,6 +18,11 @@ struct TranscriptTests {
         ("WhisperX flat", #"{"word_segments": [{"word": "Hi", "start": 0.151, "end": 0.5}]}"#, ["Hi"], 151),
         ("AssemblyAI (ms)", #"{"text": "Hi", "words": [{"text": "Hi", "start": 250, "end": 500, "confidence": 0.9}]}"#, ["Hi"], 250),
         ("plain array", #"[{"word": "Hi", "start": 1.5, "end": 2}]"#, ["Hi"], 1500),
+        // Issue 33, point 17: what OpenAI Whisper and faster-whisper write (probability, no score; leading spaces).
+        ("OpenAI Whisper", #"{"text": " Hi there", "segments": [{"id": 0, "seek": 0, "start": 0.1, "end": 1, "text": " Hi there", "tokens": [1, 2], "temperature": 0, "avg_logprob": -0.2, "compression_ratio": 1.1, "no_speech_prob": 0.01, "words": [{"word": " Hi", "start": 0.12, "end": 0.5, "probability": 0.9}, {"word": " there", "start": 0.6, "end": 1, "probability": 0.8}]}], "language": "en"}"#, ["Hi", "there"], 120),
+        ("faster-whisper segments as a list", #"[{"start": 0, "end": 1, "text": " Hi there", "words": [{"start": 0.25, "end": 0.5, "word": " Hi", "probability": 0.9}, {"start": 0.6, "end": 1, "word": " there", "probability": 0.9}]}]"#, ["Hi", "there"], 250),
+        ("OpenAI verbose JSON words (seconds)", #"{"task": "transcribe", "text": "Hi", "words": [{"word": "Hi", "start": 0.5, "end": 0.9}], "segments": [{"id": 0, "start": 0, "end": 1, "text": "Hi"}]}"#, ["Hi"], 500),
+        ("WhisperX segments without words, then word_segments", #"{"segments": [{"start": 0, "end": 1, "text": "Hi"}], "word_segments": [{"word": "Hi", "start": 0.3, "end": 0.5}]}"#, ["Hi"], 300),
     ]
 
     @Test(arguments: shapes)
@@ -31,6 +36,20 @@ struct TranscriptTests {
         let reading = TranscriptReader.read(Array(#"{"foo": 1}"#.utf8), file: "w.json")
         #expect(reading.words == nil)
         #expect(reading.problems.first?.severity == .error)
+    }
+
+    /// The refusal names each shape tried and where it failed, so a file that is nearly one of them says what is
+    /// missing (a Whisper file transcribed without word timestamps).
+    @Test func theRefusalNamesEveryShapeAndWhereItFailed() {
+        let reading = TranscriptReader.read(Array(#"{"text": "Hi", "segments": [{"start": 0, "end": 1, "text": "Hi"}]}"#.utf8),
+                                            file: "w.json")
+        #expect(reading.words == nil)
+        #expect(reading.problems.map(\.message) == [
+            "not a transcript reel knows; tried Deepgram: $.results is missing; Whisper, faster-whisper or WhisperX "
+                + "segments: $.segments[0].words is missing (transcribe with word timestamps: whisper --word_timestamps "
+                + "True, faster-whisper word_timestamps=True); WhisperX word_segments: $.word_segments is missing; "
+                + "AssemblyAI or OpenAI words: $.words is missing; a list of words or segments: $ is an object, not an array",
+        ])
     }
 
     @Test("the corpus transcripts", .enabled(if: corpusPresent, "the caption corpus is absent"))

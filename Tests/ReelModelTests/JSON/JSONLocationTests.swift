@@ -57,10 +57,31 @@ import Testing
     @Test func jsonLineCarriesFileLineAndColumn() {
         var diagnostic = Diagnostic(path: .root, message: "m", time: Time(seconds: 1), frame: 30)
         #expect(diagnostic.jsonLine(file: nil)
-            == #"{"severity":"error","file":null,"line":null,"column":null,"path":"$","message":"m","time":1,"frame":30,"hint":null}"#)
+            == #"{"severity":"error","file":null,"line":null,"column":null,"path":"$","message":"m","time":1,"frame":30,"hint":null,"project":null}"#)
         diagnostic.position = JSONPosition(line: 3, column: 7)
         #expect(diagnostic.jsonLine(file: "a b.json")
-            == #"{"severity":"error","file":"a b.json","line":3,"column":7,"path":"$","message":"m","time":1,"frame":30,"hint":null}"#)
+            == #"{"severity":"error","file":"a b.json","line":3,"column":7,"path":"$","message":"m","time":1,"frame":30,"hint":null,"project":"a b.json"}"#)
+    }
+
+    /// A problem in another file (a caption file's line) is placed there, in both forms; the JSON `path` stays the
+    /// JSON path alone and `project` still names the project (issue 33, point 13).
+    @Test func aProblemInAnotherFileIsPlacedThere() {
+        var diagnostic = Diagnostic(.warning, path: JSONPath.root.key("timeline").key("captions").index(0).key("file"),
+                                    message: "cue 3: no timing line", hint: "fix it")
+        diagnostic.position = JSONPosition(line: 4, column: 20)
+        diagnostic.origin = DiagnosticOrigin(file: "cap.srt", line: 10)
+        #expect(diagnostic.humanText(file: "p.json")
+            == "cap.srt:10: warning: $.timeline.captions[0].file: cue 3: no timing line\n       hint: fix it")
+        #expect(diagnostic.jsonLine(file: "p.json")
+            == #"{"severity":"warning","file":"cap.srt","line":10,"column":null,"path":"$.timeline.captions[0].file","message":"cue 3: no timing line","time":null,"frame":null,"hint":"fix it","project":"p.json"}"#)
+        // An EDL event's diagnostic is at the root of the imported file: its line, no path.
+        var event = Diagnostic(path: .root, message: "event 001: clip not found")
+        event.origin = DiagnosticOrigin(file: "cut.edl", line: 4)
+        #expect(event.humanText(file: "cut.edl") == "cut.edl:4: error: event 001: clip not found")
+        // An OTIO file's problem keeps its JSON path inside that file.
+        var otio = Diagnostic(path: JSONPath.root.key("tracks"), message: "m")
+        otio.origin = DiagnosticOrigin(file: "edit.otio")
+        #expect(otio.humanText(file: "edit.otio") == "edit.otio: error: $.tracks: m")
     }
 
     @Test func overlappingPaths() {

@@ -33,7 +33,7 @@ import Testing
 
     @Test func theRegistryListsEveryCheckOnceInRunOrder() {
         let names = ValidationRegistry.checks.map(\.name)
-        #expect(names == [.composition, .layers, .captions, .effects, .canvas, .output])
+        #expect(names == [.composition, .inputs, .layers, .captions, .effects, .canvas, .output])
         #expect(Set(names) == Set(ValidationCheck.Name.allCases) && names.count == ValidationCheck.Name.allCases.count)
         // The checks of what compiled come first; the destination's last.
         let requirements = ValidationRegistry.checks.map(\.requirement)
@@ -72,5 +72,14 @@ import Testing
 
         // The destination's check runs only when asked for, on its own.
         #expect(ProjectCheck.validateDestination(of: valid, compiled: all.compiled, slots: slots).map(\.message) == ["output"])
+
+        // `inputs` runs first of the slots, also on a broken composition; a file it refused and a later check
+        // refuses again (the same diagnostic) is reported once (issue 33, point 8).
+        let missing = Diagnostic(path: JSONPath.root.key("timeline").key("titles").index(0).key("font"),
+                                 message: "font file a.ttf is missing", category: .missingInput)
+        slots[.inputs] = { _ in [missing] }
+        slots[.layers] = { _ in [missing] }
+        let once = ProjectCheck.run(invalid, facts: Self.facts, slots: slots)
+        #expect(once.diagnostics.map(\.humanText) == [Self.mixError, "error: $.timeline.titles[0].font: font file a.ttf is missing"])
     }
 }

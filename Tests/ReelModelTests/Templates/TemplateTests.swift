@@ -60,6 +60,22 @@ import Testing
         #expect(template.diagnostics.first { $0.message.contains("titel") }?.hint == "did you mean {{title}}?")
     }
 
+    /// A declaration refused for a typo'd key is one error there; its uses and its --set value are not reported
+    /// again as naming no declared variable (issue 33, point 13).
+    @Test func aRefusedDeclarationIsOneError() throws {
+        let document = try JSONParser.parse("""
+            { "reel": 1, "variables": { "name": { "type": "string", "defualt": "Ann" } },
+              "timeline": { "clips": [], "titles": [ { "text": "{{name}}" }, { "text": "Bye {{name}}" } ] } }
+            """)
+        let template = Template(document: document)
+        #expect(template.diagnostics.map { "\($0.path): \($0.message)" } == [
+            "$.variables.name.defualt: unknown key \"defualt\"",
+        ])
+        let filling = template.fill(["name": VariableValue(.string("Bo"), source: ValueSource("--set"))])
+        #expect(filling.diagnostics.count == 1)
+        #expect(!filling.isComplete)
+    }
+
     @Test func aDocumentWithoutVariablesKeepsItsBracesAndRefusesValues() throws {
         let project = #"{ "reel": 1, "output": { "end": 1, "size": [64, 36] }, "timeline": { "clips": [], "titles": [ { "text": "{{literal}}", "start": 0, "duration": 1 } ] } }"#
         let plain = ProjectReader.readDocument(Array(project.utf8), baseDirectory: "/p")

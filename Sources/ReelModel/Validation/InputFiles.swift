@@ -1,0 +1,140 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file a project reads besides its media assets (which are probed): a caption file, a transcript, a LUT or a
+/// font file, with the JSON path of the key that names it.
+public struct InputFileReference: Sendable, Hashable {
+    /// What the file is, as messages name it.
+    public enum Kind: String, Sendable {
+        case captionFile = "caption file"
+        case transcript = "transcript"
+        case lut = "LUT file"
+        case font = "font file"
+    }
+
+    /// What the file is.
+    public var kind: Kind
+    /// The path as written in the project (relative to its folder, or absolute).
+    public var written: String
+    /// The key that names it: `$.timeline.captions[0].file`, `$.timeline.clips[2].effects[0].file`, ….
+    public var path: JSONPath
+
+    /// A file of `kind` written `written` at `path`.
+    public init(kind: Kind, written: String, path: JSONPath) {
+        self.kind = kind
+        self.written = written
+        self.path = path
+    }
+}
+
+extension Project {
+    /// Every caption file, transcript, LUT and font file the project names, in document order as far as the
+    /// model keeps it (clips, their captions and effects, then overlays, titles and timeline captions, then the
+    /// explicit form's layers, titles and captions). A file named twice is listed twice, at each path.
+    public var inputFiles: [InputFileReference] {
+        var found: [InputFileReference] = []
+        func captions(_ captions: Captions) {
+            found.append(InputFileReference(kind: captions.isTranscript ? .transcript : .captionFile,
+                                            written: captions.file,
+                                            path: captions.path.key(captions.isTranscript ? "transcript" : "file")))
+            if let font = captions.style.font, captions.style.fontIsFile {
+                found.append(InputFileReference(kind: .font, written: font, path: captions.path.key("style").key("font")))
+            }
+        }
+        func effects(_ effects: [LayerEffect]) {
+            for effect in effects {
+                if case .lut(let file) = effect.kind {
+                    found.append(InputFileReference(kind: .lut, written: file, path: effect.path.key("file")))
+                }
+            }
+        }
+        func titles(_ layers: [MovieLayer]) {
+            for layer in layers {
+                guard case .text(let style) = layer.content, let font = style.font, style.fontIsFile else { continue }
+                found.append(InputFileReference(kind: .font, written: font, path: layer.path.key("font")))
+            }
+        }
+        if let timeline {
+            for item in timeline.items {
+                guard case .clip(let clip) = item else { continue }
+                if let written = clip.captions { captions(written) }
+                effects(clip.effects)
+            }
+            for overlay in timeline.trackOverlays { effects(overlay.effects) }
+            titles(timeline.titles)
+            timeline.captions.forEach(captions)
+        }
+        if let videoComposition {
+            for instruction in videoComposition.instructions {
+                for layer in instruction.layers { effects(layer.effects) }
+            }
+            titles(videoComposition.titles)
+            for entry in videoComposition.captions {
+                // Explicit SubRip and WebVTT captions with their cues written need no file; ASS needs its header.
+                let format = entry.captions.format ?? CaptionFormat(fileName: entry.captions.file)
+                if entry.captions.cues == nil || format == .ass {
+                    captions(entry.captions)
+                } else if let font = entry.captions.style.font, entry.captions.style.fontIsFile {
+                    found.append(InputFileReference(kind: .font, written: font,
+                                                    path: entry.captions.path.key("style").key("font")))
+                }
+            }
+        }
+        return found
+    }
+}
+
+/// Why a local file cannot be read, told from `stat(2)` and `access(2)` without opening it: opening a FIFO blocks
+/// until a writer comes, so a FIFO, a directory, a device or a socket is refused before anything opens it, as media
+/// files are (`ReelMedia`'s input check).
+public enum LocalInputFile {
+    /// A problem with a file: the message's end (after the file's name) and the exit status it calls for.
+    public struct Problem: Sendable, Hashable {
+        /// "is missing", "is a FIFO, not a regular file", "cannot be read: Permission denied".
+        public var message: String
+        /// `.missingInput` (66) for a missing or unreadable file, `.invalid` (65) for one that is not a regular file.
+        public var category: DiagnosticCategory
+    }
+
+    /// The problem with the file at `path` (absolute, or relative to the working directory), nil when it is a
+    /// regular file this process may read.
+    public static func problem(at path: String) -> Problem? {
+        var info = stat()
+        if path.isEmpty || stat(path, &info) != 0 {
+            let code = errno
+            if path.isEmpty || code == ENOENT || code == ENOTDIR || code == ENAMETOOLONG {
+                return Problem(message: "is missing", category: .missingInput)
+            }
+            return Problem(message: "cannot be read: \(String(cString: strerror(code)))", category: .missingInput)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            let what: String
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: what = "a directory"
+            case S_IFIFO: what = "a FIFO"
+            case S_IFCHR, S_IFBLK: what = "a device"
+            case S_IFSOCK: what = "a socket"
+            default: what = "not a regular file"
+            }
+            return Problem(message: what == "not a regular file" ? "is not a regular file" : "is \(what), not a regular file",
+                           category: .invalid)
+        }
+        if access(path, R_OK) != 0 {
+            return Problem(message: "cannot be read: \(String(cString: strerror(errno)))", category: .missingInput)
+        }
+        return nil
+    }
+
+    /// The diagnostic for `reference` when its file (resolved with `resolvedPath`) cannot be read; nil when it can.
+    public static func diagnostic(for reference: InputFileReference, resolvedPath: (String) -> String) -> Diagnostic? {
+        guard let problem = problem(at: resolvedPath(reference.written)) else { return nil }
+        let hint = problem.category == .missingInput
+            ? "check the path (relative paths start at the project's folder)"
+            : "name a regular file; reel does not read \(reference.kind.rawValue)s from pipes or devices"
+        return Diagnostic(path: reference.path, message: "\(reference.kind.rawValue) \(reference.written) \(problem.message)",
+                          hint: hint, category: problem.category)
+    }
+}
