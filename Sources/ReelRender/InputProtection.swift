@@ -41,22 +41,8 @@ public enum InputProtection {
             case .color: continue
             }
         }
-        for instruction in project.videoComposition.instructions {
-            for layer in instruction.layers {
-                for effect in layer.effects {
-                    if case .lut(let file) = effect.kind { add("the LUT of \(effect.path)", file) }
-                }
-            }
-        }
-        for placed in project.videoComposition.captions {
-            let captions = placed.captions
-            add((captions.isTranscript ? "the transcript of " : "the caption file of ") + "\(captions.path)", captions.file)
-            if captions.style.fontIsFile, let font = captions.style.font { add("the font of \(captions.path)", font) }
-        }
-        for layer in project.videoComposition.movieLayers {
-            if case .text(let style) = layer.content, style.fontIsFile, let font = style.font {
-                add("the font of \(layer.path)", font)
-            }
+        for file in project.videoComposition.inputFiles(includingCaptionsWithCues: true) {
+            add("the \(file.kind.rawValue) of \(file.path)", file.written)
         }
         return inputs
     }

@@ -67,20 +67,40 @@ extension Project {
             titles(timeline.titles)
             timeline.captions.forEach(captions)
         }
-        if let videoComposition {
-            for instruction in videoComposition.instructions {
-                for layer in instruction.layers { effects(layer.effects) }
-            }
-            titles(videoComposition.titles)
-            for entry in videoComposition.captions {
-                // Explicit SubRip and WebVTT captions with their cues written need no file; ASS needs its header.
-                let format = entry.captions.format ?? CaptionFormat(fileName: entry.captions.file)
-                if entry.captions.cues == nil || format == .ass {
-                    captions(entry.captions)
-                } else if let font = entry.captions.style.font, entry.captions.style.fontIsFile {
-                    found.append(InputFileReference(kind: .font, written: font,
-                                                    path: entry.captions.path.key("style").key("font")))
+        if let videoComposition { found += videoComposition.inputFiles(includingCaptionsWithCues: false) }
+        return found
+    }
+}
+
+extension VideoComposition {
+    /// The caption files, transcripts, LUTs and font files of the explicit form: its layers' effects, its titles
+    /// and its captions. Explicit SubRip and WebVTT captions with their cues written need no file to render; they
+    /// are listed only `includingCaptionsWithCues` (their file is still the user's, which no output may replace).
+    public func inputFiles(includingCaptionsWithCues: Bool) -> [InputFileReference] {
+        var found: [InputFileReference] = []
+        for instruction in instructions {
+            for layer in instruction.layers {
+                for effect in layer.effects {
+                    if case .lut(let file) = effect.kind {
+                        found.append(InputFileReference(kind: .lut, written: file, path: effect.path.key("file")))
+                    }
                 }
+            }
+        }
+        for layer in titles {
+            guard case .text(let style) = layer.content, let font = style.font, style.fontIsFile else { continue }
+            found.append(InputFileReference(kind: .font, written: font, path: layer.path.key("font")))
+        }
+        for entry in captions {
+            let captions = entry.captions
+            let format = captions.format ?? CaptionFormat(fileName: captions.file)
+            if includingCaptionsWithCues || captions.cues == nil || format == .ass {
+                found.append(InputFileReference(kind: captions.isTranscript ? .transcript : .captionFile,
+                                                written: captions.file,
+                                                path: captions.path.key(captions.isTranscript ? "transcript" : "file")))
+            }
+            if let font = captions.style.font, captions.style.fontIsFile {
+                found.append(InputFileReference(kind: .font, written: font, path: captions.path.key("style").key("font")))
             }
         }
         return found
