@@ -29,7 +29,7 @@ private let corpusAbsence = Comment(rawValue: Workplace.captions.absence)
         .init(file: "ass_overlapping_out_of_order.ass"),
         .init(file: "ass_positioning_pos_move_an.ass"),
         .init(file: "srt_cjk_bilingual_zh_en.srt"),
-        .init(file: "srt_cjk_gbk_encoded.srt", refusal: ":3: $.timeline.captions[0].file: the file is not UTF-8"),
+        .init(file: "srt_cjk_gbk_encoded.srt", refusal: ":3: error: $.timeline.captions[0].file: the file is not UTF-8"),
         .init(file: "srt_cjk_gbk_encoded.srt", encoding: "gbk"),
         .init(file: "srt_cr_only_bom.srt"),
         .init(file: "srt_malformed_bad_timestamps.srt"),
@@ -44,9 +44,9 @@ private let corpusAbsence = Comment(rawValue: Workplace.captions.absence)
         .init(file: "ssa_v4_multiple_styles.ssa", minimumInk: 1),
         // Timestamps without milliseconds (00:01:39) are invalid WebVTT: every cue is dropped (each with a warning
         // that gives its line) and the file refused.
-        .init(file: "vtt_bom_note_style_legacy_region.vtt", refusal: ": $.timeline.captions[0].file: no valid cue in the file"),
-        .init(file: "vtt_invalid_double_signature.vtt", refusal: ":1: $.timeline.captions[0].file: not a WebVTT file"),
-        .init(file: "vtt_invalid_missing_header.vtt", refusal: ":1: $.timeline.captions[0].file: not a WebVTT file"),
+        .init(file: "vtt_bom_note_style_legacy_region.vtt", refusal: ": error: $.timeline.captions[0].file: no valid cue in the file"),
+        .init(file: "vtt_invalid_double_signature.vtt", refusal: ":1: error: $.timeline.captions[0].file: not a WebVTT file"),
+        .init(file: "vtt_invalid_missing_header.vtt", refusal: ":1: error: $.timeline.captions[0].file: not a WebVTT file"),
         .init(file: "vtt_positioning_cue_settings_notes.vtt"),
         .init(file: "vtt_spec_example_overlap_align_size.vtt"),
         .init(file: "vtt_style_blocks_voice_class.vtt"),
@@ -85,15 +85,16 @@ private let corpusAbsence = Comment(rawValue: Workplace.captions.absence)
         let compiled = try run(reel.path, ["compile", path.path])
         if let refusal = test.refusal {
             #expect(compiled.status == 65, "\(compiled.stderrText)")
-            let errors = compiled.stderrText.split(separator: "\n").filter { $0.hasPrefix("error: ") }
-            #expect(errors.first?.hasPrefix("error: " + corpus + "/" + test.file + refusal) == true, "\(compiled.stderrText)")
+            // Every diagnostic reads `FILE:LINE: severity: $.path: message` (docs/format.md, "Validation").
+            let place = corpus + "/" + test.file
+            let errors = compiled.stderrText.split(separator: "\n").filter { $0.hasPrefix(place) && $0.contains(": error: ") }
+            #expect(errors.first?.hasPrefix(place + refusal) == true, "\(compiled.stderrText)")
             // A line number follows the file name, in the error or else in the warnings that dropped each cue.
-            let lines = test.refusal?.hasPrefix(":") == true && test.refusal?.dropFirst().first?.isNumber == true
-                ? errors : compiled.stderrText.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
-            #expect(!lines.isEmpty)
+            let lines = refusal.dropFirst().first?.isNumber == true
+                ? errors : compiled.stderrText.split(separator: "\n").filter { $0.hasPrefix(place) && $0.contains(": warning: ") }
+            #expect(!lines.isEmpty, "\(compiled.stderrText)")
             for line in lines {
-                let prefix = line.hasPrefix("error: ") ? "error: " : "warning: "
-                let after = line.dropFirst((prefix + corpus + "/" + test.file + ":").count)
+                let after = line.dropFirst((place + ":").count)
                 #expect(after.first?.isNumber == true, "\(line)")
             }
             return
