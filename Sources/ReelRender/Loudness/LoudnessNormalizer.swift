@@ -305,7 +305,7 @@ struct LoudnessPlan {
         return mix.meter.measurement
     }
 
-    /// Pulls `sampleCount` samples through `mix` into an audio encoder with `settings` (a scratch file in the
+    /// Pulls `sampleCount` samples through `mix` into an audio encoder with `settings` (a hidden scratch file in the
     /// temporary folder, in the codec's audio-only container, removed before returning), then decodes that file
     /// and measures it: the mix as handed to the encoder, and the encoded result as a player decodes it (the
     /// encoder's priming and padding trimmed as the container says, as in the output).
@@ -319,8 +319,11 @@ struct LoudnessPlan {
         case .flac: .flac
         case .pcm: .wav
         }
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("reel-loudness-\(getpid())-\(UUID().uuidString).\(container.rawValue)").path
+        // Named as a write in progress is (`StalePartials`), so that one a killed process left behind is removed by
+        // the next measurement's sweep of the folder.
+        let folder = FileManager.default.temporaryDirectory.path
+        StalePartials.sweep(folder: folder)
+        let path = folder + "/" + StalePartials.name(for: "reel-loudness." + container.rawValue)
         defer { try? FileManager.default.removeItem(atPath: path) }
         func failure(_ error: MediaError) -> RenderError {
             if cancellation?.isCancelled == true { return RenderError(.cancelled, "interrupted") }
