@@ -269,7 +269,10 @@ import Glibc
         let left = try partials()
         #expect(left.count == 1, "\(left)")
         // A live process's partial (this test's own pid) is never touched.
-        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+        var name = [CChar](repeating: 0, count: 256)
+        #expect(gethostname(&name, name.count) == 0)
+        let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .prefix { $0 != "." }.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
         let live = ".other.mp4.\(host).\(getpid()).1.reel-partial"
         try Data("x".utf8).write(to: folder.file("k/" + live))
 
