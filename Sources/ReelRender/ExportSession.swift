@@ -76,7 +76,7 @@ public final class ExportSession {
         self.facts = facts
         self.policy = policy
         self.cancellation = cancellation
-        compositor = makeCompositor(named: project.videoComposition.compositor.rawValue) ?? BuiltInCompositor()
+        compositor = makeCompositor(for: project)
     }
 
     /// Asks a running export to stop at its next frame; safe from any thread.

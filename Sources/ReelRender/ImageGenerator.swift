@@ -24,7 +24,7 @@ public final class ImageGenerator {
     /// Prepares a generator reading the media described by `facts` through `policy`.
     public init(project: CompiledProject, facts: [String: MediaFactsResult], policy: MediaPolicy) throws(RenderError) {
         self.project = project
-        let compositor = makeCompositor(named: project.videoComposition.compositor.rawValue) ?? BuiltInCompositor()
+        let compositor = makeCompositor(for: project)
         core = try RenderCore(
             project: project, catalog: SourceCatalog(project: project, facts: facts),
             opener: MediaFileOpener(policy: policy), compositor: compositor, depth: 1)

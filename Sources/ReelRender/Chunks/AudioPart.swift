@@ -64,9 +64,9 @@ public enum AudioPart {
     static func tags(project: CompiledProject, settings: AudioEncoderSettings) throws(RenderError)
         -> [(key: String, value: String)]
     {
-        [("reel_fingerprint", fingerprint(of: project, settings: settings)), ("reel_chunk", chunkName),
-         ("reel_audio", describe(settings)),
-         ("reel_samples", String(try sampleCount(of: project, sampleRate: settings.sampleRate)))]
+        [(PartTag.fingerprint, fingerprint(of: project, settings: settings)), (PartTag.chunk, chunkName),
+         (PartTag.audio, describe(settings)),
+         (PartTag.samples, String(try sampleCount(of: project, sampleRate: settings.sampleRate)))]
     }
 
     /// Why `project` cannot have an audio part written with `settings`; nil when it can.

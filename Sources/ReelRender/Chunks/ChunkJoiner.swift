@@ -60,7 +60,7 @@ public final class ChunkJoiner {
 
     /// What `path` says it is (its `reel_chunk` tag: `k/n` or `audio`), or nil when it carries no such tag.
     public static func kind(ofPart path: String, policy: MediaPolicy) throws(RenderError) -> PartKind? {
-        guard let tag = try open(path, opener: MediaFileOpener(policy: policy)).tags["reel_chunk"] else { return nil }
+        guard let tag = try open(path, opener: MediaFileOpener(policy: policy)).tags[PartTag.chunk] else { return nil }
         if tag == AudioPart.chunkName { return .audio }
         let numbers = tag.split(separator: "/").compactMap { Int($0) }
         return numbers.count == 2 && numbers[1] >= 1 ? .video(chunkCount: numbers[1]) : nil
@@ -152,12 +152,12 @@ public final class ChunkJoiner {
     /// Opens a part, checks its tags against the plan and indexes its packets.
     private func scan(_ path: String) throws(RenderError) -> Part {
         let (reader, tags) = try Self.open(path, opener: opener)
-        guard let fingerprint = tags["reel_fingerprint"], let chunkText = tags["reel_chunk"] else {
+        guard let fingerprint = tags[PartTag.fingerprint], let chunkText = tags[PartTag.chunk] else {
             throw RenderError(.invalid, "\(path) is not a part of a chunked reel render (no reel_fingerprint tag)")
         }
         guard fingerprint == plan.fingerprint else {
             throw RenderError(.invalid, "\(path) belongs to another project or plan (fingerprint \(fingerprint), "
-                              + "this plan's \(plan.fingerprint)): \(plan.mismatch(partSettings: tags["reel_settings"]))")
+                              + "this plan's \(plan.fingerprint)): \(plan.mismatch(partSettings: tags[PartTag.settings]))")
         }
         let numbers = chunkText.split(separator: "/").compactMap { Int($0) }
         guard numbers.count == 2, numbers[1] == plan.chunks.count, plan.chunks.indices.contains(numbers[0]) else {
@@ -196,8 +196,8 @@ public final class ChunkJoiner {
     /// Opens the audio part, checks its tags against the project's audio and its one stream.
     private func scanAudio(_ path: String) throws(RenderError) -> CopiedAudio.Source {
         let (reader, tags) = try Self.open(path, opener: opener)
-        guard tags["reel_chunk"] == AudioPart.chunkName, let fingerprint = tags["reel_fingerprint"],
-              let described = tags["reel_audio"], let samples = tags["reel_samples"].flatMap({ Int64($0) }) else {
+        guard tags[PartTag.chunk] == AudioPart.chunkName, let fingerprint = tags[PartTag.fingerprint],
+              let described = tags[PartTag.audio], let samples = tags[PartTag.samples].flatMap({ Int64($0) }) else {
             throw RenderError(.invalid, "\(path) is not an audio part of a chunked reel render "
                               + "(reel render PROJECT --chunk audio -o sound.mov writes one)")
         }

@@ -71,9 +71,9 @@ public struct ChunkPlan: Sendable, Equatable {
 
     /// Metadata tags a part of chunk `index` carries, checked by `ChunkJoiner`.
     func tags(chunk index: Int) -> [(key: String, value: String)] {
-        [("reel_fingerprint", fingerprint), ("reel_chunk", "\(index)/\(chunks.count)"),
-         ("reel_frames", "\(chunks[index].lowerBound)-\(chunks[index].upperBound)"),
-         ("reel_settings", settings.split(separator: "\n").joined(separator: "; "))]
+        [(PartTag.fingerprint, fingerprint), (PartTag.chunk, "\(index)/\(chunks.count)"),
+         (PartTag.frames, "\(chunks[index].lowerBound)-\(chunks[index].upperBound)"),
+         (PartTag.settings, settings.split(separator: "\n").joined(separator: "; "))]
     }
 
     /// Why a part whose fingerprint is not this plan's does not fit, from its `reel_settings` tag: the settings
@@ -98,4 +98,21 @@ public struct ChunkPlan: Sendable, Equatable {
     /// libx264 parameters every chunk is encoded with: identical parameter sets in every part (`stitchable`), and
     /// the same decisions on any CPU (`cpu-independent`), so a part is the same bytes wherever it is rendered.
     static let x264Parameters = "stitchable=1:cpu-independent=1"
+}
+
+/// The metadata keys a part of a chunked render carries (written by `ChunkPlan` and `AudioPart`, read by
+/// `ChunkJoiner`): each spelled once.
+enum PartTag {
+    /// What ties the part to its project and plan (`ChunkPlan.fingerprint`).
+    static let fingerprint = "reel_fingerprint"
+    /// `K/N` for a picture part, `audio` for the audio part.
+    static let chunk = "reel_chunk"
+    /// A picture part's frames, `FIRST-END` (end exclusive).
+    static let frames = "reel_frames"
+    /// The encoder settings of a picture part, to say which differ when a fingerprint does not match.
+    static let settings = "reel_settings"
+    /// The audio part's encoder settings.
+    static let audio = "reel_audio"
+    /// The audio part's sample count.
+    static let samples = "reel_samples"
 }

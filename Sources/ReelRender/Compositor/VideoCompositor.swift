@@ -1,4 +1,5 @@
 import ReelMedia
+import ReelModel
 
 /// The AVVideoCompositing analogue: draws output pictures from source pictures, asynchronously.
 ///
@@ -30,4 +31,9 @@ public func makeCompositor(named name: String) -> VideoCompositor? {
     case "trackMap": TrackMapCompositor()
     default: nil
     }
+}
+
+/// The compositor `project`'s video composition names, or the built-in one when it names none reel has.
+func makeCompositor(for project: CompiledProject) -> VideoCompositor {
+    makeCompositor(named: project.videoComposition.compositor.rawValue) ?? BuiltInCompositor()
 }

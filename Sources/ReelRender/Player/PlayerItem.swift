@@ -71,7 +71,7 @@ public final class PlayerItem: @unchecked Sendable {
         state = PlaybackState(sampleRate: audioSampleRate, channels: audioChannels,
                               start: project.exportRange.start, end: project.exportRange.end)
         let catalog = SourceCatalog(project: project, facts: facts)
-        let compositor = makeCompositor(named: project.videoComposition.compositor.rawValue) ?? BuiltInCompositor()
+        let compositor = makeCompositor(for: project)
         let video = PlayerVideoPipeline(state: state, grid: grid) { () throws(RenderError) -> RenderCore in
             try RenderCore(project: project, catalog: catalog, opener: MediaFileOpener(policy: policy),
                            compositor: compositor)
