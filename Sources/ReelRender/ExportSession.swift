@@ -210,8 +210,8 @@ extension ExportSession {
             if renditions.contains(where: { $0.path == master.path }) {
                 throw RenderError(.invalid, "the HLS master playlist \(master.path) is also the path of an output")
             }
-            if let clash = InputProtection.clash(output: master.path, project: project) {
-                throw InputProtection.error(output: master.path, clash: clash)
+            if let input = InputProtection.clash(output: master.path, project: project) {
+                throw OutputDestination(master.path).error(.isInput(input))
             }
             _ = try OutputFile.prepare(path: master.path, overwrite: overwrite)
         }

@@ -19,14 +19,6 @@ public enum InputProtection {
         public let path: String
     }
 
-    /// An input file that an output would replace.
-    public struct Clash: Sendable, Equatable {
-        /// What the input is, for messages (`Input.role`).
-        public let role: String
-        /// The input's file as the project names it, made absolute.
-        public let inputPath: String
-    }
-
     /// Every file `project` reads (docs/outputs.md, "Inputs are never replaced"): the files of its assets, the
     /// LUTs of its effects, its caption and transcript files, and the font files of its titles and captions.
     public static func inputs(of project: CompiledProject) -> [Input] {
@@ -47,51 +39,33 @@ public enum InputProtection {
         return inputs
     }
 
-    /// The first input of `project` (`inputs(of:)`) whose file `outputPath` names, or nil when the output replaces
-    /// no input. For an image sequence, the whole pattern is the output: no input may be among its files.
-    public static func clash(output outputPath: String, project: CompiledProject) -> Clash? {
+    /// The first input of `project` (`inputs(of:)`) that the output `outputPath` would replace, or nil: the file
+    /// itself, or for an image sequence any file of its pattern, for an HLS or DASH package any file of the package
+    /// (its init segment or a media segment, `PackageFolder.belongs`).
+    public static func clash(output outputPath: String, project: CompiledProject) -> Input? {
         let inputs = inputs(of: project)
         if project.output.format?.isPictureOnly == true, case .pattern(let pattern) = FramePattern.parse(outputPath) {
-            return clash(sequence: pattern, inputs: inputs)
+            let folder = FileName(pattern.folder.isEmpty ? "./" : pattern.folder).resolved
+            return first(of: inputs, in: folder) { pattern.frameNumber(ofFileName: $0) != nil }
         }
         let output = FileName(outputPath)
-        for input in inputs where output.isSameFile(as: FileName(input.path)) {
-            return Clash(role: input.role, inputPath: input.path)
-        }
-        if project.output.format?.isSegmented == true { return clash(package: outputPath, inputs: inputs) }
-        return nil
-    }
-
-    /// The first of `inputs` that is a file of the HLS or DASH package whose playlist is `playlistPath` (its init
-    /// segment or one of its media segments, `PackageFolder.belongs`): the render replaces all of them.
-    private static func clash(package playlistPath: String, inputs: [Input]) -> Clash? {
-        let playlist = URL(fileURLWithPath: FileName(playlistPath).resolved)
-        let folder = playlist.deletingLastPathComponent().path
+        if let same = inputs.first(where: { output.isSameFile(as: FileName($0.path)) }) { return same }
+        guard project.output.format?.isSegmented == true else { return nil }
+        let playlist = URL(fileURLWithPath: output.resolved)
         let stem = playlist.deletingPathExtension().lastPathComponent
-        for candidate in inputs {
-            let input = URL(fileURLWithPath: FileName(candidate.path).resolved)
-            if input.deletingLastPathComponent().path == folder,
-               PackageFolder.belongs(input.lastPathComponent, stem: stem, playlist: playlist.lastPathComponent) {
-                return Clash(role: candidate.role, inputPath: candidate.path)
-            }
+        return first(of: inputs, in: playlist.deletingLastPathComponent().path) {
+            PackageFolder.belongs($0, stem: stem, playlist: playlist.lastPathComponent)
         }
-        return nil
     }
 
-    /// The first of `inputs` whose file is one of the image sequence `pattern`'s (in its folder, links resolved,
-    /// with a name the pattern makes): the whole sequence is the output, so no input may be among it.
-    private static func clash(sequence pattern: FramePattern, inputs: [Input]) -> Clash? {
-        let folder = FileName(pattern.folder.isEmpty ? "./" : pattern.folder).resolved
-        let outputFolder = folder.hasSuffix("/") ? folder : folder + "/"
-        for candidate in inputs {
+    /// The first of `inputs` that lies in `folder` (links resolved) under a name `isOutputName` accepts.
+    private static func first(of inputs: [Input], in folder: String, named isOutputName: (String) -> Bool) -> Input? {
+        let outputFolder = URL(fileURLWithPath: folder).standardizedFileURL.path
+        return inputs.first { candidate in
             let input = URL(fileURLWithPath: FileName(candidate.path).resolved)
-            let inputFolder = input.deletingLastPathComponent().path
-            if (inputFolder.hasSuffix("/") ? inputFolder : inputFolder + "/") == outputFolder,
-               pattern.frameNumber(ofFileName: input.lastPathComponent) != nil {
-                return Clash(role: candidate.role, inputPath: candidate.path)
-            }
+            return input.deletingLastPathComponent().standardizedFileURL.path == outputFolder
+                && isOutputName(input.lastPathComponent)
         }
-        return nil
     }
 
     /// The first of `inputs` (files a command reads besides the project's assets, such as the parts a join copies)
@@ -105,14 +79,6 @@ public enum InputProtection {
     /// project file itself, parts to join).
     public static func isSameFile(_ first: String, _ second: String) -> Bool {
         FileName(first).isSameFile(as: FileName(second))
-    }
-
-    /// The error an export reports for `clash`: exit 73, naming the output and the input.
-    public static func error(output outputPath: String, clash: Clash) -> RenderError {
-        RenderError(
-            .cannotCreateOutput,
-            "\(outputPath) is the file of \(clash.role) (\(clash.inputPath)); "
-                + "an output never replaces an input, even with --force: choose another output path")
     }
 
     /// A path with what the file system says about it.

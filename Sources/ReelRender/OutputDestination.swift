@@ -38,8 +38,8 @@ public struct OutputDestination: Sendable, Equatable {
         case isDirectory
         /// The destination exists and replacing it was not asked for (`--force`).
         case exists
-        /// The destination is one of the command's inputs: `role` says which (`asset "logo"`, `the project file`).
-        case isInput(role: String, inputPath: String)
+        /// The destination would replace one of the command's inputs.
+        case isInput(InputProtection.Input)
     }
 
     /// The first fault of the destination, in the order a person fixes them: the folder (missing ones only when
@@ -57,11 +57,9 @@ public struct OutputDestination: Sendable, Equatable {
         }
         let exists = lstat(path, &status) == 0
         if exists, (status.st_mode & S_IFMT) == S_IFDIR { return .isDirectory }
-        if let project, let clash = InputProtection.clash(output: path, project: project) {
-            return .isInput(role: clash.role, inputPath: clash.inputPath)
-        }
+        if let project, let input = InputProtection.clash(output: path, project: project) { return .isInput(input) }
         for input in inputs where input.path != "-" && InputProtection.isSameFile(path, input.path) {
-            return .isInput(role: input.role, inputPath: OutputPlacement.normalised(input.path))
+            return .isInput(InputProtection.Input(role: input.role, path: OutputPlacement.normalised(input.path)))
         }
         if exists, !overwrite { return .exists }
         return nil
@@ -80,8 +78,8 @@ public struct OutputDestination: Sendable, Equatable {
             ("\(path) is a directory", "name a file inside it")
         case .exists:
             ("\(path) exists; use --force to replace it", "or pass -o to write elsewhere")
-        case .isInput(let role, let inputPath):
-            ("\(path) is the file of \(role) (\(inputPath)); an output never replaces an input, even with --force",
+        case .isInput(let input):
+            ("\(path) is the file of \(input.role) (\(input.path)); an output never replaces an input, even with --force",
              "choose another output path")
         }
     }

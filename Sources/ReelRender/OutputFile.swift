@@ -145,8 +145,8 @@ enum PreparedOutput {
     /// Checks `path` (never over an input, nor over an existing file without `overwrite`) and makes its temporary.
     static func prepare(_ path: String, overwrite: Bool, project: CompiledProject,
                         inputs: [String]) throws(RenderError) -> PreparedOutput {
-        if let clash = InputProtection.clash(output: path, project: project) {
-            throw InputProtection.error(output: path, clash: clash)
+        if let input = InputProtection.clash(output: path, project: project) {
+            throw OutputDestination(path).error(.isInput(input))
         }
         if project.output.format?.isPictureOnly == true, case .pattern(let pattern) = FramePattern.parse(path) {
             return .sequence(try SequenceFolder.prepare(pattern, overwrite: overwrite), path: path)

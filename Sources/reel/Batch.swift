@@ -378,10 +378,7 @@ struct Batch: ParsableCommand {
         let missingFolder: String?
 
         /// Every file the row writes: its output, then its `outputs` and master playlists, placed after it.
-        var files: [String] {
-            let session = ExportSession(project: compiled, facts: catalog.facts, policy: .localFilesOnly)
-            return (try? session.outputPaths(mainPath: output)) ?? [output]
-        }
+        let files: [String]
     }
 
     struct RowFailure: Error {
@@ -480,7 +477,9 @@ struct Batch: ParsableCommand {
         return RowOutcome(result: .success(RowPlan(
             row: row.number, output: path, compiled: compiled, catalog: catalog, fingerprint: fingerprint,
             warnings: own.filter { $0.severity == .warning }.map(\.message), inputs: inputs, upToDate: upToDate,
-            replaceable: replaceable, missingFolder: missingFolder)), inputs: inputs)
+            replaceable: replaceable, missingFolder: missingFolder,
+            files: (try? ExportSession(project: compiled, facts: catalog.facts, policy: media.policy)
+                .outputPaths(mainPath: path)) ?? [path])), inputs: inputs)
     }
 
     /// The files of `assets` (paths resolved by `resolve`), absolute and standardized.
