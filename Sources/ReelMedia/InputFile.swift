@@ -1,5 +1,6 @@
 internal import CFFmpeg
 import Foundation
+import ReelCodecs
 import ReelTime
 #if canImport(Glibc)
 import Glibc
@@ -50,27 +51,11 @@ func vetInput(path: String, policy: MediaPolicy) throws(MediaError) -> (url: Str
         if scheme != "file" { return (path, joined) }
         localPath = String(path.dropFirst(5))
     }
-    var info = stat()
-    if stat(localPath, &info) != 0 {
-        let code = errno
-        if code == ENOENT || code == ENOTDIR || code == ENAMETOOLONG || localPath.isEmpty {
-            throw MediaError(.missing, "no such file", path: path)
-        }
-        throw MediaError(.unreadable, "cannot access: \(String(cString: strerror(code)))", path: path)
-    }
-    guard info.st_mode & S_IFMT == S_IFREG else {
-        let what: String
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR: what = "a directory"
-        case S_IFIFO: what = "a FIFO"
-        case S_IFCHR, S_IFBLK: what = "a device"
-        case S_IFSOCK: what = "a socket"
-        default: what = "not a regular file"
-        }
-        throw MediaError(.notRegularFile, "is \(what), not a regular media file", path: path)
-    }
-    if access(localPath, R_OK) != 0 {
-        throw MediaError(.unreadable, "cannot read: \(String(cString: strerror(errno)))", path: path)
+    switch LocalFileState(path: localPath) {
+    case .readable: break
+    case .missing: throw MediaError(.missing, "no such file", path: path)
+    case .unreadable(let reason): throw MediaError(.unreadable, "cannot read: \(reason)", path: path)
+    case .notRegular(let what): throw MediaError(.notRegularFile, "is \(what), not a regular media file", path: path)
     }
     var absolute = localPath
     if !absolute.hasPrefix("/") {

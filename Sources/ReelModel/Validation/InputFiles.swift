@@ -1,4 +1,5 @@
 import Foundation
+import ReelCodecs
 
 #if canImport(Glibc)
 import Glibc
@@ -122,30 +123,14 @@ public enum LocalInputFile {
     /// The problem with the file at `path` (absolute, or relative to the working directory), nil when it is a
     /// regular file this process may read.
     public static func problem(at path: String) -> Problem? {
-        var info = stat()
-        if path.isEmpty || stat(path, &info) != 0 {
-            let code = errno
-            if path.isEmpty || code == ENOENT || code == ENOTDIR || code == ENAMETOOLONG {
-                return Problem(message: "is missing", category: .missingInput)
-            }
-            return Problem(message: "cannot be read: \(String(cString: strerror(code)))", category: .missingInput)
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            let what: String
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR: what = "a directory"
-            case S_IFIFO: what = "a FIFO"
-            case S_IFCHR, S_IFBLK: what = "a device"
-            case S_IFSOCK: what = "a socket"
-            default: what = "not a regular file"
-            }
+        switch LocalFileState(path: path) {
+        case .readable: return nil
+        case .missing: return Problem(message: "is missing", category: .missingInput)
+        case .unreadable(let reason): return Problem(message: "cannot be read: \(reason)", category: .missingInput)
+        case .notRegular(let what):
             return Problem(message: what == "not a regular file" ? "is not a regular file" : "is \(what), not a regular file",
                            category: .invalid)
         }
-        if access(path, R_OK) != 0 {
-            return Problem(message: "cannot be read: \(String(cString: strerror(errno)))", category: .missingInput)
-        }
-        return nil
     }
 
     /// The diagnostic for `reference` when its file (resolved with `resolvedPath`) cannot be read; nil when it can.
