@@ -34,7 +34,7 @@ let package = Package(
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelCodecs", "ReelTime", "CPangoCairo", "CLibass"]),
         .executableTarget(name: "reel", dependencies: [
-            "ReelRender", "ReelModel", "ReelCodecs", "ReelTime", "ReelInterchange", "CSDL2",
+            "ReelRender", "ReelMedia", "ReelModel", "ReelCodecs", "ReelTime", "ReelInterchange", "CSDL2",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // libFuzzer targets for the parsers of untrusted text (`make fuzz`); an ordinary build replays inputs.

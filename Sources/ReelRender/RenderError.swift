@@ -1,4 +1,5 @@
 import ReelMedia
+import ReelModel
 import ReelTime
 
 /// Why an export or a thumbnail stopped: a class of failure and a message for a person.
@@ -62,4 +63,20 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension RenderError.Kind {
+    /// The kind of failure a list of problems amounts to, nil without errors. The first kind present wins, in this
+    /// order: a wrong flag (the command itself must change first), missing media (nothing about it can be
+    /// checked), invalid content, features not supported, an output that cannot be created (the project is fine,
+    /// its destination is not). docs/decisions.md explains the order.
+    public init?(worstOf diagnostics: [Diagnostic]) {
+        let errors = diagnostics.filter { $0.severity == .error }
+        guard !errors.isEmpty else { return nil }
+        let order: [(DiagnosticCategory, Self)] = [
+            (.usage, .usage), (.missingInput, .missingInput), (.invalid, .invalid), (.unsupported, .unsupported),
+            (.cannotCreateOutput, .cannotCreateOutput),
+        ]
+        self = order.first { pair in errors.contains { $0.category == pair.0 } }?.1 ?? .invalid
+    }
 }

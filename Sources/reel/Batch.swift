@@ -114,8 +114,8 @@ struct Batch: ParsableCommand {
         }
     }
 
-    /// The name `{{row}}` takes in the -o pattern: the row's number, unless a variable or a column is called so.
-    static let rowNumberName = "row"
+    /// The name `{{row}}` takes in the -o pattern (`BatchRequest.rowNumberName`).
+    static let rowNumberName = BatchRequest.rowNumberName
 
     func run() throws {
         let began = DispatchTime.now().uptimeNanoseconds
@@ -178,148 +178,94 @@ struct Batch: ParsableCommand {
                            + "\(template); it is ignored")
             }
         }
-        let selected = allRows.filter { row in
-            guard let (index, count) = shardNumbers else { return true }
-            return (row.number - 1) % count == index
-        }
         let badRowNumbers = Set(rowProblems.compactMap(\.row))
         if rowProblems.contains(where: { $0.row == nil }) { throw CommandFailure(.invalid) }
 
-        // Plan every row before rendering any.
-        let cache = ProbeCache()
-        let previous = resume ? Self.readManifest(manifest!) : [:]
-        var plans: [RowPlan] = []
-        var failures: [(row: Int, output: String?, code: ExitCode, message: String)] = []
-        for number in badRowNumbers.sorted() where shardNumbers.map({ (number - 1) % $0.count == $0.index }) ?? true {
-            failures.append((number, nil, .invalid, "the row could not be read"))
-        }
-        // Every file the batch reads, and whose it is: no output and no manifest may replace one.
-        var batchInputs = BatchInputs()
-        batchInputs.add(URL(fileURLWithPath: template).standardizedFileURL.path)
-        if rows != "-" { batchInputs.add(URL(fileURLWithPath: rows).standardizedFileURL.path) }
-        for row in selected {
-            var values = row.variableValues(file: rowsName)
-            var patternValues = values
-            if shape.declaration(Self.rowNumberName) == nil, values[Self.rowNumberName] == nil {
-                patternValues[Self.rowNumberName] = VariableValue(
-                    .number(String(row.number)), source: ValueSource("the number of row \(row.number)", row: row.number))
-            }
-            for column in unknownColumns { values[column] = nil }
-            let outcome = plan(row, values: values, patternValues: patternValues, shape: shape, input: input,
-                               file: file, cache: cache, previous: previous)
-            for path in outcome.inputs { batchInputs.add(path) }
-            switch outcome.result {
-            case .success(let planned): plans.append(planned)
-            case .failure(let failure): failures.append((row.number, failure.output, failure.code, failure.message))
-            }
-        }
-        // The manifest, then every output, against every file the batch reads: refused before anything renders,
-        // whatever --keep-going says, with render's message (exit 73).
-        if let manifest, let clash = batchInputs.clash(URL(fileURLWithPath: manifest).standardizedFileURL.path) {
-            throw Self.refusal(manifest, replacing: clash, who: "--manifest ")
-        }
-        for planned in plans {
-            if let clash = batchInputs.clash(planned.output) {
-                throw Self.refusal(planned.output, replacing: clash, who: "row \(planned.row): ")
-            }
-        }
-        // A row that fails anyway writes nothing; its clash is said all the same.
-        for failure in failures {
-            if let output = failure.output, let clash = batchInputs.clash(output) {
-                printError("error: " + (Self.refusal(output, replacing: clash, who: "row \(failure.row): ").message ?? ""))
-            }
-        }
-        // Two rows, one file (the main output, or any file of its outputs: docs/outputs.md, "Where outputs go"); or
-        // one row's output over the manifest.
-        var byOutput: [String: Int] = [:]
-        var clashing: Set<Int> = []
-        for planned in plans {
-            for file in planned.files {
-                if let other = byOutput[file], other != planned.row {
-                    printError("\(rowsName): error: row \(planned.row): writes \(file), as row \(other) does\n"
-                               + "       hint: make the -o pattern (or output.path) differ between rows, e.g. with a unique "
-                               + "column; outputs[].path follow the row's output folder, or can use the row's values")
-                    clashing.insert(planned.row)
-                    clashing.insert(other)
+        // Plan every row before rendering any (BatchPlanner), saying each problem in the command line's form.
+        let request = BatchRequest(
+            template: input.bytes, baseDirectory: input.baseDirectory,
+            templatePath: OutputPlacement.normalised(template), shape: shape, rows: allRows,
+            unreadableRows: badRowNumbers, rowsName: rowsName, rowsPath: rows == "-" ? nil : rows,
+            unknownColumns: unknownColumns, outputPattern: output, shard: shardNumbers, manifestPath: manifest,
+            resume: resume, force: force, policy: media.policy)
+        let plan = try BatchPlanner.plan(request, mkdir: mkdir) { message in
+            switch message {
+            case .rowDiagnostic(let row, let diagnostic):
+                guard !quiet || diagnostic.severity == .error else { return }
+                if Console.jsonMessages {
+                    // The `validate --json` object, with its type first and the row.
+                    printError("{\"type\":\"diagnostic\",\"row\":\(row)," + diagnostic.jsonLine(file: file.jsonName).dropFirst())
                 } else {
-                    byOutput[file] = planned.row
+                    printError("row \(row): " + diagnostic.humanText(file: file.displayName))
                 }
+            case .rowError(let row, let text): Self.rowError(row, text)
+            case .rowsError(let text): printError("\(rowsName): error: " + text)
+            case .error(let text): printError("error: " + text)
             }
-            if let manifest, InputProtection.isSameFile(planned.output, manifest) {
-                printError("\(rowsName): error: row \(planned.row): its output \(planned.output) is the manifest")
-                clashing.insert(planned.row)
-            }
         }
-        for planned in plans where clashing.contains(planned.row) {
-            failures.append((planned.row, planned.output, .cannotCreate, "its output clashes with another file of the batch"))
-        }
-        plans.removeAll { clashing.contains($0.row) }
-
-        // A missing output folder is one error for the batch, naming the pattern, not one per row.
-        var folderProblem: String?
-        var missingFolders: [String] = []
-        for planned in plans {
-            if let folder = planned.missingFolder, !missingFolders.contains(folder) { missingFolders.append(folder) }
-        }
-        if !missingFolders.isEmpty && !mkdir {
-            let rowsWithout = plans.filter { $0.missingFolder != nil }
-            let source = output.map { "-o \($0)" } ?? "output.path"
-            let folders = missingFolders.prefix(3).joined(separator: ", ") + (missingFolders.count > 3 ? ", …" : "")
-            folderProblem = "\(source): the output folder\(missingFolders.count == 1 ? "" : "s") \(folders) "
-                + "do\(missingFolders.count == 1 ? "es" : "") not exist (row\(rowsWithout.count == 1 ? "" : "s") "
-                + "\(Self.list(rowsWithout.map(\.row))))\n       hint: \(OutputDestination.mkdirHint)"
-            for planned in rowsWithout {
-                failures.append((planned.row, planned.output, .cannotCreate, "its output folder does not exist"))
-            }
-            plans.removeAll { $0.missingFolder != nil }
-        }
-        failures.sort { $0.row < $1.row }
+        let failures = plan.failures
+        let failureCodes = failures.map { Exit.code(for: $0.kind) }
 
         if !failures.isEmpty && !keepGoing {
-            let worst = Exit.worst(failures.map(\.code))
-            if let folderProblem, failures.allSatisfy({ $0.message == "its output folder does not exist" }) {
+            let worst = Exit.worst(failureCodes)
+            if let folderProblem = plan.missingFolders,
+               failures.allSatisfy({ $0.message == BatchPlanner.folderMissingMessage }) {
                 throw CommandFailure(.cannotCreate, folderProblem)
             }
-            if let folderProblem { printError("error: " + folderProblem) }
-            printError("error: \(failures.count) of \(selected.count + badRowNumbers.count) rows are not valid "
-                       + "(row\(failures.count == 1 ? "" : "s") \(Self.list(failures.map(\.row)))); nothing was rendered"
+            if let folderProblem = plan.missingFolders { printError("error: " + folderProblem) }
+            printError("error: \(failures.count) of \(plan.selectedCount) rows are not valid "
+                       + "(row\(failures.count == 1 ? "" : "s") \(BatchPlanner.list(failures.map(\.row)))); nothing was rendered"
                        + "\n       hint: fix them, or pass --keep-going to render the others")
             throw CommandFailure(worst)
         }
-        if let folderProblem { printError("error: " + folderProblem) }
+        if let folderProblem = plan.missingFolders { printError("error: " + folderProblem) }
 
         if dryRun {
-            for planned in plans {
+            for planned in plan.rows {
                 printOutput("row \(planned.row)\t\(planned.upToDate ? "up to date" : "render")\t\(planned.output)")
             }
-            let worst = Exit.worst(failures.map(\.code))
+            let worst = Exit.worst(failureCodes)
             if worst != .success { throw CommandFailure(worst) }
             return
         }
         // --mkdir: the missing folders (and the manifest's), created now; those still empty when the batch fails
         // (an interrupt, every row failed) are removed again, as `reel render` does.
-        let manifestFolder = manifest.map { [URL(fileURLWithPath: $0).standardizedFileURL.path] } ?? []
-        let needingFolders = mkdir ? plans.flatMap(\.files) + manifestFolder : []
-        try OutputTarget.withFolders(of: needingFolders, create: true) {
-            let journal = try Manifest(path: manifest, append: resume, began: began)
-            for failure in failures {
-                journal.record(row: failure.row, output: failure.output, status: "failed", exitCode: failure.code,
-                               seconds: 0, warnings: [], errors: [failure.message], fingerprint: nil, bytes: nil)
-                Self.report(row: failure.row, status: "failed", output: failure.output, code: failure.code,
-                            progress: progress, quiet: quiet)
+        let manifestFolder = manifest.map { [OutputPlacement.normalised($0)] } ?? []
+        let needingFolders = mkdir ? plan.rows.flatMap(\.files) + manifestFolder : []
+        try OutputDestination.withFolders(of: needingFolders, create: true) {
+            let journal = try BatchManifest(path: manifest, append: resume, began: began) { kind in
+                (kind.map { Exit.code(for: $0) } ?? .success).rawValue
             }
-            let codes = journal.failure == nil ? render(plans, journal: journal, policy: media.policy) : []
-            var worst = Exit.worst(failures.map(\.code) + codes)
+            for failure in failures {
+                journal.record(row: failure.row, output: failure.output, status: .failed, failure: failure.kind,
+                               seconds: 0, warnings: [], errors: [failure.message], fingerprint: nil, bytes: nil)
+                Self.report(row: failure.row, status: .failed, output: failure.output,
+                            code: Exit.code(for: failure.kind), progress: progress, quiet: quiet)
+            }
+            let runner = BatchRunner(rowCount: plan.rows.count, jobs: jobs, threads: threads, force: force,
+                                     policy: media.policy, cancellation: Interrupts.cancellation)
+            let progress = progress, quiet = quiet
+            let kinds = journal.failure != nil ? [] : runner.render(plan.rows, journal: journal, temporaryFile: { row, path in
+                Interrupts.temporaryFiles.withLock { files in files[row] = path }
+            }, ended: { end in
+                if let failure = end.failure, failure.kind != .cancelled { Self.rowError(end.row, failure.message) }
+                if end.status == .done { Console.recordWritten([end.output]) }
+                Self.report(row: end.row, status: end.status, output: end.output,
+                            code: end.failure.map { Exit.code(for: $0.kind) } ?? .success,
+                            count: end.finished, total: end.total, progress: progress, quiet: quiet)
+            })
+            let codes = kinds.map { $0.map { Exit.code(for: $0) } ?? .success }
+            var worst = Exit.worst(failureCodes + codes)
             if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
             if let problem = journal.failure {
                 // --resume trusts the manifest: one it could not write is a failed batch (docs/batch.md).
                 printError("error: --manifest \(manifest!): \(problem); the manifest does not record every row, so "
-                           + "--resume cannot rely on it" + (codes.count < plans.count ? " (no further row was started)" : ""))
-                worst = Exit.worst(failures.map(\.code) + codes + [.io])
+                           + "--resume cannot rely on it" + (codes.count < plan.rows.count ? " (no further row was started)" : ""))
+                worst = Exit.worst(failureCodes + codes + [.io])
             }
             if !quiet, progress != .json {
                 let done = codes.filter { $0 == .success }.count
-                printError("batch: \(done) of \(plans.count + failures.count) rows done"
+                printError("batch: \(done) of \(plan.rows.count + failures.count) rows done"
                            + (failures.isEmpty ? "" : ", \(failures.count) invalid") + (journal.path.map { " (manifest \($0))" } ?? ""))
             }
             if worst != .success { throw CommandFailure(worst) }
@@ -335,389 +281,16 @@ struct Batch: ParsableCommand {
         }
     }
 
-    /// `reel render`'s refusal of an output that names an input (`OutputTarget.refuseInputs`), said of `who`.
-    private static func refusal(_ output: String, replacing input: String, who: String) -> CommandFailure {
-        do {
-            try OutputTarget.refuseInputs(output, inputs: [input])
-        } catch let failure as RenderError {
-            return CommandFailure(.cannotCreate, who + failure.message)
-        } catch {}
-        return CommandFailure(.cannotCreate, "\(who)\(output) is \(input), an input of this command")
-    }
-
     /// The line for a row that ended: a JSON `row` object with `--progress json`, else a line for a person unless
     /// quiet or `--progress none` (only successes: failures were reported as errors already).
-    private static func report(row: Int, status: String, output: String?, code: ExitCode, count: Int? = nil,
+    private static func report(row: Int, status: BatchRowStatus, output: String?, code: ExitCode, count: Int? = nil,
                                total: Int? = nil, progress: Render.ProgressStyle, quiet: Bool) {
         if progress == .json {
-            printError("{\"type\":\"row\",\"row\":\(row),\"status\":\(JSONWriter.quoted(status)),"
+            printError("{\"type\":\"row\",\"row\":\(row),\"status\":\(JSONWriter.quoted(status.rawValue)),"
                        + "\"exitCode\":\(code.rawValue),\"output\":\(output.map(JSONWriter.quoted) ?? "null")"
                        + (count.map { ",\"finished\":\($0)" } ?? "") + (total.map { ",\"rows\":\($0)" } ?? "") + "}")
         } else if !quiet, progress != .none, code == .success, let count, let total, let output {
-            printError("[\(count)/\(total)] row \(row): " + (status == "skipped" ? "up to date, skipped" : "wrote \(output)"))
-        }
-    }
-
-    // MARK: Planning
-
-    /// One row, settled: what to render and where.
-    struct RowPlan: @unchecked Sendable {
-        let row: Int
-        let output: String
-        let compiled: CompiledProject
-        let catalog: MediaCatalog
-        let fingerprint: String
-        let warnings: [String]
-        /// Every input file of the row (assets, font files), absolute.
-        let inputs: [String]
-        /// The manifest says this row's output is done from the same project and inputs.
-        let upToDate: Bool
-        /// The output exists but the manifest says an earlier run of this batch wrote it: it may be replaced.
-        let replaceable: Bool
-        /// The output's folder, when it does not exist (yet: `--mkdir` creates it before the renders).
-        let missingFolder: String?
-
-        /// Every file the row writes: its output, then its `outputs` and master playlists, placed after it.
-        let files: [String]
-    }
-
-    struct RowFailure: Error {
-        let output: String?
-        let code: ExitCode
-        let message: String
-    }
-
-    /// What planning one row found: its plan or why it fails, and the files it reads (as far as it was read).
-    struct RowOutcome {
-        let result: Result<RowPlan, RowFailure>
-        let inputs: [String]
-    }
-
-    private func plan(_ row: TemplateRow, values: [String: VariableValue], patternValues: [String: VariableValue],
-                      shape: Template, input: ProjectInput, file: ProjectFile, cache: ProbeCache,
-                      previous: [String: ManifestEntry]) -> RowOutcome
-    {
-        var overrides = ProjectOverrides()
-        overrides.variables = values
-        overrides.probeCache = cache
-        if let output {
-            var filled = shape.fillPattern(output, values: patternValues)
-            if case .success(let names) = Template.variables(inPattern: output),
-               let empty = names.first(where: { shape.declaration($0) == nil && patternValues[$0] == nil }) {
-                filled = .failure(VariableProblem("column \(JSONPath.printableQuoted(empty)) has no value in row \(row.number) "
-                                                  + "of \(rows == "-" ? "<stdin>" : rows)",
-                                                  hint: "an empty cell gives no value; a column used only in -o needs one in every row"))
-            }
-            switch filled {
-            case .success(let path):
-                overrides.outputPath = URL(fileURLWithPath: path).standardizedFileURL.path
-            case .failure(let problem):
-                Self.rowError(row.number, "-o \(output): \(problem.message)"
-                              + (problem.hint.map { "\n       hint: " + $0 } ?? ""))
-                return RowOutcome(result: .failure(RowFailure(output: nil, code: .invalid, message: problem.message)),
-                                  inputs: [])
-            }
-        }
-        let loaded = ProjectLoader.load(input.bytes, baseDirectory: input.baseDirectory, probe: true,
-                                        policy: media.policy, overrides: overrides)
-        // The destination's checks, unless its folder is missing: that is said once for the whole batch (and
-        // --mkdir creates it).
-        var missingFolder: String?
-        var destinationProblems: [Diagnostic] = []
-        if let project = loaded.project, let written = project.output.path, written != "-" {
-            let folder = URL(fileURLWithPath: project.resolvedPath(written)).standardizedFileURL
-                .deletingLastPathComponent().path
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
-                destinationProblems = OutputCheck.diagnostics(for: project, compiled: loaded.compiled)
-            } else {
-                missingFolder = folder
-            }
-        }
-        let readInputs = loaded.compiled.map { InputProtection.inputs(of: $0).map { OutputPlacement.normalised($0.path) } }
-            ?? loaded.project.map { Self.inputs(of: $0.assets, resolve: $0.resolvedPath) } ?? []
-        // The template's own warnings were said once already.
-        let diagnostics = loaded.diagnostics + destinationProblems
-        let own = diagnostics.filter { diagnostic in
-            !shape.diagnostics.contains { $0.path == diagnostic.path && $0.message == diagnostic.message }
-        }
-        for diagnostic in own where !quiet || diagnostic.severity == .error {
-            if Console.jsonMessages {
-                // The `validate --json` object, with its type first and the row.
-                printError("{\"type\":\"diagnostic\",\"row\":\(row.number),"
-                           + diagnostic.jsonLine(file: file.jsonName).dropFirst())
-            } else {
-                printError("row \(row.number): " + diagnostic.humanText(file: file.displayName))
-            }
-        }
-        let errors = own.filter { $0.severity == .error }
-        guard let compiled = loaded.compiled, let catalog = loaded.catalog, errors.isEmpty else {
-            return RowOutcome(result: .failure(RowFailure(
-                output: overrides.outputPath, code: Exit.code(for: diagnostics),
-                message: errors.first?.message ?? "the row's project is not valid")), inputs: readInputs)
-        }
-        guard let written = compiled.output.path, written != "-" else {
-            Self.rowError(row.number, "no output file\n       hint: pass -o 'out/{{name}}.mp4'")
-            return RowOutcome(result: .failure(RowFailure(output: nil, code: .usage, message: "no output file")),
-                              inputs: readInputs)
-        }
-        let path = URL(fileURLWithPath: compiled.resolvedPath(written)).standardizedFileURL.path
-        let inputs = readInputs
-        let fingerprint = Self.fingerprint(loaded.filling?.document ?? JSON(.null), inputs: inputs)
-        let exists = FileManager.default.fileExists(atPath: path)
-        let entry = previous[path]
-        let upToDate = exists && entry?.fingerprint == fingerprint && entry?.bytes == Self.size(of: path)
-        let replaceable = exists && entry != nil
-        if exists && !upToDate && !replaceable && !force {
-            Self.rowError(row.number, "\(path) exists\n       hint: pass --force to replace it"
-                          + (resume ? "" : ", or --resume with the manifest of the run that wrote it"))
-            return RowOutcome(result: .failure(RowFailure(output: path, code: .cannotCreate, message: "\(path) exists")),
-                              inputs: inputs)
-        }
-        return RowOutcome(result: .success(RowPlan(
-            row: row.number, output: path, compiled: compiled, catalog: catalog, fingerprint: fingerprint,
-            warnings: own.filter { $0.severity == .warning }.map(\.message), inputs: inputs, upToDate: upToDate,
-            replaceable: replaceable, missingFolder: missingFolder,
-            files: (try? ExportSession(project: compiled, facts: catalog.facts, policy: media.policy)
-                .outputPaths(mainPath: path)) ?? [path])), inputs: inputs)
-    }
-
-    /// The files of `assets` (paths resolved by `resolve`), absolute and standardized.
-    private static func inputs(of assets: [Asset], resolve: (String) -> String) -> [String] {
-        assets.compactMap { asset -> String? in
-            switch asset.source {
-            case .file(let file, _, _, _, _), .image(let file): URL(fileURLWithPath: resolve(file)).standardizedFileURL.path
-            case .color: nil
-            }
-        }
-    }
-
-    /// A 64-bit FNV-1a hash (16 hex digits) of the filled-in document and each input's path, size and modification
-    /// time: a row whose values, template or media changed gets a new fingerprint.
-    static func fingerprint(_ document: JSON, inputs: [String]) -> String {
-        var text = "reel-batch-1\n" + JSONWriter.write(document.value, pretty: false)
-        for path in inputs.sorted() {
-            var status = stat()
-            let known = stat(path, &status) == 0
-            text += "\n\(path)\t" + (known ? "\(status.st_size)\t\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)" : "-")
-        }
-        return ChunkPlan.fingerprint(text)
-    }
-
-    private static func size(of path: String) -> Int? {
-        var status = stat()
-        return stat(path, &status) == 0 ? Int(status.st_size) : nil
-    }
-
-    /// `1, 2, 5–9` for row numbers (at most 20 listed).
-    static func list(_ numbers: [Int]) -> String {
-        let sorted = Array(Set(numbers)).sorted()
-        var parts: [String] = []
-        var index = 0
-        while index < sorted.count {
-            var end = index
-            while end + 1 < sorted.count, sorted[end + 1] == sorted[end] + 1 { end += 1 }
-            parts.append(end > index ? "\(sorted[index])–\(sorted[end])" : "\(sorted[index])")
-            index = end + 1
-        }
-        return parts.count > 20 ? parts.prefix(20).joined(separator: ", ") + ", …" : parts.joined(separator: ", ")
-    }
-
-    // MARK: Rendering
-
-    /// Renders the planned rows, `-j` at a time, each in its own export session; returns each row's exit code.
-    private func render(_ plans: [RowPlan], journal: Manifest, policy: MediaPolicy) -> [ExitCode] {
-        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        let jobCount = max(1, min(jobs ?? max(1, cores / 2), max(1, plans.count)))
-        let threadCount = threads ?? max(1, cores / jobCount)
-        let next = Atomic<Int>(0)
-        let codes = Locked<[ExitCode]>([])
-        let finished = Atomic<Int>(0)
-        let total = plans.count
-        let force = force, progress = progress, quiet = quiet
-        let group = DispatchGroup()
-        for _ in 0..<jobCount {
-            group.enter()
-            let worker = Thread {
-                defer { group.leave() }
-                while !Interrupts.cancellation.isCancelled, journal.failure == nil {
-                    let index = next.add(1, ordering: .relaxed).oldValue
-                    guard index < plans.count else { return }
-                    let planned = plans[index]
-                    let code = Self.render(planned, threads: threadCount, policy: policy, force: force,
-                                           journal: journal)
-                    codes.withLock { $0.append(code) }
-                    let count = finished.add(1, ordering: .relaxed).newValue
-                    if code == .success, !planned.upToDate { Console.recordWritten([planned.output]) }
-                    Self.report(row: planned.row, status: code != .success ? "failed" : planned.upToDate ? "skipped" : "done",
-                                output: planned.output, code: code, count: count, total: total, progress: progress,
-                                quiet: quiet)
-                }
-            }
-            worker.stackSize = 8 << 20
-            worker.start()
-        }
-        group.wait()
-        return codes.withLock { $0 }
-    }
-
-    private static func render(_ planned: RowPlan, threads: Int, policy: MediaPolicy, force: Bool,
-                               journal: Manifest) -> ExitCode {
-        if planned.upToDate {
-            journal.record(row: planned.row, output: planned.output, status: "skipped", exitCode: .success,
-                           startedAt: DispatchTime.now().uptimeNanoseconds, seconds: 0,
-                           warnings: [], errors: [], fingerprint: planned.fingerprint, bytes: size(of: planned.output))
-            return .success
-        }
-        let start = DispatchTime.now().uptimeNanoseconds
-        var rowPolicy = policy
-        rowPolicy.decoderThreads = threads
-        let session = ExportSession(project: planned.compiled, facts: planned.catalog.facts, policy: rowPolicy,
-                                    cancellation: Interrupts.cancellation)
-        session.encoderThreads = threads
-        session.onTemporaryFile = { path in
-            Interrupts.temporaryFiles.withLock { files in
-                if let path { files[planned.row] = path } else { files[planned.row] = nil }
-            }
-        }
-        let code: ExitCode
-        var errors: [String] = []
-        do {
-            try session.export(to: .file(planned.output), overwrite: force || planned.replaceable)
-            code = .success
-        } catch {
-            code = Exit.code(for: error.kind)
-            errors = [error.message]
-            if error.kind != .cancelled { rowError(planned.row, error.message) }
-        }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        journal.record(row: planned.row, output: planned.output, status: code == .success ? "done" : "failed",
-                       exitCode: code, startedAt: start, seconds: seconds, warnings: planned.warnings, errors: errors,
-                       fingerprint: code == .success ? planned.fingerprint : nil,
-                       bytes: code == .success ? size(of: planned.output) : nil)
-        return code
-    }
-
-    // MARK: Manifest
-
-    /// What an earlier run's manifest says about one output.
-    struct ManifestEntry {
-        let fingerprint: String
-        let bytes: Int?
-    }
-
-    /// The last `done` or `skipped` line of each output in the manifest at `path` (none when it does not exist).
-    static func readManifest(_ path: String) -> [String: ManifestEntry] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
-        var entries: [String: ManifestEntry] = [:]
-        for line in data.split(separator: 0x0A) {
-            guard let object = (try? JSONParser.parse([UInt8](line)))?.value.objectValue,
-                  let output = object["output"]?.value.stringValue else { continue }
-            let status = object["status"]?.value.stringValue
-            if status == "done" || status == "skipped", let fingerprint = object["fingerprint"]?.value.stringValue {
-                entries[output] = ManifestEntry(fingerprint: fingerprint,
-                                                bytes: object["bytes"]?.value.numberText.flatMap { Int($0) })
-            } else {
-                entries[output] = nil
-            }
-        }
-        return entries
-    }
-}
-
-/// The files a batch reads (the template, the rows, every row's media and font files), looked up by resolved path
-/// and by device and inode, so that each output and the manifest is checked against all of them without comparing
-/// every pair; a candidate is confirmed by `InputProtection.isSameFile`, the comparison `reel render` makes.
-struct BatchInputs {
-    private var byPath: [String: String] = [:]
-    private var byNode: [[UInt64]: String] = [:]
-
-    /// Adds an input, an absolute path.
-    mutating func add(_ path: String) {
-        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        guard byPath[resolved] == nil else { return }
-        byPath[resolved] = path
-        if let node = Self.node(path) { byNode[node] = path }
-    }
-
-    /// The input `output` would replace, or nil.
-    func clash(_ output: String) -> String? {
-        let candidate = byPath[URL(fileURLWithPath: output).resolvingSymlinksInPath().path]
-            ?? Self.node(output).flatMap { byNode[$0] }
-        return candidate.flatMap { InputProtection.isSameFile(output, $0) ? $0 : nil }
-    }
-
-    /// The device and inode of an existing file.
-    private static func node(_ path: String) -> [UInt64]? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        return [UInt64(status.st_dev), UInt64(status.st_ino)]
-    }
-}
-
-/// The manifest of a batch: one JSON line per row, written (and flushed to the file) as each row ends, so an
-/// interrupted batch leaves a manifest naming the rows that finished.
-final class Manifest: Sendable {
-    let path: String?
-    private let descriptor: Int32
-    private let lock = Locked<Void>(())
-    private let writeProblem = Locked<String?>(nil)
-
-    /// Why a line could not be written (the first failure: a full disk, an I/O error), or nil while every line was.
-    var failure: String? { writeProblem.withLock { $0 } }
-
-    /// When the batch began (an uptime in nanoseconds): each line's `started` counts from it.
-    let began: UInt64
-
-    /// Opens the manifest at `path` (nil: none); `append` keeps an earlier run's lines. `began` is when the batch
-    /// began, as an uptime in nanoseconds.
-    init(path: String?, append: Bool, began: UInt64) throws {
-        self.path = path
-        self.began = began
-        guard let path else {
-            descriptor = -1
-            return
-        }
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC)
-        descriptor = open(path, flags, 0o644)
-        if descriptor < 0 {
-            throw CommandFailure(.cannotCreate, "--manifest \(path): cannot open it for writing (\(String(cString: strerror(errno))))")
-        }
-    }
-
-    deinit { if descriptor >= 0 { close(descriptor) } }
-
-    /// Appends one row's line: row, output, status, exitCode, started (seconds from the batch's beginning to
-    /// `startedAt`, an uptime in nanoseconds; null for a row refused before rendering), seconds, warnings, errors,
-    /// fingerprint and bytes.
-    func record(row: Int, output: String?, status: String, exitCode: ExitCode, startedAt: UInt64? = nil,
-                seconds: Double, warnings: [String], errors: [String], fingerprint: String?, bytes: Int?) {
-        guard descriptor >= 0 else { return }
-        let object = JSONObject(values: [
-            (key: "row", value: .number(String(row))),
-            (key: "output", value: output.map { .string($0) } ?? .null),
-            (key: "status", value: .string(status)),
-            (key: "exitCode", value: .number(String(exitCode.rawValue))),
-            (key: "started", value: startedAt.map { .number(String(format: "%.3f", Double($0 &- began) / 1e9)) } ?? .null),
-            (key: "seconds", value: .number(String(format: "%.3f", seconds))),
-            (key: "warnings", value: .array(warnings.map { JSON(.string($0)) })),
-            (key: "errors", value: .array(errors.map { JSON(.string($0)) })),
-            (key: "fingerprint", value: fingerprint.map { .string($0) } ?? .null),
-            (key: "bytes", value: bytes.map { .number(String($0)) } ?? .null),
-        ])
-        let line = Array((JSONWriter.write(.object(object), pretty: false) + "\n").utf8)
-        lock.withLock { _ in
-            var offset = 0
-            while offset < line.count {
-                let written = line[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    let reason = written < 0 ? String(cString: strerror(errno)) : "nothing was written"
-                    writeProblem.withLock { if $0 == nil { $0 = "cannot write to it (\(reason))" } }
-                    return
-                }
-                offset += written
-            }
+            printError("[\(count)/\(total)] row \(row): " + (status == .skipped ? "up to date, skipped" : "wrote \(output)"))
         }
     }
 }

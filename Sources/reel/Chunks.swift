@@ -149,7 +149,7 @@ struct Join: ParsableCommand {
         let plan = try ChunkPlan(project: compiled, count: count)
         let joiner = ChunkJoiner(project: compiled, plan: plan, facts: catalog.facts, policy: media.policy)
         try OutputTarget.refuseInputs(destination, inputs: [project] + parts)
-        try OutputTarget.withFolders(of: [destination], create: mkdir) {
+        try OutputDestination.withFolders(of: [destination], create: mkdir) {
             try joiner.join(parts: videoParts, audio: audioPart, to: destination, overwrite: force)
         }
         if !quiet { printError("wrote \(destination)") }

@@ -131,19 +131,10 @@ enum Exit {
         }
     }
 
-    /// The exit code for a list of problems: success without errors. Otherwise the first kind present wins, in
-    /// this order: a wrong flag (64: the command itself must change first), missing media (66: nothing about it
-    /// can be checked), invalid content (65), features not supported (69), an output that cannot be created
-    /// (73: the project is fine, its destination is not). docs/decisions.md explains the order.
+    /// The exit code for a list of problems: success without errors, else the worst kind's
+    /// (`RenderError.Kind(worstOf:)` says which wins).
     static func code(for diagnostics: [Diagnostic]) -> ExitCode {
-        let errors = diagnostics.filter { $0.severity == .error }
-        if errors.isEmpty { return .success }
-        let order: [(DiagnosticCategory, ExitCode)] = [
-            (.usage, .usage), (.missingInput, .missingInput), (.invalid, .invalid), (.unsupported, .unsupported),
-            (.cannotCreateOutput, .cannotCreate),
-        ]
-        for (category, code) in order where errors.contains(where: { $0.category == category }) { return code }
-        return .invalid
+        RenderError.Kind(worstOf: diagnostics).map { code(for: $0) } ?? .success
     }
 
     /// The worst of several exit codes (`reel validate a.json b.json`): by the same order as `code(for:)`.

@@ -47,7 +47,7 @@ struct Import: ParsableCommand {
             return
         }
         try OutputTarget.refuseInputs(output, inputs: [file] + (interchange.relink.map { [$0] } ?? []))
-        try OutputTarget.withFolders(of: [output], create: mkdir) {
+        try OutputDestination.withFolders(of: [output], create: mkdir) {
             try TextOutputFile.write(imported.text, to: output, overwrite: force)
         }
     }
@@ -94,7 +94,7 @@ struct ExportOTIO: ParsableCommand {
         }
         try OutputTarget.refuseInputs(output, inputs: [project])
         try OutputTarget.refuseAssets(output, of: compiled)
-        try OutputTarget.withFolders(of: [output], create: mkdir) {
+        try OutputDestination.withFolders(of: [output], create: mkdir) {
             try TextOutputFile.write(text, to: output, overwrite: force)
         }
     }

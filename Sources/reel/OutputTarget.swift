@@ -39,26 +39,4 @@ enum OutputTarget {
             throw destination.error(fault)
         }
     }
-
-    /// Runs `write` once the folder of each of `outputs` exists: a missing folder is created when `create` is set
-    /// (`--mkdir`, like `mkdir -p`), otherwise it is an error (exit 73) whose hint names `--mkdir`. When `write`
-    /// fails, the folders created for it are removed again if they are still empty, so a failed command leaves
-    /// nothing behind.
-    static func withFolders<Result>(of outputs: [String], create: Bool, _ write: () throws -> Result) throws -> Result {
-        var created: [String] = []
-        do {
-            for output in outputs {
-                let destination = OutputDestination(output)
-                if let fault = destination.fault(overwrite: true, folderMustExist: !create),
-                   fault == .folderMissing || fault == .folderIsFile {
-                    throw destination.error(fault)
-                }
-                if create { created += try destination.createFolder() }
-            }
-            return try write()
-        } catch {
-            OutputDestination.removeFolders(created)
-            throw error
-        }
-    }
 }

@@ -240,7 +240,7 @@ struct Render: ParsableCommand {
                 // With outputs, every file the render writes (docs/outputs.md).
                 let paths = compiled.outputs.isEmpty ? [path] : try session.outputPaths(mainPath: path)
                 for written in paths { try OutputTarget.refuseInputs(written, inputs: [project]) }
-                try OutputTarget.withFolders(of: paths, create: mkdir) {
+                try OutputDestination.withFolders(of: paths, create: mkdir) {
                     try session.export(to: finalDestination, overwrite: force)
                 }
             } else {

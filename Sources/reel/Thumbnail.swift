@@ -103,7 +103,7 @@ struct Thumbnail: ParsableCommand {
             try OutputTarget.refuseExisting(path, force: force)
         }
         let generator = try ImageGenerator(project: compiled, facts: catalog.facts, policy: policy)
-        try OutputTarget.withFolders(of: paths, create: mkdir) {
+        try OutputDestination.withFolders(of: paths, create: mkdir) {
             for (time, path) in zip(times, paths) {
                 if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
                 let image = try generator.image(at: time, size: pictureSize, format: format)

@@ -137,7 +137,7 @@ struct Compile: ParsableCommand {
         }
         try OutputTarget.refuseInputs(output, inputs: [project])
         try OutputTarget.refuseAssets(output, of: compiled)
-        try OutputTarget.withFolders(of: [output], create: mkdir) {
+        try OutputDestination.withFolders(of: [output], create: mkdir) {
             try TextOutputFile.write(text + "\n", to: output, overwrite: force)
         }
     }
