@@ -23,7 +23,7 @@ struct Plan: ParsableCommand {
     @OptionGroup var interchange: InterchangeArguments
 
     func validate() throws {
-        if chunks < 1 { throw ValidationError("--chunks must be 1 or more") }
+        if chunks < 1 { throw Exit.report(.usage("--chunks must be 1 or more")) }
     }
 
     func run() throws {
@@ -92,7 +92,7 @@ struct Join: ParsableCommand {
     @OptionGroup var interchange: InterchangeArguments
 
     func validate() throws {
-        if parts.isEmpty { throw ValidationError("name the parts to join") }
+        if parts.isEmpty { throw Exit.report(.usage("name the parts to join")) }
     }
 
     func run() throws {
@@ -104,53 +104,12 @@ struct Join: ParsableCommand {
         guard let compiled = loaded.compiled, let catalog = loaded.catalog else {
             throw CommandFailure.rejected(loaded.diagnostics)
         }
-        guard let destination = compiled.placement.mainPath else {
-            throw CommandFailure(.invalid, "$.output.path: no output file; set output.path or pass -o")
-        }
-        // Parts are H.264 in Matroska and the join copies their packets: an output that needs another codec or
-        // container cannot be made of them, whatever the parts hold, so say that first (not "stale parts").
-        if let format = compiled.output.format, ![.mp4, .mov, .mkv].contains(format) {
-            let codec = compiled.output.video.codec == .h264 ? ""
-                : " of \(compiled.output.video.codec.rawValue) video, but chunk parts are H.264"
-            throw CommandFailure(.invalid, "\(destination): a join cannot write a .\(format.rawValue) file\(codec): "
-                                 + "it copies the parts' packets unchanged into .mp4, .mov or .mkv"
-                                 + "\n       hint: name the joined file .mp4, .mov or .mkv")
-        }
-        if compiled.output.video.codec != .h264 {
-            throw CommandFailure(.invalid, "output.video.codec is \(compiled.output.video.codec.rawValue), but chunk "
-                                 + "parts are H.264 (chunked renders encode H.264 only), which a join copies unchanged"
-                                 + "\n       hint: set output.video.codec to h264, or render in one process")
-        }
-        // The plan's chunk count comes from the parts themselves; the fingerprint then checks it.
-        var count: Int?
-        var videoParts: [String] = []
-        var audioPart: String?
-        for part in parts {
-            switch try ChunkJoiner.kind(ofPart: part, policy: media.policy) {
-            case nil:
-                throw CommandFailure(.invalid, "\(part) is not a part of a chunked reel render (no reel_chunk tag)")
-            case .audio:
-                if let audioPart {
-                    throw CommandFailure(.invalid, "two audio parts, \(audioPart) and \(part): give one")
-                }
-                audioPart = part
-            case .video(let found):
-                if let count, count != found {
-                    throw CommandFailure(.invalid, "the parts come from plans of \(count) and \(found) chunks")
-                }
-                count = found
-                videoParts.append(part)
-            }
-        }
-        guard let count else {
-            throw CommandFailure(.invalid, "\(audioPart ?? "the input") is the audio part; name the video parts "
-                                 + "(reel render --chunk K/N) too")
-        }
-        let plan = try ChunkPlan(project: compiled, count: count)
-        let joiner = ChunkJoiner(project: compiled, plan: plan, facts: catalog.facts, policy: media.policy)
+        let plan = try JoinPlan(project: compiled, parts: parts, policy: media.policy)
+        let destination = plan.destination
+        let joiner = ChunkJoiner(project: compiled, plan: plan.chunks, facts: catalog.facts, policy: media.policy)
         try OutputTarget.refuseInputs(destination, inputs: [project] + parts)
         try OutputDestination.withFolders(of: [destination], create: mkdir) {
-            try joiner.join(parts: videoParts, audio: audioPart, to: destination, overwrite: force)
+            try joiner.join(parts: plan.videoParts, audio: plan.audioPart, to: destination, overwrite: force)
         }
         if !quiet { printError("wrote \(destination)") }
     }

@@ -52,14 +52,14 @@ struct Play: ParsableCommand {
 
     func validate() throws {
         if let range, range.components(separatedBy: "..").count != 2 {
-            throw ValidationError("--range takes START..END")
+            throw Exit.report(.usage("--range takes START..END"))
         }
-        guard scale > 0, scale <= 4 else { throw ValidationError("--scale must be more than 0 and at most 4") }
-        guard rate >= 0.25, rate <= 4 else { throw ValidationError("--rate must be from 0.25 to 4") }
+        guard scale > 0, scale <= 4 else { throw Exit.report(.usage("--scale must be more than 0 and at most 4")) }
+        guard rate >= 0.25, rate <= 4 else { throw Exit.report(.usage("--rate must be from 0.25 to 4")) }
         if let dumpFrames {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: dumpFrames, isDirectory: &isDirectory), isDirectory.boolValue
-            else { throw ValidationError("--dump-frames: \(dumpFrames) is not a folder") }
+            else { throw Exit.report(.usage("--dump-frames: \(dumpFrames) is not a folder")) }
         }
     }
 

@@ -38,7 +38,7 @@ struct Validate: ParsableCommand {
 
     func validate() throws {
         if projects.filter({ $0 == "-" }).count > 1 {
-            throw ValidationError("standard input (-) can be read only once")
+            throw Exit.report(.usage("standard input (-) can be read only once"))
         }
     }
 

@@ -39,4 +39,23 @@ import Testing
             #expect(declared, "row \(row.number): \(row.file) declares no \(row.function)")
         }
     }
+
+    /// The sentence after a hop table that sums it up ("That is 22 calls in 19 files") counts its rows and its
+    /// distinct files, so the summary cannot drift from the table either. Only the frame table has one.
+    @Test(arguments: ["frame"])
+    func theSummaryAfterATableCountsItsRowsAndFiles(table: String) throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let end = try #require(text.range(of: "<!-- hops: \(table) -->").flatMap {
+            text.range(of: "<!-- /hops -->", range: $0.upperBound..<text.endIndex)
+        })
+        // The paragraph after the table, if it sums the table up.
+        let paragraph = text[end.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)
+            .components(separatedBy: "\n\n").first ?? ""
+        let match = try #require(paragraph.firstMatch(of: /That is (\d+) calls in (\d+) files/),
+                                 "no summary after the \(table) table")
+        let rows = try Self.hops(table)
+        #expect(Int(match.1) == rows.count, "the \(table) table has \(rows.count) rows, the text says \(match.1)")
+        let files = Set(rows.map(\.file)).count
+        #expect(Int(match.2) == files, "the \(table) table names \(files) files, the text says \(match.2)")
+    }
 }

@@ -85,9 +85,7 @@ public final class ChunkJoiner {
         let scanned = try paths.map { path throws(RenderError) in try scan(path) }
         let audioPart = try audioPath.map { path throws(RenderError) in try scanAudio(path) }
         let parts = try inChunkOrder(scanned)
-        guard let format = project.output.format, [.mp4, .mov, .mkv].contains(format) else {
-            throw RenderError(.invalid, "a joined render is written as mp4, mov or mkv")
-        }
+        try JoinPlan.checkOutput(of: project, destination: destination)
         let progress = ProgressCounter(frameCount: plan.frameCount, frameDuration: project.frameDuration,
                                        duration: project.exportRange.duration, report: onProgress)
         try OutputFile.write(.file(destination), overwrite: overwrite, project: project,
