@@ -105,12 +105,13 @@ E2E_TARGETS := ReelMediaEndToEndTests ReelRenderEndToEndTests ReelCLITests
 # `swift test --filter` matches test ids such as ReelTimeTests.RationalTests/reduces().
 target-filter = ^($(subst $(eval) ,|,$(strip $(1))))\.
 
-# Both configurations of the package compile first (debug, what a package that depends on ReelKit builds; release,
-# what `make build` ships), then every test target runs, built optimised in .build/testing. CI (.ci/run) runs this.
+# Both configurations of the package compile: debug (what a package that depends on ReelKit builds) first, then
+# release, once: the tests' build in .build/testing is `-c release` with -enable-testing, which changes only which
+# symbols are exported, so it compiles every line `make build` ships (docs/testing.md, "What make test builds").
+# Then every test target runs. CI (.ci/run) runs this.
 test: deps
 	-@$(MAKE) --no-print-directory otio-judge
 	$(SWIFT) build
-	$(SWIFT) build -c release
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
 
