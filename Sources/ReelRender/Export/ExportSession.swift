@@ -85,101 +85,32 @@ public final class ExportSession {
     }
 
     /// Renders the whole export range (or `part`) to `destination`; on any failure nothing is left behind.
+    ///
+    /// Every render is N ≥ 1 outputs through one executor (`execute`): a plain render is one rendition, planned
+    /// with the destination and `part`; a render with `outputs` is the main output and each entry, written aside
+    /// together and moved into place only when all are complete.
     public func export(to destination: ExportDestination, overwrite: Bool) throws(RenderError) {
         status = .exporting
-        if !project.outputs.isEmpty {
-            do {
-                try exportRenditions(to: destination, overwrite: overwrite)
-                status = .completed
-            } catch {
-                status = error.kind == .cancelled ? .cancelled : .failed
-                throw error
-            }
-            return
-        }
         do {
-            let plan = try ExportPlan(project: project, destination: destination, part: part,
-                                      encoderThreads: encoderThreads)
-            let progress = ProgressCounter(frameCount: plan.grid.frameCount, frameDuration: project.frameDuration,
-                                           duration: plan.duration, report: onProgress)
-            try OutputFile.write(destination, overwrite: overwrite, project: project,
-                                 onTemporaryFile: onTemporaryFile) { target throws(RenderError) in
-                try execute(plan, into: target, progress: progress)
+            if project.outputs.isEmpty {
+                let only = try Rendition.only(project, destination: destination, part: part,
+                                              encoderThreads: encoderThreads)
+                let progress = ProgressCounter(frameCount: only.plan.grid.frameCount,
+                                               frameDuration: project.frameDuration,
+                                               duration: only.plan.duration, report: onProgress)
+                try OutputFile.write(destination, overwrite: overwrite, project: project,
+                                     onTemporaryFile: onTemporaryFile) { target throws(RenderError) in
+                    try execute([only], into: [target], progress: progress)
+                }
+                progress.finished(loudness: loudnessReport)
+            } else {
+                try exportRenditions(to: destination, overwrite: overwrite)
             }
-            progress.finished(loudness: loudnessReport)
             status = .completed
         } catch {
             status = error.kind == .cancelled ? .cancelled : .failed
             throw error
         }
-    }
-
-    /// Runs `plan`'s producer into an output writer on `target`.
-    private func execute(_ plan: ExportPlan, into target: MuxerDestination, progress: ProgressCounter)
-        throws(RenderError) {
-        let catalog = SourceCatalog(project: project, facts: facts)
-        let opener = MediaFileOpener(policy: policy)
-        var container = plan.container(project.output)
-        if case .file(let playlist) = target {
-            container.options += ExportPlan.segmentOptions(project.output, muxer: container.name, playlist: playlist)
-        }
-        guard let frameRate = project.output.frameRate else {
-            throw RenderError(.internal, "the compiled project has no frame rate")
-        }
-        let stage = try plan.settings.audio.map { settings throws(RenderError) in
-            try AudioStage(project: project, catalog: catalog, opener: opener, sampleRate: settings.sampleRate,
-                           channels: settings.channels, encoding: settings, failingOnLoudnessMiss: failsOnLoudnessMiss,
-                           cancellation: cancellation)
-        }
-        defer { loudnessReport = stage?.loudnessReport }
-        let audio = stage.flatMap { stage in plan.settings.audio.map { OutputWriter.Audio.mixed(stage, $0) } } ?? .none
-        switch plan.mode {
-        case .audioPart, .audioOnly:
-            // The mix alone (an audio part, or an .m4a .mp3 .opus .ogg .flac .wav output): no video work at all.
-            let writer = try OutputWriter(destination: target, container: container, video: .none, audio: audio,
-                                          frameRate: frameRate, progress: progress)
-            try AudioPart.render(frames: plan.grid.frameCount, into: writer, cancellation: cancellation)
-            return
-        case .smart:
-            let smartPlan = try SmartPlanner(project: project, catalog: catalog, opener: opener).plan()
-            let subtitles = try SubtitleTrackPlan.plans(project: project, from: plan.grid.start,
-                                                        to: project.exportRange.end, container: container.name)
-            onSmartReport?(SmartRenderReport(plan: smartPlan, frameCount: project.frameCount))
-            if smartPlan.headerAsset != nil {
-                let renderer = SmartRenderer(
-                    project: project, plan: smartPlan, catalog: catalog, opener: opener,
-                    compositor: compositor, settings: plan.settings, cancellation: cancellation)
-                try renderer.render(into: target, container: container, audio: audio, progress: progress,
-                                    subtitles: subtitles)
-                return
-            }
-        case .whole, .chunk:
-            break
-        }
-        // Subtitle streams come with a whole render (and a smart one, above); chunks are picture-only parts, and the
-        // join adds the streams (docs/captions.md).
-        var subtitles: [SubtitleTrackPlan] = []
-        switch plan.mode {
-        case .whole, .smart:
-            subtitles = try SubtitleTrackPlan.plans(project: project, from: plan.grid.start, to: project.exportRange.end,
-                                                    container: container.name)
-        default:
-            break
-        }
-        var video = OutputWriter.Video.encoded(plan.settings.video)
-        if plan.settings.video.codec == .gif {
-            // A GIF's one palette comes from every picture of the output: a first pass renders them all into
-            // palettegen's histogram (bounded memory, nothing written), the second below maps them to it.
-            let generator = try PaletteSink(width: plan.settings.video.width, height: plan.settings.video.height)
-            let pass = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
-            try pass.run(plan.grid, into: generator, cancellation: cancellation)
-            video = .paletted(plan.settings.video, palette: try generator.palette())
-        }
-        let writer = try OutputWriter(destination: target, container: container,
-                                      video: video, audio: audio, frameRate: frameRate,
-                                      progress: progress, subtitles: subtitles)
-        let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
-        try core.run(plan.grid, into: EncodingSink(writer), cancellation: cancellation)
     }
 }
 
@@ -221,7 +152,7 @@ extension ExportSession {
         let announce = onTemporaryFiles ?? { paths in single?(paths.first) }
         try OutputFile.writeAll(renditions.map { ($0.path, $0.project) }, overwrite: overwrite,
                                 onTemporaryFiles: announce) { targets throws(RenderError) in
-            try executeRenditions(renditions, into: targets, progress: progress)
+            try execute(renditions, into: targets.map { .file($0) }, progress: progress)
         }
         for master in masters {
             try OutputFile.write(.file(master.path), overwrite: overwrite, project: project) { target throws(RenderError) in
@@ -234,98 +165,98 @@ extension ExportSession {
         progress.finished(loudness: loudnessReport, outputs: renditions.map(\.path) + masters.map(\.path))
     }
 
-    /// Renders every output of `renditions` into its temporary in `targets` (same order).
-    private func executeRenditions(_ renditions: [Rendition], into targets: [String],
-                                   progress: ProgressCounter) throws(RenderError) {
+    /// The one executor: every output of `renditions` into its temporary in `targets` (same order). The sound is
+    /// set up once (`RenditionMixes`), a GIF's palette pass runs once for every GIF output, each output gets its
+    /// `OutputWriter` the same way; then one producer feeds them: the audio stage alone (an audio part, an
+    /// audio-only file), a smart render's copied and re-encoded stretches, or the render core's pictures, to the
+    /// one output (`EncodingSink`) or to every output (`FanOutSink`).
+    private func execute(_ renditions: [Rendition], into targets: [MuxerDestination],
+                         progress: ProgressCounter) throws(RenderError) {
         let catalog = SourceCatalog(project: project, facts: facts)
         let opener = MediaFileOpener(policy: policy)
-        // One mix per sample rate, channel count and loudness target, made for the longest of its listeners.
-        var mixes: [String: SharedMix] = [:]
-        var taps: [MixTap?] = []
-        for rendition in renditions {
-            guard let audio = rendition.plan.settings.audio else {
-                taps.append(nil)
-                continue
+        let mixes = try RenditionMixes(renditions, catalog: catalog, opener: opener,
+                                       failingOnLoudnessMiss: failsOnLoudnessMiss, cancellation: cancellation)
+        defer { loudnessReport = mixes.loudnessReport }
+        let one = renditions.count == 1 ? renditions[0] : nil
+        // Subtitle streams come with a whole render and a smart one; chunks are picture-only parts, and the join
+        // adds the streams (docs/captions.md). A render with outputs writes none (docs/outputs.md).
+        var subtitles: [SubtitleTrackPlan] = []
+        if let one {
+            switch one.plan.mode {
+            case .whole, .smart:
+                subtitles = try SubtitleTrackPlan.plans(project: project, from: one.plan.grid.start,
+                                                        to: project.exportRange.end,
+                                                        container: one.plan.settings.container)
+            default:
+                break
             }
-            let loudness = rendition.project.output.audio?.loudness
-            let key = "\(audio.sampleRate)/\(audio.channels)/\(String(describing: loudness))"
-            if mixes[key] == nil {
-                let listeners = renditions.filter { other in
-                    guard let settings = other.plan.settings.audio else { return false }
-                    return settings.sampleRate == audio.sampleRate && settings.channels == audio.channels
-                        && other.project.output.audio?.loudness == loudness
-                }
-                // The taps pull by sample, so the stage's own frame rule is not used; its loudness span (if any)
-                // must cover every listener.
-                var longest = rendition.project
-                var longestCount: Int64 = -1
-                var encoding = audio
-                for listener in listeners {
-                    let count = try AudioStage.sampleCount(of: listener.project, sampleRate: audio.sampleRate)
-                    if count > longestCount { (longest, longestCount) = (listener.project, count) }
-                    // The loudness check encodes with the listeners' lossiest codec (the most headroom).
-                    if let settings = listener.plan.settings.audio,
-                       LoudnessPlan.codecHeadroom(settings.codec) > LoudnessPlan.codecHeadroom(encoding.codec) {
-                        encoding = settings
-                    }
-                }
-                let stage = try AudioStage(project: longest, catalog: catalog, opener: opener,
-                                           sampleRate: audio.sampleRate, channels: audio.channels, encoding: encoding,
-                                           failingOnLoudnessMiss: failsOnLoudnessMiss, cancellation: cancellation)
-                mixes[key] = SharedMix(stage: stage)
-            }
-            taps.append(try mixes[key]!.tap(for: rendition.project))
         }
-        defer {
-            let main = renditions.first.flatMap { $0.plan.settings.audio }.map { audio in
-                "\(audio.sampleRate)/\(audio.channels)/\(String(describing: renditions[0].project.output.audio?.loudness))"
+        if let one {
+            switch one.plan.mode {
+            case .audioPart, .audioOnly:
+                // The mix alone (an audio part, or an .m4a .mp3 .opus .ogg .flac .wav output): no video work at all.
+                let writer = try self.writer(one, into: targets[0], video: .none, audio: mixes.audio[0],
+                                             progress: progress)
+                try AudioPart.render(frames: one.plan.grid.frameCount, into: writer, cancellation: cancellation)
+                return
+            case .smart:
+                let smartPlan = try SmartPlanner(project: project, catalog: catalog, opener: opener).plan()
+                onSmartReport?(SmartRenderReport(plan: smartPlan, frameCount: project.frameCount))
+                if smartPlan.headerAsset != nil {
+                    let renderer = SmartRenderer(
+                        project: project, plan: smartPlan, catalog: catalog, opener: opener,
+                        compositor: compositor, settings: one.plan.settings, cancellation: cancellation)
+                    try renderer.render(into: targets[0], container: container(one, into: targets[0]),
+                                        audio: mixes.audio[0], progress: progress, subtitles: subtitles)
+                    return
+                }
+            case .whole, .chunk:
+                break
             }
-            loudnessReport = main.flatMap { mixes[$0]?.loudnessReport }
-                ?? mixes.values.compactMap(\.loudnessReport).first
         }
-
-        let needsPictures = renditions.contains { !$0.plan.settings.isAudioOnly }
+        let grid = one?.plan.grid ?? FrameGrid(project)
+        // A GIF's one palette comes from every picture of the output: a first pass renders them all into
+        // palettegen's histogram (bounded memory, nothing written), the second maps them to it.
         let gifs = renditions.filter { $0.plan.settings.video.codec == .gif && !$0.plan.settings.isAudioOnly }
         var palettes: PalettePassSink?
         if !gifs.isEmpty {
             let pass = try PalettePassSink(gifs)
             let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
-            try core.run(FrameGrid(project), into: pass, cancellation: cancellation)
+            try core.run(grid, into: pass, cancellation: cancellation)
             palettes = pass
+        }
+        func video(of rendition: Rendition) throws(RenderError) -> OutputWriter.Video {
+            let settings = rendition.plan.settings
+            guard !settings.isAudioOnly else { return .none }
+            if let palette = try palettes?.palette(of: rendition.label) {
+                return .paletted(settings.video, palette: palette)
+            }
+            return .encoded(settings.video)
+        }
+        if let one {
+            let writer = try self.writer(one, into: targets[0], video: video(of: one), audio: mixes.audio[0],
+                                         progress: progress, subtitles: subtitles)
+            let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
+            try core.run(grid, into: EncodingSink(writer), cancellation: cancellation)
+            return
         }
         var outputs: [RenditionTarget] = []
         for (index, rendition) in renditions.enumerated() {
-            let settings = rendition.plan.settings
-            var container = rendition.plan.container(rendition.project.output)
-            container.options += ExportPlan.segmentOptions(rendition.project.output, muxer: container.name,
-                                                           playlist: targets[index])
-            var video = OutputWriter.Video.none
-            if !settings.isAudioOnly {
-                video = .encoded(settings.video)
-                if let palette = try palettes?.palette(of: rendition.label) {
-                    video = .paletted(settings.video, palette: palette)
-                }
-            }
-            var audio = OutputWriter.Audio.none
-            if let tap = taps[index], let settings = settings.audio { audio = .mixed(tap, settings) }
-            guard let frameRate = rendition.project.output.frameRate else {
-                throw RenderError(.internal, "\(rendition.label) has no frame rate")
-            }
             let counter = ProgressCounter(frameCount: rendition.project.frameCount,
                                           frameDuration: rendition.project.frameDuration,
                                           duration: rendition.project.exportRange.duration, report: nil)
             do throws(RenderError) {
-                let writer = try OutputWriter(destination: .file(targets[index]), container: container, video: video,
-                                              audio: audio, frameRate: frameRate, progress: counter)
+                let writer = try self.writer(rendition, into: targets[index], video: video(of: rendition),
+                                             audio: mixes.audio[index], progress: counter)
                 outputs.append(RenditionTarget(rendition: rendition, writer: writer))
             } catch {
                 throw RenderError(error.kind, "\(rendition.label) (\(rendition.path)) failed: \(error.message)")
             }
         }
         let sink = FanOutSink(outputs, progress: progress)
-        if needsPictures {
+        if renditions.contains(where: { !$0.plan.settings.isAudioOnly }) {
             let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
-            try core.run(FrameGrid(project), into: sink, cancellation: cancellation)
+            try core.run(grid, into: sink, cancellation: cancellation)
         } else {
             for index in 0..<project.frameCount {
                 if cancellation.isCancelled { throw RenderError(.cancelled, "cancelled") }
@@ -334,36 +265,26 @@ extension ExportSession {
             try sink.finish()
         }
     }
-}
 
-/// The first pass of a GIF: every composed picture into libavfilter's palettegen (docs/outputs.md).
-final class PaletteSink: MediaSink {
-    private let generator: PaletteGenerator
-
-    init(width: Int, height: Int) throws(RenderError) {
-        do {
-            generator = try PaletteGenerator(width: width, height: height)
-        } catch {
-            throw RenderError(media: error)
+    /// The container of `rendition` written to `target`: its plan's, with the HLS or DASH segment options of a
+    /// playlist written as a file.
+    private func container(_ rendition: Rendition, into target: MuxerDestination) -> OutputWriter.Container {
+        var container = rendition.plan.container(rendition.project.output)
+        if case .file(let playlist) = target {
+            container.options += ExportPlan.segmentOptions(rendition.project.output, muxer: container.name,
+                                                           playlist: playlist)
         }
+        return container
     }
 
-    func consume(_ frame: ComposedFrame) throws(RenderError) {
-        do {
-            try generator.add(frame.frame)
-        } catch {
-            throw RenderError(media: error)
+    /// The one way an output's writer is made: its container, pictures, sound and subtitle streams at its frame rate.
+    private func writer(_ rendition: Rendition, into target: MuxerDestination, video: OutputWriter.Video,
+                        audio: OutputWriter.Audio, progress: ProgressCounter,
+                        subtitles: [SubtitleTrackPlan] = []) throws(RenderError) -> OutputWriter {
+        guard let frameRate = rendition.project.output.frameRate else {
+            throw RenderError(.internal, "\(rendition.label) has no frame rate")
         }
-    }
-
-    func finish() throws(RenderError) {}
-
-    /// The palette of every picture consumed.
-    func palette() throws(RenderError) -> VideoFrame {
-        do {
-            return try generator.finish()
-        } catch {
-            throw RenderError(media: error)
-        }
+        return try OutputWriter(destination: target, container: container(rendition, into: target), video: video,
+                                audio: audio, frameRate: frameRate, progress: progress, subtitles: subtitles)
     }
 }

@@ -19,6 +19,16 @@ struct Rendition {
     /// For a poster, the main frame it shows.
     let posterFrame: Int64?
 
+    /// The one output of a render without `outputs`: `project` to `destination`, as `part` of a chunked render when
+    /// it is one.
+    static func only(_ project: CompiledProject, destination: ExportDestination, part: ExportPart?,
+                     encoderThreads: Int) throws(RenderError) -> Rendition {
+        let plan = try ExportPlan(project: project, destination: destination, part: part,
+                                  encoderThreads: encoderThreads)
+        let path = if case .file(let path) = destination { OutputPlacement.normalised(path) } else { "-" }
+        return Rendition(label: "output", path: path, project: project, plan: plan, step: 1, posterFrame: nil)
+    }
+
     /// Every output of `main` (the main output first, written to `mainPath`), with relative paths of `outputs`
     /// resolved against the folder of `mainPath` (`OutputPlacement`). Throws what cannot be planned, naming the
     /// output.
@@ -202,6 +212,79 @@ final class MixTap: MixPulling {
     }
 }
 
+/// Where two outputs' sound is the same mix: the same sample rate, channel count and loudness target.
+struct MixKey: Equatable {
+    let sampleRate: Int
+    let channels: Int
+    let loudness: LoudnessTarget?
+
+    /// The key of `rendition`'s sound, nil when it has none.
+    init?(_ rendition: Rendition) {
+        guard let audio = rendition.plan.settings.audio else { return nil }
+        sampleRate = audio.sampleRate
+        channels = audio.channels
+        loudness = rendition.project.output.audio?.loudness
+    }
+}
+
+/// The sound of every output of a render: one `AudioStage` per `MixKey`, made for the longest of the outputs that
+/// hear it and checked for loudness with their lossiest codec; an output alone with its key hears the stage
+/// itself, outputs that share a key each hear a tap of one `SharedMix`.
+final class RenditionMixes {
+    /// Each rendition's sound, in order (`.none` for an output without).
+    let audio: [OutputWriter.Audio]
+    private let stages: [(key: MixKey, stage: AudioStage)]
+    private let mainKey: MixKey?
+
+    init(_ renditions: [Rendition], catalog: SourceCatalog, opener: any SourceOpener, failingOnLoudnessMiss: Bool,
+         cancellation: CancellationFlag) throws(RenderError) {
+        var stages: [(key: MixKey, stage: AudioStage)] = []
+        var shared: [(key: MixKey, mix: SharedMix)] = []
+        var audio: [OutputWriter.Audio] = []
+        for rendition in renditions {
+            guard let key = MixKey(rendition), let settings = rendition.plan.settings.audio else {
+                audio.append(.none)
+                continue
+            }
+            let listeners = renditions.filter { MixKey($0) == key }
+            if !stages.contains(where: { $0.key == key }) {
+                // The taps pull by sample, so the stage's own frame rule is not used; its loudness span (if any) must
+                // cover every listener.
+                var longest = rendition.project
+                var longestCount: Int64 = -1
+                var encoding = settings
+                for listener in listeners {
+                    let count = try AudioStage.sampleCount(of: listener.project, sampleRate: key.sampleRate)
+                    if count > longestCount { (longest, longestCount) = (listener.project, count) }
+                    // The loudness check encodes with the listeners' lossiest codec (the most headroom).
+                    if let other = listener.plan.settings.audio,
+                       LoudnessPlan.codecHeadroom(other.codec) > LoudnessPlan.codecHeadroom(encoding.codec) {
+                        encoding = other
+                    }
+                }
+                let stage = try AudioStage(project: longest, catalog: catalog, opener: opener,
+                                           sampleRate: key.sampleRate, channels: key.channels, encoding: encoding,
+                                           failingOnLoudnessMiss: failingOnLoudnessMiss, cancellation: cancellation)
+                stages.append((key, stage))
+                if listeners.count > 1 { shared.append((key, SharedMix(stage: stage))) }
+            }
+            if let mix = shared.first(where: { $0.key == key })?.mix {
+                audio.append(.mixed(try mix.tap(for: rendition.project), settings))
+            } else if let stage = stages.first(where: { $0.key == key })?.stage {
+                audio.append(.mixed(stage, settings))
+            }
+        }
+        self.audio = audio
+        self.stages = stages
+        mainKey = renditions.first.flatMap(MixKey.init)
+    }
+
+    /// What the loudness normalisation measured and did: the main output's mix's, else the first that has one.
+    var loudnessReport: LoudnessReport? {
+        stages.first { $0.key == mainKey }?.stage.loudnessReport ?? stages.compactMap(\.stage.loudnessReport).first
+    }
+}
+
 // MARK: - The pictures, once, to every output
 
 /// One output being written in a render with `outputs`: its writer, and which main frames it takes.
@@ -287,15 +370,20 @@ final class FanOutSink: MediaSink {
     }
 }
 
-/// The first pass of the GIF outputs of a render with `outputs`: their frames, scaled, into one palettegen each.
+/// The first pass of a render's GIF outputs (docs/outputs.md): each one's frames, scaled to its size, into a
+/// palettegen of its own (bounded memory, nothing written); the second pass maps its pictures to the palette.
 final class PalettePassSink: MediaSink {
-    private let passes: [(rendition: Rendition, generator: PaletteSink, scaler: Scaler)]
+    private let passes: [(rendition: Rendition, generator: PaletteGenerator, scaler: Scaler)]
 
     init(_ renditions: [Rendition]) throws(RenderError) {
-        var passes: [(Rendition, PaletteSink, Scaler)] = []
+        var passes: [(Rendition, PaletteGenerator, Scaler)] = []
         for rendition in renditions {
             let video = rendition.plan.settings.video
-            passes.append((rendition, try PaletteSink(width: video.width, height: video.height), Scaler()))
+            do {
+                passes.append((rendition, try PaletteGenerator(width: video.width, height: video.height), Scaler()))
+            } catch {
+                throw RenderError(media: error)
+            }
         }
         self.passes = passes
     }
@@ -303,16 +391,15 @@ final class PalettePassSink: MediaSink {
     func consume(_ frame: ComposedFrame) throws(RenderError) {
         for pass in passes where frame.frameIndex % pass.rendition.step == 0 {
             let size = pass.rendition.project.encodedSize
-            var picture = frame.frame
-            if picture.width != size.width || picture.height != size.height {
-                do {
+            do {
+                var picture = frame.frame
+                if picture.width != size.width || picture.height != size.height {
                     picture = try pass.scaler.converted(picture, width: size.width, height: size.height, format: .yuv420p)
-                } catch {
-                    throw RenderError(media: error)
                 }
+                try pass.generator.add(picture)
+            } catch {
+                throw RenderError(media: error)
             }
-            try pass.generator.consume(ComposedFrame(frameIndex: frame.frameIndex, frame: picture, isSourceFrame: false,
-                                                     threadID: nil))
         }
     }
 
@@ -320,7 +407,12 @@ final class PalettePassSink: MediaSink {
 
     /// The palette of rendition `label`'s pictures.
     func palette(of label: String) throws(RenderError) -> VideoFrame? {
-        try passes.first { $0.rendition.label == label }?.generator.palette()
+        guard let pass = passes.first(where: { $0.rendition.label == label }) else { return nil }
+        do {
+            return try pass.generator.finish()
+        } catch {
+            throw RenderError(media: error)
+        }
     }
 }
 
