@@ -7,17 +7,15 @@ import ReelTime
 /// OTIO's writer printed), with two snapping rules:
 ///
 /// - rates within 0.005 of an NTSC rate n × 1000/1001 (n = 24, 30, 48, 60, 120) are that rate: 23.976,
-///   23.976023976, 23.98 and 29.97002997 mean 24000/1001 and 30000/1001, as they do for `output.frameRate`;
+///   23.976023976, 23.98 and 29.97002997 mean 24000/1001 and 30000/1001 (`TimeSyntax.ntscRates`, the list
+///   `output.frameRate`'s decimal spellings come from);
 /// - a value within a millionth of a frame of a whole number of frames is that whole number.
 enum ExactTime {
-    /// The NTSC rates and the nominal rates they snap from.
-    private static let ntscRates: [Rational] = [24, 30, 48, 60, 120].map { Rational($0 * 1000, 1001) }
-
     /// A rate made exact; nil for a rate that is not finite and positive.
     static func rate(_ value: Double) -> Rational? {
         guard value.isFinite, value > 0 else { return nil }
         if value == value.rounded(), value < 1e9 { return Rational(Int64(value)) }
-        if let ntsc = ntscRates.first(where: { abs($0.doubleValue - value) < 0.005 }) { return ntsc }
+        if let ntsc = TimeSyntax.ntscRates.first(where: { abs($0.doubleValue - value) < 0.005 }) { return ntsc }
         return decimal(value)
     }
 

@@ -131,15 +131,20 @@ public enum TimeSyntax {
         return try literal.exactTime(subject: subject)
     }
 
-    /// Decimal spellings of NTSC rates, keyed by their exact decimal value.
-    static let ntscSpellings: [Rational: Rational] = [
-        Rational(23976, 1000): Rational(24000, 1001),
-        Rational(2398, 100): Rational(24000, 1001),
-        Rational(2997, 100): Rational(30000, 1001),
-        Rational(47952, 1000): Rational(48000, 1001),
-        Rational(5994, 100): Rational(60000, 1001),
-        Rational(11988, 100): Rational(120000, 1001),
-    ]
+    /// The NTSC rates n × 1000/1001 (n = 24, 30, 48, 60, 120): the one list every reader of frame rates
+    /// recognises them from (a project's decimal spellings here; OTIO's doubles, `ExactTime`).
+    public static let ntscRates: [Rational] = [24, 30, 48, 60, 120].map { Rational($0 * 1000, 1001) }
+
+    /// Decimal spellings of NTSC rates, keyed by their exact decimal value: each rate to three decimals (23.976,
+    /// 29.97, 47.952, 59.94, 119.88), and 23.98.
+    static let ntscSpellings: [Rational: Rational] = {
+        var spellings = [Rational(2398, 100): Rational(24000, 1001)]
+        for rate in ntscRates {
+            let thousandths = (rate.numerator * 1000 + rate.denominator / 2) / rate.denominator
+            spellings[Rational(thousandths, 1000)] = rate
+        }
+        return spellings
+    }()
 
     /// A decimal number of `unit`s ("1.5" of "1.5min"), exactly.
     static func parseWithUnit(_ digits: ArraySlice<UInt8>, unit: TimeUnit, text: String) throws(TimeParseError) -> Time {

@@ -8,12 +8,23 @@ public enum ColorMatrix: Sendable, Equatable {
     /// ITU-R BT.709 (HD video; reel's working space).
     case bt709
 
-    /// Luma weights of red and blue.
-    var weights: (red: Double, blue: Double) {
+    /// Luma weights of red and blue (green's is what remains): every conversion between R′G′B′ and Y′CbCr in
+    /// reel reads them here.
+    @inlinable public var weights: (red: Double, blue: Double) {
         switch self {
         case .bt601: (0.299, 0.114)
         case .bt709: (0.2126, 0.0722)
         }
+    }
+
+    /// Limited-range Y′CbCr excursions of R′G′B′ values in 0…scale: Y′ − 16·scale (219 steps for the full luma
+    /// range), Cb − 128·scale and Cr − 128·scale (224 steps each), unrounded. The caller adds the offsets scaled
+    /// as its values are (by α for premultiplied pixels) and rounds.
+    @inlinable public func limitedRange(red r: Double, green g: Double, blue b: Double) -> (luma: Double, cb: Double, cr: Double) {
+        let (kr, kb) = weights
+        let kg = 1 - kr - kb
+        let luma = kr * r + kg * g + kb * b
+        return (219 * luma, 224 * (b - luma) / (2 * (1 - kb)), 224 * (r - luma) / (2 * (1 - kr)))
     }
 
     var swscaleCoefficients: Int32 {

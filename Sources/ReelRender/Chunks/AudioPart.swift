@@ -50,23 +50,13 @@ public enum AudioPart {
         return ChunkPlan.fingerprint(ProjectWriter.explicitProject(sound) + described)
     }
 
-    /// Samples per channel in the export's audio at `sampleRate`: up to the end of its last frame.
-    static func sampleCount(of project: CompiledProject, sampleRate: Int) throws(RenderError) -> Int64 {
-        do {
-            return try Time.frames(project.frameCount, frameDuration: project.frameDuration)
-                .count(atRate: Int64(sampleRate), rounding: .nearest)
-        } catch {
-            throw RenderError(.invalid, "the export's length cannot be placed on the \(sampleRate) Hz sample grid")
-        }
-    }
-
     /// The metadata tags of `project`'s audio part encoded with `settings`, checked by `ChunkJoiner`.
     static func tags(project: CompiledProject, settings: AudioEncoderSettings) throws(RenderError)
         -> [(key: String, value: String)]
     {
         [(PartTag.fingerprint, fingerprint(of: project, settings: settings)), (PartTag.chunk, chunkName),
          (PartTag.audio, describe(settings)),
-         (PartTag.samples, String(try sampleCount(of: project, sampleRate: settings.sampleRate)))]
+         (PartTag.samples, String(try AudioStage.sampleCount(of: project, sampleRate: settings.sampleRate)))]
     }
 
     /// Why `project` cannot have an audio part written with `settings`; nil when it can.

@@ -1,3 +1,4 @@
+import ReelMedia
 import ReelModel
 
 /// Video Y′CbCr values for an RGB colour: BT.709 limited range, reel's working space; alpha is ignored.
@@ -13,25 +14,22 @@ struct YUVColor: Equatable {
     }
 
     init(_ color: RGBAColor) {
-        let r = Double(color.red) / 255, g = Double(color.green) / 255, b = Double(color.blue) / 255
-        let kr = 0.2126, kb = 0.0722
-        let luma = kr * r + (1 - kr - kb) * g + kb * b
-        func clamp(_ value: Double) -> UInt8 { UInt8(max(0, min(255, value.rounded()))) }
-        y = clamp(16 + 219 * luma)
-        u = clamp(128 + 224 * (b - luma) / (2 * (1 - kb)))
-        v = clamp(128 + 224 * (r - luma) / (2 * (1 - kr)))
+        self.init(color, matrix: .bt709)
     }
 
     /// The Y′CbCr (limited range) BT.601 gives `color`: how VSFilter, and libass's users after it, show the colours
     /// of an ASS script that does not name its matrix, whatever the video's own matrix.
     init(bt601 color: RGBAColor) {
+        self.init(color, matrix: .bt601)
+    }
+
+    private init(_ color: RGBAColor, matrix: ColorMatrix) {
         let r = Double(color.red) / 255, g = Double(color.green) / 255, b = Double(color.blue) / 255
-        let kr = 0.299, kb = 0.114
-        let luma = kr * r + (1 - kr - kb) * g + kb * b
+        let excursions = matrix.limitedRange(red: r, green: g, blue: b)
         func clamp(_ value: Double) -> UInt8 { UInt8(max(0, min(255, value.rounded()))) }
-        y = clamp(16 + 219 * luma)
-        u = clamp(128 + 224 * (b - luma) / (2 * (1 - kb)))
-        v = clamp(128 + 224 * (r - luma) / (2 * (1 - kr)))
+        y = clamp(16 + excursions.luma)
+        u = clamp(128 + excursions.cb)
+        v = clamp(128 + excursions.cr)
     }
 
     /// The value of plane `index` (0: Y′, 1: Cb, 2: Cr).

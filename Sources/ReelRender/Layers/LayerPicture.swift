@@ -37,7 +37,6 @@ final class LayerPicture: @unchecked Sendable {
         var alpha = luma
         // Per pixel premultiplied Cb·α and Cr·α in 1/255 units (kept wide for the 2×2 average).
         var cbFull = [Int32](repeating: 0, count: width * height), crFull = cbFull
-        let kr = 0.2126, kb = 0.0722, kg = 1 - kr - kb
         let count = width * height
         raster.pixels.withUnsafeBytes { bytes in
             luma.withUnsafeMutableBufferPointer { luma in
@@ -55,10 +54,10 @@ final class LayerPicture: @unchecked Sendable {
                                     let r = Double(bytes[index * 4]), g = Double(bytes[index * 4 + 1])
                                     let b = Double(bytes[index * 4 + 2]), a = Double(bytes[index * 4 + 3])
                                     // Components are premultiplied in 0…255; the offsets scale with α too.
-                                    let l = kr * r + kg * g + kb * b
-                                    last = (UInt8(max(0, min(255, (16 * a + 219 * l) / 255).rounded())),
-                                            Int32((128 * a + 224 * (b - l) / (2 * (1 - kb))).rounded()),
-                                            Int32((128 * a + 224 * (r - l) / (2 * (1 - kr))).rounded()))
+                                    let excursions = ColorMatrix.bt709.limitedRange(red: r, green: g, blue: b)
+                                    last = (UInt8(max(0, min(255, (16 * a + excursions.luma) / 255).rounded())),
+                                            Int32((128 * a + excursions.cb).rounded()),
+                                            Int32((128 * a + excursions.cr).rounded()))
                                     previous = word
                                 }
                                 luma[index] = last.luma

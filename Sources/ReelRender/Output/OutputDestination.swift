@@ -122,6 +122,35 @@ public struct OutputDestination: Sendable, Equatable {
         return missing
     }
 
+    /// Why a finished file could not take the destination's place.
+    public enum PlacementFailure: Error, Sendable {
+        /// A file appeared at the destination while the output was being made (and replacing was not asked for).
+        case appeared
+        /// The move failed for this reason (`strerror`).
+        case failed(String)
+    }
+
+    /// The commit: moves the finished file `temporary` (in the destination's folder) onto the destination. With
+    /// `overwrite` a `rename(2)`; without, a `link(2)`, which fails atomically if the destination appeared
+    /// meanwhile, so two writers racing for one file never clobber each other (on filesystems without hard links,
+    /// a check and a rename). On success the temporary name is gone; on failure it is left for the caller to
+    /// discard.
+    public func place(_ temporary: String, overwrite: Bool) throws(PlacementFailure) {
+        if overwrite {
+            guard rename(temporary, path) == 0 else { throw .failed(String(cString: strerror(errno))) }
+            return
+        }
+        if link(temporary, path) == 0 {
+            unlink(temporary)
+            return
+        }
+        let code = errno
+        var status = stat()
+        if code == EEXIST || lstat(path, &status) == 0 { throw .appeared }
+        guard code == EPERM || code == ENOTSUP || code == EXDEV else { throw .failed(String(cString: strerror(code))) }
+        guard rename(temporary, path) == 0 else { throw .failed(String(cString: strerror(errno))) }
+    }
+
     /// Runs `write` once the folder of each of `outputs` exists: a missing folder is created when `create` is set
     /// (`--mkdir`, like `mkdir -p`), otherwise it is an error (exit 73) whose hint names `--mkdir`. When `write`
     /// fails, the folders created for it are removed again if they are still empty, so a failed command leaves

@@ -26,39 +26,18 @@ struct OutputFile {
         return OutputFile(path: path, temporaryPath: url.deletingLastPathComponent().appendingPathComponent(name).path)
     }
 
-    /// Moves the finished temporary file onto the destination.
+    /// Moves the finished temporary file onto the destination (`OutputDestination.place`); removes it on failure.
     func commit(overwrite: Bool) throws(RenderError) {
-        if overwrite {
-            guard rename(temporaryPath, path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                discard()
+        do {
+            try OutputDestination(path).place(temporaryPath, overwrite: overwrite)
+        } catch {
+            discard()
+            switch error {
+            case .appeared:
+                throw RenderError(.cannotCreateOutput, "\(path) appeared while rendering; use --force to replace it")
+            case .failed(let reason):
                 throw RenderError(.io, "cannot move the finished file to \(path): \(reason)")
             }
-            return
-        }
-        if link(temporaryPath, path) == 0 {
-            discard()
-            return
-        }
-        let code = errno
-        if code == EEXIST {
-            discard()
-            throw RenderError(.cannotCreateOutput, "\(path) appeared while rendering; use --force to replace it")
-        }
-        // Filesystems without hard links: fall back to a check and a rename.
-        guard code == EPERM || code == ENOTSUP || code == EXDEV else {
-            discard()
-            throw RenderError(.io, "cannot move the finished file to \(path): \(String(cString: strerror(code)))")
-        }
-        var status = stat()
-        guard lstat(path, &status) != 0 else {
-            discard()
-            throw RenderError(.cannotCreateOutput, "\(path) appeared while rendering; use --force to replace it")
-        }
-        guard rename(temporaryPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            discard()
-            throw RenderError(.io, "cannot move the finished file to \(path): \(reason)")
         }
     }
 
@@ -379,29 +358,18 @@ func moveIntoPlace(_ names: [String], from temporaryFolder: String, to destinati
     var moved: [String] = []
     for name in names {
         let from = "\(temporaryFolder)/\(name)", to = destination(name)
-        if overwrite {
-            guard rename(from, to) == 0 else {
-                throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(errno)))")
+        do {
+            try OutputDestination(to).place(from, overwrite: overwrite)
+            if !overwrite { moved.append(to) }
+        } catch {
+            for file in moved { unlink(file) }
+            switch error {
+            case .appeared:
+                throw RenderError(.cannotCreateOutput, "\(to) appeared while rendering; use --force to replace the \(what)")
+            case .failed(let reason):
+                throw RenderError(.io, "cannot move \(to) into place: \(reason)")
             }
-            continue
         }
-        if link(from, to) == 0 {
-            moved.append(to)
-            continue
-        }
-        let code = errno
-        var status = stat()
-        let appeared = code == EEXIST || lstat(to, &status) == 0
-        // Filesystems without hard links: a check and a rename.
-        if !appeared, code == EPERM || code == ENOTSUP || code == EXDEV, rename(from, to) == 0 {
-            moved.append(to)
-            continue
-        }
-        for file in moved { unlink(file) }
-        if appeared {
-            throw RenderError(.cannotCreateOutput, "\(to) appeared while rendering; use --force to replace the \(what)")
-        }
-        throw RenderError(.io, "cannot move \(to) into place: \(String(cString: strerror(code)))")
     }
     if overwrite {
         let kept = Set(names)
