@@ -1096,8 +1096,17 @@ public enum ProjectSchema {
     private static func animationValues(_ property: LayerAnimation.Property, _ value: JSONValue) -> JSONValue {
         object([
             ("if", object([("properties", object([("property", object([("const", .string(property.rawValue))]))]))])),
-            ("then", object([("properties", object([("from", value), ("to", value)]))])),
+            ("then", object([("properties", object([
+                ("from", describedOnce("The \(property.rawValue) at the start.", value)),
+                ("to", describedOnce("The \(property.rawValue) at the end, held afterwards.", value)),
+            ]))])),
         ])
+    }
+
+    /// `value` with `description`, unless it has a description of its own (every property in the schema has one).
+    private static func describedOnce(_ description: String, _ value: JSONValue) -> JSONValue {
+        if case .object(let body) = value, body.members.contains(where: { $0.key == "description" }) { return value }
+        return described(description, value)
     }
 
     /// A closed object of `shape` whose properties are `keys` (each with its description and default), plus `extra`

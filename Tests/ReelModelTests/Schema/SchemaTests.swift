@@ -26,6 +26,14 @@ struct SchemaTests {
         #expect(names.subtracting(references).isEmpty, "unused: \(names.subtracting(references).sorted())")
     }
 
+    /// Editors show a property's description on hover: every property says what it is, including those of the
+    /// `then` branches that narrow a value by another key (issue 34: six had none). `if` branches only test values.
+    @Test func everyPropertyHasADescription() throws {
+        var bare: [String] = []
+        findUndescribedProperties(ProjectSchema.value, at: "$", into: &bare)
+        #expect(bare == [])
+    }
+
     @Test func everyObjectSchemaIsClosed() throws {
         var open: [String] = []
         findOpenObjects(ProjectSchema.value, at: "$", into: &open)
@@ -74,6 +82,30 @@ private func findOpenObjects(_ value: JSONValue, at path: String, into open: ino
     case .array(let elements):
         for (index, element) in elements.enumerated() {
             findOpenObjects(element.value, at: path + "[\(index)]", into: &open)
+        }
+    case .null, .bool, .number, .string:
+        break
+    }
+}
+
+private func findUndescribedProperties(_ value: JSONValue, at path: String, into bare: inout [String]) {
+    switch value {
+    case .object(let object):
+        for member in object.members {
+            let place = path + "." + member.key
+            if member.key == "if" { continue }
+            if member.key == "properties", let properties = member.value.value.objectValue {
+                for property in properties.members {
+                    let described = property.value.value.objectValue?["description"] != nil
+                    // `false` forbids a key; it needs no words.
+                    if !described, property.value.value != .bool(false) { bare.append(place + "." + property.key) }
+                }
+            }
+            findUndescribedProperties(member.value.value, at: place, into: &bare)
+        }
+    case .array(let elements):
+        for (index, element) in elements.enumerated() {
+            findUndescribedProperties(element.value, at: path + "[\(index)]", into: &bare)
         }
     case .null, .bool, .number, .string:
         break
