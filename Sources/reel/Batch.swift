@@ -4,17 +4,13 @@ import Foundation
 import ReelMedia
 import ReelModel
 import ReelRender
-import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `reel batch`: one template, many rows, each row one render (docs/batch.md).
 ///
-/// Decide once, then act: every selected row is filled in, read, probed (each file once, through one
-/// `ProbeCache`), compiled and validated, and every output path is settled and checked against the others and
-/// against every input, before the first render starts. Renders then run in this process, `-j` at a time.
+/// Decide once, then act (the library's `BatchPlanner` and `BatchRunner`): every selected row is filled in, read,
+/// probed, compiled and validated, and every output path is settled and checked against the others and against
+/// every input, before the first render starts. Renders then run in this process, `-j` at a time. This file parses
+/// the flags and words what the planner and runner report.
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a template once for every row of a CSV, JSON Lines or JSON array file.",
