@@ -31,6 +31,9 @@ protocol SourceOpener {
     /// The compressed packets of the file at `path`, undecoded (smart render's index and copies, a join's parts,
     /// an audio part).
     func openPackets(path: String) throws(MediaError) -> any PacketSource
+    /// What the file at `path` holds (`MediaCatalog` and `ProbeCache` probe through here, so a test can put media
+    /// facts behind the seam as it puts pictures and packets).
+    func probe(path: String) throws(MediaError) -> MediaInfo
 }
 
 /// The compressed packets of one media file in container order, read without decoding (the seam in front of
@@ -88,12 +91,21 @@ struct MediaFileOpener: SourceOpener {
     func openPackets(path: String) throws(MediaError) -> any PacketSource {
         try PacketReader(path: path, policy: policy)
     }
+
+    func probe(path: String) throws(MediaError) -> MediaInfo {
+        try MediaProbe.probe(path: path, policy: policy)
+    }
 }
 
 extension SourceOpener {
     /// Openers without backwards decoding (test fakes) refuse reversed segments.
     func openReversedVideo(path: String, stream: Int) throws(MediaError) -> any VideoSourceReader {
         throw MediaError(.unsupported, "this source opener cannot play video backwards", path: path)
+    }
+
+    /// Openers without probing (test fakes of pictures and packets) refuse to describe files.
+    func probe(path: String) throws(MediaError) -> MediaInfo {
+        throw MediaError(.unsupported, "this source opener cannot probe files", path: path)
     }
 
     /// Openers without packet access (test fakes of decoded pictures) refuse smart renders and joins.

@@ -22,6 +22,11 @@ public struct MediaCatalog: Sendable {
     /// Probes every file and image asset of `project` through `policy`.
     /// With `cache`, each file is probed once however many projects name it (the rows of a batch).
     public init(project: Project, policy: MediaPolicy, cache: ProbeCache? = nil) {
+        self.init(project: project, opener: MediaFileOpener(policy: policy), cache: cache)
+    }
+
+    /// Probes every file and image asset of `project` through `opener` (and `cache`, when given).
+    init(project: Project, opener: any SourceOpener, cache: ProbeCache? = nil) {
         var facts: [String: MediaFactsResult] = [:]
         var infos: [String: MediaInfo] = [:]
         for asset in project.assets {
@@ -37,8 +42,8 @@ public struct MediaCatalog: Sendable {
             do {
                 let resolved = project.resolvedPath(file)
                 let info: MediaInfo
-                if let cache { info = try cache.probe(resolved, policy: policy) } else {
-                    info = try MediaProbe.probe(path: resolved, policy: policy)
+                if let cache { info = try cache.probe(resolved, opener: opener) } else {
+                    info = try opener.probe(path: resolved)
                 }
                 infos[asset.id] = info
                 switch asset.source {

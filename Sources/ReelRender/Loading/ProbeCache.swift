@@ -19,11 +19,16 @@ public final class ProbeCache: Sendable {
 
     /// The probe of `path`, from the cache or probed now under `policy`.
     public func probe(_ path: String, policy: MediaPolicy) throws(MediaError) -> MediaInfo {
+        try probe(path, opener: MediaFileOpener(policy: policy))
+    }
+
+    /// The probe of `path`, from the cache or probed now through `opener`.
+    func probe(_ path: String, opener: any SourceOpener) throws(MediaError) -> MediaInfo {
         if let known = media.withLock({ $0[path] }) { return try known.get() }
         probes.add(1, ordering: .relaxed)
         let result: Result<MediaInfo, MediaError>
         do {
-            result = .success(try MediaProbe.probe(path: path, policy: policy))
+            result = .success(try opener.probe(path: path))
         } catch {
             result = .failure(error)
         }
