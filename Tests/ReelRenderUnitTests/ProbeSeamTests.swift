@@ -34,7 +34,7 @@ import Testing
         let opener = RecordingOpener()
         let catalog = MediaCatalog(project: project, opener: opener)
         #expect(opener.probed.sorted() == ["/work/b.png", "/work/media/a.mp4"])
-        guard case .failure(let diagnostic) = catalog.facts["a"] else {
+        guard case .failure(let diagnostic, _) = catalog.facts["a"] else {
             Issue.record("asset a has facts the fake never gave")
             return
         }
