@@ -179,13 +179,7 @@ struct Thumbnail: ParsableCommand {
             guard let every else { return [] }
             let step = try ProjectLoader.parseCommandLineTime(every, frameRate: frameRate)
             guard step > .zero else { throw CommandFailure.usage("--every must be positive") }
-            var times: [Time] = []
-            var time = Time.zero
-            while time < duration, times.count < 100_000 {
-                times.append(time)
-                time = try time + step
-            }
-            return times
+            return ContactSheet.times(every: step, before: duration)
         } catch let error as TimeParseError {
             throw CommandFailure.usage(error.message + "\n       hint: " + TimeSyntax.writtenForms)
         } catch let error as TimeError {

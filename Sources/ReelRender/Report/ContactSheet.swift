@@ -62,6 +62,18 @@ public struct ContactSheet: Sendable {
         }
     }
 
+    /// 0, step, 2·step, … before `duration` (at most 100,000 times): `--every`'s pictures.
+    public static func times(every step: Time, before duration: Time) -> [Time] {
+        var times: [Time] = []
+        var time = Time.zero
+        while step > .zero, time < duration, times.count < 100_000 {
+            times.append(time)
+            guard let next = try? time + step else { break }
+            time = next
+        }
+        return times
+    }
+
     /// `HH:MM:SS:FF` of the frame holding `time` (non-drop-frame), or seconds when the rate has no timecode.
     public static func timecode(_ time: Time, frameDuration: Time) -> String {
         if let frame = try? time.quotient(dividingBy: frameDuration, rounding: .down),

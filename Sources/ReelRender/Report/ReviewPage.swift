@@ -184,10 +184,13 @@ public struct ReviewPage: Sendable {
         return html + "</div></section>\n"
     }
 
-    /// An instruction with two or more layers of which one fades or moves: a transition as compiled.
+    /// An instruction with two or more layers of which one fades, moves or is uncovered by a changing crop: how
+    /// every transition compiles (an animated video overlay over a clip reads the same way).
     private static func isTransition(_ instruction: VideoInstruction) -> Bool {
         instruction.layers.count >= 2 && instruction.layers.contains { layer in
             Set(layer.opacity.keys.flatMap { $0.values }).count > 1
+                || Set(layer.transform.keys.flatMap { $0.values }).count > 1
+                || Set(layer.crop.keys.flatMap { $0.values }).count > 1
         }
     }
 

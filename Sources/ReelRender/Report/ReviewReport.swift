@@ -49,14 +49,7 @@ public enum ReviewReport {
         -> [ReviewPage.Picture]
     {
         var times = ContactSheet.instructionMidpoints(of: project)
-        if let every, every > .zero {
-            var time = Time.zero
-            while time < project.duration, times.count < 100_000 {
-                times.append(time)
-                guard let next = try? time + every else { break }
-                time = next
-            }
-        }
+        if let every { times += ContactSheet.times(every: every, before: project.duration) }
         times = Array(Set(times)).sorted()
         guard !times.isEmpty else { return [] }
         let render = project.encodedSize
