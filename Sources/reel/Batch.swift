@@ -73,6 +73,11 @@ struct Batch: ParsableCommand {
     @Option(help: "Progress display: auto, bar or none (a line per finished row, or none), json (a JSON object per row and a last exit object).")
     var progress: Render.ProgressStyle = .auto
 
+    @Option(name: .customLong("report"), help: ArgumentHelp(
+        "Write a review page per row (row-N.html, as reel report writes) and an index.html into DIR after the renders.",
+        valueName: "DIR"))
+    var reportFolder: String?
+
     @Flag(name: .customLong("dry-run"), help: "Validate every row and print where each would go; render nothing.")
     var dryRun = false
 
@@ -215,6 +220,15 @@ struct Batch: ParsableCommand {
             throw CommandFailure(worst)
         }
         if let folderProblem = plan.missingFolders { printError("error: " + folderProblem) }
+        let reportPages = reportFolder.map { folder in
+            [folder + "/index.html"] + (plan.rows.map(\.row) + failures.map(\.row)).map { folder + "/row-\($0).html" }
+        } ?? []
+        for page in reportPages {
+            try OutputTarget.refuseInputs(page, inputs: [template, rows])
+            try OutputTarget.refuseExisting(page, force: force)
+        }
+        // A missing report folder is found now, not after the renders (--mkdir creates it when the pages are written).
+        if !mkdir, let first = reportPages.first { try OutputDestination.withFolders(of: [first], create: false) {} }
 
         if dryRun {
             for planned in plan.rows {
@@ -250,7 +264,12 @@ struct Batch: ParsableCommand {
                             code: end.failure.map { Exit.code(for: $0.kind) } ?? .success,
                             count: end.finished, total: end.total, progress: progress, quiet: quiet)
             })
-            let codes = kinds.map { $0.map { Exit.code(for: $0) } ?? .success }
+            let outcomes = kinds.map { (row: $0.row, code: $0.failure.map { Exit.code(for: $0) } ?? ExitCode.success) }
+            let codes = outcomes.map(\.code)
+            if let reportFolder, !Interrupts.cancellation.isCancelled {
+                try writeReports(into: reportFolder, plans: plan.rows, outcomes: outcomes,
+                                 failures: failures.map { ($0.row, $0.output, $0.message) })
+            }
             var worst = Exit.worst(failureCodes + codes)
             if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
             if let problem = journal.failure {
@@ -265,6 +284,37 @@ struct Batch: ParsableCommand {
                            + (failures.isEmpty ? "" : ", \(failures.count) invalid") + (journal.path.map { " (manifest \($0))" } ?? ""))
             }
             if worst != .success { throw CommandFailure(worst) }
+        }
+    }
+
+    /// `--report DIR`: a review page per row (its project and, when it was written, its output) and an index with the
+    /// first picture of each and its status, after the renders; the pages were checked before anything rendered.
+    private func writeReports(into folder: String, plans: [BatchRowPlan], outcomes: [(row: Int, code: ExitCode)],
+                              failures: [(row: Int, output: String?, message: String)]) throws {
+        try OutputDestination.withFolders(of: [folder + "/index.html"], create: mkdir) {
+            var entries: [ReviewIndex.Entry] = failures.map { failure in
+                ReviewIndex.Entry(row: failure.row, output: failure.output, status: "invalid: " + failure.message,
+                                  page: nil, picture: nil)
+            }
+            for planned in plans {
+                let code = outcomes.first { $0.row == planned.row }?.code
+                let status = code == nil ? "not rendered" : code == .success ? (planned.upToDate ? "skipped" : "done")
+                    : "failed (exit \(code!.rawValue))"
+                let written = code == .success && FileManager.default.fileExists(atPath: planned.output)
+                let name = "row-\(planned.row).html"
+                let page = try ReviewReport.page(
+                    title: "row \(planned.row): " + URL(fileURLWithPath: planned.output).lastPathComponent,
+                    project: planned.compiled, facts: planned.catalog.facts,
+                    diagnostics: planned.warnings.map { Diagnostic(.warning, path: .root, message: $0) },
+                    outputPath: written ? planned.output : nil, stats: nil, every: nil, policy: media.policy,
+                    isCancelled: { Interrupts.cancellation.isCancelled })
+                try TextOutputFile.write(page.html(), to: folder + "/" + name, overwrite: force)
+                entries.append(ReviewIndex.Entry(row: planned.row, output: planned.output, status: status, page: name,
+                                                 picture: page.pictures.first))
+            }
+            let index = ReviewIndex(title: URL(fileURLWithPath: template).lastPathComponent,
+                                    entries: entries.sorted { $0.row < $1.row })
+            try TextOutputFile.write(index.html(), to: folder + "/index.html", overwrite: force)
         }
     }
 

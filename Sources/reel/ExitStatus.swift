@@ -6,6 +6,8 @@ import ReelRender
 
 /// The exit codes reel ends with (sysexits, SPEC §7). No other file spells a code.
 extension ExitCode {
+    /// `reel diff`: the two versions differ in what a viewer sees or hears (as diff(1) exits 1).
+    static let changed = ExitCode(1)
     /// `EX_USAGE`: a flag or argument is wrong.
     static let usage = ExitCode(64)
     /// `EX_DATAERR`: the project, or data in a source, is invalid.

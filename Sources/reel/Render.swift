@@ -129,6 +129,10 @@ struct Render: ParsableCommand {
         return (index, count)
     }
 
+    @Option(help: ArgumentHelp("Write the render's frame count, wall time and speed to FILE as JSON (for reel report).",
+                               valueName: "FILE"))
+    var stats: String?
+
     @OptionGroup var template: TemplateOptions
 
     @OptionGroup var media: MediaOptions
@@ -208,6 +212,12 @@ struct Render: ParsableCommand {
         // Where every file of the render goes: docs/outputs.md, "Where outputs go".
         let finalDestination: ExportDestination = compiled.placement.mainPath.map { .file($0) } ?? .standardOutput
 
+        if let stats {
+            try OutputTarget.refuseInputs(stats, inputs: [project])
+            try OutputTarget.refuseAssets(stats, of: compiled)
+            try OutputTarget.refuseExisting(stats, force: force)
+        }
+        let started = DispatchTime.now()
         if cancellation.isCancelled { throw CommandFailure.interrupted }
         let session = ExportSession(
             project: compiled, facts: catalog.facts, policy: policy, cancellation: cancellation)
@@ -267,6 +277,14 @@ struct Render: ParsableCommand {
             printError(Console.jsonLine(for: "warning: loudness: " + miss))
         }
         MediaOptions.reportConcealments(in: policy)
+        if let stats {
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            let written = RenderStats(frames: meter.lastFrame, mediaSeconds: compiled.exportRange.duration.seconds,
+                                      elapsedSeconds: elapsed)
+            try OutputTarget.withFolders(of: [stats], create: mkdir) {
+                try TextOutputFile.write(written.json, to: stats, overwrite: force)
+            }
+        }
         let writtenPaths: [String]
         if case .file(let written) = finalDestination {
             writtenPaths = compiled.outputs.isEmpty ? [written] : ((try? session.outputPaths(mainPath: written)) ?? [written])

@@ -18,11 +18,19 @@ struct Thumbnail: ParsableCommand {
             decoded exactly, so --exact changes nothing. --size W keeps the render's aspect; PNG pictures may \
             have odd sides, JPEG ones are even.
 
+            --sheet COLSxROWS tiles the pictures into a contact sheet, each over its timecode (HH:MM:SS:FF of \
+            its frame): by default one picture at the middle of every video instruction (on the frame holding \
+            it), or at --at or --every times. --size is then a tile's size (default 320 pixels wide, or the \
+            render's width if smaller). More pictures than cells need a pattern with %d: one sheet per \
+            COLS × ROWS pictures.
+
             Examples:
               reel thumbnail project.json --at 0,2.5,00:00:05:12 -o shot-%d.png
               reel thumbnail project.json --every 10 -o contact-%03d.jpg --size 320x180
               reel thumbnail project.json --at 1 -o small.png --size 101
               reel thumbnail project.json --at 48f -o poster.png
+              reel thumbnail project.json --sheet 4x3 -o sheet.png
+              reel thumbnail project.json --sheet 5x4 --every 30 -o sheet-%d.jpg --size 256x144
             """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The project file, or - for standard input.")
@@ -49,12 +57,29 @@ struct Thumbnail: ParsableCommand {
     @Flag(help: "Decode to the exact frame (always the case).")
     var exact = false
 
+    @Option(help: ArgumentHelp("Tile the pictures into contact sheets of COLS × ROWS with timecodes (default times: "
+                                   + "the middle of every instruction).", valueName: "COLSxROWS"))
+    var sheet: String?
+
+    /// `--sheet COLSxROWS` as numbers (1…64 each), when well formed.
+    private var sheetShape: (columns: Int, rows: Int)? {
+        guard let sheet else { return nil }
+        let parts = sheet.lowercased().split(separator: "x", omittingEmptySubsequences: false).map(wholeNumber)
+        guard parts.count == 2, let columns = parts[0], let rows = parts[1], (1...64).contains(columns),
+              (1...64).contains(rows) else { return nil }
+        return (columns, rows)
+    }
+
     @OptionGroup var media: MediaOptions
 
     @OptionGroup var interchange: InterchangeArguments
 
     func validate() throws {
-        if (at == nil) == (every == nil) { throw ValidationError("give exactly one of --at and --every") }
+        if sheet == nil, (at == nil) == (every == nil) { throw ValidationError("give exactly one of --at and --every") }
+        if sheet != nil, at != nil, every != nil { throw ValidationError("give at most one of --at and --every") }
+        if let sheet, sheetShape == nil {
+            throw Exit.report(.usage("--sheet \(sheet): write COLSxROWS with 1 to 64 of each (e.g. --sheet 4x3)"))
+        }
         if ImageFormat(pathExtensionOf: output) == nil {
             throw ValidationError("the output pattern must end in .png, .jpg or .jpeg")
         }
@@ -68,7 +93,7 @@ struct Thumbnail: ParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
-        if let at, let failure = patternFailure(timeCount: at.split(separator: ",").count) {
+        if sheet == nil, let at, let failure = patternFailure(timeCount: at.split(separator: ",").count) {
             throw Exit.report(failure)
         }
     }
@@ -83,8 +108,12 @@ struct Thumbnail: ParsableCommand {
         }
         // Times are read with the project's frame rate, and --every needs its duration: these flag problems can
         // only be found now.
-        let times = try requestedTimes(frameRate: compiled.output.frameRate, duration: compiled.duration)
-        if let failure = patternFailure(timeCount: times.count) { throw failure }
+        let times = at == nil && every == nil
+            ? ContactSheet.instructionMidpoints(of: compiled)
+            : try requestedTimes(frameRate: compiled.output.frameRate, duration: compiled.duration)
+        let shape = sheetShape
+        let fileCount = shape.map { (times.count + $0.columns * $0.rows - 1) / ($0.columns * $0.rows) } ?? times.count
+        if let failure = patternFailure(timeCount: fileCount) { throw failure }
         if let outside = times.first(where: { $0.isNegative || $0 >= compiled.duration }) {
             throw CommandFailure.usage("--at: \(describeTime(outside, frameDuration: compiled.frameDuration)) is outside "
                                        + "the composition, which runs from "
@@ -92,8 +121,10 @@ struct Thumbnail: ParsableCommand {
                                        + "; a picture needs 0 ≤ time < end")
         }
         let pattern = try FilePattern(output)
-        let paths = times.indices.map { pattern.path(index: FramePattern.firstNumber + $0) }
-        let pictureSize = size.flatMap { ThumbnailSize($0, allowsOddSides: format == .png) }?
+        let paths = (0..<fileCount).map { pattern.path(index: FramePattern.firstNumber + $0) }
+        let sheetTile = ThumbnailSize(String(min(320, compiled.encodedSize.width) & (format == .png ? ~0 : ~1)),
+                                      allowsOddSides: format == .png)
+        let pictureSize = (size.flatMap { ThumbnailSize($0, allowsOddSides: format == .png) } ?? (shape == nil ? nil : sheetTile))?
             .pixels(renderSize: compiled.encodedSize, allowsOddSides: format == .png)
         // Checked for every file before the first is written: a picture never replaces a source, nor an existing
         // file without --force.
@@ -104,6 +135,17 @@ struct Thumbnail: ParsableCommand {
         }
         let generator = try ImageGenerator(project: compiled, facts: catalog.facts, policy: policy)
         try OutputDestination.withFolders(of: paths, create: mkdir) {
+            if let shape, let pictureSize {
+                let layout = ContactSheet(columns: shape.columns, rows: shape.rows, tile: pictureSize)
+                for (index, path) in paths.enumerated() {
+                    let page = Array(times.dropFirst(index * layout.capacity).prefix(layout.capacity))
+                    let labels = page.map { ContactSheet.timecode($0, frameDuration: compiled.frameDuration) }
+                    let image = try layout.image(times: page, labels: labels, generator: generator, format: format,
+                                                 isCancelled: { Interrupts.cancellation.isCancelled })
+                    try TextOutputFile.write(Data(image), to: path, overwrite: force)
+                }
+                return
+            }
             for (time, path) in zip(times, paths) {
                 if Interrupts.cancellation.isCancelled { throw CommandFailure.interrupted }
                 let image = try generator.image(at: time, size: pictureSize, format: format)
@@ -124,7 +166,7 @@ struct Thumbnail: ParsableCommand {
     /// Refuses more than one time (or none) unless the output is a pattern with %d (or %03d) to number the files.
     private func patternFailure(timeCount: Int) -> CommandFailure? {
         guard timeCount != 1, (try? FilePattern(output))?.numbersFiles != true else { return nil }
-        return .usage("\(timeCount) times need a pattern with %d or %03d, not \(output)")
+        return .usage("\(timeCount) \(sheet == nil ? "times" : "sheets") need a pattern with %d or %03d, not \(output)")
     }
 
     private func requestedTimes(frameRate: Rational?, duration: Time) throws -> [Time] {
@@ -137,13 +179,7 @@ struct Thumbnail: ParsableCommand {
             guard let every else { return [] }
             let step = try ProjectLoader.parseCommandLineTime(every, frameRate: frameRate)
             guard step > .zero else { throw CommandFailure.usage("--every must be positive") }
-            var times: [Time] = []
-            var time = Time.zero
-            while time < duration, times.count < 100_000 {
-                times.append(time)
-                time = try time + step
-            }
-            return times
+            return ContactSheet.times(every: step, before: duration)
         } catch let error as TimeParseError {
             throw CommandFailure.usage(error.message + "\n       hint: " + TimeSyntax.writtenForms)
         } catch let error as TimeError {

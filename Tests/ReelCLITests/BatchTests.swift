@@ -56,6 +56,28 @@ import Glibc
         try FileManager.default.contentsOfDirectory(atPath: folder.file("out").path).filter { $0.hasSuffix(".mp4") }.sorted()
     }
 
+    @Test func aReportFolderHasAPagePerRowAndAnIndexWithEachRowsPictureAndStatus() throws {
+        try write("rows.csv", Array("id,name\nann,Ann\nbob,Bob\n".utf8))
+        let result = try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4", "--report", "pages", "--mkdir",
+                               "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let index = try String(contentsOf: folder.file("pages/index.html"), encoding: .utf8)
+        #expect(index.contains("<a href=\"row-1.html\">1</a>") && index.contains("<a href=\"row-2.html\">2</a>"))
+        #expect(index.components(separatedBy: "src=\"data:image/jpeg;base64,").count - 1 == 2)
+        #expect(index.components(separatedBy: ">done</td>").count - 1 == 2)
+        for row in [1, 2] {
+            let page = try String(contentsOf: folder.file("pages/row-\(row).html"), encoding: .utf8)
+            #expect(page.contains(folder.file(row == 1 ? "out/ann.mp4" : "out/bob.mp4").path), "row \(row)")
+            #expect(page.contains(row == 1 ? ">Ann</div>" : ">Bob</div>"))
+        }
+        // The pages are files like any other: kept without --force, refused before anything renders.
+        try FileManager.default.removeItem(at: folder.file("out/ann.mp4"))
+        try FileManager.default.removeItem(at: folder.file("out/bob.mp4"))
+        let again = try reel(["batch", "t.json", "rows.csv", "-o", "out/{{id}}.mp4", "--report", "pages", "-q"])
+        #expect(again.status == 73, "\(again.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out/ann.mp4").path))
+    }
+
     @Test func renderTakesSetAndVarsAndCompileShowsTheFilledInProject() throws {
         try write("row.json", Array(#"{"name": "from file", "seconds": 2}"#.utf8))
         let rendered = try reel(["render", "t.json", "--vars", "row.json", "--set", "seconds=0.7", "-q"])

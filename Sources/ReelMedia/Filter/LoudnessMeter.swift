@@ -89,6 +89,22 @@ public final class LoudnessMeter {
         sampleCount += Int64(count)
     }
 
+    /// The momentary loudness (the last 400 ms), LUFS; nil below −70 LUFS or before 400 ms were added, or when
+    /// the meter measures the integrated loudness alone.
+    public var momentary: Double? {
+        var value = -Double.infinity
+        guard ebur128_loudness_momentary(state, &value) == EBUR128_SUCCESS.rawValue else { return nil }
+        return value.isFinite && value >= -70 ? value : nil
+    }
+
+    /// The short-term loudness (the last 3 s), LUFS; nil below −70 LUFS or when the meter measures the integrated
+    /// loudness alone.
+    public var shortTerm: Double? {
+        var value = -Double.infinity
+        guard ebur128_loudness_shortterm(state, &value) == EBUR128_SUCCESS.rawValue else { return nil }
+        return value.isFinite && value >= -70 ? value : nil
+    }
+
     /// What the samples added so far measure.
     public var measurement: LoudnessMeasurement {
         var integrated = -Double.infinity
@@ -111,6 +127,21 @@ extension LoudnessMeter {
     /// than two channels other than 5.1 are mixed down to stereo first).
     public static func measure(path: String, streamIndex: Int, policy: MediaPolicy,
                                isCancelled: () -> Bool = { false }) throws(MediaError) -> LoudnessMeasurement {
+        var measured: LoudnessMeter?
+        try read(path: path, streamIndex: streamIndex, policy: policy, chunk: 16384, isCancelled: isCancelled) {
+            (meter, _, _) throws(MediaError) in measured = meter
+        }
+        guard let measured else { throw MediaError(.internal, "no loudness meter", path: path) }
+        return measured.measurement
+    }
+
+    /// Decodes audio stream `streamIndex` of `path` alone, from its start to its end, in blocks of `chunk` samples
+    /// per channel at the stream's own rate: each block is added to one meter, then handed to `body` with its
+    /// planes and length (the last block may be shorter).
+    static func read(path: String, streamIndex: Int, policy: MediaPolicy, chunk: Int, isCancelled: () -> Bool,
+                     _ body: (LoudnessMeter, [UnsafePointer<Float>], Int) throws(MediaError) -> Void)
+        throws(MediaError)
+    {
         let info = try MediaProbe.probe(path: path, policy: policy)
         guard let stream = info.streams.first(where: { $0.index == streamIndex }), stream.type == .audio else {
             throw MediaError(.noSuchStream, "has no audio stream \(streamIndex)", path: path)
@@ -120,19 +151,80 @@ extension LoudnessMeter {
         let reader = try AudioReader(path: path, streamIndex: streamIndex, policy: policy,
                                      sampleRate: rate, channels: channels)
         let meter = try LoudnessMeter(channels: channels, sampleRate: rate)
-        let chunk = 16384
         let planes = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: chunk) }
         defer { for plane in planes { plane.deallocate() } }
+        let readable = planes.map { UnsafePointer($0) }
         var position: Int64 = 0
         while true {
             if isCancelled() { throw MediaError(.internal, "interrupted", path: path) }
             try reader.read(from: position, count: chunk, into: planes)
             var count = chunk
             if let end = reader.endSample { count = Int(max(0, min(Int64(chunk), end - position))) }
-            try meter.add(planes.map { UnsafePointer($0) }, count: count)
+            try meter.add(readable, count: count)
+            try body(meter, readable, count)
             position += Int64(count)
             if count < chunk || reader.endSample.map({ position >= $0 }) == true { break }
         }
-        return meter.measurement
+    }
+}
+
+/// The sound of a media file as a review page draws it: the EBU R128 measurement, the momentary and short-term
+/// loudness every 100 ms, and the waveform's peaks, from one decode of its audio stream alone.
+public struct LoudnessCurve: Sendable {
+    /// Integrated loudness, LRA and true peak of the whole stream.
+    public var measurement: LoudnessMeasurement
+    /// Seconds between two points of `momentary` and `shortTerm` (0.1).
+    public var step: Double
+    /// Momentary loudness (400 ms window) at the end of each step, LUFS; nil below −70 LUFS.
+    public var momentary: [Double?]
+    /// Short-term loudness (3 s window) at the end of each step, LUFS; nil below −70 LUFS.
+    public var shortTerm: [Double?]
+    /// The lowest and highest sample of any channel in each of the waveform's equal spans (−1 … 1 nominally).
+    public var waveform: [(low: Float, high: Float)]
+    /// Seconds each waveform span covers.
+    public var waveformSpan: Double
+    /// The stream's sample rate, Hz.
+    public var sampleRate: Int
+
+    /// Measures audio stream `streamIndex` of `path`, decoding that stream alone; the waveform gets about
+    /// `waveformPoints` spans.
+    public static func measure(path: String, streamIndex: Int, policy: MediaPolicy, waveformPoints: Int = 1200,
+                               isCancelled: () -> Bool = { false }) throws(MediaError) -> LoudnessCurve {
+        let info = try MediaProbe.probe(path: path, policy: policy)
+        let stream = info.streams.first { $0.index == streamIndex }
+        let rate = stream.map { $0.sampleRate > 0 ? $0.sampleRate : 48000 } ?? 48000
+        let step = rate / 10
+        let seconds = (stream?.duration ?? info.duration)?.seconds ?? 60
+        let spanSamples = max(1, Int((seconds * Double(rate) / Double(max(1, waveformPoints))).rounded(.up)))
+        var curve = LoudnessCurve(
+            measurement: LoudnessMeasurement(integrated: nil, range: 0, truePeak: nil, sampleCount: 0), step: 0.1,
+            momentary: [], shortTerm: [], waveform: [], waveformSpan: Double(spanSamples) / Double(rate),
+            sampleRate: rate)
+        var low: Float = 0, high: Float = 0, filled = 0
+        var last: LoudnessMeter?
+        try LoudnessMeter.read(path: path, streamIndex: streamIndex, policy: policy, chunk: step,
+                               isCancelled: isCancelled) { (meter, planes, count) throws(MediaError) in
+            last = meter
+            if count == step {
+                curve.momentary.append(meter.momentary)
+                curve.shortTerm.append(meter.shortTerm)
+            }
+            for index in 0..<count {
+                for plane in planes {
+                    low = min(low, plane[index])
+                    high = max(high, plane[index])
+                }
+                filled += 1
+                if filled == spanSamples {
+                    curve.waveform.append((low, high))
+                    low = 0
+                    high = 0
+                    filled = 0
+                }
+            }
+        }
+        if filled > 0 { curve.waveform.append((low, high)) }
+        if let last { curve.measurement = last.measurement }
+        return curve
     }
 }

@@ -41,12 +41,13 @@ public struct BatchRunner: Sendable {
     }
 
     /// Renders `plans`; `temporaryFile` hears each row's partial file (nil once it is gone), `ended` each row as it
-    /// ends (on the worker's thread). Returns each row's failure kind (nil: done or skipped), in the order they ended.
+    /// ends (on the worker's thread). Returns each row that was started with its failure kind (nil: done or
+    /// skipped), in the order they ended.
     public func render(_ plans: [BatchRowPlan], journal: BatchManifest,
                        temporaryFile: @escaping @Sendable (_ row: Int, _ path: String?) -> Void,
-                       ended: @escaping @Sendable (RowEnd) -> Void) -> [RenderError.Kind?] {
+                       ended: @escaping @Sendable (RowEnd) -> Void) -> [(row: Int, failure: RenderError.Kind?)] {
         let next = Atomic<Int>(0)
-        let kinds = Locked<[RenderError.Kind?]>([])
+        let kinds = Locked<[(row: Int, failure: RenderError.Kind?)]>([])
         let finished = Atomic<Int>(0)
         let group = DispatchGroup()
         for _ in 0..<jobs {
@@ -58,7 +59,7 @@ public struct BatchRunner: Sendable {
                     guard index < plans.count else { return }
                     let planned = plans[index]
                     let failure = render(planned, journal: journal, temporaryFile: temporaryFile)
-                    kinds.withLock { $0.append(failure?.kind) }
+                    kinds.withLock { $0.append((planned.row, failure?.kind)) }
                     let count = finished.add(1, ordering: .relaxed).newValue
                     ended(RowEnd(row: planned.row, output: planned.output,
                                  status: failure != nil ? .failed : planned.upToDate ? .skipped : .done,

@@ -1,0 +1,70 @@
+import Foundation
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// Gathers a review page's parts (`reel report`): the contact sheet's pictures from the project, and the output
+/// file's facts and sound from the file itself.
+///
+/// Only what the page shows is decoded: one composited picture per thumbnail (the image generator seeks to it), the
+/// file's packets are counted without decoding, and the sound is measured from the audio stream alone.
+public enum ReviewReport {
+    /// Width of the contact sheet's pictures, pixels (shown smaller, enlarged on a click); at most the render's.
+    public static let pictureWidth = 480
+
+    /// The page for `project` (checked, with `diagnostics`), its pictures at the middle of every instruction (and
+    /// every `every` seconds), and the facts and sound of the file at `outputPath` when there is one.
+    public static func page(title: String, project: CompiledProject, facts: [String: MediaFactsResult],
+                            diagnostics: [Diagnostic], outputPath: String?, stats: RenderStats?, every: Time?,
+                            policy: MediaPolicy, isCancelled: @escaping () -> Bool = { false })
+        throws(RenderError) -> ReviewPage
+    {
+        let pictures = try pictures(of: project, facts: facts, every: every, policy: policy, isCancelled: isCancelled)
+        var file: ReviewPage.FileFacts?
+        var sound: LoudnessCurve?
+        if let outputPath {
+            do throws(MediaError) {
+                let info = try MediaProbe.probe(path: outputPath, policy: policy)
+                let tallies = try PacketReader(path: outputPath, policy: policy).tally(isCancelled: isCancelled)
+                if let audio = info.bestAudioStream {
+                    sound = try LoudnessCurve.measure(path: outputPath, streamIndex: audio.index, policy: policy,
+                                                      isCancelled: isCancelled)
+                }
+                let size = (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? NSNumber)?
+                    .int64Value ?? 0
+                file = ReviewPage.FileFacts(path: outputPath, fileSize: size, info: info, tallies: tallies,
+                                            audioSampleCount: sound?.measurement.sampleCount)
+            } catch {
+                if isCancelled() { throw RenderError(.cancelled, "interrupted") }
+                throw RenderError(media: error)
+            }
+        }
+        return ReviewPage(title: title, project: project, diagnostics: diagnostics, pictures: pictures, file: file,
+                          sound: sound, stats: stats)
+    }
+
+    /// JPEG pictures at every instruction's middle and, with `every`, at 0, every, 2·every, … (merged, in order).
+    private static func pictures(of project: CompiledProject, facts: [String: MediaFactsResult], every: Time?,
+                                 policy: MediaPolicy, isCancelled: () -> Bool) throws(RenderError)
+        -> [ReviewPage.Picture]
+    {
+        var times = ContactSheet.instructionMidpoints(of: project)
+        if let every { times += ContactSheet.times(every: every, before: project.duration) }
+        times = Array(Set(times)).sorted()
+        guard !times.isEmpty else { return [] }
+        let render = project.encodedSize
+        let width = min(pictureWidth, render.width) & ~1
+        let height = max(2, (width * render.height / max(1, render.width)) & ~1)
+        let generator = try ImageGenerator(project: project, facts: facts, policy: policy)
+        var pictures: [ReviewPage.Picture] = []
+        for time in times {
+            if isCancelled() { throw RenderError(.cancelled, "interrupted") }
+            let image = try generator.image(at: time, size: PixelSize(width: max(2, width), height: height),
+                                            format: .jpeg)
+            pictures.append(ReviewPage.Picture(
+                time: time, timecode: ContactSheet.timecode(time, frameDuration: project.frameDuration),
+                image: image, mimeType: "image/jpeg"))
+        }
+        return pictures
+    }
+}
