@@ -9,7 +9,7 @@ import ReelTime
 /// files out.
 struct Cut: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Cut silences out of media: write a project whose clips keep the sound.",
+        abstract: "Cut silences and filler words out of media: write a project whose clips keep the rest.",
         discussion: """
             Each input is read once (its sound only) and becomes its kept clips, in order, with exact source \
             in and out points on the video's frame boundaries (on sample boundaries for audio-only inputs) and \
@@ -20,6 +20,8 @@ struct Cut: ParsableCommand {
               reel cut talk.mp4 -o talk-cut.json
               reel cut talk.mp4 --silence -40 --min-silence 0.8 --margin 0.1 -o - | reel render - -o cut.mp4
               reel cut a.mp4 b.mp4 --remove 0..2.5 --report cuts.json -o both.json
+              reel cut talk.mp4 --transcript talk.words.json --fillers --silence -35 -o talk-cut.json
+              reel cut lecture.mp4 --speed-silence 4 -o lecture-fast.json
             """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The media files; each becomes its clips, in order.")
@@ -59,6 +61,24 @@ struct Cut: ParsableCommand {
                                valueName: "RANGES"))
     var remove: String?
 
+    @Option(name: .customLong("speed-silence"), help: ArgumentHelp(
+        "Play the silences at this speed (0.01 to 100, e.g. 4) instead of cutting them.", valueName: "X"))
+    var speedSilence: String?
+
+    @Option(help: ArgumentHelp(
+        "A word-level transcript (any shape `captions` reads) of an input, in input order (repeatable).",
+        valueName: "FILE"))
+    var transcript: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "Cut filler words found in the transcript: --fillers alone for um, uh, er, ah, hmm, \"you know\", "
+            + "\"I mean\"; --fillers=WORD,WORD for others.", valueName: "LIST"))
+    var fillers: String?
+
+    @Option(name: .customLong("remove-words"), help: ArgumentHelp(
+        "Cut these words or phrases wherever the transcript has them: WORD,PHRASE,….", valueName: "LIST"))
+    var removeWords: String?
+
     @Option(help: ArgumentHelp("Also write a JSON report of every removed range, its reason and level, and totals.",
                                valueName: "FILE"))
     var report: String?
@@ -73,6 +93,7 @@ struct Cut: ParsableCommand {
 
     func validate() throws {
         _ = try request()
+        _ = try silenceSpeed()
         if report == "-" { throw Exit.report(.usage("--report -: the report is written to a file")) }
         if let report, report == output { throw Exit.report(.usage("--report \(report): the same file as -o")) }
     }
@@ -100,7 +121,55 @@ struct Cut: ParsableCommand {
             marginAfter: try time(marginAfter, "--margin-after", default: bothMargins),
             minimumClip: try time(minClip, "--min-clip", default: defaults.minimumClip),
             keep: try ranges(keep, "--keep"), remove: try ranges(remove, "--remove"))
-        return CutRequest(inputs: inputs, silenceThreshold: try threshold(), settings: settings)
+        let words = WordCriteria(fillers: list(fillers, default: WordCriteria.englishFillers),
+                                 words: list(removeWords, default: []))
+        if !words.isEmpty, transcript.isEmpty {
+            throw Exit.report(.usage("--fillers and --remove-words need the words' times: give --transcript FILE"))
+        }
+        if transcript.count > inputs.count {
+            throw Exit.report(.usage("--transcript: \(transcript.count) transcripts for \(inputs.count) inputs (one per input, in order)"))
+        }
+        // Silence is the criterion when none is named; named with words, both apply.
+        let silenceThreshold = silence != nil || words.isEmpty ? try threshold() : nil
+        return CutRequest(inputs: inputs, silenceThreshold: silenceThreshold, settings: settings,
+                          transcripts: transcript, words: words)
+    }
+
+    /// A comma-separated list of words and phrases; `default` for `Cut.defaultList` (the flag given alone).
+    private func list(_ text: String?, default fallback: [String]) -> [String] {
+        guard let text else { return [] }
+        if text == Cut.defaultList { return fallback }
+        return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `--speed-silence`'s speed, exactly (a plain decimal number from 0.01 to 100).
+    private func silenceSpeed() throws -> Rational? {
+        guard let speedSilence else { return nil }
+        guard let speed = try? ProjectLoader.parseCommandLineTime(speedSilence, frameRate: nil).rational,
+              speed >= Rational(1, 100), speed <= Rational(100)
+        else {
+            throw Exit.report(.usage("--speed-silence \(speedSilence): a speed from 0.01 to 100 (e.g. 4)"))
+        }
+        return speed
+    }
+
+    /// What stands for "the default list" when `--fillers` is given without a value.
+    static let defaultList = "\u{0}default"
+
+    /// The command line with `--fillers` given alone (last, or before another option or an existing file) written
+    /// as `--fillers=<default>`, since swift-argument-parser has no options with an optional value.
+    static func expandingOptionalValues(_ arguments: [String]) -> [String] {
+        guard arguments.first == "cut" else { return arguments }
+        var result: [String] = []
+        for (index, argument) in arguments.enumerated() {
+            let next = index + 1 < arguments.count ? arguments[index + 1] : nil
+            if argument == "--fillers", next.map({ $0.hasPrefix("-") || FileManager.default.fileExists(atPath: $0) }) ?? true {
+                result.append("--fillers=" + defaultList)
+            } else {
+                result.append(argument)
+            }
+        }
+        return result
     }
 
     /// `--silence`'s threshold in dBFS: a number, optionally followed by dB, from -150 to 0.
@@ -135,7 +204,7 @@ struct Cut: ParsableCommand {
         let request = try request()
         let files = (output == "-" ? [] : [output]) + (report.map { [$0] } ?? [])
         for file in files {
-            try OutputTarget.refuseInputs(file, inputs: inputs)
+            try OutputTarget.refuseInputs(file, inputs: inputs + transcript)
             try OutputTarget.refuseExisting(file, force: force)
         }
         let analysed = try CutAnalysis.run(request, policy: media.policy, cancellation: Interrupts.cancellation)
@@ -143,7 +212,8 @@ struct Cut: ParsableCommand {
         let projectDirectory = output == "-"
             ? FileManager.default.currentDirectoryPath
             : URL(fileURLWithPath: output).standardizedFileURL.deletingLastPathComponent().path
-        let project = try CutProject.json(analysed, projectDirectory: projectDirectory)
+        for warning in analysed.flatMap(\.warnings) { printError("warning: " + warning) }
+        let project = try CutProject.json(analysed, projectDirectory: projectDirectory, silenceSpeed: try silenceSpeed())
         var texts: [(text: String, path: String)] = output == "-" ? [] : [(project, output)]
         if let report { texts.append((CutProject.report(analysed), report)) }
         try OutputTarget.withFolders(of: files, create: mkdir) {

@@ -46,7 +46,7 @@ struct Reel: ParsableCommand {
     /// process exits: exiting while it is still held reads as a leak to LeakSanitizer (docs/testing.md).
     private static func run() -> Int32 {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(Cut.expandingOptionalValues(Array(CommandLine.arguments.dropFirst())))
             try command.run()
             // A reader that stops reading data it asked for (`reel schema | head -1`) took what it needed, as with
             // git; a render's video that nobody took is lost, so a render says so (docs/decisions.md).

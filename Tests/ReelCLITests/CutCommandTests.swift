@@ -58,6 +58,54 @@ import Testing
         #expect(frames == kept, "rendered \(frames)")
     }
 
+    /// Fillers from a word-level transcript: each cut widens to whole frames, so no part of the word stays; silence
+    /// is not a criterion unless named.
+    @Test func fillerWordsAreCutOnWholeFrames() throws {
+        let talk = try talk()
+        let transcript = folder.file("talk.words.json")
+        try Data("""
+            [{"word": "Hello", "start": 0.1, "end": 0.4}, {"word": "Um,", "start": 0.41, "end": 0.62},
+             {"word": "you", "start": 2.2, "end": 2.3}, {"word": "know", "start": 2.3, "end": 2.45},
+             {"word": "world.", "start": 2.5, "end": 2.9}]
+            """.utf8).write(to: transcript)
+        let report = folder.file("fillers-report.json")
+        let cut = try reel(["cut", talk.path, "--transcript", transcript.path, "--report", report.path, "--fillers",
+                            "-o", "-"])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let output = folder.file("fillers.mkv")
+        let render = try reel(["render", "-", "-o", output.path], stdin: cut.stdout)
+        #expect(render.status == 0, "\(render.stderrText)")
+        // "Um," 0.41–0.62 s is frames 12.3–18.6: frames 12 to 18 go; "you know" 2.2–2.45 s: frames 66 to 73.
+        let frames = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        #expect(frames == Array(0..<12) + Array(19..<66) + Array(74..<90), "rendered \(frames)")
+        let text = try String(contentsOf: report, encoding: .utf8)
+        #expect(text.contains(#""filler""#) && text.contains(#""you know""#), "\(text)")
+
+        let chosen = try reel(["cut", talk.path, "--transcript", transcript.path, "--fillers=hello",
+                               "--remove-words", "world", "--report", folder.file("words.json").path, "-o", "-"])
+        #expect(chosen.status == 0, "\(chosen.stderrText)")
+        let words = try String(contentsOf: folder.file("words.json"), encoding: .utf8)
+        #expect(words.contains(#""Hello""#) && words.contains(#""world.""#) && !words.contains(#""Um,""#), "\(words)")
+
+        let noTranscript = try reel(["cut", talk.path, "--fillers", "-o", "-"])
+        #expect(noTranscript.status == 64, "\(noTranscript.stderrText)")
+        #expect(noTranscript.stderrText.contains("--transcript"), "\(noTranscript.stderrText)")
+    }
+
+    /// `--speed-silence 4`: the silence plays at four times the speed over whole output frames (28 of its 30 source
+    /// frames, one in four shown), its last two frames at speed 1, and the sound after it on the grid.
+    @Test func silencesPlayFastOnTheFrameGrid() throws {
+        let talk = try talk()
+        let cut = try reel(["cut", talk.path, "--margin", "0", "--speed-silence", "4", "-o", "-"])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let output = folder.file("fast.mkv")
+        let render = try reel(["render", "-", "-o", output.path], stdin: cut.stdout)
+        #expect(render.status == 0, "\(render.stderrText)")
+        let frames = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        let expected = Array(0..<30) + stride(from: 30, to: 58, by: 4) + [58, 59] + Array(60..<90)
+        #expect(frames == expected, "rendered \(frames)")
+    }
+
     @Test func theCutFadesItsSoundInsteadOfClicking() throws {
         let talk = try talk()
         let projectFile = folder.file("fades.json")

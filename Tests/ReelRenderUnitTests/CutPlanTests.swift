@@ -86,6 +86,32 @@ import Testing
         #expect(try grid.floor(.zero) == Self.t(1, 100))
     }
 
+    // MARK: Words
+
+    static func word(_ text: String, _ start: Time, _ end: Time) -> TranscriptWord {
+        TranscriptWord(text: text, start: start, end: end)
+    }
+
+    @Test func fillersMatchWordsAndPhrasesWhateverTheirCaseAndPunctuation() {
+        let words = [Self.word("So,", .zero, Self.t(1, 2)), Self.word("UM", Self.t(1, 2), Self.t(1)),
+                     Self.word("you", Self.t(1), Self.t(6, 5)), Self.word("know?", Self.t(6, 5), Self.t(3, 2)),
+                     Self.word("you", Self.t(2), Self.t(21, 10)), Self.word("see", Self.t(21, 10), Self.t(11, 5))]
+        let criteria = WordCriteria(fillers: WordCriteria.englishFillers, words: ["see"])
+        let found = criteria.candidates(in: words)
+        #expect(found.map(\.range) == [Self.range(Self.t(1, 2), Self.t(1)), Self.range(Self.t(1), Self.t(3, 2)),
+                                        Self.range(Self.t(21, 10), Self.t(11, 5))])
+        #expect(found.map(\.reason) == [.filler, .filler, .word])
+        #expect(found.map(\.text) == ["UM", "you know?", "see"])
+    }
+
+    @Test func wordsWidenToWholeFrames() throws {
+        let candidate = CutCandidate(range: Self.range(Self.t(41, 100), Self.t(62, 100)), reason: .filler, text: "um")
+        let pieces = try CutPlanner.plan(duration: Self.t(3), candidates: [candidate], settings: CutSettings(),
+                                         grid: Self.frames30)
+        #expect(Self.removed(pieces) == [[Self.t(12, 30), Self.t(19, 30)]])
+        #expect(pieces.first { !$0.kept }?.words == ["um"])
+    }
+
     // MARK: Silence detection over samples in memory
 
     /// A stereo reader of a signal given per sample, ending at `count`.
@@ -138,7 +164,8 @@ import Testing
     static func input(_ path: String, hasVideo: Bool, pieces: [(Time, Time, Bool)]) -> CutInput {
         CutInput(path: path, hasVideo: hasVideo, duration: pieces.last!.1,
                  grid: hasVideo ? frames30 : .samples(rate: 48000),
-                 pieces: pieces.map { CutPiece(range: range($0.0, $0.1), kept: $0.2, reasons: $0.2 ? [] : [.silence]) })
+                 pieces: pieces.map { CutPiece(range: range($0.0, $0.1), kept: $0.2, reasons: $0.2 ? [] : [.silence]) },
+                 warnings: [])
     }
 
     @Test func projectReadsBackWithFadesAtEveryJump() throws {

@@ -1,4 +1,6 @@
+import Foundation
 import ReelMedia
+import ReelModel
 import ReelTime
 
 /// What `reel cut` is asked to do: the inputs, the criteria and the settings that shape the cut.
@@ -9,12 +11,19 @@ public struct CutRequest: Sendable {
     public var silenceThreshold: Double?
     /// Margins, shortest silence and clip, stretches kept or removed by hand.
     public var settings: CutSettings
+    /// Word-level transcripts (`--transcript`), by input: the first for the first input, and so on.
+    public var transcripts: [String]
+    /// Filler words and other words to cut, found in the transcripts.
+    public var words: WordCriteria
 
     /// Creates a request.
-    public init(inputs: [String], silenceThreshold: Double?, settings: CutSettings) {
+    public init(inputs: [String], silenceThreshold: Double?, settings: CutSettings, transcripts: [String] = [],
+                words: WordCriteria = WordCriteria(fillers: [], words: [])) {
         self.inputs = inputs
         self.silenceThreshold = silenceThreshold
         self.settings = settings
+        self.transcripts = transcripts
+        self.words = words
     }
 }
 
@@ -31,6 +40,8 @@ public struct CutInput: Sendable {
     public let grid: CutGrid
     /// The kept and removed pieces, in order, covering [0, duration).
     public let pieces: [CutPiece]
+    /// What the analysis noticed without failing (a transcript running past the media), one line each.
+    public let warnings: [String]
 }
 
 /// Reads each input once, decoding only what the criteria need (for silence: its best audio stream, no pictures),
@@ -41,14 +52,18 @@ public enum CutAnalysis {
     public static func run(_ request: CutRequest, policy: MediaPolicy, cancellation: CancellationFlag? = nil)
         throws(RenderError) -> [CutInput]
     {
-        try request.inputs.map { path throws(RenderError) in
-            try analyse(path, request: request, opener: MediaFileOpener(policy: policy), policy: policy,
-                        cancellation: cancellation)
+        var analysed: [CutInput] = []
+        for (index, path) in request.inputs.enumerated() {
+            let transcript = index < request.transcripts.count ? request.transcripts[index] : nil
+            analysed.append(try analyse(path, transcript: transcript, request: request,
+                                        opener: MediaFileOpener(policy: policy), policy: policy,
+                                        cancellation: cancellation))
         }
+        return analysed
     }
 
-    static func analyse(_ path: String, request: CutRequest, opener: any SourceOpener, policy: MediaPolicy,
-                        cancellation: CancellationFlag?) throws(RenderError) -> CutInput {
+    static func analyse(_ path: String, transcript: String?, request: CutRequest, opener: any SourceOpener,
+                        policy: MediaPolicy, cancellation: CancellationFlag?) throws(RenderError) -> CutInput {
         let info: MediaInfo
         do {
             info = try MediaProbe.probe(path: path, policy: policy)
@@ -85,6 +100,14 @@ public enum CutAnalysis {
             candidates += silences
             if video == nil { duration = Time(value: sampleCount, timescale: rate) }
         }
+        var warnings: [String] = []
+        if let transcript, !request.words.isEmpty {
+            let words = try readTranscript(transcript, warnings: &warnings)
+            if let last = words.last, last.end > duration, duration > .zero {
+                warnings.append("\(transcript): its words run to \(last.end) s, past the end of \(path) at \(duration) s")
+            }
+            candidates += request.words.candidates(in: words)
+        }
         let grid: CutGrid
         if let video {
             guard let rate = video.frameRate ?? video.averageFrameRate, rate > .zero, let frameDuration = try? rate.inverse
@@ -101,9 +124,25 @@ public enum CutAnalysis {
         do {
             let pieces = try CutPlanner.plan(duration: duration, candidates: candidates, settings: request.settings,
                                              grid: grid)
-            return CutInput(path: path, hasVideo: video != nil, duration: duration, grid: grid, pieces: pieces)
+            return CutInput(path: path, hasVideo: video != nil, duration: duration, grid: grid, pieces: pieces,
+                            warnings: warnings)
         } catch {
             throw RenderError(.invalid, "\(path): the cut's times cannot be represented exactly (\(error))")
         }
+    }
+
+    /// The timed words of a transcript in any shape `captions` reads (`TranscriptReader`); its warnings are added to
+    /// `warnings`, an unreadable or unknown file is an error naming it.
+    private static func readTranscript(_ path: String, warnings: inout [String]) throws(RenderError) -> [TranscriptWord] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw RenderError(.missingInput, "--transcript \(path): no such file, or it cannot be read")
+        }
+        let (words, problems) = TranscriptReader.read(Array(data), file: path)
+        warnings += problems.filter { $0.severity == .warning }.map { "--transcript \($0)" }
+        guard let words else {
+            let reasons = problems.filter { $0.severity == .error }.map(\.message).joined(separator: "; ")
+            throw RenderError(.invalid, "--transcript \(path): \(reasons)")
+        }
+        return words
     }
 }

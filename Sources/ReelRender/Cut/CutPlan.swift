@@ -8,6 +8,13 @@ public enum CutReason: String, Sendable, Hashable {
     case removed
     /// A kept piece shorter than `--min-clip` between two removed stretches.
     case short
+    /// A filler word or phrase of the transcript (`--fillers`).
+    case filler
+    /// A word or phrase named by `--remove-words`.
+    case word
+
+    /// Whether the stretch is a transcript's word, which is cut whole (its cut widens to the grid).
+    var isWord: Bool { self == .filler || self == .word }
 }
 
 /// A stretch of one source that a criterion wants out, in the source's time (seconds from the media's start).
@@ -18,12 +25,15 @@ public struct CutCandidate: Sendable, Hashable {
     public var reason: CutReason
     /// For silence: the highest peak level inside the stretch, in dBFS (−∞ for digital silence).
     public var level: Double?
+    /// For words: the words as the transcript writes them.
+    public var text: String?
 
     /// Creates a candidate.
-    public init(range: TimeRange, reason: CutReason, level: Double? = nil) {
+    public init(range: TimeRange, reason: CutReason, level: Double? = nil, text: String? = nil) {
         self.range = range
         self.reason = reason
         self.level = level
+        self.text = text
     }
 }
 
@@ -92,15 +102,26 @@ public struct CutPiece: Sendable, Hashable {
     public var reasons: [CutReason]
     /// For a removed piece with silence among its reasons: the highest peak level found in it, in dBFS.
     public var level: Double?
+    /// For a removed piece with words among its reasons: the words, in order.
+    public var words: [String] = []
+
+    /// Folds `other`, which starts at or before this piece's end, into this removed piece.
+    mutating func absorb(_ other: CutPiece) throws(TimeError) {
+        if other.range.end > range.end { range = try TimeRange(start: range.start, end: other.range.end) }
+        for reason in other.reasons where !reasons.contains(reason) { reasons.append(reason) }
+        level = CutPlanner.maxLevel(level, other.level)
+        words += other.words
+    }
 }
 
 /// Turns the candidates of one source into kept and removed pieces (pure: no media is read here).
 ///
 /// In order: silences shorter than `minimumSilence` are dropped; each remaining silence gives up `marginAfter` at
 /// its start and `marginBefore` at its end (not at the source's start or end, where there is no sound to frame);
-/// `remove` stretches join as they are; `keep` stretches are taken out of every candidate; overlapping or touching
+/// `remove` stretches and words join as they are; `keep` stretches are taken out of every candidate; overlapping or touching
 /// candidates merge; each removed stretch shrinks to the grid (its start rounds up, its end down, so the cut never
-/// takes sound the margins keep; a stretch reaching the source's end keeps that end); kept pieces shorter than
+/// takes sound the margins keep), except one holding words, which widens to it (no part of a filler stays); a
+/// stretch reaching the source's end keeps that end; kept pieces shorter than
 /// `minimumClip` between two removals are removed too (reason `short`), unless `keep` names them.
 public enum CutPlanner {
     /// The pieces of a source `duration` long, in order, covering [0, duration).
@@ -131,28 +152,27 @@ public enum CutPlanner {
             let start = max(candidate.range.start, .zero)
             let end = min(candidate.range.end, duration)
             guard start < end else { continue }
-            if var last = removals.last, start <= last.range.end {
-                if end > last.range.end { last.range = try TimeRange(start: last.range.start, end: end) }
-                if !last.reasons.contains(candidate.reason) { last.reasons.append(candidate.reason) }
-                last.level = maxLevel(last.level, candidate.level)
-                removals[removals.count - 1] = last
+            let piece = CutPiece(range: try TimeRange(start: start, end: end), kept: false, reasons: [candidate.reason],
+                                 level: candidate.level, words: candidate.text.map { [$0] } ?? [])
+            if let last = removals.last, start <= last.range.end {
+                try removals[removals.count - 1].absorb(piece)
             } else {
-                removals.append(CutPiece(range: try TimeRange(start: start, end: end), kept: false,
-                                         reasons: [candidate.reason], level: candidate.level))
+                removals.append(piece)
             }
         }
 
+        // Silences and hand-made removals shrink to the grid (their margins stay whole); words widen to it (no part
+        // of a filler stays).
         var snapped: [CutPiece] = []
         for var removal in removals {
-            let start = try grid.ceiling(removal.range.start)
-            let end = removal.range.end >= duration ? duration : try grid.floor(removal.range.end)
+            let widen = removal.reasons.contains { $0.isWord }
+            let start = widen ? try grid.floor(removal.range.start) : try grid.ceiling(removal.range.start)
+            let end = removal.range.end >= duration ? duration
+                : widen ? min(try grid.ceiling(removal.range.end), duration) : try grid.floor(removal.range.end)
             guard start < end else { continue }
             removal.range = try TimeRange(start: start, end: end)
-            if var last = snapped.last, start <= last.range.end {
-                last.range = try TimeRange(start: last.range.start, end: max(end, last.range.end))
-                for reason in removal.reasons where !last.reasons.contains(reason) { last.reasons.append(reason) }
-                last.level = maxLevel(last.level, removal.level)
-                snapped[snapped.count - 1] = last
+            if let last = snapped.last, start <= last.range.end {
+                try snapped[snapped.count - 1].absorb(removal)
             } else {
                 snapped.append(removal)
             }
@@ -165,11 +185,8 @@ public enum CutPlanner {
         var result: [CutPiece] = []
         var position = Time.zero
         func append(_ piece: CutPiece) throws(TimeError) {
-            if var last = result.last, !last.kept, !piece.kept {
-                last.range = try TimeRange(start: last.range.start, end: piece.range.end)
-                for reason in piece.reasons where !last.reasons.contains(reason) { last.reasons.append(reason) }
-                last.level = maxLevel(last.level, piece.level)
-                result[result.count - 1] = last
+            if let last = result.last, !last.kept, !piece.kept {
+                try result[result.count - 1].absorb(piece)
             } else {
                 result.append(piece)
             }
@@ -211,7 +228,7 @@ public enum CutPlanner {
         return pieces
     }
 
-    private static func maxLevel(_ a: Double?, _ b: Double?) -> Double? {
+    static func maxLevel(_ a: Double?, _ b: Double?) -> Double? {
         guard let a else { return b }
         guard let b else { return a }
         return max(a, b)

@@ -20,18 +20,30 @@ public enum CutProject {
         var input: CutInput
         var range: TimeRange
         var at: Time
+        /// 1, or `--speed-silence` for a silence played fast.
+        var speed = Rational.one
         var fadeIn = Time.zero
         var fadeOut = Time.zero
         var reachesEnd: Bool { range.end >= input.duration }
+        /// Its length on the timeline: its source length over its speed.
+        var length: Time { (try? range.duration.divided(by: speed)) ?? range.duration }
     }
 
     /// The project's JSON text (pretty, with a final newline). Asset paths inside `projectDirectory` are written
-    /// relative to it, others absolute. Throws `.invalid` when nothing is kept of any input, or when inputs with
-    /// video and audio-only inputs are mixed (the storyline and the audio tracks could not follow one another).
-    public static func json(_ inputs: [CutInput], projectDirectory: String) throws(RenderError) -> String {
+    /// relative to it, others absolute. With `silenceSpeed` (`--speed-silence`), stretches removed only for
+    /// silence stay as clips at that speed instead of going. Throws `.invalid` when nothing is kept of any input;
+    /// `.usage` when inputs with video and audio-only inputs are mixed (the storyline and the audio tracks could
+    /// not follow one another), or when silence is to be sped up on audio-only inputs (audio tracks have no speed).
+    public static func json(_ inputs: [CutInput], projectDirectory: String, silenceSpeed: Rational? = nil)
+        throws(RenderError) -> String
+    {
         if inputs.contains(where: \.hasVideo), let audioOnly = inputs.first(where: { !$0.hasVideo }) {
             throw RenderError(.usage, "\(audioOnly.path) has no video while other inputs have: cut audio-only files "
                               + "and video files in separate runs")
+        }
+        if silenceSpeed != nil, let audioOnly = inputs.first(where: { !$0.hasVideo }) {
+            throw RenderError(.usage, "--speed-silence: \(audioOnly.path) has no video, and audio tracks play at "
+                              + "speed 1 only")
         }
         var assets: [(key: String, value: JSONValue)] = []
         var placed: [Placed] = []
@@ -41,15 +53,23 @@ public enum CutProject {
             for input in inputs {
                 let id = uniqueID(for: input.path, used: &usedIDs)
                 assets.append((id, .object(JSONObject(values: [("path", .string(written(input.path, in: projectDirectory)))]))))
-                for piece in input.pieces where piece.kept {
-                    placed.append(Placed(asset: id, input: input, range: piece.range, at: position))
-                    position = try position + piece.range.duration
+                for piece in input.pieces {
+                    var entries = [Placed(asset: id, input: input, range: piece.range, at: position)]
+                    if !piece.kept {
+                        guard let silenceSpeed, piece.reasons == [.silence] else { continue }
+                        entries = try fast(entries[0], speed: silenceSpeed)
+                    }
+                    for var entry in entries {
+                        entry.at = position
+                        placed.append(entry)
+                        position = try position + entry.length
+                    }
                 }
             }
         } catch {
             throw RenderError(.invalid, "the cut's total length cannot be represented exactly (\(error))")
         }
-        guard !placed.isEmpty else {
+        guard placed.contains(where: { $0.speed == .one }) else {
             throw RenderError(.invalid, "nothing is left to keep in \(inputs.map(\.path).joined(separator: ", ")): "
                               + "every stretch was cut (raise --silence's threshold or lower --min-clip)")
         }
@@ -98,6 +118,9 @@ public enum CutProject {
                 if piece.reasons.contains(.silence) {
                     members.append(("level", piece.level.flatMap { $0.isFinite ? number($0, places: 1) : nil } ?? .null))
                 }
+                if !piece.words.isEmpty {
+                    members.append(("words", .array(piece.words.map { JSON(.string($0)) })))
+                }
                 ranges.append(JSON(.object(JSONObject(values: members))))
             }
             totalKept += kept
@@ -116,13 +139,31 @@ public enum CutProject {
                                 pretty: true) + "\n"
     }
 
+    /// A silence played at `speed`, as a clip whose timeline length is whole frames — so the clips after it stay on
+    /// the output's frame grid — and the rest of it at speed 1: the fast part spans a multiple of speed × frames
+    /// in source time (of `speed.numerator` frames, for a speed N/D), the rest is shorter than that.
+    private static func fast(_ piece: Placed, speed: Rational) throws(TimeError) -> [Placed] {
+        guard case .frames(_, let frameDuration) = piece.input.grid else { return [piece] }
+        let step = try frameDuration.multiplied(by: Rational(speed.numerator))
+        let steps = try piece.range.duration.quotient(dividingBy: step, rounding: .down)
+        guard steps > 0 else { return [piece] }
+        let fastEnd = try piece.range.start + step.multiplied(by: Rational(steps))
+        var fast = piece
+        fast.range = try TimeRange(start: piece.range.start, end: fastEnd)
+        fast.speed = speed
+        guard fastEnd < piece.range.end else { return [fast] }
+        var rest = piece
+        rest.range = try TimeRange(start: fastEnd, end: piece.range.end)
+        return [fast, rest]
+    }
+
     // MARK: Fades
 
     /// Gives each placed piece a fade where its sound does not continue the piece beside it.
     private static func addFades(_ placed: inout [Placed]) {
         for index in placed.indices {
             let piece = placed[index]
-            let half = (try? piece.range.duration.divided(by: Rational(2))) ?? .zero
+            let half = (try? piece.length.divided(by: Rational(2))) ?? .zero
             let length = min(fadeLength, half)
             let previous = index > 0 ? placed[index - 1] : nil
             let next = index + 1 < placed.count ? placed[index + 1] : nil
@@ -139,7 +180,7 @@ public enum CutProject {
     private static func volumeKeys(_ piece: Placed) -> [JSONValue] {
         var keys: [JSONValue] = []
         if piece.fadeIn > .zero { keys.append(ramp(start: piece.at, length: piece.fadeIn, from: "0", to: "1")) }
-        if piece.fadeOut > .zero, let end = try? piece.at + piece.range.duration, let start = try? end - piece.fadeOut {
+        if piece.fadeOut > .zero, let end = try? piece.at + piece.length, let start = try? end - piece.fadeOut {
             keys.append(ramp(start: start, length: piece.fadeOut, from: "1", to: "0"))
         }
         return keys
@@ -155,6 +196,10 @@ public enum CutProject {
     private static func clip(_ piece: Placed) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [("asset", .string(piece.asset)), ("in", time(piece.range.start))]
         if !piece.reachesEnd { members.append(("out", time(piece.range.end))) }
+        if piece.speed != .one {
+            let speed = piece.speed
+            members.append(("speed", speed.denominator == 1 ? .number(String(speed.numerator)) : time(Time(speed))))
+        }
         return .object(JSONObject(values: members))
     }
 
