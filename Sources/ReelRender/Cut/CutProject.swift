@@ -235,20 +235,19 @@ public enum CutProject {
         return .number(text)
     }
 
-    /// An asset id from the file's name: letters, digits and `-_. `, unique among `used`.
+    /// An asset id from the file's name (its first 56 characters, control characters as `_`), unique among `used`
+    /// by a number after it ("talk 2").
     private static func uniqueID(for path: String, used: inout Set<String>) -> String {
         let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        var base = String(stem.unicodeScalars.filter {
-            $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_. ".unicodeScalars.contains($0)
-        }.map(Character.init).prefix(56)).trimmingCharacters(in: CharacterSet(charactersIn: " ."))
-        if base.isEmpty || base == "main" { base = "input" }
+        let printable = String(stem.map { $0.asciiValue.map { $0 < 32 || $0 == 127 } == true ? "_" : $0 }
+            .prefix(56))
+        let base = printable.isEmpty || printable == "main" ? "input" : printable
         var id = base
-        var counter = 2
-        while used.contains(id) {
-            id = "\(base) \(counter)"
-            counter += 1
+        var number = 2
+        while !used.insert(id).inserted {
+            id = "\(base) \(number)"
+            number += 1
         }
-        used.insert(id)
         return id
     }
 
