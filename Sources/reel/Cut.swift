@@ -13,7 +13,8 @@ struct Cut: ParsableCommand {
         discussion: """
             Each input is read once (its sound only) and becomes its kept clips, in order, with exact source \
             in and out points on the video's frame boundaries (on sample boundaries for audio-only inputs) and \
-            a 10 ms audio fade on each side of every cut. Without a criterion, --silence -35 is used. The \
+            a 10 ms audio fade on each side of every cut. Silence (--silence, default -35 dBFS) is the criterion \
+            unless --fillers or --remove-words name words from a --transcript; name --silence too for both. The \
             project validates and renders like any other; nothing is written unless the analysis succeeds.
 
             Examples:
