@@ -106,6 +106,27 @@ import Testing
         #expect(frames == expected, "rendered \(frames)")
     }
 
+    /// Two inputs, each its clips in order; `--remove` and `--keep` in every input's source time.
+    @Test func severalInputsWithRangesByHand() throws {
+        let first = try talk()
+        let second = folder.file("talk-again.mkv")
+        try FileManager.default.copyItem(at: first, to: second)
+        let cut = try reel(["cut", first.path, second.path, "--margin", "0", "--remove", "0..0.5",
+                            "--keep", "1.2..1.5", "-o", "-"])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let project = try #require(try JSONSerialization.jsonObject(with: cut.stdout) as? [String: Any])
+        #expect((project["assets"] as? [String: Any])?.keys.sorted() == ["talk", "talk-again"])
+        let output = folder.file("two.mkv")
+        let render = try reel(["render", "-", "-o", output.path], stdin: cut.stdout)
+        #expect(render.status == 0, "\(render.stderrText)")
+        let each = Array(15..<30) + Array(36..<45) + Array(60..<90)
+        let frames = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        #expect(frames == each + each, "rendered \(frames)")
+
+        let badRange = try reel(["cut", first.path, "--keep", "5..2", "-o", "-"])
+        #expect(badRange.status == 64 && badRange.stderrText.contains("--keep 5..2"), "\(badRange.stderrText)")
+    }
+
     @Test func theCutFadesItsSoundInsteadOfClicking() throws {
         let talk = try talk()
         let projectFile = folder.file("fades.json")
