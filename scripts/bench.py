@@ -562,6 +562,52 @@ def run_renditions(reel, rounds, warmup):
     return results
 
 
+# The cut part (issue 36): `reel cut` finding the silences of a long 1080p talk-like file (H.264 + AAC stereo;
+# bursts of tone with 1.5 s pauses every 6.5 s), against its duration (the target: under 1 %) and against ffmpeg's
+# silencedetect over the same file (`-vn`, audio decoded only), both at -35 dB and 0.5 s.
+CUT_PATTERN = "if(lt(mod(t,6.5),5),0.3*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t)),0.002*sin(2*PI*50*t))"
+
+
+def ensure_cut_media(minutes):
+    """The cut part's source, `minutes` long, generated once (a flat grey picture: cheap to encode, a full-size
+    H.264 stream to demux all the same)."""
+    MEDIA.mkdir(parents=True, exist_ok=True)
+    target = MEDIA / f"talk-1080p-{minutes}min.mp4"
+    if target.exists():
+        return target
+    print(f"bench: generating {target.relative_to(REPO)}", flush=True)
+    partial = target.with_name(f".{target.stem}.partial.mp4")
+    run_quietly([
+        "ffmpeg", "-v", "error", "-nostdin", "-y",
+        "-f", "lavfi", "-i", f"color=c=gray:size=1920x1080:rate={FPS}",
+        "-f", "lavfi", "-i", f"aevalsrc=exprs='{CUT_PATTERN}':s={SAMPLE_RATE},aformat=channel_layouts=stereo",
+        "-t", str(minutes * 60), "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p",
+        "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", str(partial),
+    ], "generating the cut source")
+    partial.rename(target)
+    return target
+
+
+def run_cut(reel, minutes, rounds, warmup):
+    source = ensure_cut_media(minutes)
+    duration = probe_duration(source)
+    WORK.mkdir(parents=True, exist_ok=True)
+    print(f"\ncut: silences of a {minutes} min 1080p H.264 + AAC file (reel cut against silencedetect)", flush=True)
+    commands = {
+        "reel cut": [str(reel), "cut", str(source), "--silence", "-35", "--min-silence", "0.5",
+                     "-o", str(WORK / "cut.json"), "--force"],
+        "silencedetect": ["ffmpeg", "-v", "error", "-nostdin", "-vn", "-i", str(source),
+                          "-af", "silencedetect=n=-35dB:d=0.5", "-f", "null", "-"],
+    }
+    results = timed_rounds(commands, rounds, warmup, "cut")
+    for name, runs in results.items():
+        wall, cpu = medians(runs)
+        print(f"{name:14} wall {wall:7.2f} s ({100 * wall / duration:.2f} % of {duration:.0f} s)  cpu {cpu:7.2f} s")
+    reel_wall = medians(results["reel cut"])[0]
+    print(f"reel cut target (< 1 % of the duration): {'met' if reel_wall < 0.01 * duration else 'NOT met'}")
+    return results
+
+
 # ---------------------------------------------------------------- projects
 
 
@@ -1165,6 +1211,10 @@ def parse_arguments():
     parser.add_argument("--effects-rounds", type=int, default=3,
                         help="timed rounds of the effects part (1080p LUT, blurred region, chroma key vs none); 0 to skip "
                              "(default: %(default)s)")
+    parser.add_argument("--cut-minutes", type=int, default=60,
+                        help="length of the cut part's source in minutes (reel cut against silencedetect); 0 to skip "
+                             "(default: %(default)s)")
+    parser.add_argument("--cut-rounds", type=int, default=3, help="timed rounds of the cut part (default: %(default)s)")
     parser.add_argument("--renditions-rounds", type=int, default=3,
                         help="timed rounds of the renditions part (three sizes in one pass vs three renders); 0 to "
                              "skip (default: %(default)s)")
@@ -1216,6 +1266,8 @@ def main():
         effects = {} if args.ffmpeg_only or args.effects_rounds < 1 else run_effects(reel, args.effects_rounds, args.warmup)
         renditions = ({} if args.ffmpeg_only or args.renditions_rounds < 1
                       else run_renditions(reel, args.renditions_rounds, args.warmup))
+        cut = ({} if args.ffmpeg_only or args.cut_minutes < 1 or args.cut_rounds < 1
+               else run_cut(reel, args.cut_minutes, args.cut_rounds, args.warmup))
     except BenchError as error:
         print(f"bench: {error}", file=sys.stderr)
         return 1
@@ -1232,6 +1284,7 @@ def main():
             "batch": {step: [vars(m) for m in runs] for step, runs in batched.items()},
             "effects": {name: [vars(m) for m in runs] for name, runs in effects.items()},
             "renditions": {name: [vars(m) for m in runs] for name, runs in renditions.items()},
+            "cut": {name: [vars(m) for m in runs] for name, runs in cut.items()},
         }
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     return 0

@@ -16,7 +16,11 @@ struct Reel: ParsableCommand {
               reel --generate-completion-script bash > /etc/bash_completion.d/reel
             """ + "\n\n" + exitCodesHelp,
         subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Thumbnail.self, Play.self, Schema.self,
+<<<<<<< HEAD
                       Import.self, ExportOTIO.self, Plan.self, Join.self, Batch.self, Report.self, Diff.self])
+=======
+                      Import.self, ExportOTIO.self, Plan.self, Join.self, Batch.self, Cut.self])
+>>>>>>> cut36
 
     @Flag(help: "Show reel's version and the FFmpeg libraries' versions.")
     var version = false
@@ -46,7 +50,7 @@ struct Reel: ParsableCommand {
     /// process exits: exiting while it is still held reads as a leak to LeakSanitizer (docs/testing.md).
     private static func run() -> Int32 {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(Cut.expandingOptionalValues(Array(CommandLine.arguments.dropFirst())))
             try command.run()
             // A reader that stops reading data it asked for (`reel schema | head -1`) took what it needed, as with
             // git; a render's video that nobody took is lost, so a render says so (docs/decisions.md).

@@ -16,6 +16,13 @@ protocol AudioSourceReader: AnyObject {
     /// planar float buffer per output channel; silence outside the stream.
     func read(from firstSample: Int64, count sampleCount: Int, into channels: [UnsafeMutablePointer<Float>])
         throws(MediaError)
+    /// The sample index just past the stream's last sample, once a read has decoded to its end; nil before (and
+    /// for readers that cannot tell).
+    var endSample: Int64? { get }
+}
+
+extension AudioSourceReader {
+    var endSample: Int64? { nil }
 }
 
 /// Opens readers for the files a `SourceCatalog` names.

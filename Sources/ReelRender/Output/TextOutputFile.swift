@@ -19,4 +19,24 @@ public enum TextOutputFile {
         }
         try file.commit(overwrite: overwrite)
     }
+
+    /// Writes several texts as `write(_:to:overwrite:)` writes one, together: every file is written to its temporary
+    /// file first, and only when all are complete are they renamed into place, so a failure leaves none of them
+    /// (`reel cut`'s project and report).
+    public static func write(_ texts: [(text: String, path: String)], overwrite: Bool) throws(RenderError) {
+        var prepared: [OutputFile] = []
+        do throws(RenderError) {
+            for (text, path) in texts {
+                let file = try OutputFile.prepare(path: path, overwrite: overwrite)
+                prepared.append(file)
+                guard FileManager.default.createFile(atPath: file.temporaryPath, contents: Data(text.utf8)) else {
+                    throw RenderError(.io, "cannot write \(path)")
+                }
+            }
+            for file in prepared { try file.commit(overwrite: overwrite) }
+        } catch {
+            for file in prepared { file.discard() }
+            throw error
+        }
+    }
 }

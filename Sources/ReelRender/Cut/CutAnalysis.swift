@@ -1,0 +1,148 @@
+import Foundation
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// What `reel cut` is asked to do: the inputs, the criteria and the settings that shape the cut.
+public struct CutRequest: Sendable {
+    /// The media files, in the order their clips follow each other.
+    public var inputs: [String]
+    /// `--silence`: the threshold in dBFS below which sound counts as silence; nil when silence is not a criterion.
+    public var silenceThreshold: Double?
+    /// Margins, shortest silence and clip, stretches kept or removed by hand.
+    public var settings: CutSettings
+    /// Word-level transcripts (`--transcript`), by input: the first for the first input, and so on.
+    public var transcripts: [String]
+    /// Filler words and other words to cut, found in the transcripts.
+    public var words: WordCriteria
+
+    /// Creates a request.
+    public init(inputs: [String], silenceThreshold: Double?, settings: CutSettings, transcripts: [String] = [],
+                words: WordCriteria = WordCriteria(fillers: [], words: [])) {
+        self.inputs = inputs
+        self.silenceThreshold = silenceThreshold
+        self.settings = settings
+        self.transcripts = transcripts
+        self.words = words
+    }
+}
+
+/// One input as analysed and planned: its facts and its pieces.
+public struct CutInput: Sendable {
+    /// The file as given on the command line.
+    public let path: String
+    /// Whether the cut follows a video stream (clips on the storyline) or an audio-only file (audio tracks).
+    public let hasVideo: Bool
+    /// How far the source runs, in source seconds: the video stream's duration (else the container's) when there is
+    /// video, otherwise the decoded sound's length (else the container's duration).
+    public let duration: Time
+    /// The instants its cuts fall on.
+    public let grid: CutGrid
+    /// The kept and removed pieces, in order, covering [0, duration).
+    public let pieces: [CutPiece]
+    /// What the analysis noticed without failing (a transcript running past the media), one line each.
+    public let warnings: [String]
+}
+
+/// Reads each input once, decoding only what the criteria need (for silence: its best audio stream, no pictures),
+/// and plans its cut (`CutPlanner`). Nothing is written here.
+public enum CutAnalysis {
+    /// Analyses and plans every input of `request`, in order. Errors name the input and, when the input lacks what a
+    /// criterion needs, the option (`--silence` on a file without sound).
+    public static func run(_ request: CutRequest, policy: MediaPolicy, cancellation: CancellationFlag? = nil)
+        throws(RenderError) -> [CutInput]
+    {
+        var analysed: [CutInput] = []
+        for (index, path) in request.inputs.enumerated() {
+            let transcript = index < request.transcripts.count ? request.transcripts[index] : nil
+            analysed.append(try analyse(path, transcript: transcript, request: request,
+                                        opener: MediaFileOpener(policy: policy), policy: policy,
+                                        cancellation: cancellation))
+        }
+        return analysed
+    }
+
+    static func analyse(_ path: String, transcript: String?, request: CutRequest, opener: any SourceOpener,
+                        policy: MediaPolicy, cancellation: CancellationFlag?) throws(RenderError) -> CutInput {
+        let info: MediaInfo
+        do {
+            info = try MediaProbe.probe(path: path, policy: policy)
+        } catch {
+            let failure = RenderError(media: error)
+            throw RenderError(failure.kind, "\(path): \(failure.message)")
+        }
+        let video = info.bestVideoStream
+        let audio = info.bestAudioStream
+        guard video != nil || audio != nil else {
+            throw RenderError(.invalid, "\(path): the file has neither a video nor an audio stream")
+        }
+        // A clip without `out` runs to this end in the compiler too (the video stream's duration, else the
+        // container's); an audio-only file's end is its last decoded sample when the sound was read.
+        var duration = video?.duration ?? info.duration ?? .zero
+        var candidates: [CutCandidate] = []
+        if let threshold = request.silenceThreshold {
+            guard let audio, audio.sampleRate > 0, audio.channels > 0 else {
+                throw RenderError(.invalid, "\(path): --silence needs sound, and the file has no audio stream")
+            }
+            let reader: any AudioSourceReader
+            do {
+                reader = try opener.openAudio(path: path, stream: audio.index, sampleRate: audio.sampleRate,
+                                              channels: audio.channels)
+            } catch {
+                let failure = RenderError(media: error)
+                throw RenderError(failure.kind, "\(path): \(failure.message)")
+            }
+            let rate = Int64(audio.sampleRate)
+            let expected = info.duration.flatMap { try? $0.count(atRate: rate, rounding: .up) }
+            let (silences, sampleCount) = try SilenceDetector(thresholdDecibels: threshold, minimumLength: request.settings.minimumSilence).silences(
+                reading: reader, of: path, sampleRate: audio.sampleRate, channels: audio.channels,
+                expectedSamples: expected, cancellation: cancellation)
+            candidates += silences
+            if video == nil { duration = Time(value: sampleCount, timescale: rate) }
+        }
+        var warnings: [String] = []
+        if let transcript, !request.words.isEmpty {
+            let words = try readTranscript(transcript, warnings: &warnings)
+            if let last = words.last, last.end > duration, duration > .zero {
+                warnings.append("\(transcript): its words run to \(last.end) s, past the end of \(path) at \(duration) s")
+            }
+            candidates += request.words.candidates(in: words)
+        }
+        let grid: CutGrid
+        if let video {
+            guard let rate = video.frameRate ?? video.averageFrameRate, rate > .zero, let frameDuration = try? rate.inverse
+            else {
+                throw RenderError(.invalid, "\(path): the video stream states no frame rate to cut on")
+            }
+            grid = .frames(start: max(video.start ?? .zero, .zero), frameDuration: Time(frameDuration))
+        } else if let audio, audio.sampleRate > 0 {
+            grid = .samples(rate: Int64(audio.sampleRate))
+        } else {
+            throw RenderError(.invalid, "\(path): the audio stream states no sample rate")
+        }
+        guard duration > .zero else { throw RenderError(.invalid, "\(path): the file states no duration") }
+        do {
+            let pieces = try CutPlanner.plan(duration: duration, candidates: candidates, settings: request.settings,
+                                             grid: grid)
+            return CutInput(path: path, hasVideo: video != nil, duration: duration, grid: grid, pieces: pieces,
+                            warnings: warnings)
+        } catch {
+            throw RenderError(.invalid, "\(path): the cut's times cannot be represented exactly (\(error))")
+        }
+    }
+
+    /// The timed words of a transcript in any shape `captions` reads (`TranscriptReader`); its warnings are added to
+    /// `warnings`, an unreadable or unknown file is an error naming it.
+    private static func readTranscript(_ path: String, warnings: inout [String]) throws(RenderError) -> [TranscriptWord] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw RenderError(.missingInput, "--transcript \(path): no such file, or it cannot be read")
+        }
+        let (words, problems) = TranscriptReader.read(Array(data), file: path)
+        warnings += problems.filter { $0.severity == .warning }.map { "--transcript \($0)" }
+        guard let words else {
+            let reasons = problems.filter { $0.severity == .error }.map(\.message).joined(separator: "; ")
+            throw RenderError(.invalid, "--transcript \(path): \(reasons)")
+        }
+        return words
+    }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import ReelModel
+import ReelTime
+
+/// Writes the planned cut as an editing-form project (docs/format.md, "reel cut") and its report.
+///
+/// Inputs with video become clips of the storyline, one per kept piece, `in` and `out` in exact source time; an
+/// audio-only input's kept pieces become `timeline.audio` entries placed back to back (an audio-only asset cannot
+/// be a clip), with `output.end` at their end. Where the sound jumps — between two clips that do not continue each
+/// other in one source — it fades out and in over `fadeLength` (at most half of the clip), so no cut clicks: on
+/// the storyline through ramps of the `main` track's volume automation, on audio entries through their `fadeIn`
+/// and `fadeOut`. The project is read back by the same reader as any other.
+public enum CutProject {
+    /// The length of the fade on each side of a cut: 10 ms, shortened to half of a clip shorter than 20 ms.
+    public static let fadeLength = Time(value: 1, timescale: 100)
+
+    /// One kept piece on its way into the project.
+    private struct Placed {
+        var asset: String
+        var input: CutInput
+        var range: TimeRange
+        var at: Time
+        /// 1, or `--speed-silence` for a silence played fast.
+        var speed = Rational.one
+        var fadeIn = Time.zero
+        var fadeOut = Time.zero
+        var reachesEnd: Bool { range.end >= input.duration }
+        /// Its length on the timeline: its source length over its speed.
+        var length: Time { (try? range.duration.divided(by: speed)) ?? range.duration }
+    }
+
+    /// The project's JSON text (pretty, with a final newline). Asset paths inside `projectDirectory` are written
+    /// relative to it, others absolute. With `silenceSpeed` (`--speed-silence`), stretches removed only for
+    /// silence stay as clips at that speed instead of going. Throws `.invalid` when nothing is kept of any input;
+    /// `.usage` when inputs with video and audio-only inputs are mixed (the storyline and the audio tracks could
+    /// not follow one another), or when silence is to be sped up on audio-only inputs (audio tracks have no speed).
+    public static func json(_ inputs: [CutInput], projectDirectory: String, silenceSpeed: Rational? = nil)
+        throws(RenderError) -> String
+    {
+        if inputs.contains(where: \.hasVideo), let audioOnly = inputs.first(where: { !$0.hasVideo }) {
+            throw RenderError(.usage, "\(audioOnly.path) has no video while other inputs have: cut audio-only files "
+                              + "and video files in separate runs")
+        }
+        if silenceSpeed != nil, let audioOnly = inputs.first(where: { !$0.hasVideo }) {
+            throw RenderError(.usage, "--speed-silence: \(audioOnly.path) has no video, and audio tracks play at "
+                              + "speed 1 only")
+        }
+        var assets: [(key: String, value: JSONValue)] = []
+        var placed: [Placed] = []
+        var position = Time.zero
+        var usedIDs: Set<String> = []
+        do {
+            for input in inputs {
+                let id = uniqueID(for: input.path, used: &usedIDs)
+                assets.append((id, .object(JSONObject(values: [("path", .string(written(input.path, in: projectDirectory)))]))))
+                for piece in input.pieces {
+                    var entries = [Placed(asset: id, input: input, range: piece.range, at: position)]
+                    if !piece.kept {
+                        guard let silenceSpeed, piece.reasons == [.silence] else { continue }
+                        entries = try fast(entries[0], speed: silenceSpeed)
+                    }
+                    for var entry in entries {
+                        entry.at = position
+                        placed.append(entry)
+                        position = try position + entry.length
+                    }
+                }
+            }
+        } catch {
+            throw RenderError(.invalid, "the cut's total length cannot be represented exactly (\(error))")
+        }
+        guard placed.contains(where: { $0.speed == .one }) else {
+            throw RenderError(.invalid, "nothing is left to keep in \(inputs.map(\.path).joined(separator: ", ")): "
+                              + "every stretch was cut (raise --silence's threshold or lower --min-clip)")
+        }
+        addFades(&placed)
+        var timeline: [(key: String, value: JSONValue)] = []
+        var output: [(key: String, value: JSONValue)] = []
+        if inputs[0].hasVideo {
+            timeline.append(("clips", .array(placed.map { JSON(clip($0)) })))
+            let keys = placed.flatMap(volumeKeys)
+            if !keys.isEmpty {
+                let main = JSONObject(values: [("track", .string("main")), ("volume", .array(keys.map { JSON($0) }))])
+                timeline.append(("volume", .array([JSON(.object(main))])))
+            }
+        } else {
+            output = [("size", .array([JSON(.number("1920")), JSON(.number("1080"))])), ("end", time(position))]
+            timeline.append(("clips", .array([])))
+            timeline.append(("audio", .array(placed.enumerated().map { JSON(audioEntry($1, number: $0 + 1)) })))
+        }
+        var document: [(key: String, value: JSONValue)] = [("reel", .number("1"))]
+        if !output.isEmpty { document.append(("output", .object(JSONObject(values: output)))) }
+        document.append(("assets", .object(JSONObject(values: assets))))
+        document.append(("timeline", .object(JSONObject(values: timeline))))
+        return JSONWriter.write(.object(JSONObject(values: document)), pretty: true) + "\n"
+    }
+
+    /// The report's JSON text: per input every removed range with its reasons and level, and the totals.
+    public static func report(_ inputs: [CutInput]) -> String {
+        var totalKept = 0.0
+        var totalRemoved = 0.0
+        var entries: [JSON] = []
+        for input in inputs {
+            var kept = 0.0
+            var removed = 0.0
+            var ranges: [JSON] = []
+            for piece in input.pieces {
+                if piece.kept {
+                    kept += piece.range.duration.seconds
+                    continue
+                }
+                removed += piece.range.duration.seconds
+                var members: [(key: String, value: JSONValue)] = [
+                    ("start", seconds(piece.range.start)), ("end", seconds(piece.range.end)),
+                    ("reason", .string(piece.reasons.first?.rawValue ?? "removed")),
+                    ("reasons", .array(piece.reasons.map { JSON(.string($0.rawValue)) })),
+                ]
+                if piece.reasons.contains(.silence) {
+                    members.append(("level", piece.level.flatMap { $0.isFinite ? number($0, places: 1) : nil } ?? .null))
+                }
+                if !piece.words.isEmpty {
+                    members.append(("words", .array(piece.words.map { JSON(.string($0)) })))
+                }
+                ranges.append(JSON(.object(JSONObject(values: members))))
+            }
+            totalKept += kept
+            totalRemoved += removed
+            entries.append(JSON(.object(JSONObject(values: [
+                ("path", .string(input.path)), ("duration", seconds(input.duration)),
+                ("kept", number(kept, places: 6)), ("removed", number(removed, places: 6)),
+                ("removedRanges", .array(ranges)),
+            ]))))
+        }
+        let totals = JSONObject(values: [
+            ("kept", number(totalKept, places: 6)), ("removed", number(totalRemoved, places: 6)),
+            ("cuts", .number(String(inputs.reduce(0) { $0 + $1.pieces.filter { !$0.kept }.count }))),
+        ])
+        return JSONWriter.write(.object(JSONObject(values: [("inputs", .array(entries)), ("totals", .object(totals))])),
+                                pretty: true) + "\n"
+    }
+
+    /// A silence played at `speed`, as a clip whose timeline length is whole frames — so the clips after it stay on
+    /// the output's frame grid — and the rest of it at speed 1: the fast part spans a multiple of speed × frames
+    /// in source time (of `speed.numerator` frames, for a speed N/D), the rest is shorter than that.
+    private static func fast(_ piece: Placed, speed: Rational) throws(TimeError) -> [Placed] {
+        guard case .frames(_, let frameDuration) = piece.input.grid else { return [piece] }
+        let step = try frameDuration.multiplied(by: Rational(speed.numerator))
+        let steps = try piece.range.duration.quotient(dividingBy: step, rounding: .down)
+        guard steps > 0 else { return [piece] }
+        let fastEnd = try piece.range.start + step.multiplied(by: Rational(steps))
+        var fast = piece
+        fast.range = try TimeRange(start: piece.range.start, end: fastEnd)
+        fast.speed = speed
+        guard fastEnd < piece.range.end else { return [fast] }
+        var rest = piece
+        rest.range = try TimeRange(start: fastEnd, end: piece.range.end)
+        return [fast, rest]
+    }
+
+    // MARK: Fades
+
+    /// Gives each placed piece a fade where its sound does not continue the piece beside it.
+    private static func addFades(_ placed: inout [Placed]) {
+        for index in placed.indices {
+            let piece = placed[index]
+            let half = (try? piece.length.divided(by: Rational(2))) ?? .zero
+            let length = min(fadeLength, half)
+            let previous = index > 0 ? placed[index - 1] : nil
+            let next = index + 1 < placed.count ? placed[index + 1] : nil
+            let continuesPrevious = previous.map { $0.asset == piece.asset && $0.range.end == piece.range.start }
+                ?? piece.range.start.isZero
+            let continuedByNext = next.map { $0.asset == piece.asset && $0.range.start == piece.range.end }
+                ?? piece.reachesEnd
+            if !continuesPrevious { placed[index].fadeIn = length }
+            if !continuedByNext { placed[index].fadeOut = length }
+        }
+    }
+
+    /// The `main` track's volume ramps of one clip's fades, in timeline seconds.
+    private static func volumeKeys(_ piece: Placed) -> [JSONValue] {
+        var keys: [JSONValue] = []
+        if piece.fadeIn > .zero { keys.append(ramp(start: piece.at, length: piece.fadeIn, from: "0", to: "1")) }
+        if piece.fadeOut > .zero, let end = try? piece.at + piece.length, let start = try? end - piece.fadeOut {
+            keys.append(ramp(start: start, length: piece.fadeOut, from: "1", to: "0"))
+        }
+        return keys
+    }
+
+    private static func ramp(start: Time, length: Time, from: String, to: String) -> JSONValue {
+        .object(JSONObject(values: [("start", time(start)), ("duration", time(length)), ("from", .number(from)),
+                                    ("to", .number(to))]))
+    }
+
+    // MARK: Entries
+
+    private static func clip(_ piece: Placed) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("asset", .string(piece.asset)), ("in", time(piece.range.start))]
+        if !piece.reachesEnd { members.append(("out", time(piece.range.end))) }
+        if piece.speed != .one {
+            let speed = piece.speed
+            members.append(("speed", speed.denominator == 1 ? .number(String(speed.numerator)) : time(Time(speed))))
+        }
+        return .object(JSONObject(values: members))
+    }
+
+    private static func audioEntry(_ piece: Placed, number: Int) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("id", .string("cut \(number)")), ("asset", .string(piece.asset)), ("at", time(piece.at)),
+            ("in", time(piece.range.start)),
+        ]
+        if !piece.reachesEnd { members.append(("out", time(piece.range.end))) }
+        if piece.fadeIn > .zero { members.append(("fadeIn", time(piece.fadeIn))) }
+        if piece.fadeOut > .zero { members.append(("fadeOut", time(piece.fadeOut))) }
+        return .object(JSONObject(values: members))
+    }
+
+    // MARK: Values
+
+    /// A time as the project writes it, exactly: a decimal number when it has one ("1.1"), else "N/D" seconds.
+    static func time(_ t: Time) -> JSONValue {
+        if let decimal = t.decimalText, decimal.count <= 16 { return .number(decimal) }
+        return .string("\(t.value)/\(t.timescale)")
+    }
+
+    /// Seconds for the report: a decimal number rounded to the microsecond.
+    private static func seconds(_ t: Time) -> JSONValue { number(t.seconds, places: 6) }
+
+    private static func number(_ value: Double, places: Int) -> JSONValue {
+        var text = String(format: "%.\(places)f", value)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        if text == "-0" { text = "0" }
+        return .number(text)
+    }
+
+    /// An asset id from the file's name (its first 56 characters, control characters as `_`), unique among `used`
+    /// by a number after it ("talk 2").
+    private static func uniqueID(for path: String, used: inout Set<String>) -> String {
+        let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let printable = String(stem.map { $0.asciiValue.map { $0 < 32 || $0 == 127 } == true ? "_" : $0 }
+            .prefix(56))
+        let base = printable.isEmpty || printable == "main" ? "input" : printable
+        var id = base
+        var number = 2
+        while !used.insert(id).inserted {
+            id = "\(base) \(number)"
+            number += 1
+        }
+        return id
+    }
+
+    /// `path` as the project writes it: relative to `directory` when inside it, else absolute.
+    private static func written(_ path: String, in directory: String) -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let folder = URL(fileURLWithPath: directory).standardizedFileURL.path
+        return absolute.hasPrefix(folder + "/") ? String(absolute.dropFirst(folder.count + 1)) : absolute
+    }
+}

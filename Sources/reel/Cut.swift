@@ -1,0 +1,225 @@
+import ArgumentParser
+import Foundation
+import ReelMedia
+import ReelRender
+import ReelTime
+
+/// `reel cut`: analyses media and writes an editing-form project whose clips keep what is wanted (docs/format.md,
+/// "reel cut"). The analysis and the project are ReelRender's (`CutAnalysis`, `CutProject`); this is flags in,
+/// files out.
+struct Cut: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Cut silences and filler words out of media: write a project whose clips keep the rest.",
+        discussion: """
+            Each input is read once (its sound only) and becomes its kept clips, in order, with exact source \
+            in and out points on the video's frame boundaries (on sample boundaries for audio-only inputs) and \
+            a 10 ms audio fade on each side of every cut. Silence (--silence, default -35 dBFS) is the criterion \
+            unless --fillers or --remove-words name words from a --transcript; name --silence too for both. The \
+            project validates and renders like any other; nothing is written unless the analysis succeeds.
+
+            Examples:
+              reel cut talk.mp4 -o talk-cut.json
+              reel cut talk.mp4 --silence -40 --min-silence 0.8 --margin 0.1 -o - | reel render - -o cut.mp4
+              reel cut a.mp4 b.mp4 --remove 0..2.5 --report cuts.json -o both.json
+              reel cut talk.mp4 --transcript talk.words.json --fillers --silence -35 -o talk-cut.json
+              reel cut lecture.mp4 --speed-silence 4 -o lecture-fast.json
+            """ + "\n\n" + exitCodesHelp)
+
+    @Argument(help: "The media files; each becomes its clips, in order.")
+    var inputs: [String]
+
+    @Option(name: .shortAndLong, help: "The project file to write (- for standard output).")
+    var output: String
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Cut sound whose peak stays below DB dBFS (default -35; e.g. -40 or -40dB).", valueName: "DB"))
+    var silence: String?
+
+    @Option(name: .customLong("min-silence"), help: ArgumentHelp(
+        "Only silences at least this long are cut (default 0.5, at least 0.01).", valueName: "T"))
+    var minSilence: String?
+
+    @Option(help: ArgumentHelp("Sound kept on each side of a cut (default 0.2).", valueName: "T"))
+    var margin: String?
+
+    @Option(name: .customLong("margin-before"), help: ArgumentHelp(
+        "Sound kept before the sound comes back, at a cut's end (default: --margin).", valueName: "T"))
+    var marginBefore: String?
+
+    @Option(name: .customLong("margin-after"), help: ArgumentHelp(
+        "Sound kept after the sound stops, at a cut's start (default: --margin).", valueName: "T"))
+    var marginAfter: String?
+
+    @Option(name: .customLong("min-clip"), help: ArgumentHelp(
+        "Kept pieces shorter than this between cuts are cut too (default 0).", valueName: "T"))
+    var minClip: String?
+
+    @Option(help: ArgumentHelp("Stretches never cut, in every input's source time: A..B[,C..D…].",
+                               valueName: "RANGES"))
+    var keep: String?
+
+    @Option(help: ArgumentHelp("Stretches always cut, in every input's source time: A..B[,C..D…].",
+                               valueName: "RANGES"))
+    var remove: String?
+
+    @Option(name: .customLong("speed-silence"), help: ArgumentHelp(
+        "Play the silences at this speed (0.01 to 100, e.g. 4) instead of cutting them.", valueName: "X"))
+    var speedSilence: String?
+
+    @Option(help: ArgumentHelp(
+        "A word-level transcript (any shape `captions` reads) of an input, in input order (repeatable).",
+        valueName: "FILE"))
+    var transcript: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "Cut filler words found in the transcript: --fillers alone for um, uh, er, ah, hmm, \"you know\", "
+            + "\"I mean\"; --fillers=WORD,WORD for others.", valueName: "LIST"))
+    var fillers: String?
+
+    @Option(name: .customLong("remove-words"), help: ArgumentHelp(
+        "Cut these words or phrases wherever the transcript has them: WORD,PHRASE,….", valueName: "LIST"))
+    var removeWords: String?
+
+    @Option(help: ArgumentHelp("Also write a JSON report of every removed range, its reason and level, and totals.",
+                               valueName: "FILE"))
+    var report: String?
+
+    @Flag(help: "Replace the project (and report) file if it exists.")
+    var force = false
+
+    @Flag(help: "Create the output folder if it does not exist.")
+    var mkdir = false
+
+    @OptionGroup var media: MediaOptions
+
+    func validate() throws {
+        _ = try request()
+        _ = try silenceSpeed()
+        if report == "-" { throw Exit.report(.usage("--report -: the report is written to a file")) }
+        if let report, report == output { throw Exit.report(.usage("--report \(report): the same file as -o")) }
+    }
+
+    /// The request the flags make; a flag that does not parse is a usage error naming it.
+    private func request() throws -> CutRequest {
+        func time(_ text: String?, _ flag: String, default fallback: Time) throws -> Time {
+            guard let text else { return fallback }
+            do {
+                return try ProjectLoader.parseCommandLineTime(text, frameRate: nil)
+            } catch {
+                throw Exit.report(.usage("\(flag) \(text): \(error.message)"))
+            }
+        }
+        let defaults = CutSettings()
+        let shortestSilence = try time(minSilence, "--min-silence", default: defaults.minimumSilence)
+        // Shorter runs below the threshold are the zero crossings of loud sound, not pauses.
+        if shortestSilence < Time(value: 1, timescale: 100) {
+            throw Exit.report(.usage("--min-silence \(minSilence ?? ""): at least 0.01 s (10 ms)"))
+        }
+        let bothMargins = try time(margin, "--margin", default: defaults.marginBefore)
+        let settings = CutSettings(
+            minimumSilence: shortestSilence,
+            marginBefore: try time(marginBefore, "--margin-before", default: bothMargins),
+            marginAfter: try time(marginAfter, "--margin-after", default: bothMargins),
+            minimumClip: try time(minClip, "--min-clip", default: defaults.minimumClip),
+            keep: try ranges(keep, "--keep"), remove: try ranges(remove, "--remove"))
+        let words = WordCriteria(fillers: list(fillers, default: WordCriteria.englishFillers),
+                                 words: list(removeWords, default: []))
+        if !words.isEmpty, transcript.isEmpty {
+            throw Exit.report(.usage("--fillers and --remove-words need the words' times: give --transcript FILE"))
+        }
+        if transcript.count > inputs.count {
+            throw Exit.report(.usage("--transcript: \(transcript.count) transcripts for \(inputs.count) inputs (one per input, in order)"))
+        }
+        // Silence is the criterion when none is named; named with words, both apply.
+        let silenceThreshold = silence != nil || words.isEmpty ? try threshold() : nil
+        return CutRequest(inputs: inputs, silenceThreshold: silenceThreshold, settings: settings,
+                          transcripts: transcript, words: words)
+    }
+
+    /// A comma-separated list of words and phrases; `default` for `Cut.defaultList` (the flag given alone).
+    private func list(_ text: String?, default fallback: [String]) -> [String] {
+        guard let text else { return [] }
+        if text == Cut.defaultList { return fallback }
+        return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `--speed-silence`'s speed, exactly (a plain decimal number from 0.01 to 100).
+    private func silenceSpeed() throws -> Rational? {
+        guard let speedSilence else { return nil }
+        guard let speed = try? ProjectLoader.parseCommandLineTime(speedSilence, frameRate: nil).rational,
+              speed >= Rational(1, 100), speed <= Rational(100)
+        else {
+            throw Exit.report(.usage("--speed-silence \(speedSilence): a speed from 0.01 to 100 (e.g. 4)"))
+        }
+        return speed
+    }
+
+    /// What stands for "the default list" when `--fillers` is given without a value.
+    static let defaultList = "\u{0}default"
+
+    /// The command line with `--fillers` given alone (last, or before another option or an existing file) written
+    /// as `--fillers=<default>`, since swift-argument-parser has no options with an optional value.
+    static func expandingOptionalValues(_ arguments: [String]) -> [String] {
+        guard arguments.first == "cut" else { return arguments }
+        var result: [String] = []
+        for (index, argument) in arguments.enumerated() {
+            let next = index + 1 < arguments.count ? arguments[index + 1] : nil
+            if argument == "--fillers", next.map({ $0.hasPrefix("-") || FileManager.default.fileExists(atPath: $0) }) ?? true {
+                result.append("--fillers=" + defaultList)
+            } else {
+                result.append(argument)
+            }
+        }
+        return result
+    }
+
+    /// `--silence`'s threshold in dBFS: a number, optionally followed by dB, from -150 to 0.
+    private func threshold() throws -> Double {
+        guard let silence else { return -35 }
+        var text = silence.trimmingCharacters(in: .whitespaces)
+        if text.lowercased().hasSuffix("db") { text.removeLast(2) }
+        guard let value = Double(text), value.isFinite, value >= -150, value <= 0 else {
+            throw Exit.report(.usage("--silence \(silence): a level in dBFS from -150 to 0 (e.g. -35 or -40dB)"))
+        }
+        return value
+    }
+
+    /// Ranges A..B separated by commas, in source seconds.
+    private func ranges(_ text: String?, _ flag: String) throws -> [TimeRange] {
+        guard let text else { return [] }
+        return try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
+            let bounds = part.components(separatedBy: "..")
+            guard bounds.count == 2,
+                  let start = try? ProjectLoader.parseCommandLineTime(bounds[0].trimmingCharacters(in: .whitespaces), frameRate: nil),
+                  let end = try? ProjectLoader.parseCommandLineTime(bounds[1].trimmingCharacters(in: .whitespaces), frameRate: nil),
+                  start < end, let range = try? TimeRange(start: start, end: end)
+            else {
+                throw Exit.report(.usage("\(flag) \(part): write START..END with START before END (e.g. \(flag) 2..5.5,10..12)"))
+            }
+            return range
+        }
+    }
+
+    func run() throws {
+        media.applyLogLevel()
+        let request = try request()
+        let files = (output == "-" ? [] : [output]) + (report.map { [$0] } ?? [])
+        for file in files {
+            try OutputTarget.refuseInputs(file, inputs: inputs + transcript)
+            try OutputTarget.refuseExisting(file, force: force)
+        }
+        let analysed = try CutAnalysis.run(request, policy: media.policy, cancellation: Interrupts.cancellation)
+        // Asset paths are written relative to the project's own folder when the media lie inside it.
+        let projectDirectory = output == "-"
+            ? FileManager.default.currentDirectoryPath
+            : URL(fileURLWithPath: output).standardizedFileURL.deletingLastPathComponent().path
+        for warning in analysed.flatMap(\.warnings) { printError("warning: " + warning) }
+        let project = try CutProject.json(analysed, projectDirectory: projectDirectory, silenceSpeed: try silenceSpeed())
+        var texts: [(text: String, path: String)] = output == "-" ? [] : [(project, output)]
+        if let report { texts.append((CutProject.report(analysed), report)) }
+        try OutputTarget.withFolders(of: files, create: mkdir) {
+            try TextOutputFile.write(texts, overwrite: force)
+        }
+        if output == "-" { Console.writeOutput(Array(project.utf8)) }
+    }
+}

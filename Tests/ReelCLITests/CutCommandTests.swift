@@ -1,0 +1,254 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// `reel cut` from outside: on generated media with silences at known times, every cut lands on the expected
+/// frame (the render of the written project, piped into `reel render -`, shows exactly the source frames kept) or
+/// sample; on real speech the cuts agree with ffmpeg's `silencedetect`; errors name the input and the option and
+/// leave nothing behind.
+@Suite struct CutCommandTests {
+    let folder: TemporaryDirectory
+    let reel: URL
+
+    init() throws {
+        folder = try TemporaryDirectory(prefix: "reel-cut")
+        reel = try builtExecutable(named: "reel")
+    }
+
+    func reel(_ args: [String], stdin: Data? = nil) throws -> ProcessResult {
+        try run(reel.path, args, stdin: stdin)
+    }
+
+    /// A 3 s, 30 fps indexed video (frame n shows n) with 48 kHz PCM sound: a 440.25 Hz tone at half scale, silent
+    /// from 1 s to 2 s exactly. At 1 s the tone is at its crest: a cut there without a fade would click.
+    func talk() throws -> URL {
+        let video = folder.file("picture.mkv")
+        try IndexedMedia.makeVideo(at: video, frameCount: 90, frameRate: "30")
+        let talk = folder.file("talk.mkv")
+        _ = try runChecked("ffmpeg", [
+            "-v", "error", "-y", "-i", video.path, "-f", "lavfi",
+            "-i", "aevalsrc=exprs='if(between(t,1,2),0,0.5*sin(2*PI*440.25*t))':s=48000:d=3",
+            "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "pcm_s16le", talk.path,
+        ])
+        return talk
+    }
+
+    /// (margins, the source frames the cut keeps).
+    static let frameCases: [([String], [Int])] = [
+        (["--margin", "0"], Array(0..<30) + Array(60..<90)),
+        // 1.05 s is frame 31.5: the cut starts on frame 32; 1.95 s is frame 58.5: the sound returns on frame 58.
+        (["--margin", "0.05"], Array(0..<32) + Array(58..<90)),
+        (["--margin-before", "0.1", "--margin-after", "0"], Array(0..<30) + Array(57..<90)),
+        (["--margin", "0.6"], Array(0..<90)),
+    ]
+
+    @Test(arguments: frameCases)
+    func cutsLandOnTheExpectedFrames(margins: [String], kept: [Int]) throws {
+        let talk = try talk()
+        let cut = try reel(["cut", talk.path, "--min-silence", "0.5", "-o", "-"] + margins)
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let project = try #require(try JSONSerialization.jsonObject(with: cut.stdout) as? [String: Any])
+        let clips = try #require((project["timeline"] as? [String: Any])?["clips"] as? [[String: Any]])
+        #expect(clips.count == (kept.count == 90 ? 1 : 2), "\(String(decoding: cut.stdout, as: UTF8.self))")
+
+        let output = folder.file("cut-\(margins.joined()).mkv")
+        let render = try reel(["render", "-", "-o", output.path, "--force"], stdin: cut.stdout)
+        #expect(render.status == 0, "\(render.stderrText)")
+        let frames = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        #expect(frames == kept, "rendered \(frames)")
+    }
+
+    /// Fillers from a word-level transcript: each cut widens to whole frames, so no part of the word stays; silence
+    /// is not a criterion unless named.
+    @Test func fillerWordsAreCutOnWholeFrames() throws {
+        let talk = try talk()
+        let transcript = folder.file("talk.words.json")
+        try Data("""
+            [{"word": "Hello", "start": 0.1, "end": 0.4}, {"word": "Um,", "start": 0.41, "end": 0.62},
+             {"word": "you", "start": 2.2, "end": 2.3}, {"word": "know", "start": 2.3, "end": 2.45},
+             {"word": "world.", "start": 2.5, "end": 2.9}]
+            """.utf8).write(to: transcript)
+        let report = folder.file("fillers-report.json")
+        let cut = try reel(["cut", talk.path, "--transcript", transcript.path, "--report", report.path, "--fillers",
+                            "-o", "-"])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let output = folder.file("fillers.mkv")
+        let render = try reel(["render", "-", "-o", output.path], stdin: cut.stdout)
+        #expect(render.status == 0, "\(render.stderrText)")
+        // "Um," 0.41–0.62 s is frames 12.3–18.6: frames 12 to 18 go; "you know" 2.2–2.45 s: frames 66 to 73.
+        let frames = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        #expect(frames == Array(0..<12) + Array(19..<66) + Array(74..<90), "rendered \(frames)")
+        let text = try String(contentsOf: report, encoding: .utf8)
+        #expect(text.contains(#""filler""#) && text.contains(#""you know""#), "\(text)")
+
+        let chosen = try reel(["cut", talk.path, "--transcript", transcript.path, "--fillers=hello",
+                               "--remove-words", "world", "--report", folder.file("words.json").path, "-o", "-"])
+        #expect(chosen.status == 0, "\(chosen.stderrText)")
+        let words = try String(contentsOf: folder.file("words.json"), encoding: .utf8)
+        #expect(words.contains(#""Hello""#) && words.contains(#""world.""#) && !words.contains(#""Um,""#), "\(words)")
+
+        let noTranscript = try reel(["cut", talk.path, "--fillers", "-o", "-"])
+        #expect(noTranscript.status == 64, "\(noTranscript.stderrText)")
+        #expect(noTranscript.stderrText.contains("--transcript"), "\(noTranscript.stderrText)")
+    }
+
+    /// `--speed-silence 4`: the silence plays at four times the speed over whole output frames (28 of its 30 source
+    /// frames, one in four shown), its last two frames at speed 1, and the sound after it on the grid.
+    @Test func silencesPlayFastOnTheFrameGrid() throws {
+        let talk = try talk()
+        let cut = try reel(["cut", talk.path, "--margin", "0", "--speed-silence", "4", "-o", "-"])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let output = folder.file("fast.mkv")
+        let render = try reel(["render", "-", "-o", output.path], stdin: cut.stdout)
+        #expect(render.status == 0, "\(render.stderrText)")
+        let frames = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        let expected = Array(0..<30) + stride(from: 30, to: 58, by: 4) + [58, 59] + Array(60..<90)
+        #expect(frames == expected, "rendered \(frames)")
+    }
+
+    /// Two inputs, each its clips in order; `--remove` and `--keep` in every input's source time.
+    @Test func severalInputsWithRangesByHand() throws {
+        let first = try talk()
+        let second = folder.file("talk-again.mkv")
+        try FileManager.default.copyItem(at: first, to: second)
+        let cut = try reel(["cut", first.path, second.path, "--margin", "0", "--remove", "0..0.5",
+                            "--keep", "1.2..1.5", "-o", "-"])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let project = try #require(try JSONSerialization.jsonObject(with: cut.stdout) as? [String: Any])
+        #expect((project["assets"] as? [String: Any])?.keys.sorted() == ["talk", "talk-again"])
+        let output = folder.file("two.mkv")
+        let render = try reel(["render", "-", "-o", output.path], stdin: cut.stdout)
+        #expect(render.status == 0, "\(render.stderrText)")
+        let each = Array(15..<30) + Array(36..<45) + Array(60..<90)
+        let frames = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        #expect(frames == each + each, "rendered \(frames)")
+
+        let badRange = try reel(["cut", first.path, "--keep", "5..2", "-o", "-"])
+        #expect(badRange.status == 64 && badRange.stderrText.contains("--keep 5..2"), "\(badRange.stderrText)")
+    }
+
+    @Test func theCutFadesItsSoundInsteadOfClicking() throws {
+        let talk = try talk()
+        let projectFile = folder.file("fades.json")
+        let cut = try reel(["cut", talk.path, "--margin", "0", "-o", projectFile.path])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let text = try String(contentsOf: projectFile, encoding: .utf8)
+        #expect(text.contains(#""out": 1"#), "\(text)")
+        #expect(text.contains(#""in": 2"#), "\(text)")
+        let output = folder.file("fades.wav")
+        let render = try reel(["render", projectFile.path, "-o", output.path])
+        #expect(render.status == 0, "\(render.stderrText)")
+        let samples = try readAudioSamples(of: output, sampleRate: 48000, channels: 1)[0]
+        // The cut is at 1 s, sample 48000 of the render, where the tone is at its crest: faded to nearly nothing
+        // there, at full level 20 ms either side.
+        let peak = { (range: Range<Int>) in range.map { abs(samples[$0]) }.max() ?? 0 }
+        #expect(peak(47995..<48005) < 0.05, "around the cut: \(peak(47995..<48005))")
+        #expect(peak(47000..<47500) > 0.3, "before the cut: \(peak(47000..<47500))")
+        #expect(peak(48500..<49000) > 0.3, "after the cut: \(peak(48500..<49000))")
+    }
+
+    @Test func audioOnlyCutsFallOnSamples() throws {
+        // 16 kHz mono, 3 s: a tone on an offset (never near zero, so the silences end exactly where they are
+        // written), silent from 0.75 s to 1.625 s and from 2.25 s to 2.5 s (shorter than --min-silence).
+        let wav = folder.file("voice.wav")
+        _ = try runChecked("ffmpeg", [
+            "-v", "error", "-y", "-f", "lavfi",
+            "-i", "aevalsrc=exprs='if(gte(t,0.75)*lt(t,1.625)+gte(t,2.25)*lt(t,2.5),0,0.4+0.1*sin(2*PI*300*t))':s=16000:d=3",
+            "-c:a", "pcm_s16le", wav.path,
+        ])
+        let projectFile = folder.file("voice.json")
+        let report = folder.file("voice-report.json")
+        let cut = try reel(["cut", wav.path, "--margin", "0.1", "--min-silence", "0.5", "--report", report.path,
+                            "-o", projectFile.path])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let reportJSON = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let input = try #require((reportJSON["inputs"] as? [[String: Any]])?.first)
+        let ranges = try #require(input["removedRanges"] as? [[String: Any]])
+        #expect(ranges.count == 1, "\(ranges)")
+        #expect(ranges.first?["start"] as? Double == 0.85)
+        #expect(ranges.first?["end"] as? Double == 1.525)
+        #expect(ranges.first?["reason"] as? String == "silence")
+        #expect(input["kept"] as? Double == 2.325)
+
+        let output = folder.file("voice-cut.wav")
+        let render = try reel(["render", projectFile.path, "-o", output.path])
+        #expect(render.status == 0, "\(render.stderrText)")
+        let samples = try readAudioSamples(of: output, sampleRate: 16000, channels: 1)[0]
+        #expect(samples.count == 37200, "\(samples.count) samples")
+    }
+
+    @Test func errorsNameTheInputAndTheOptionAndWriteNothing() throws {
+        let silent = folder.file("picture-only.mkv")
+        try IndexedMedia.makeVideo(at: silent, frameCount: 10, frameRate: "30")
+        let projectFile = folder.file("never.json")
+        let noSound = try reel(["cut", silent.path, "-o", projectFile.path])
+        #expect(noSound.status == 65, "\(noSound.stderrText)")
+        #expect(noSound.stderrText.contains(silent.path) && noSound.stderrText.contains("--silence"), "\(noSound.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: projectFile.path))
+
+        let missing = try reel(["cut", folder.file("absent.mp4").path, "-o", projectFile.path])
+        #expect(missing.status == 66, "\(missing.stderrText)")
+        #expect(missing.stderrText.contains("absent.mp4"), "\(missing.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: projectFile.path))
+
+        let badLevel = try reel(["cut", silent.path, "--silence", "loud", "-o", projectFile.path])
+        #expect(badLevel.status == 64, "\(badLevel.stderrText)")
+        #expect(badLevel.stderrText.contains("--silence loud"), "\(badLevel.stderrText)")
+    }
+
+    @Test func anExistingProjectIsNeverReplacedWithoutForce() throws {
+        let talk = try talk()
+        let projectFile = folder.file("kept.json")
+        try Data("{}".utf8).write(to: projectFile)
+        let refused = try reel(["cut", talk.path, "-o", projectFile.path])
+        #expect(refused.status == 73, "\(refused.stderrText)")
+        #expect(try String(contentsOf: projectFile, encoding: .utf8) == "{}")
+        let forced = try reel(["cut", talk.path, "-o", projectFile.path, "--force"])
+        #expect(forced.status == 0, "\(forced.stderrText)")
+        let validated = try reel(["validate", projectFile.path])
+        #expect(validated.status == 0, "\(validated.stderrText)")
+        let overInput = try reel(["cut", talk.path, "-o", talk.path, "--force"])
+        #expect(overInput.status == 73, "\(overInput.stderrText)")
+    }
+
+    /// Real speech over crowd noise: at the same threshold and minimum duration, every silence reel cuts (margins
+    /// 0) is one silencedetect reports, start and end within one frame at 30 fps.
+    @Test(.enabled(if: Workplace.media.isPresent, Comment(rawValue: Workplace.media.absence)),
+          arguments: [("-25", "0.3"), ("-20", "0.5"), ("-30", "0.2")])
+    func realSpeechAgreesWithSilencedetect(threshold: String, minimum: String) throws {
+        let source = Workplace.media.file("jfk_speech_11s.flac")
+        #expect(FileManager.default.fileExists(atPath: source.path), "\(source.path) is missing from the shared media folder")
+        let detect = try run("ffmpeg", ["-nostats", "-i", source.path, "-af",
+                                        "silencedetect=n=\(threshold)dB:d=\(minimum)", "-f", "null", "-"])
+        var expected: [(Double, Double)] = []
+        var start: Double?
+        for line in detect.stderrText.split(separator: "\n") {
+            if let range = line.range(of: "silence_start: ") {
+                start = Double(line[range.upperBound...].prefix { !$0.isWhitespace })
+            } else if let range = line.range(of: "silence_end: "), let begun = start,
+                      let end = Double(line[range.upperBound...].prefix { !$0.isWhitespace }) {
+                expected.append((begun, end))
+                start = nil
+            }
+        }
+        if let begun = start { expected.append((begun, 11)) }
+        #expect(!expected.isEmpty, "silencedetect found no silence: \(detect.stderrText)")
+
+        let report = folder.file("jfk\(threshold).json")
+        let cut = try reel(["cut", source.path, "--silence", threshold, "--min-silence", minimum, "--margin", "0",
+                            "--report", report.path, "-o", folder.file("jfk\(threshold)-project.json").path])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let reportJSON = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let ranges = try #require((reportJSON["inputs"] as? [[String: Any]])?.first?["removedRanges"] as? [[String: Any]])
+        let found = ranges.compactMap { range -> (Double, Double)? in
+            guard let start = range["start"] as? Double, let end = range["end"] as? Double else { return nil }
+            return (start, end)
+        }
+        #expect(found.count == expected.count, "reel \(found), silencedetect \(expected)")
+        let frame = 1.0 / 30
+        for ((start, end), (detectedStart, detectedEnd)) in zip(found, expected) {
+            #expect(abs(start - detectedStart) <= frame, "start \(start) against \(detectedStart)")
+            #expect(abs(end - detectedEnd) <= frame, "end \(end) against \(detectedEnd)")
+        }
+    }
+}
