@@ -217,7 +217,7 @@ struct Cut: ParsableCommand {
         let project = try CutProject.json(analysed, projectDirectory: projectDirectory, silenceSpeed: try silenceSpeed())
         var texts: [(text: String, path: String)] = output == "-" ? [] : [(project, output)]
         if let report { texts.append((CutProject.report(analysed), report)) }
-        try OutputTarget.withFolders(of: files, create: mkdir) {
+        try OutputDestination.withFolders(of: files, create: mkdir) {
             try TextOutputFile.write(texts, overwrite: force)
         }
         if output == "-" { Console.writeOutput(Array(project.utf8)) }

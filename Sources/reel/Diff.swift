@@ -66,7 +66,7 @@ struct Diff: ParsableCommand {
             after: second.compiled, afterFacts: second.facts, afterName: after, afterDocument: second.document,
             policy: policy, isCancelled: { Interrupts.cancellation.isCancelled })
         if let output {
-            try OutputTarget.withFolders(of: [output], create: false) {
+            try OutputDestination.withFolders(of: [output], create: false) {
                 try TextOutputFile.write(diff.html(), to: output, overwrite: force)
             }
         }

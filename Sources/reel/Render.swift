@@ -281,7 +281,7 @@ struct Render: ParsableCommand {
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
             let written = RenderStats(frames: meter.lastFrame, mediaSeconds: compiled.exportRange.duration.seconds,
                                       elapsedSeconds: elapsed)
-            try OutputTarget.withFolders(of: [stats], create: mkdir) {
+            try OutputDestination.withFolders(of: [stats], create: mkdir) {
                 try TextOutputFile.write(written.json, to: stats, overwrite: force)
             }
         }

@@ -93,7 +93,7 @@ struct Report: ParsableCommand {
             title: title, project: compiled, facts: catalog.facts, diagnostics: loaded.diagnostics,
             outputPath: outputPath, stats: renderStats, every: step, policy: policy,
             isCancelled: { Interrupts.cancellation.isCancelled })
-        try OutputTarget.withFolders(of: [page], create: mkdir) {
+        try OutputDestination.withFolders(of: [page], create: mkdir) {
             try TextOutputFile.write(review.html(), to: page, overwrite: force)
         }
         MediaOptions.reportConcealments(in: policy)
