@@ -56,7 +56,7 @@ struct AudioEffectReader: FieldReader {
         let own = AudioEffectParameter.keys(of: type, model: model)
         for member in fields.members where !["type", "start", "duration"].contains(member.key) && !own.contains(member.key) {
             let close = suggestion(for: member.key, among: own).map { "did you mean \"\($0)\"? " } ?? ""
-            let what = type == .denoise ? "a \(AudioParameterOwner.denoise(model ?? .fft).name) effect" : "\(article(type.rawValue)) \(type.rawValue) effect"
+            let what = withArticle(type == .denoise ? AudioParameterOwner.denoise(model ?? .fft).name : type.rawValue) + " effect"
             error(path.key(member.key), "\"\(member.key)\" does not apply to \(what)",
                   hint: close + "it takes " + (own + ["start", "duration"]).joined(separator: ", "))
             valid = false
@@ -66,7 +66,13 @@ struct AudioEffectReader: FieldReader {
         var keysFailed = false
         let values = parameters(owner, fields, path, valid: &valid) { row, json, keyPath in
             // Only the gain effect's gain may be keyed: the other filters take one value for their whole range.
-            guard row.owner == .effect(.gain), case .array = json.value else { return false }
+            guard case .array = json.value else { return false }
+            guard row.owner == .effect(.gain) else {
+                error(keyPath, "\(row.key) cannot be keyed: only the gain effect's gain may change over time",
+                      hint: "write one number, or split the effect into several with start and duration")
+                keysFailed = true
+                return true
+            }
             gainKeys = animatedKeys(json, keyPath) { json, keyPath in self.number(row, json, keyPath) }
             if gainKeys == nil { keysFailed = true }
             return true
@@ -132,7 +138,7 @@ struct AudioEffectReader: FieldReader {
                 if let value = row.defaultValue {
                     values[row.key] = value
                 } else {
-                    error(path, "\(article(owner.name)) \(owner.name) needs \"\(row.key)\"", hint: "add \"\(row.key)\": \(row.meaning) in \(row.unit)")
+                    error(path, "\(withArticle(owner.name)) needs \"\(row.key)\"", hint: "add \"\(row.key)\": \(row.meaning) in \(row.unit)")
                     valid = false
                 }
                 continue
@@ -160,4 +166,9 @@ struct AudioEffectReader: FieldReader {
         }
         return value
     }
+}
+
+/// "a limiter", "an eq band (peak)".
+private func withArticle(_ name: String) -> String {
+    ("aeiou".contains(name.first ?? "x") ? "an " : "a ") + name
 }
