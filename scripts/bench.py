@@ -515,6 +515,49 @@ def run_effects(reel, rounds, warmup):
     return results
 
 
+def ensure_talk_media(seconds):
+    """A mono 48 kHz speech-like talk (noise in syllables over hiss and hum) of `seconds`, as FLAC, made once."""
+    talk = MEDIA / f"talk-{seconds}s.flac"
+    if not talk.exists():
+        MEDIA.mkdir(parents=True, exist_ok=True)
+        voice = ("0.25*(random(0)*2-1)*max(0,sin(2*PI*3.3*t))*gt(sin(2*PI*0.23*t),-0.4)"
+                 "+0.01*(random(1)*2-1)+0.02*sin(2*PI*50*t)")
+        run_quietly(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"aevalsrc='{voice}':s=48000:d={seconds}",
+                     "-af", "lowpass=6000", "-c:a", "flac", str(talk)], "talk source")
+    return talk
+
+
+def run_audio_effects(reel, rounds, warmup, seconds):
+    """The cost of audio effects (docs/effects.md, "Audio effects"): the voice preset on a long mono talk, as the
+    extra CPU over the same sound-only render without it, against a 1080p30 re-encode of a video as long as the
+    talk. The 1080p render is measured on the effects part's 5 s source and scaled to the talk's length (its cost is
+    linear in frames), so that the comparison does not need an hour of 1080p video. Issue 37's target: ≤ 5 %."""
+    talk = ensure_talk_media(seconds)
+    video, _ = ensure_effects_media()
+
+    def talk_project(output, effects):
+        return {"reel": 1,
+                "output": {"path": str(output), "size": [64, 36], "frameRate": FPS, "end": seconds,
+                           "audio": {"sampleRate": 48000, "channels": 1}},
+                "assets": {"talk": {"path": str(talk)}},
+                "timeline": {"clips": [], "audio": [{"id": "talk", "asset": "talk", "effects": effects}]}}
+    commands = {
+        "talk plain": reel_render_args(reel, write_project(talk_project(WORK / "talk-plain.wav", []), "talk-plain")),
+        "talk voice": reel_render_args(reel, write_project(talk_project(WORK / "talk-voice.wav", [{"preset": "voice"}]),
+                                                           "talk-voice")),
+        "1080p 5 s": reel_render_args(reel, write_project(effects_project(WORK / "talk-video.mp4", video, []), "talk-video")),
+    }
+    print(f"\n== audio effects: the voice preset on {seconds} s of mono talk vs a 1080p re-encode as long", flush=True)
+    results = timed_rounds(commands, rounds, warmup, "audio effects")
+    plain, voice, picture = (medians(results[name]) for name in commands)
+    chain_cpu = voice[1] - plain[1]
+    picture_cpu = picture[1] / EFFECTS_SECONDS * seconds
+    print(f"\nvoice chain: {chain_cpu:.2f} s cpu for {seconds} s of sound ({chain_cpu / seconds * 3600:.1f} s per hour); "
+          f"1080p re-encode of {seconds} s: {picture_cpu:.1f} s cpu (scaled from {EFFECTS_SECONDS} s); "
+          f"ratio {chain_cpu / picture_cpu * 100:.2f} % (target ≤ 5 %)")
+    return results
+
+
 # The renditions part (docs/outputs.md): the CUTS project written at 1280x720, 640x360 and 320x180 (h264 + aac)
 # in one render with `outputs`, against three separate renders of the same project, one size each. Target: the
 # one pass costs at most one render plus the extra encodes and scales, i.e. clearly less than the three renders;
@@ -1215,6 +1258,12 @@ def parse_arguments():
                         help="length of the cut part's source in minutes (reel cut against silencedetect); 0 to skip "
                              "(default: %(default)s)")
     parser.add_argument("--cut-rounds", type=int, default=3, help="timed rounds of the cut part (default: %(default)s)")
+
+    parser.add_argument("--audio-effects-rounds", type=int, default=0,
+                        help="timed rounds of the optional audio-effects part (the voice preset on a long mono talk vs "
+                             "a 1080p re-encode as long); 0 skips it (default: %(default)s)")
+    parser.add_argument("--audio-effects-seconds", type=int, default=600,
+                        help="length of the audio-effects part's talk (default: %(default)s; issue 37 says an hour, 3600)")
     parser.add_argument("--renditions-rounds", type=int, default=3,
                         help="timed rounds of the renditions part (three sizes in one pass vs three renders); 0 to "
                              "skip (default: %(default)s)")
@@ -1268,6 +1317,9 @@ def main():
                       else run_renditions(reel, args.renditions_rounds, args.warmup))
         cut = ({} if args.ffmpeg_only or args.cut_minutes < 1 or args.cut_rounds < 1
                else run_cut(reel, args.cut_minutes, args.cut_rounds, args.warmup))
+
+        audio_effects = ({} if args.ffmpeg_only or args.audio_effects_rounds < 1
+                         else run_audio_effects(reel, args.audio_effects_rounds, args.warmup, args.audio_effects_seconds))
     except BenchError as error:
         print(f"bench: {error}", file=sys.stderr)
         return 1
@@ -1285,6 +1337,8 @@ def main():
             "effects": {name: [vars(m) for m in runs] for name, runs in effects.items()},
             "renditions": {name: [vars(m) for m in runs] for name, runs in renditions.items()},
             "cut": {name: [vars(m) for m in runs] for name, runs in cut.items()},
+
+            "audioEffects": {name: [vars(m) for m in runs] for name, runs in audio_effects.items()},
         }
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     return 0

@@ -32,6 +32,20 @@ struct AudioMixCompiler: CompilerPart {
             if case .clip(let clip) = item { return clip }
             return nil
         }
+        // Effects first: they run on each track's sound before every gain (docs/effects.md, "Audio effects").
+        func addEffects(_ track: Int, _ effects: [AudioEffect], _ name: String) {
+            guard !effects.isEmpty else { return }
+            var input = AudioMixInput(track: track, volume: KeyList(), name: name,
+                                      path: JSONPath.root.key("audioMix").key("inputs").index(inputs.count))
+            input.effects = effects
+            inputs.append(input)
+        }
+        for track in mainTracks {
+            addEffects(track, clips.filter { $0.audioTrack == track }.flatMap(compiledAudioEffects), "clip effects")
+        }
+        for resolved in extraAudio {
+            addEffects(resolved.id, resolved.track.effects, "effects")
+        }
         for track in mainTracks {
             add(track, clipVolumeKeys(clips.filter { $0.audioTrack == track }), "clip volumes")
         }
@@ -57,6 +71,27 @@ struct AudioMixCompiler: CompilerPart {
             for track in trackIDs[rule.duck] ?? [] { add(track, keys, "ducking under \(rule.under)") }
         }
         return valid ? AudioMix(inputs: inputs) : nil
+    }
+
+    /// A clip's `audioEffects` in composition time: each range (or, without one, the whole clip) moved by the clip's
+    /// start on the timeline and cut to the clip's sound on its track, gain keys moved with it; an effect whose range
+    /// misses the clip's sound is dropped.
+    private func compiledAudioEffects(_ clip: PlacedClip) -> [AudioEffect] {
+        guard clip.resolved.sounds else { return [] }
+        let sound = clip.audioTarget
+        return clip.clip.audioEffects.compactMap { written in
+            var effect = written
+            var range = sound
+            if let own = written.timeRange {
+                guard let start = try? clip.target.start + own.start, let end = try? start + own.duration else { return nil }
+                let from = max(start, sound.start), to = min(end, sound.end)
+                guard from < to, let cut = try? TimeRange(start: from, end: to) else { return nil }
+                range = cut
+            }
+            effect.timeRange = range
+            if let keys = written.gainKeys { effect.gainKeys = EffectCompiler.shifted(keys, by: clip.target.start) { $0 } }
+            return effect
+        }
     }
 
     /// A set key at the start of each sounding clip whose volume differs from the one before it on the track.

@@ -131,6 +131,9 @@ public struct AudioMixInput: Sendable, Hashable {
     public var volume: KeyList<Double>
     /// What the gain is for (`"fades"`, `"ducking under commentary"`), for readers of the explicit form; nil: unnamed.
     public var name: String?
+    /// Filters run on the track's sound, in order, before any input's gain (docs/effects.md, "Audio effects"); times
+    /// in composition seconds. The effects of all the track's inputs run in input order.
+    public var effects: [AudioEffect] = []
     /// Where it was written: `$.audioMix.inputs[i]`.
     public var path: JSONPath
 
@@ -162,6 +165,11 @@ public struct AudioMix: Sendable, Hashable {
     /// Every input for a track, in document order; their gains multiply.
     public func inputs(forTrack id: Int) -> [AudioMixInput] {
         inputs.filter { $0.track == id }
+    }
+
+    /// The effects of every input of the track, in input order.
+    public func effects(forTrack id: Int) -> [AudioEffect] {
+        inputs(forTrack: id).flatMap(\.effects)
     }
 
     /// The track's linear gain at composition time `t`: the product of its inputs' volumes (1 without inputs).

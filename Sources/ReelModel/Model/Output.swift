@@ -281,6 +281,9 @@ public struct AudioOutputSettings: Sendable, Hashable {
     public var channels: Int
     /// The loudness the mix is normalised to; nil leaves it where the mix lands.
     public var loudness: LoudnessTarget?
+    /// Filters run on the whole mix before loudness normalisation (docs/effects.md, "Audio effects"), times in
+    /// movie seconds. Empty: none.
+    public var effects: [AudioEffect] = []
 
     /// Creates audio settings.
     public init(codec: AudioCodec, bitrate: Int? = nil, sampleRate: Int = 48000, channels: Int = 2,

@@ -57,6 +57,9 @@ public struct Clip: Sendable, Hashable {
     /// Filters run on the clip's source picture before it is placed (docs/effects.md); rectangles and sizes in
     /// canvas pixels, times in seconds from the clip's start on the timeline. Empty: none.
     public var effects: [LayerEffect] = []
+    /// Filters run on the clip's sound (docs/effects.md, "Audio effects"), times in seconds from the clip's start on
+    /// the timeline. Empty: none.
+    public var audioEffects: [AudioEffect] = []
     /// A freeze frame (docs/effects.md): the source time held for `duration` seconds of timeline time, silent; nil:
     /// the clip plays. Excludes `in`, `out`, `speed` and `reverse`.
     public var freezeAt: Time?
@@ -292,6 +295,9 @@ public struct AudioTrack: Sendable, Hashable {
     public var fadeIn: Time?
     /// Length of the linear fade to 0 at the track's end; nil: none.
     public var fadeOut: Time?
+    /// Filters run on the track's sound before its volume and fades (docs/effects.md, "Audio effects"), times in
+    /// movie seconds. Empty: none.
+    public var effects: [AudioEffect] = []
     /// Where it was written: `$.timeline.audio[i]`.
     public var path: JSONPath
 

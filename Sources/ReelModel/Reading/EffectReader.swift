@@ -53,7 +53,7 @@ struct EffectReader: FieldReader {
             guard let json = fields[key] else { return nil }
             if case .array = json.value, let parameter = EffectParameter(rawValue: key) {
                 // An animated parameter: a key list of numbers in range; its first value holds before it.
-                let keys = animation(json, path.key(key)) { json, keyPath -> Double? in
+                let keys = animatedKeys(json, path.key(key)) { json, keyPath -> Double? in
                     guard case .number(let text) = json.value else {
                         self.typeError(json, keyPath, expected: "a number")
                         return nil
@@ -144,7 +144,7 @@ struct EffectReader: FieldReader {
         if let json = fields["rect"], case .array(let elements) = json.value, let first = elements.first,
            case .object = first.value {
             // An animated region: a key list of rectangles.
-            let keys = animation(json, path.key("rect")) { json, keyPath -> CropRect? in
+            let keys = animatedKeys(json, path.key("rect")) { json, keyPath -> CropRect? in
                 guard let values = self.numbers(json, keyPath, count: 4, expected: "a rectangle [x, y, width, height] in \(units)",
                                                 in: -65_536...65_536) else { return nil }
                 guard values[2] > 0, values[3] > 0 else {
@@ -183,7 +183,22 @@ struct EffectReader: FieldReader {
             } else { valid = false }
         }
 
+        let (timeRange, timeIsValid) = effectTimeRange(fields, path)
+        if !timeIsValid { valid = false }
+        guard valid, let kind else { return nil }
+        var effect = LayerEffect(kind: kind, rect: rect, timeRange: timeRange, path: path)
+        effect.shape = shape
+        effect.ramps = ramps
+        return effect
+    }
+}
+
+extension FieldReader {
+    /// An effect's `start` and `duration` (picture and audio effects alike): the half-open range they describe, nil
+    /// when neither is written (the effect always applies); `isValid` is false after reporting a problem.
+    func effectTimeRange(_ fields: Fields, _ path: JSONPath) -> (range: TimeRange?, isValid: Bool) {
         var timeRange: TimeRange?
+        var valid = true
         if fields.has("start") || fields.has("duration") {
             let start = fields["start"].map { instant($0, path.key("start")) } ?? .zero
             let duration = fields["duration"].map { positiveDuration($0, path.key("duration"), what: "effect duration") }
@@ -197,15 +212,11 @@ struct EffectReader: FieldReader {
                 }
             } else { valid = false }
         }
-        guard valid, let kind else { return nil }
-        var effect = LayerEffect(kind: kind, rect: rect, timeRange: timeRange, path: path)
-        effect.shape = shape
-        effect.ramps = ramps
-        return effect
+        return (timeRange, valid)
     }
 
     /// An animated parameter's keys (SPEC §4.3, linear ramps only): not empty, ascending and not overlapping.
-    private func animation<Value>(_ json: JSON, _ path: JSONPath, value: @escaping (JSON, JSONPath) -> Value?) -> KeyList<Value>? {
+    func animatedKeys<Value>(_ json: JSON, _ path: JSONPath, value: @escaping (JSON, JSONPath) -> Value?) -> KeyList<Value>? {
         guard let keys = keyList(json, path, value: value) else { return nil }
         guard !keys.isEmpty else {
             error(path, "an animated parameter needs at least one key", hint: "write a number, or keys such as [{\"at\": 0, \"value\": 4}]")

@@ -164,11 +164,21 @@ struct ExplicitReader: FieldReader {
                 }
                 volume = keys
             }
+            var effects: [AudioEffect] = []
+            if let effectsJSON = inputFields["effects"] {
+                guard let read = AudioEffectReader(sharing: self).readAudioEffects(effectsJSON, inputPath.key("effects")) else {
+                    valid = false
+                    continue
+                }
+                effects = read
+            }
             guard let track else {
                 valid = false
                 continue
             }
-            result.append(AudioMixInput(track: track, volume: volume, name: name, path: inputPath))
+            var input = AudioMixInput(track: track, volume: volume, name: name, path: inputPath)
+            input.effects = effects
+            result.append(input)
         }
         return valid ? AudioMix(inputs: result) : nil
     }

@@ -177,6 +177,9 @@ struct OutputReader: FieldReader {
             audio.channels = channels
         }
         if let json = fields["loudness"] { audio.loudness = readLoudness(json, path.key("loudness")) }
+        if let json = fields["effects"] {
+            audio.effects = AudioEffectReader(sharing: self).readAudioEffects(json, path.key("effects")) ?? []
+        }
         let opusRates = AudioCodec.opusSampleRates
         if audio.codec == .opus, !audio.codec.accepts(sampleRate: audio.sampleRate) {
             error(path.key("sampleRate"), "opus cannot encode at \(audio.sampleRate) Hz",

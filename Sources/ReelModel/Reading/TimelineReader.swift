@@ -10,6 +10,7 @@ struct TimelineReader: FieldReader {
     private var overlayReader: OverlayReader { OverlayReader(sharing: self) }
     private var captionsReader: CaptionsReader { CaptionsReader(sharing: self) }
     private var effectReader: EffectReader { EffectReader(sharing: self) }
+    private var audioEffectReader: AudioEffectReader { AudioEffectReader(sharing: self) }
 
     /// `timeline` (SPEC §3): the main storyline's clips and gaps, extra audio tracks, ducking and
     /// volume automation, titles and overlays.
@@ -145,6 +146,11 @@ struct TimelineReader: FieldReader {
             if let effects = effectReader.readEffects(effectsJSON, path.key("effects"), units: "canvas pixels") {
                 clip.effects = effects
             } else { refused.insert("effects") }
+        }
+        if let json = fields["audioEffects"] {
+            if let effects = audioEffectReader.readAudioEffects(json, path.key("audioEffects")) {
+                clip.audioEffects = effects
+            } else { refused.insert("audioEffects") }
         }
         clip.freezeAt = take(fields["freezeAt"].flatMap { instant($0, path.key("freezeAt")) }, "freezeAt")
         clip.reverse = take(fields["reverse"].flatMap { bool($0, path.key("reverse")) }, "reverse") ?? false
@@ -342,9 +348,12 @@ struct TimelineReader: FieldReader {
                   hint: "an audio track needs out > in", time: outPoint, frame: frameIndex(outPoint, frameDuration))
             valid = false
         }
+        let effects = take(fields["effects"].flatMap { audioEffectReader.readAudioEffects($0, path.key("effects")) }, "effects")
         guard valid, let id, let asset else { return nil }
-        return AudioTrack(id: id, asset: asset, at: at ?? .zero, inPoint: inPoint, outPoint: outPoint, duration: duration,
-                          volume: volume ?? 1, loop: loop ?? false, fadeIn: fadeIn, fadeOut: fadeOut, path: path)
+        var track = AudioTrack(id: id, asset: asset, at: at ?? .zero, inPoint: inPoint, outPoint: outPoint, duration: duration,
+                               volume: volume ?? 1, loop: loop ?? false, fadeIn: fadeIn, fadeOut: fadeOut, path: path)
+        track.effects = effects ?? []
+        return track
     }
 
     /// A reference to `"main"` or an audio track id.

@@ -31,7 +31,7 @@ extension ObjectShape {
         .timeline, .gap, .clip, .transition, .rectangleMotion, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .videoOverlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
         .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
-        .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .stepKey, .rampKey, .decomposedTransform,
+        .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .audioEffect, .eqBand, .stepKey, .rampKey, .decomposedTransform,
         .variable,
     ]
 
@@ -61,7 +61,7 @@ extension ObjectShape {
 
     /// `output.audio` when it is an object, not `false` (SPEC §2.1).
     public static let audioOutput = ObjectShape(
-        name: "output.audio", allowed: ["codec", "bitrate", "sampleRate", "channels", "loudness"])
+        name: "output.audio", allowed: ["codec", "bitrate", "sampleRate", "channels", "loudness", "effects"])
 
     /// `output.audio.loudness` (docs/outputs.md).
     public static let loudness = ObjectShape(
@@ -100,7 +100,7 @@ extension ObjectShape {
         name: "clip",
         allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
                   "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects",
-                  "freezeAt", "reverse", "motion"],
+                  "audioEffects", "freezeAt", "reverse", "motion"],
         required: ["asset"])
 
     /// A clip's `motion`: source rectangles shown full-canvas, moving from one to the other (docs/effects.md).
@@ -113,7 +113,7 @@ extension ObjectShape {
     /// An entry of `timeline.audio` (SPEC §3.2).
     public static let audioTrack = ObjectShape(
         name: "audio track",
-        allowed: ["id", "asset", "at", "in", "out", "duration", "volume", "loop", "fadeIn", "fadeOut"],
+        allowed: ["id", "asset", "at", "in", "out", "duration", "volume", "loop", "fadeIn", "fadeOut", "effects"],
         required: ["id", "asset"])
 
     /// An entry of `timeline.ducking` (SPEC §3.3).
@@ -204,7 +204,7 @@ extension ObjectShape {
 
     /// An entry of `audioMix.inputs` (SPEC §4.2).
     public static let audioMixInput = ObjectShape(
-        name: "audio mix input", allowed: ["track", "name", "volume"], required: ["track"])
+        name: "audio mix input", allowed: ["track", "name", "volume", "effects"], required: ["track"])
 
     /// `videoComposition` (SPEC §4.4).
     public static let videoComposition = ObjectShape(
@@ -230,6 +230,25 @@ extension ObjectShape {
                   "preset", "radius", "size", "color", "similarity", "blend", "spill", "rect", "shape", "start", "duration"],
         required: ["type"])
 
+    /// An entry of `audioEffects`, an audio track's `effects`, an audio mix input's `effects` or
+    /// `output.audio.effects` (docs/effects.md, "Audio effects"): the numeric parameters are the keys of
+    /// `AudioEffectParameter.table`; which apply depends on the type (`AudioEffectParameter.keys(of:model:)`).
+    public static let audioEffect = ObjectShape(
+        name: "audio effect",
+        allowed: ["type", "preset"] + AudioEffectParameter.table.filter { !isBandOwner($0.owner) }.map(\.key).uniqued()
+            + ["bands", "model", "modelFile", "start", "duration"])
+
+    /// A band of an `eq` audio effect.
+    public static let eqBand = ObjectShape(
+        name: "eq band",
+        allowed: ["type"] + AudioEffectParameter.table.filter { isBandOwner($0.owner) }.map(\.key).uniqued(),
+        required: ["type"])
+
+    private static func isBandOwner(_ owner: AudioParameterOwner) -> Bool {
+        if case .band = owner { return true }
+        return false
+    }
+
     /// A layer instruction's `backdrop`, a reel extension: a colour and a rectangle in source pixels.
     public static let backdrop = ObjectShape(name: "backdrop", allowed: ["color", "rect"], required: ["color", "rect"])
 
@@ -249,4 +268,12 @@ extension ObjectShape {
     /// A declaration in a template's `variables` (docs/batch.md).
     public static let variable = ObjectShape(
         name: "variable", allowed: ["type", "default", "description", "minimum", "maximum"])
+}
+
+extension Array where Element: Hashable {
+    /// The elements in order, each kept the first time it appears.
+    func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
+    }
 }

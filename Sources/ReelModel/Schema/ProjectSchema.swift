@@ -95,6 +95,8 @@ public enum ProjectSchema {
             FormatTable(shape: .layerInstruction, keys: layerInstructionKeys),
             FormatTable(shape: .backdrop, keys: backdropKeys),
             FormatTable(shape: .effect, keys: effectKeys),
+            FormatTable(shape: .audioEffect, keys: audioEffectKeys),
+            FormatTable(shape: .eqBand, keys: eqBandKeys),
             FormatTable(shape: .decomposedTransform, keys: decomposedTransformKeys),
             FormatTable(shape: .timeRange, keys: timeRangeKeys),
             FormatTable(shape: .variable, keys: variableKeys),
@@ -227,6 +229,9 @@ public enum ProjectSchema {
                           + "(docs/outputs.md).",
                       default: .described("none: the mix stays where it lands"),
                       example: #"{"integrated": -16, "truePeak": -1}"#),
+            FormatKey("effects", arrayOf(ref("audioEffect")),
+                      "Audio effects run in order on the whole mix, before loudness normalisation (docs/effects.md, \"Audio effects\"); start in movie seconds.",
+                      default: .described("none"), example: #"[{"type": "limiter", "ceiling": -1}]"#),
         ]
     }
 
@@ -325,6 +330,9 @@ public enum ProjectSchema {
             FormatKey("effects", arrayOf(ref("effect")),
                       "Filters run in order on the clip's source picture before it is placed (docs/effects.md); rect, radius and size in canvas pixels, start in seconds from the clip's start on the timeline.",
                       default: .described("none"), example: #"[{"type": "blur", "radius": 8, "rect": [100, 60, 200, 120]}]"#),
+            FormatKey("audioEffects", arrayOf(ref("audioEffect")),
+                      "Audio effects run in order on the clip's sound before its volume (docs/effects.md, \"Audio effects\"); start in seconds from the clip's start on the timeline.",
+                      default: .described("none"), example: #"[{"preset": "voice"}]"#),
             FormatKey("freezeAt", ref("time"),
                       "A freeze frame: the source time whose picture is held for duration (timeline seconds), silent; not with in, out, speed or reverse (docs/effects.md).",
                       default: .described("none: the clip plays"), example: "2.5"),
@@ -390,6 +398,9 @@ public enum ProjectSchema {
                       default: .described("none")),
             FormatKey("fadeOut", ref("duration"), "A linear fade to silence at the track's end, in seconds.",
                       default: .described("none")),
+            FormatKey("effects", arrayOf(ref("audioEffect")),
+                      "Audio effects run in order on the track's sound before its volume and fades (docs/effects.md, \"Audio effects\"); start in movie seconds.",
+                      default: .described("none"), example: #"[{"type": "compressor", "threshold": -24, "ratio": 3}]"#),
         ]
     }
 
@@ -662,6 +673,9 @@ public enum ProjectSchema {
             FormatKey("name", nonEmptyString, "What the gain is for (\"fades\", \"ducking under commentary\").",
                       default: .described("none"), example: #""fades""#),
             FormatKey("volume", ref("volumeKeys"), "Gain keys in timeline time.", default: .described("none: gain 1")),
+            FormatKey("effects", arrayOf(ref("audioEffect")),
+                      "Audio effects run on the track's sound before every input's gain; the effects of a track's inputs run in input order (docs/effects.md, \"Audio effects\"); start in composition seconds.",
+                      default: .described("none")),
         ]
     }
 
@@ -773,6 +787,74 @@ public enum ProjectSchema {
             FormatKey("duration", ref("duration"), "How long the effect lasts; outside [start, start + duration) the picture is untouched.",
                       default: .described("to the end of the layer")),
         ]
+    }
+
+    /// The numeric keys of audio effects, from `AudioEffectParameter.table`: the widest range of the rows sharing the
+    /// key, and each row's range, unit and default in the description.
+    private static func audioParameterKeys(bands: Bool) -> [FormatKey] {
+        let rows = AudioEffectParameter.table.filter {
+            if case .band = $0.owner { return bands }
+            return !bands
+        }
+        return rows.map(\.key).uniqued().map { key in
+            let sharing = rows.filter { $0.key == key }
+            let low = sharing.map(\.range.lowerBound).min() ?? 0, high = sharing.map(\.range.upperBound).max() ?? 0
+            let value = number(minimum: plain(low), maximum: plain(high))
+            let schema = key == "gain" && !bands ? object([("oneOf", array([value, ref("numberKeys")]))]) : value
+            let text = sharing.map { row in
+                let unit = row.unit.isEmpty ? "" : " \(row.unit)"
+                let fallback = row.defaultValue.map { "default \(plain($0))" } ?? "required"
+                return "\(row.owner.name): \(row.meaning), \(plain(row.range.lowerBound))…\(plain(row.range.upperBound))\(unit), \(fallback) (\(filterName(row.owner))\(row.option.map { " \($0)" } ?? ""))"
+            }.joined(separator: "; ")
+            return FormatKey(key, schema, text + ".", default: .described("the libavfilter filter's own default, as each row says"))
+        }
+    }
+
+    /// The libavfilter filter an owner's parameters go to.
+    private static func filterName(_ owner: AudioParameterOwner) -> String {
+        switch owner {
+        case .effect(.highpass): "highpass"
+        case .effect(.lowpass): "lowpass"
+        case .effect(.compressor): "acompressor"
+        case .effect(.limiter): "alimiter"
+        case .effect(.gate): "agate"
+        case .effect(.deesser): "deesser"
+        case .effect(.gain): "volume"
+        case .effect(.pan): "pan"
+        case .effect(.eq), .effect(.denoise): "none"
+        case .denoise(.fft): "afftdn"
+        case .denoise(.nlm): "anlmdn"
+        case .denoise(.rnn): "arnndn"
+        case .band(.peak): "equalizer"
+        case .band(.lowShelf): "bass"
+        case .band(.highShelf): "treble"
+        }
+    }
+
+    private static var audioEffectKeys: [FormatKey] {
+        [
+            FormatKey("type", enumeration(AudioEffectType.allCases), "What the effect does: highpass, lowpass, eq (equalizer, bass, treble), compressor (acompressor), limiter (alimiter, delay compensated), gate (agate), deesser, denoise (afftdn, anlmdn or arnndn), gain (volume), pan.",
+                      default: .described("required unless preset is given"), example: #""compressor""#),
+            FormatKey("preset", enumeration(AudioEffectPreset.allCases), "A named chain in place of type: voice is highpass 80 Hz, denoise 10 dB, compressor 3:1 at -20 dB, deesser, limiter at -1 dBFS (docs/effects.md); only start and duration go with it.",
+                      default: .described("none"), example: #""voice""#),
+        ] + audioParameterKeys(bands: false) + [
+            FormatKey("bands", arrayOf(ref("eqBand")), "eq: the bands, run in order.", default: .described("required for eq"),
+                      example: #"[{"type": "peak", "frequency": 3000, "gain": 3}]"#),
+            FormatKey("model", enumeration(DenoiseModel.allCases), "denoise: fft (afftdn), nlm (anlmdn) or rnn (arnndn with modelFile).",
+                      default: .string("fft")),
+            FormatKey("modelFile", nonEmptyString, "denoise with model rnn: an rnnoise model file (relative paths start at the project's folder).",
+                      default: .described("required for model rnn"), example: #""models/voice.rnnn""#),
+            FormatKey("start", ref("time"), "When the effect starts: seconds from the clip's start on a clip, movie seconds elsewhere; before it the sound is untouched.",
+                      default: .number("0")),
+            FormatKey("duration", ref("duration"), "How long it lasts; outside [start, start + duration) the sound is untouched and the filter sees none of it.",
+                      default: .described("to the end")),
+        ]
+    }
+
+    private static var eqBandKeys: [FormatKey] {
+        [FormatKey("type", enumeration(EQBandType.allCases), "peak (equalizer), lowShelf (bass) or highShelf (treble).",
+                   default: .required, example: #""peak""#)]
+            + audioParameterKeys(bands: true)
     }
 
     private static var backdropKeys: [FormatKey] {
@@ -1018,6 +1100,9 @@ public enum ProjectSchema {
                                    closed(.backdrop, backdropKeys))),
             ("effect", described("A filter run on a layer's source picture before its transform (docs/effects.md); which keys apply depends on type.",
                                  closed(.effect, effectKeys))),
+            ("audioEffect", described("A libavfilter filter run on sound (docs/effects.md, \"Audio effects\"); which keys apply depends on type.",
+                                      closed(.audioEffect, audioEffectKeys))),
+            ("eqBand", described("One band of an eq audio effect.", closed(.eqBand, eqBandKeys))),
         ]
     }
 

@@ -14,6 +14,7 @@ public struct InputFileReference: Sendable, Hashable {
         case transcript = "transcript"
         case lut = "LUT file"
         case font = "font file"
+        case denoiseModel = "rnnoise model file"
     }
 
     /// What the file is.
@@ -58,17 +59,28 @@ extension Project {
                 found.append(InputFileReference(kind: .font, written: font, path: layer.path.key("font")))
             }
         }
+        func audioEffects(_ effects: [AudioEffect]) {
+            for effect in effects {
+                if let file = effect.modelFile {
+                    found.append(InputFileReference(kind: .denoiseModel, written: file, path: effect.path.key("modelFile")))
+                }
+            }
+        }
         if let timeline {
             for item in timeline.items {
                 guard case .clip(let clip) = item else { continue }
                 if let written = clip.captions { captions(written) }
                 effects(clip.effects)
+                audioEffects(clip.audioEffects)
             }
+            for track in timeline.audio { audioEffects(track.effects) }
             for overlay in timeline.trackOverlays { effects(overlay.effects) }
             titles(timeline.titles)
             timeline.captions.forEach(captions)
         }
         if let videoComposition { found += videoComposition.inputFiles(includingCaptionsWithCues: false) }
+        for input in audioMix?.inputs ?? [] { audioEffects(input.effects) }
+        audioEffects(output.audio?.effects ?? [])
         return found
     }
 }

@@ -73,6 +73,7 @@ public enum ProjectWriter {
                 if let range = loudness.range { target.append(("range", numberValue(range))) }
                 fields.append(("loudness", object(target)))
             }
+            if !audio.effects.isEmpty { fields.append(("effects", .array(audio.effects.map { JSON(audioEffectValue($0)) }))) }
             members.append(("audio", object(fields)))
         } else {
             members.append(("audio", .bool(false)))
@@ -142,7 +143,10 @@ public enum ProjectWriter {
     private static func inputValue(_ input: AudioMixInput) -> JSONValue {
         var members: [(String, JSONValue)] = [("track", .number(String(input.track)))]
         if let name = input.name { members.append(("name", .string(name))) }
-        members.append(("volume", keysValue(input.volume) { numberValue($0) }))
+        if !input.volume.isEmpty || input.effects.isEmpty {
+            members.append(("volume", keysValue(input.volume) { numberValue($0) }))
+        }
+        if !input.effects.isEmpty { members.append(("effects", .array(input.effects.map { JSON(audioEffectValue($0)) }))) }
         return object(members)
     }
 
@@ -361,6 +365,34 @@ public enum ProjectWriter {
         }
         if let keys = effect.ramps.rect, let index = members.firstIndex(where: { $0.0 == "rect" }) {
             members[index].1 = keysValue(keys) { rectValue($0) }
+        }
+        if let range = effect.timeRange {
+            members.append(("start", timeValue(range.start)))
+            members.append(("duration", timeValue(range.duration)))
+        }
+        return object(members)
+    }
+
+    /// An audio effect with every parameter (defaults written out, so the explicit form says what runs), its bands,
+    /// model and time range (docs/effects.md, "Audio effects").
+    static func audioEffectValue(_ effect: AudioEffect) -> JSONValue {
+        var members: [(String, JSONValue)] = [("type", .string(effect.type.rawValue))]
+        if case .denoise(let model) = effect.owner { members.append(("model", .string(model.rawValue))) }
+        for row in AudioEffectParameter.rows(effect.owner) {
+            if row.key == "gain", let keys = effect.gainKeys {
+                members.append((row.key, keysValue(keys) { numberValue($0) }))
+            } else {
+                members.append((row.key, numberValue(effect.value(row.key))))
+            }
+        }
+        if let file = effect.modelFile { members.append(("modelFile", .string(file))) }
+        if !effect.bands.isEmpty {
+            members.append(("bands", .array(effect.bands.map { band in
+                JSON(object([("type", .string(band.type.rawValue))]
+                    + AudioEffectParameter.rows(.band(band.type)).compactMap { row in
+                        band.values[row.key].map { (row.key, numberValue($0)) }
+                    }))
+            })))
         }
         if let range = effect.timeRange {
             members.append(("start", timeValue(range.start)))

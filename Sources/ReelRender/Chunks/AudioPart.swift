@@ -31,6 +31,20 @@ public enum AudioPart {
     }
 
     /// 16 hex digits (FNV-1a, 64 bits) for `project`'s audio encoded with `settings`.
+    /// One of `output.audio.effects` as the fingerprint hears it (the output settings are left out of the project
+    /// written above, so the whole mix's effects are described here): every parameter in table order, its bands,
+    /// model file, gain keys and range.
+    private static func describe(_ effect: AudioEffect) -> String {
+        let values = AudioEffectParameter.rows(effect.owner).map { "\($0.key)=\(effect.value($0.key))" }
+        let bands = effect.bands.map { band in
+            "\(band.type.rawValue)(" + AudioEffectParameter.rows(.band(band.type)).map { "\($0.key)=\(band.values[$0.key] ?? 0)" }
+                .joined(separator: ",") + ")"
+        }
+        return "effect \(effect.owner.name) " + (values + bands).joined(separator: " ")
+            + " model \(effect.modelFile ?? "-") keys \(effect.gainKeys.map { "\($0.keys)" } ?? "-")"
+            + " range \(effect.timeRange.map { "\($0)" } ?? "-")\n"
+    }
+
     public static func fingerprint(of project: CompiledProject, settings: AudioEncoderSettings) -> String {
         var sound = project
         sound.output.path = nil
@@ -47,6 +61,7 @@ public enum AudioPart {
         let described = "reel audio part 1\nframes \(project.frameCount)\nrate \(rate)\nrange \(project.exportRange)\n"
             + "audio \(describe(settings))\n"
             + (project.output.audio?.loudness.map { "loudness \($0.integrated) \($0.truePeak)\n" } ?? "")
+            + (project.output.audio?.effects ?? []).map(describe).joined()
         return ChunkPlan.fingerprint(ProjectWriter.explicitProject(sound) + described)
     }
 

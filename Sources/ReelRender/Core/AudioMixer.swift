@@ -9,6 +9,11 @@ import ReelTime
 /// sample-exact. Segments at other speeds are time-stretched keeping pitch (libavfilter's atempo) or, with
 /// `"pitch": "varispeed"`, resampled by linear interpolation. Gains follow the audio mix's key lists per
 /// sample; the sum is clipped to [−1, 1] (clean clipping: overload never wraps around).
+///
+/// Audio effects (docs/effects.md, "Audio effects") run where the mix is built, so every render path hears them: a
+/// track's effects (its audio mix inputs' `effects`) on the track's sound before its gains, and
+/// `output.audio.effects` on the unclipped sum, before the clip and before loudness normalisation
+/// (`AudioEffectChain`).
 final class AudioMixer {
     /// The most samples one `mix` call may ask for.
     static let maximumChunk = 8192
@@ -61,6 +66,9 @@ final class AudioMixer {
         /// The track's audio mix inputs; their gains multiply.
         let gains: [KeyList<Double>]
         var cursor = 0
+        /// The track's effects, when it has any; they read the track's sound through `dryCursor`.
+        var effects: AudioEffectChain?
+        var dryCursor = 0
     }
 
     let sampleRate: Int
@@ -69,7 +77,13 @@ final class AudioMixer {
     private let catalog: SourceCatalog
     private let opener: any SourceOpener
     private var readers: [ReaderKey: any AudioSourceReader] = [:]
+    /// The readers the current `mix` call has used (the others are closed when it ends).
+    private var neededReaders = Set<ReaderKey>()
     private let scratch: SampleBuffers
+    /// One track's effected sound, before it is added to the mix.
+    private let trackBuffer: SampleBuffers
+    /// `output.audio.effects` over the sum of the tracks; nil without any.
+    private var outputEffects: AudioEffectChain?
 
     /// A mixer of `project`'s audio tracks at `sampleRate` Hz into `channels` channels, reading the assets
     /// `catalog` resolves through `opener`; throws when a segment cannot be placed on the sample grid.
@@ -80,6 +94,7 @@ final class AudioMixer {
         self.catalog = catalog
         self.opener = opener
         scratch = SampleBuffers(channels: channels, capacity: Self.maximumChunk)
+        trackBuffer = SampleBuffers(channels: channels, capacity: Self.maximumChunk)
         var tracks: [TrackPlan] = []
         let rate = Int64(sampleRate)
         for track in project.composition.tracks where track.kind == .audio {
@@ -109,14 +124,54 @@ final class AudioMixer {
             tracks.append(TrackPlan(segments: segments, gains: gains))
         }
         self.tracks = tracks
+        for t in tracks.indices {
+            guard let id = tracks[t].segments.first?.track else { continue }
+            let effects = project.audioMix.effects(forTrack: id)
+            guard !effects.isEmpty else { continue }
+            self.tracks[t].effects = AudioEffectChain(
+                effects: effects, sampleRate: sampleRate, channels: channels, baseDirectory: project.baseDirectory
+            ) { [unowned self] from, count, buffers throws(RenderError) in
+                try self.renderTrack(t, from: from, count: count, into: buffers)
+            }
+        }
+        if let effects = project.output.audio?.effects, !effects.isEmpty {
+            outputEffects = AudioEffectChain(
+                effects: effects, sampleRate: sampleRate, channels: channels, baseDirectory: project.baseDirectory
+            ) { [unowned self] from, count, buffers throws(RenderError) in
+                try self.mixTracks(fromSample: from, sampleCount: count, into: buffers)
+            }
+        }
     }
 
     /// Writes the mix of composition samples [start, start + count) into `output` (count ≤ maximumChunk), clipped to [−1, 1].
     func mix(fromSample start: Int64, sampleCount count: Int, into output: SampleBuffers) throws(RenderError) {
+        neededReaders = []
+        if let outputEffects {
+            try outputEffects.read(from: start, count: count, into: output)
+        } else {
+            try mixTracks(fromSample: start, sampleCount: count, into: output)
+        }
+        for c in 0..<channels {
+            let plane = output.planes[c]
+            for k in 0..<count { plane[k] = max(-1, min(1, plane[k])) }
+        }
+        readers = readers.filter { neededReaders.contains($0.key) }
+    }
+
+    /// The sum of every track (effects and gains applied) over composition samples [start, start + count), unclipped.
+    private func mixTracks(fromSample start: Int64, sampleCount count: Int, into output: SampleBuffers) throws(RenderError) {
         output.clear(sampleCount: count)
         let end = start + Int64(count)
-        var needed = Set<ReaderKey>()
         for t in tracks.indices {
+            if let effects = tracks[t].effects {
+                try effects.read(from: start, count: count, into: trackBuffer)
+                for gain in tracks[t].gains { applyGain(gain, to: trackBuffer, from: start, count: count) }
+                for c in 0..<channels {
+                    let source = trackBuffer.planes[c], destination = output.planes[c]
+                    for k in 0..<count { destination[k] += source[k] }
+                }
+                continue
+            }
             var index = tracks[t].cursor
             if index < tracks[t].segments.count, tracks[t].segments[index].first > start { index = 0 }
             while index < tracks[t].segments.count, tracks[t].segments[index].end <= start { index += 1 }
@@ -124,11 +179,11 @@ final class AudioMixer {
             var i = index
             while i < tracks[t].segments.count, tracks[t].segments[i].first < end {
                 let segment = tracks[t].segments[i]
-                needed.insert(segment.readerKey)
+                neededReaders.insert(segment.readerKey)
                 let from = max(start, segment.first), to = min(end, segment.end)
                 try render(segment, from: from, count: Int(to - from))
                 for gain in tracks[t].gains {
-                    applyGain(gain, from: from, count: Int(to - from))
+                    applyGain(gain, to: scratch, from: from, count: Int(to - from))
                 }
                 let offset = Int(from - start)
                 for c in 0..<channels {
@@ -139,14 +194,33 @@ final class AudioMixer {
             }
             if i < tracks[t].segments.count {
                 let next = tracks[t].segments[i]
-                needed.insert(next.readerKey)
+                neededReaders.insert(next.readerKey)
             }
         }
-        for c in 0..<channels {
-            let plane = output.planes[c]
-            for k in 0..<count { plane[k] = max(-1, min(1, plane[k])) }
+    }
+
+    /// Track `t`'s sound over composition samples [start, start + count), before its gains: what its effects read.
+    private func renderTrack(_ t: Int, from start: Int64, count: Int, into output: SampleBuffers) throws(RenderError) {
+        output.clear(sampleCount: count)
+        let end = start + Int64(count)
+        var index = tracks[t].dryCursor
+        if index < tracks[t].segments.count, tracks[t].segments[index].first > start { index = 0 }
+        while index < tracks[t].segments.count, tracks[t].segments[index].end <= start { index += 1 }
+        tracks[t].dryCursor = index
+        var i = index
+        while i < tracks[t].segments.count, tracks[t].segments[i].first < end {
+            let segment = tracks[t].segments[i]
+            neededReaders.insert(segment.readerKey)
+            let from = max(start, segment.first), to = min(end, segment.end)
+            try render(segment, from: from, count: Int(to - from))
+            let offset = Int(from - start)
+            for c in 0..<channels {
+                let source = scratch.planes[c], destination = output.planes[c] + offset
+                for k in 0..<Int(to - from) { destination[k] += source[k] }
+            }
+            i += 1
         }
-        readers = readers.filter { needed.contains($0.key) }
+        if i < tracks[t].segments.count { neededReaders.insert(tracks[t].segments[i].readerKey) }
     }
 
     /// Renders `count` samples of `segment` starting at composition sample `from` into `scratch`.
@@ -197,8 +271,8 @@ final class AudioMixer {
         }
     }
 
-    /// Multiplies `scratch` by one gain key list over composition samples [from, from + count).
-    private func applyGain(_ gain: KeyList<Double>, from: Int64, count: Int) {
+    /// Multiplies the first `count` samples of `buffers` by one gain key list over composition samples [from, from + count).
+    private func applyGain(_ gain: KeyList<Double>, to buffers: SampleBuffers, from: Int64, count: Int) {
         guard count > 0 else { return }
         let rate = Int64(sampleRate)
         func value(at sample: Int64) -> Double {
@@ -216,7 +290,7 @@ final class AudioMixer {
         }
         let first = value(at: from), final = value(at: last)
         for c in 0..<channels {
-            let plane = scratch.planes[c]
+            let plane = buffers.planes[c]
             if needsEverySample {
                 for k in 0..<count { plane[k] *= Float(value(at: from + Int64(k))) }
             } else if first != 1 || final != 1 {

@@ -4,7 +4,8 @@ import ReelModel
 /// The checks of layer effects that need files (docs/effects.md): a LUT file that is missing or unreadable is a
 /// missing input naming the effect's `file` and the path (exit 66); one that is not a 3D `.cube` table lut3d can
 /// read is an invalid project naming the file and line (exit 65). Each effect is checked once, however many
-/// layer instructions carry it.
+/// layer instructions carry it. An audio effect's rnnoise model file (docs/effects.md, "Audio effects") is checked
+/// the same way: missing or unreadable is exit 66, a file that is not an rnnoise model arnndn can load is exit 65.
 enum EffectCheck {
     static func diagnostics(for compiled: CompiledProject) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
@@ -42,6 +43,27 @@ enum EffectCheck {
                         diagnostics.append(diagnostic)
                     }
                 }
+            }
+        }
+        let audioEffects = compiled.audioMix.inputs.flatMap(\.effects) + (compiled.output.audio?.effects ?? [])
+        for effect in audioEffects where seen.insert(effect.path).inserted {
+            guard let written = effect.modelFile else { continue }
+            let path = effect.path.key("modelFile")
+            if let refused = LocalInputFile.diagnostic(
+                for: InputFileReference(kind: .denoiseModel, written: written, path: path), resolvedPath: compiled.resolvedPath) {
+                diagnostics.append(refused)
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: compiled.resolvedPath(written)) else {
+                diagnostics.append(Diagnostic(path: path, message: "rnnoise model file \(written) cannot be read",
+                                              category: .missingInput))
+                continue
+            }
+            // arnndn reads text models whose first line is this header (rnnoise's own model format).
+            if !data.starts(with: Data("rnnoise-nu model file version 1".utf8)) {
+                diagnostics.append(Diagnostic(
+                    path: path, message: "\(written) is not an rnnoise model: it does not start with \"rnnoise-nu model file version 1\"",
+                    hint: "use a model file made for rnnoise (arnndn's m option), e.g. from the rnnoise-models collection"))
             }
         }
         return diagnostics

@@ -1,0 +1,302 @@
+import Foundation
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// Audio effects (docs/effects.md, "Audio effects") run on one stream of sound — a track's, or the whole mix — on the
+/// mix's sample grid: each effect is a libavfilter graph (`AudioFilterGraph`) fed exactly the samples of its time
+/// range, in order, so that it changes nothing before its first sample and nothing after its last.
+///
+/// Every graph gives back as many samples as it was given, each aligned with the input sample it came from: filters
+/// that delay their output (`afftdn`, `anlmdn`) are wrapped in `apad=pad_len=L,…,atrim=start_sample=L` with their
+/// latency L, and `alimiter` compensates its own look-ahead (`latency=1`). A stage therefore reads its input ahead
+/// of its output by the filter's hold-back, and the chain hands out sample K of the effected stream when asked for
+/// sample K.
+///
+/// The chain is read in order. A read that does not continue the last one (the first read of a `--range` render, of
+/// a chunk, or a seek) rebuilds it and runs it from up to `prerollSeconds` earlier (from the start of any effect
+/// that began within that stretch), discarding that sound, so that effects with memory (compressor, gate, limiter,
+/// denoise) start with the state a render from the beginning would have: exactly when the effect began within the
+/// pre-roll, otherwise with state built from the last `prerollSeconds` of sound.
+final class AudioEffectChain {
+    /// How far before a read that starts mid-stream the chain begins running: state older than this is not kept.
+    static let prerollSeconds = 30
+
+    /// Fills `count` samples from composition sample `from` into the buffers' first samples: the stream the chain
+    /// changes, read in order.
+    typealias Source = (_ from: Int64, _ count: Int, _ into: SampleBuffers) throws(RenderError) -> Void
+
+    private let effects: [AudioEffect]
+    private let sampleRate: Int
+    private let channels: Int
+    private let baseDirectory: String
+    private let source: Source
+    /// The last stage, and the composition sample it hands out next.
+    private var last: (any SoundStage)?
+    private var position: Int64 = -1
+
+    /// A chain of `effects` (in composition time) over `source`, at `sampleRate` Hz in `channels` channels; relative
+    /// model files are found from `baseDirectory`.
+    init(effects: [AudioEffect], sampleRate: Int, channels: Int, baseDirectory: String, source: @escaping Source) {
+        self.effects = effects
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.baseDirectory = baseDirectory
+        self.source = source
+    }
+
+    /// Writes the effected composition samples [from, from + count) into `output`'s first `count` samples.
+    func read(from: Int64, count: Int, into output: SampleBuffers) throws(RenderError) {
+        if last == nil || from != position { try rebuild(at: from) }
+        guard let last else { return }
+        try last.read(count: count, into: output.planes)
+        position += Int64(count)
+    }
+
+    /// Makes the stages afresh to hand out sample `start` next, running them over the pre-roll first.
+    private func rebuild(at start: Int64) throws(RenderError) {
+        let rate = Int64(sampleRate)
+        let ranges = try effects.map { effect throws(RenderError) in try sampleRange(effect) }
+        let begun = ranges.filter { $0.lowerBound < start && $0.upperBound > start }.map(\.lowerBound)
+        let first = begun.isEmpty ? start : max(0, start - Int64(Self.prerollSeconds) * rate, begun.min() ?? start)
+        var stage: any SoundStage = SourceStage(position: first, channels: channels, source: source)
+        for (effect, range) in zip(effects, ranges) {
+            let cut = max(range.lowerBound, first)..<max(range.upperBound, max(range.lowerBound, first))
+            guard !cut.isEmpty else { continue }
+            if let keys = effect.gainKeys {
+                stage = GainKeysStage(upstream: stage, position: first, range: cut, keys: keys, sampleRate: sampleRate)
+                continue
+            }
+            let (filters, latency) = try Self.filters(effect, sampleRate: sampleRate, channels: channels, baseDirectory: baseDirectory)
+            guard !filters.isEmpty else { continue }
+            stage = FilterStage(upstream: stage, position: first, range: cut, channels: channels) { () throws(RenderError) in
+                do throws(MediaError) {
+                    return try AudioFilterGraph(filters: Self.compensated(filters, latency: latency),
+                                                sampleRate: self.sampleRate, channels: self.channels)
+                } catch {
+                    throw RenderError(.invalid, "\(effect.path): \(error.message)")
+                }
+            }
+        }
+        last = stage
+        position = start
+        let discard = SampleBuffers(channels: channels, capacity: AudioMixer.maximumChunk)
+        var remaining = start - first
+        while remaining > 0 {
+            let count = Int(min(remaining, Int64(AudioMixer.maximumChunk)))
+            try stage.read(count: count, into: discard.planes)
+            remaining -= Int64(count)
+        }
+    }
+
+    /// The composition samples [first, end) an effect covers: its range with both ends rounded to the nearest
+    /// sample, or everything.
+    private func sampleRange(_ effect: AudioEffect) throws(RenderError) -> Range<Int64> {
+        guard let range = effect.timeRange else { return 0..<Int64.max }
+        do {
+            let rate = Int64(sampleRate)
+            let first = try range.start.count(atRate: rate, rounding: .nearest)
+            let end = range.duration >= Compiler.maximumDuration
+                ? Int64.max : try range.end.count(atRate: rate, rounding: .nearest)
+            return first..<max(first, end)
+        } catch {
+            throw RenderError(.invalid, "\(effect.path): the effect's time range cannot be placed on the \(sampleRate) Hz sample grid")
+        }
+    }
+
+    /// `filters` made count-preserving and aligned when they delay their output by `latency` samples.
+    static func compensated(_ filters: [(name: String, arguments: String)], latency: Int) -> [(name: String, arguments: String)] {
+        guard latency > 0 else { return filters }
+        return [("apad", "pad_len=\(latency)")] + filters + [("atrim", "start_sample=\(latency)")]
+    }
+
+    /// The libavfilter filters one effect runs (docs/effects.md, "Audio effects"), with the delay in samples they
+    /// put on their output (0 when none or when the filter compensates it itself). Empty: nothing to run (a pan on
+    /// a mono mix).
+    static func filters(_ effect: AudioEffect, sampleRate: Int, channels: Int,
+                        baseDirectory: String) throws(RenderError) -> (filters: [(name: String, arguments: String)], latency: Int) {
+        func options(_ owner: AudioParameterOwner, _ values: (String) -> Double) -> String {
+            AudioEffectParameter.rows(owner).compactMap { row in
+                row.option.map { "\($0)=\(number(row.conversion.apply(values(row.key))))" }
+            }.joined(separator: ":")
+        }
+        let own = options(effect.owner, effect.value)
+        switch effect.owner {
+        case .effect(.highpass), .effect(.lowpass):
+            let name = effect.type.rawValue
+            return (Array(repeating: (name, own), count: effect.value("slope") == 24 ? 2 : 1), 0)
+        case .effect(.eq):
+            return (effect.bands.map { band in
+                let name = switch band.type {
+                case .peak: "equalizer"
+                case .lowShelf: "bass"
+                case .highShelf: "treble"
+                }
+                return (name, options(.band(band.type)) { band.values[$0] ?? AudioEffectParameter.row(.band(band.type), $0)?.defaultValue ?? 0 })
+            }, 0)
+        case .effect(.compressor): return ([("acompressor", own)], 0)
+        case .effect(.limiter): return ([("alimiter", own + ":level=0:latency=1")], 0)
+        case .effect(.gate): return ([("agate", own)], 0)
+        case .effect(.deesser): return ([("deesser", own)], 0)
+        case .effect(.gain): return ([("volume", "volume=\(number(effect.value("gain")))dB:precision=float")], 0)
+        case .effect(.pan):
+            guard channels == 2 else { return ([], 0) }
+            let position = effect.value("position")
+            return ([("pan", "stereo|c0=\(number(min(1, 1 - position)))*c0|c1=\(number(min(1, 1 + position)))*c1")], 0)
+        case .denoise(.fft):
+            // afftdn's window is round(0.05 s) samples; its output lags by two quarters of it.
+            let window = Int((Double(sampleRate) * 0.05).rounded())
+            return ([("afftdn", own)], window / 4 * 2)
+        case .denoise(.nlm):
+            // anlmdn lags by its patch (2 ms) and research (6 ms) radii, each rounded to samples.
+            let latency = Int((Double(sampleRate) * 0.002).rounded()) + Int((Double(sampleRate) * 0.006).rounded())
+            return ([("anlmdn", own)], latency)
+        case .denoise(.rnn):
+            guard let file = effect.modelFile else { return ([], 0) }
+            let path = file.hasPrefix("/") ? file : URL(fileURLWithPath: baseDirectory).appendingPathComponent(file).path
+            let escaped = path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
+                .replacingOccurrences(of: "'", with: "\\'")
+            return ([("arnndn", "m=\(escaped):" + own)], 0)
+        case .effect(.denoise), .band:
+            return ([], 0)
+        }
+    }
+
+    /// A number as libavfilter reads it back exactly (the shortest text that round-trips).
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+    }
+}
+
+/// One stage of a chain: hands out its stream's samples in order.
+private protocol SoundStage: AnyObject {
+    /// Writes the next `count` samples (≤ `AudioMixer.maximumChunk`) into the first samples of `planes`.
+    func read(count: Int, into planes: [UnsafeMutablePointer<Float>]) throws(RenderError)
+}
+
+/// The sound the chain changes, read from its source.
+private final class SourceStage: SoundStage {
+    private var position: Int64
+    private let buffers: SampleBuffers
+    private let source: AudioEffectChain.Source
+
+    init(position: Int64, channels: Int, source: @escaping AudioEffectChain.Source) {
+        self.position = position
+        self.source = source
+        buffers = SampleBuffers(channels: channels, capacity: AudioMixer.maximumChunk)
+    }
+
+    func read(count: Int, into planes: [UnsafeMutablePointer<Float>]) throws(RenderError) {
+        try source(position, count, buffers)
+        for (plane, samples) in zip(planes, buffers.planes) { plane.update(from: samples, count: count) }
+        position += Int64(count)
+    }
+}
+
+/// One effect's filters over composition samples `range`: outside it the upstream sound passes untouched; inside
+/// it, the graph (made when the range begins) gets every upstream sample in order and its output replaces them.
+private final class FilterStage: SoundStage {
+    private let upstream: any SoundStage
+    private let range: Range<Int64>
+    private let makeGraph: () throws(RenderError) -> AudioFilterGraph
+    private var graph: AudioFilterGraph?
+    /// The composition sample handed out next, and the next one fed to the graph (ahead of it inside the range).
+    private var position: Int64
+    private var fed: Int64
+    private var inputFinished = false
+    /// Graph output not yet handed out, per channel.
+    private var pending: [[Float]]
+    private let scratch: SampleBuffers
+
+    init(upstream: any SoundStage, position: Int64, range: Range<Int64>, channels: Int,
+         makeGraph: @escaping () throws(RenderError) -> AudioFilterGraph) {
+        self.upstream = upstream
+        self.range = range
+        self.makeGraph = makeGraph
+        self.position = position
+        fed = max(position, range.lowerBound)
+        pending = Array(repeating: [], count: channels)
+        scratch = SampleBuffers(channels: channels, capacity: AudioMixer.maximumChunk)
+    }
+
+    func read(count: Int, into planes: [UnsafeMutablePointer<Float>]) throws(RenderError) {
+        var done = 0
+        while done < count {
+            let wanted = count - done
+            if position < range.lowerBound || position >= range.upperBound {
+                let run = position < range.lowerBound ? Int(min(Int64(wanted), range.lowerBound - position)) : wanted
+                try upstream.read(count: run, into: planes.map { $0 + done })
+                position += Int64(run)
+                done += run
+                continue
+            }
+            let run = Int(min(Int64(wanted), range.upperBound - position))
+            try fill(run)
+            for (plane, samples) in zip(planes, pending.indices) {
+                pending[samples].withUnsafeBufferPointer { (plane + done).update(from: $0.baseAddress!, count: run) }
+                pending[samples].removeFirst(run)
+            }
+            position += Int64(run)
+            done += run
+            if position == range.upperBound { graph = nil }
+        }
+    }
+
+    /// Feeds the graph until it has given back at least `count` samples not yet handed out.
+    private func fill(_ count: Int) throws(RenderError) {
+        if graph == nil { graph = try makeGraph() }
+        guard let graph else { return }
+        while pending[0].count < count {
+            if fed < range.upperBound {
+                let run = Int(min(Int64(AudioMixer.maximumChunk), range.upperBound - fed))
+                try upstream.read(count: run, into: scratch.planes)
+                do { try graph.push(scratch.readOnly, count: run) } catch { throw RenderError(media: error) }
+                fed += Int64(run)
+            } else if !inputFinished {
+                do { try graph.finishInput() } catch { throw RenderError(media: error) }
+                inputFinished = true
+            }
+            var drained = false
+            while true {
+                let got: Int
+                do { got = try graph.pull(into: scratch.planes, maxCount: scratch.capacity) } catch { throw RenderError(media: error) }
+                guard got > 0 else { break }
+                drained = true
+                for c in pending.indices { pending[c].append(contentsOf: UnsafeBufferPointer(start: scratch.planes[c], count: got)) }
+            }
+            if inputFinished, !drained, pending[0].count < count {
+                // A filter that gave back fewer samples than it took: the rest is silence, never a hang.
+                for c in pending.indices { pending[c].append(contentsOf: repeatElement(0, count: count - pending[c].count)) }
+            }
+        }
+    }
+}
+
+/// A `gain` effect whose gain is keyed: the upstream sound times 10^(dB / 20) at each sample's composition time,
+/// inside `range`.
+private final class GainKeysStage: SoundStage {
+    private let upstream: any SoundStage
+    private var position: Int64
+    private let range: Range<Int64>
+    private let keys: KeyList<Double>
+    private let sampleRate: Int
+
+    init(upstream: any SoundStage, position: Int64, range: Range<Int64>, keys: KeyList<Double>, sampleRate: Int) {
+        self.upstream = upstream
+        self.position = position
+        self.range = range
+        self.keys = keys
+        self.sampleRate = sampleRate
+    }
+
+    func read(count: Int, into planes: [UnsafeMutablePointer<Float>]) throws(RenderError) {
+        try upstream.read(count: count, into: planes)
+        let rate = Int64(sampleRate)
+        for k in 0..<count where range.contains(position + Int64(k)) {
+            let decibels = keys.value(at: Time(value: position + Int64(k), timescale: rate), default: 0)
+            let factor = Float(pow(10, decibels / 20))
+            for plane in planes { plane[k] *= factor }
+        }
+        position += Int64(count)
+    }
+}
