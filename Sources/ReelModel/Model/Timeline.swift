@@ -148,7 +148,7 @@ public struct ClipMotion: Sendable, Hashable {
 }
 
 /// A clip's `"motion"` (docs/effects.md; editly's and Shotstack's Ken Burns): the source rectangle `from` fills the
-/// canvas at the clip's first frame and the rectangle `to` at its end, the rectangle between them eased by `timing`
+/// canvas at the clip's first frame and the rectangle `to` at its end, the rectangle between them eased by `timing` (any easing)
 /// over the clip's timeline length. Each rectangle is stretched onto the whole canvas (give it the canvas's aspect
 /// ratio to keep the picture undistorted).
 public struct RectangleMotion: Sendable, Hashable {
@@ -157,21 +157,21 @@ public struct RectangleMotion: Sendable, Hashable {
     /// Display-oriented source pixels shown full-canvas at the clip's end.
     public var to: CropRect
     /// The pace from one to the other.
-    public var timing: Timing
+    public var easing: Easing
     /// Where it was written: `$.timeline.clips[i].motion`.
     public var path: JSONPath
 
     /// A move from `from` to `to`.
-    public init(from: CropRect, to: CropRect, timing: Timing = .linear, path: JSONPath) {
+    public init(from: CropRect, to: CropRect, easing: Easing = .linear, path: JSONPath) {
         self.from = from
         self.to = to
-        self.timing = timing
+        self.easing = easing
         self.path = path
     }
 
     /// The rectangle at `progress` (0 at the clip's start, 1 at its end) after easing.
     public func rectangle(at progress: Double) -> CropRect {
-        let p = timing.progress(min(max(progress, 0), 1))
+        let p = easing.fraction(min(max(progress, 0), 1))
         func mix(_ a: Double, _ b: Double) -> Double { a + (b - a) * p }
         return CropRect(x: mix(from.x, to.x), y: mix(from.y, to.y), width: mix(from.width, to.width),
                         height: mix(from.height, to.height))
@@ -251,12 +251,12 @@ public struct Transition: Sendable, Hashable {
     /// Timeline length of the overlap in seconds, > 0; the timeline gets shorter by this much.
     public var duration: Time
     /// The main audio's cross-fade curve over the whole overlap.
-    public var audioCurve: RampCurve
+    public var audioCurve: AudioCurve
     /// Where it was written: `$.timeline.clips[i].transition`.
     public var path: JSONPath
 
     /// Creates a transition.
-    public init(kind: TransitionKind, duration: Time, audioCurve: RampCurve = .linear, path: JSONPath) {
+    public init(kind: TransitionKind, duration: Time, audioCurve: AudioCurve = .linear, path: JSONPath) {
         self.kind = kind
         self.duration = duration
         self.audioCurve = audioCurve
@@ -340,7 +340,7 @@ public struct Ducking: Sendable, Hashable {
 public struct VolumeAutomation: Sendable, Hashable {
     /// `"main"` or an audio track id.
     public var track: String
-    /// Linear gain keys (default 1); ramps may use the equalPower curve.
+    /// Gain keys (default 1); ramps may be eased, equalPower included.
     public var volume: KeyList<Double>
     /// Where it was written: `$.timeline.volume[i]`.
     public var path: JSONPath

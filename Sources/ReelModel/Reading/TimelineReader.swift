@@ -177,13 +177,13 @@ struct TimelineReader: FieldReader {
             return CropRect(x: values[0], y: values[1], width: values[2], height: values[3])
         }
         let from = rectangle("from"), to = rectangle("to")
-        var timing = Timing.linear
+        var easing = Easing.linear
         if let json = fields["timing"] {
-            guard let value: Timing = enumeration(json, path.key("timing"), "timing") else { return nil }
-            timing = value
+            guard let value = self.easing(json, path.key("timing"), what: "timing") else { return nil }
+            easing = value
         }
         guard let from, let to else { return nil }
-        return RectangleMotion(from: from, to: to, timing: timing, path: path)
+        return RectangleMotion(from: from, to: to, easing: easing, path: path)
     }
 
     /// `freezeAt` and `reverse` against the keys they exclude (docs/effects.md): a freeze holds one source instant
@@ -288,9 +288,9 @@ struct TimelineReader: FieldReader {
                 valid = false
             }
         }
-        var audioCurve = RampCurve.linear
+        var audioCurve = AudioCurve.linear
         if let json = fields["audioCurve"] {
-            if let value: RampCurve = enumeration(json, path.key("audioCurve"), "audio curve") { audioCurve = value } else { valid = false }
+            if let value: AudioCurve = enumeration(json, path.key("audioCurve"), "audio curve") { audioCurve = value } else { valid = false }
         }
         guard valid, let type, let duration else { return nil }
         let kind: TransitionKind
@@ -389,7 +389,7 @@ struct TimelineReader: FieldReader {
         var ordered = true
         for (index, key) in list.keys.enumerated().dropFirst() {
             let previous = list.keys[index - 1]
-            guard key.start < previous.end || (key.start == previous.start && key.start == previous.end) else { continue }
+            guard !key.follows(previous) else { continue }
             let previousText: String
             if case .ramp = previous {
                 previousText = "volume[\(index - 1)], which runs from "

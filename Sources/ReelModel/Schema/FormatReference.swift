@@ -195,7 +195,7 @@ public enum FormatReference {
         "speed": ("speed", "values"), "renderScale": ("scale", "values"), "gain": ("gain", "values"),
         "opacity": ("opacity", "values"), "color": ("colour", "values"), "size": ("size", "values"),
         "point": ("point", "values"), "scale": ("scale factor", "values"), "bitrate": ("bit rate", "values"),
-        "pitch": ("pitch", "values"), "transform": ("transform", "values"), "crop": ("crop", "values"),
+        "pitch": ("pitch", "values"), "easing": ("easing", "values"), "transform": ("transform", "values"), "crop": ("crop", "values"),
         "assets": ("map of id to asset", "assets"), "segment": ("segment", "segments"),
         "volumeKeys": ("gain keys", "key-lists"), "opacityKeys": ("opacity keys", "key-lists"),
         "transformKeys": ("transform keys", "key-lists"), "cropKeys": ("crop keys", "key-lists"),

@@ -158,7 +158,7 @@ extension ObjectShape {
 
     /// An entry of a layer's `animations` (SPEC §3.5).
     public static let animation = ObjectShape(
-        name: "animation", allowed: ["property", "from", "to", "start", "duration", "end", "timing"],
+        name: "animation", allowed: ["property", "from", "to", "start", "duration", "end", "easing", "timing"],
         required: ["property", "to", "start"])
 
     // MARK: captions (both forms; docs/captions.md)
@@ -233,12 +233,12 @@ extension ObjectShape {
     /// A layer instruction's `backdrop`, a reel extension: a colour and a rectangle in source pixels.
     public static let backdrop = ObjectShape(name: "backdrop", allowed: ["color", "rect"], required: ["color", "rect"])
 
-    /// A key list's step `{"at", "value"}` (SPEC §4.3).
-    public static let stepKey = ObjectShape(name: "step key", allowed: ["at", "value"], required: ["at", "value"])
+    /// A key list's step `{"at", "value", "easing"}` (SPEC §4.3; easing: issue 39).
+    public static let stepKey = ObjectShape(name: "step key", allowed: ["at", "value", "easing"], required: ["at", "value"])
 
-    /// A key list's ramp `{"start", "duration"|"end", "from", "to", "curve"}` (SPEC §4.3).
+    /// A key list's ramp `{"start", "duration"|"end", "from", "to", "easing", "curve"}` (SPEC §4.3; easing: issue 39).
     public static let rampKey = ObjectShape(
-        name: "ramp key", allowed: ["start", "duration", "end", "from", "to", "curve"], required: ["start", "from", "to"])
+        name: "ramp key", allowed: ["start", "duration", "end", "from", "to", "easing", "curve"], required: ["start", "from", "to"])
 
     /// A transform written as parts `{"translate", "scale", "rotate", "anchor"}` rather than a matrix (SPEC §4.4).
     public static let decomposedTransform = ObjectShape(

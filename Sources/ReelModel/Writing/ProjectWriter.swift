@@ -270,7 +270,7 @@ public enum ProjectWriter {
                 fields.append(("to", animationValue(animation.to)))
                 fields.append(("start", timeValue(animation.timeRange.start)))
                 fields.append(("duration", timeValue(animation.timeRange.duration)))
-                fields.append(("timing", .string(animation.timing.rawValue)))
+                if animation.easing != .linear { fields.append(("easing", .string(animation.easing.text))) }
                 return JSON(object(fields))
             })))
         }
@@ -381,10 +381,10 @@ public enum ProjectWriter {
             switch key {
             case .set(let at, let v):
                 return JSON(object([("at", timeValue(at)), ("value", value(v))]))
-            case .ramp(let range, let from, let to, let curve):
+            case .ramp(let range, let from, let to, let easing):
                 var members: [(String, JSONValue)] = [("start", timeValue(range.start)), ("duration", timeValue(range.duration)),
                                                       ("from", value(from)), ("to", value(to))]
-                if curve != .linear { members.append(("curve", .string(curve.rawValue))) }
+                if easing != .linear { members.append(("easing", .string(easing.text))) }
                 return JSON(object(members))
             }
         })
