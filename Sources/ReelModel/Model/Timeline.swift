@@ -54,6 +54,8 @@ public struct Clip: Sendable, Hashable {
     public var motion = ClipMotion()
     /// A caption file in the clip's source time, retimed with the clip (docs/captions.md); nil: none.
     public var captions: Captions?
+    /// Chapters in the clip's source time, placed where those instants play (issue 39); empty: none.
+    public var chapters: [Chapter] = []
     /// Filters run on the clip's source picture before it is placed (docs/effects.md); rectangles and sizes in
     /// canvas pixels, times in seconds from the clip's start on the timeline. Empty: none.
     public var effects: [LayerEffect] = []
@@ -384,6 +386,8 @@ public struct Timeline: Sendable, Hashable {
     public var trackOverlays: [TrackOverlay] = []
     /// Caption files on the movie timeline (docs/captions.md), drawn above the titles, later ones on top.
     public var captions: [Captions] = []
+    /// Chapters in movie time (issue 39).
+    public var chapters: [Chapter] = []
 
     /// Whether the reader refused part of the storyline (an entry, or a value in a clip): the timeline then
     /// compiles to diagnostics only.

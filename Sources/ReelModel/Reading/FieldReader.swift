@@ -366,6 +366,32 @@ extension FieldReader {
         return value
     }
 
+    /// A list of chapters `[{"at": T, "title": "…"}]` (issue 39): `at` in movie time, or on a clip its source time;
+    /// a title is one line. Nil after reporting a problem.
+    func chapters(_ json: JSON, _ path: JSONPath) -> [Chapter]? {
+        guard let elements = array(json, path, expected: "an array of chapters {\"at\", \"title\"}") else { return nil }
+        var chapters: [Chapter] = []
+        var valid = true
+        for (chapterJSON, chapterPath) in elements {
+            guard let fields = object(chapterJSON, chapterPath, .chapter) else {
+                valid = false
+                continue
+            }
+            let at = fields["at"].flatMap { instant($0, chapterPath.key("at")) }
+            var title = fields["title"].flatMap { string($0, chapterPath.key("title")) }
+            if let text = title, text.contains(where: \.isNewline) {
+                error(chapterPath.key("title"), "a chapter title is one line", hint: "remove the line break")
+                title = nil
+            }
+            guard let at, let title else {
+                valid = false
+                continue
+            }
+            chapters.append(Chapter(at: at, title: title, path: chapterPath))
+        }
+        return valid ? chapters : nil
+    }
+
     /// An easing (`Easing.parse`): a name, `cubic-bezier(x1, y1, x2, y2)` or `steps(n[, position])`. `equalPower`
     /// only when `allowsEqualPower` (volume keys). `what` names the key in messages ("easing", "timing").
     func easing(_ json: JSON, _ path: JSONPath, what: String = "easing", allowsEqualPower: Bool = false) -> Easing? {

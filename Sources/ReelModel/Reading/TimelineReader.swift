@@ -62,6 +62,7 @@ struct TimelineReader: FieldReader {
                                 overlays: overlays.layers)
         timeline.trackOverlays = overlays.tracks
         timeline.captions = captionsReader.readCaptionsList(fields, path).captions
+        if let json = fields["chapters"] { timeline.chapters = chapters(json, path.key("chapters")) ?? [] }
         return timeline
     }
 
@@ -141,6 +142,9 @@ struct TimelineReader: FieldReader {
             clip.captions = captionsReader.readCaptions(captionsJSON, path.key("captions"), explicit: false)
             if clip.captions == nil { refused.insert("captions") }
         }
+        if let json = fields["chapters"] {
+            if let read = chapters(json, path.key("chapters")) { clip.chapters = read } else { refused.insert("chapters") }
+        }
         if let effectsJSON = fields["effects"] {
             if let effects = effectReader.readEffects(effectsJSON, path.key("effects"), units: "canvas pixels") {
                 clip.effects = effects
@@ -192,7 +196,7 @@ struct TimelineReader: FieldReader {
     private func checkTimeEffects(_ fields: Fields, _ path: JSONPath, refused: inout Set<String>) {
         if fields.has("freezeAt") {
             let freezePath = path.key("freezeAt")
-            for key in ["in", "out", "speed", "reverse", "pitch", "audioLead", "audioTail", "captions"] where fields.has(key) {
+            for key in ["in", "out", "speed", "reverse", "pitch", "audioLead", "audioTail", "captions", "chapters"] where fields.has(key) {
                 error(freezePath, "\"freezeAt\" cannot be combined with \"\(key)\": a freeze holds one source instant",
                       hint: key == "in" || key == "out"
                         ? "remove \"\(key)\"; freezeAt is the source time held and duration how long it is shown"
@@ -206,7 +210,7 @@ struct TimelineReader: FieldReader {
             }
         }
         if fields["reverse"].flatMap({ $0.value.boolValue }) == true {
-            for key in ["audioLead", "audioTail", "captions"] where fields.has(key) {
+            for key in ["audioLead", "audioTail", "captions", "chapters"] where fields.has(key) {
                 error(path.key("reverse"), "\"reverse\" cannot be combined with \"\(key)\"",
                       hint: "remove \"\(key)\" from the reversed clip")
                 refused.insert("reverse")

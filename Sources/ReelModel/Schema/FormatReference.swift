@@ -182,7 +182,7 @@ public enum FormatReference {
         "output": .output, "videoOutput": .videoOutput, "audioOutput": .audioOutput, "timeline": .timeline,
         "clip": .clip, "gap": .gap, "transition": .transition, "audioTrack": .audioTrack, "ducking": .ducking,
         "volumeAutomation": .volumeAutomation, "title": .title, "textOutline": .textOutline, "textShadow": .textShadow,
-        "textBackground": .textBackground, "overlay": .overlay, "videoOverlay": .videoOverlay, "animation": .animation, "composition": .composition,
+        "textBackground": .textBackground, "overlay": .overlay, "videoOverlay": .videoOverlay, "animation": .animation, "chapter": .chapter, "composition": .composition,
         "compositionTrack": .compositionTrack, "audioMix": .audioMix, "audioMixInput": .audioMixInput,
         "videoComposition": .videoComposition, "instruction": .instruction, "layerInstruction": .layerInstruction,
         "backdrop": .backdrop, "effect": .effect, "timeRange": .timeRange,

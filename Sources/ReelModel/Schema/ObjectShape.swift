@@ -30,7 +30,7 @@ extension ObjectShape {
         .output, .videoOutput, .audioOutput, .loudness, .fileAsset, .imageAsset, .colorAsset, .sequenceAsset,
         .timeline, .gap, .clip, .transition, .rectangleMotion, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .videoOverlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
-        .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
+        .chapter, .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
         .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .stepKey, .rampKey, .decomposedTransform,
         .variable,
     ]
@@ -90,7 +90,7 @@ extension ObjectShape {
 
     /// `timeline`, the editing form (SPEC §3).
     public static let timeline = ObjectShape(
-        name: "timeline", allowed: ["clips", "audio", "ducking", "volume", "titles", "overlays", "captions"])
+        name: "timeline", allowed: ["clips", "audio", "ducking", "volume", "titles", "overlays", "captions", "chapters"])
 
     /// A gap in `timeline.clips` (SPEC §3.1).
     public static let gap = ObjectShape(name: "gap", allowed: ["gap"], required: ["gap"])
@@ -100,7 +100,7 @@ extension ObjectShape {
         name: "clip",
         allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
                   "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects",
-                  "freezeAt", "reverse", "motion"],
+                  "freezeAt", "reverse", "motion", "chapters"],
         required: ["asset"])
 
     /// A clip's `motion`: source rectangles shown full-canvas, moving from one to the other (docs/effects.md).
@@ -185,7 +185,10 @@ extension ObjectShape {
     // MARK: The explicit form
 
     /// `composition` (SPEC §4.1).
-    public static let composition = ObjectShape(name: "composition", allowed: ["tracks"], required: ["tracks"])
+    public static let composition = ObjectShape(name: "composition", allowed: ["tracks", "chapters"], required: ["tracks"])
+
+    /// An entry of `timeline.chapters`, a clip's `chapters` or `composition.chapters` (issue 39).
+    public static let chapter = ObjectShape(name: "chapter", allowed: ["at", "title"], required: ["at", "title"])
 
     /// A track of `composition.tracks` (SPEC §4.1).
     public static let compositionTrack = ObjectShape(

@@ -82,6 +82,7 @@ public enum ProjectSchema {
             FormatTable(shape: .captionStyle, keys: captionStyleKeys),
             FormatTable(shape: .captionHighlight, keys: captionHighlightKeys),
             FormatTable(shape: .captionCue, keys: captionCueKeys),
+            FormatTable(shape: .chapter, keys: chapterKeys),
             FormatTable(shape: .composition, keys: compositionKeys),
             FormatTable(shape: .compositionTrack, keys: compositionTrackKeys),
             FormatTable(shape: .mediaSegment, keys: mediaSegmentKeys),
@@ -281,6 +282,8 @@ public enum ProjectSchema {
                       "Image and video layers over the storyline, later ones on top.", default: .described("none")),
             FormatKey("captions", arrayOf(ref("captions")), "Caption files and transcripts on the movie timeline (docs/captions.md).",
                       default: .described("none")),
+            FormatKey("chapters", arrayOf(ref("chapter")), "Chapters in movie time: MP4, MOV and Matroska chapters, and reel chapters's list.",
+                      default: .described("none"), example: #"[{"at": 0, "title": "Intro"}, {"at": 95, "title": "Part one"}]"#),
         ]
     }
 
@@ -334,6 +337,9 @@ public enum ProjectSchema {
             FormatKey("motion", ref("motion"),
                       "A pan and zoom (Ken Burns): source rectangles shown full-canvas, from one to the other over the clip; in place of fit, position, scale, rotation and animations (docs/effects.md).",
                       default: .described("none"), example: #"{"from": [0, 0, 1920, 1080], "to": [480, 270, 960, 540], "timing": "easeInOut"}"#),
+            FormatKey("chapters", arrayOf(ref("chapter")),
+                      "Chapters in the clip's source time, placed where those instants play (they follow in, out and speed); not with freezeAt or reverse.",
+                      default: .described("none")),
         ]
     }
 
@@ -616,7 +622,19 @@ public enum ProjectSchema {
     }
 
     private static var compositionKeys: [FormatKey] {
-        [FormatKey("tracks", arrayOf(ref("compositionTrack")), "The composition's tracks.", default: .required)]
+        [
+            FormatKey("tracks", arrayOf(ref("compositionTrack")), "The composition's tracks.", default: .required),
+            FormatKey("chapters", arrayOf(ref("chapter")), "Chapters in movie time, written into MP4, MOV and Matroska outputs (reel compile gathers the timeline's and the clips' here).",
+                      default: .described("none")),
+        ]
+    }
+
+    private static var chapterKeys: [FormatKey] {
+        [
+            FormatKey("at", ref("time"), "Where the chapter starts: movie time, or on a clip its source time; it lasts until the next chapter, the last one until the end.",
+                      default: .required),
+            FormatKey("title", nonEmptyString, "The chapter's title, one line.", default: .required, example: #""Introduction""#),
+        ]
     }
 
     private static var compositionTrackKeys: [FormatKey] {
@@ -1038,6 +1056,7 @@ public enum ProjectSchema {
     private static var layerDefinitions: [(String, JSONValue)] {
         let timed: [(String, JSONValue)] = [("oneOf", array([requiring(["duration"]), requiring(["end"])]))]
         return [
+            ("chapter", described("A chapter: a title from a time on.", closed(.chapter, chapterKeys))),
             ("captions", described("A caption file or transcript and how it shows (docs/captions.md).",
                                    closed(.captions, captionsKeys, extra: [("oneOf", array([requiring(["file"]), requiring(["transcript"])]))]))),
             ("captionStyle", described("The look of SubRip, WebVTT and transcript cues.", closed(.captionStyle, captionStyleKeys))),

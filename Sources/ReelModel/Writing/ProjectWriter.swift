@@ -26,6 +26,17 @@ public enum ProjectWriter {
     }
 
     /// The explicit form as a JSON value (see `explicitProject`).
+    /// `composition`: its tracks, and its chapters when it has any.
+    private static func compositionValue(_ composition: Composition) -> JSONValue {
+        var members: [(String, JSONValue)] = [("tracks", .array(composition.tracks.map { JSON(trackValue($0)) }))]
+        if !composition.chapters.isEmpty {
+            members.append(("chapters", .array(composition.chapters.map { chapter in
+                JSON(object([("at", timeValue(chapter.at)), ("title", .string(chapter.title))]))
+            })))
+        }
+        return object(members)
+    }
+
     public static func explicitProjectValue(_ compiled: CompiledProject) -> JSONValue {
         let outputs: [(String, JSONValue)] = compiled.outputs.isEmpty
             ? [] : [("outputs", .array(compiled.outputs.map { JSON(outputValue($0, further: true)) }))]
@@ -34,7 +45,7 @@ public enum ProjectWriter {
             ("output", outputValue(compiled.output)),
         ] + outputs + [
             ("assets", object(compiled.assets.map { ($0.id, assetValue($0)) })),
-            ("composition", object([("tracks", .array(compiled.composition.tracks.map { JSON(trackValue($0)) }))])),
+            ("composition", compositionValue(compiled.composition)),
             ("audioMix", object([("inputs", .array(compiled.audioMix.inputs.map { JSON(inputValue($0)) }))])),
             ("videoComposition", videoCompositionValue(compiled.videoComposition)),
         ])

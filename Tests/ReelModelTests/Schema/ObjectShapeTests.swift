@@ -95,6 +95,7 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .captions: ["#/$defs/captions"],
     .captionStyle: ["#/$defs/captionStyle"],
     .captionCue: ["#/$defs/captionCue"],
+    .chapter: ["#/$defs/chapter"],
     .captionHighlight: ["#/$defs/captionHighlight"],
     .composition: ["#/$defs/composition"],
     .compositionTrack: ["#/$defs/compositionTrack"],
