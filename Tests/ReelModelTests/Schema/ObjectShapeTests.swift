@@ -206,6 +206,7 @@ private let readerProbes: [ReaderProbe] = [
                 document: editing(#""clips": [{"asset": "a"}], "captions": [{"transcript": "w.json", "highlight": {"zzzz": 1}}]"#)),
     ReaderProbe(shape: .captionCue,
                 document: explicit(videoComposition: #"{"instructions": [], "captions": [{"file": "t.srt", "cues": [{"zzzz": 1}]}]}"#)),
+    ReaderProbe(shape: .chapter, document: editing(#""clips": [{"asset": "a"}], "chapters": [{"at": 0, "title": "t", "zzzz": 1}]"#)),
     ReaderProbe(shape: .composition, document: explicit(composition: #"{"zzzz": 1}"#)),
     ReaderProbe(shape: .compositionTrack, document: explicit(composition: #"{"tracks": [{"zzzz": 1}]}"#)),
     ReaderProbe(shape: .emptySegment, document: explicit(segments: #"[{"empty": {"start": 0, "duration": 1}, "zzzz": 1}]"#)),
