@@ -13,7 +13,8 @@ import ReelTime
 /// track becomes an OTIO audio track of clips and gaps (its gain ramps are not written). A segment at a speed
 /// other than 1 carries a `LinearTimeWarp` whose time_scalar is its rate; the clip's source_range lasts its
 /// record duration, as OTIO counts it. Times are whole frames at the output frame rate where they fall on that
-/// grid, else exact ticks (value = numerator, rate = timescale). Caption cues become markers on the timeline's stack.
+/// grid, else exact ticks (value = numerator, rate = timescale). Chapters and caption cues become markers on the
+/// timeline's stack, chapters first.
 public enum OTIOWriter {
     /// The OTIO JSON text of `project`, and warnings about what the format cannot hold.
     public static func write(_ project: CompiledProject, name: String) -> (text: String, warnings: [String]) {
@@ -83,7 +84,8 @@ public enum OTIOWriter {
                 warnings.append("audio gains (clip volumes, fades, cross-fades, ducking) are not written: OTIO has no volume automation")
             }
             var stackMembers = common("tracks")
-            stackMembers = stackMembers.map { $0.0 == "markers" ? ("markers", .array(captionMarkers().map { JSON($0) })) : $0 }
+            let markers = chapterMarkers() + captionMarkers()
+            stackMembers = stackMembers.map { $0.0 == "markers" ? ("markers", .array(markers.map { JSON($0) })) : $0 }
             let stack = object([("OTIO_SCHEMA", .string("Stack.1"))] + stackMembers + [
                 ("source_range", .null), ("children", .array(tracks.map { JSON($0) })),
             ])
@@ -91,6 +93,21 @@ public enum OTIOWriter {
                 ("OTIO_SCHEMA", .string("Timeline.1")), ("metadata", object([])), ("name", .string(name)),
                 ("global_start_time", .null), ("tracks", stack),
             ])
+        }
+
+        /// One marker per chapter on the timeline's stack (issue 39): its title as the name, its start as a marked
+        /// range of length 0, `{"reel": {"chapter": true}}` in the metadata, colour GREEN.
+        func chapterMarkers() -> [JSONValue] {
+            project.composition.chapters.map { chapter in
+                object([
+                    ("OTIO_SCHEMA", .string("Marker.2")),
+                    ("metadata", object([("reel", object([("chapter", .bool(true))]))])),
+                    ("name", .string(chapter.title)),
+                    ("color", .string("GREEN")),
+                    ("marked_range", timeRange(start: chapter.at, duration: .zero)),
+                    ("comment", .string("")),
+                ])
+            }
         }
 
         /// One marker per caption cue on the timeline's stack (in movie time): its text as the name, its time as the

@@ -16,7 +16,7 @@ struct Reel: ParsableCommand {
               reel --generate-completion-script bash > /etc/bash_completion.d/reel
             """ + "\n\n" + exitCodesHelp,
         subcommands: [Render.self, Validate.self, Compile.self, Inspect.self, Thumbnail.self, Play.self, Schema.self,
-                      Import.self, ExportOTIO.self, Plan.self, Join.self, Batch.self, Cut.self, Report.self, Diff.self])
+                      Import.self, ExportOTIO.self, ChapterList.self, Plan.self, Join.self, Batch.self, Cut.self, Report.self, Diff.self])
 
     @Flag(help: "Show reel's version and the FFmpeg libraries' versions.")
     var version = false

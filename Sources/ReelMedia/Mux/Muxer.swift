@@ -152,6 +152,10 @@ public final class Muxer {
     /// The muxer's own options (`loop` of the gif and webp muxers, `plays` of apng, `start_number` of image2), in
     /// order; set before `start()`.
     public var options: [(key: String, value: String)] = []
+    /// Chapters (issue 39): start and end in the output's time and a title, in order; set before `start()`. MP4 and
+    /// MOV get a QuickTime text chapter track and a Nero `chpl` box, Matroska and WebM their Chapters element; muxers
+    /// without chapters ignore them.
+    public var chapters: [(start: Time, end: Time, title: String)] = []
 
     /// Creates the container `formatName` (`mp4`, `mov`, `matroska`, `webm`, `nut`, `mpegts`, …)
     /// writing to `destination`, with container-level `metadata` tags in order.
@@ -287,9 +291,38 @@ public final class Muxer {
         if !movFlags.isEmpty { try options.set("movflags", movFlags) }
         if let movieTimescale, isMov { try options.set("movie_timescale", String(movieTimescale)) }
         for option in self.options { try options.set(option.key, option.value) }
+        try addChapters()
         try check(avformat_write_header(output.context, &options.avDictionary), .io, "cannot write the \(formatName) header",
                   function: "avformat_write_header", path: output.name)
         output.started = true
+    }
+
+    /// Puts `chapters` into the format context, where the muxers look for them when writing the header: times in
+    /// nanoseconds (Matroska's own unit; the mov muxer rescales to its movie clock), rounded to the nearest. The
+    /// context owns them from then on (`avformat_free_context` frees each chapter, its tags and the table).
+    private func addChapters() throws(MediaError) {
+        guard !chapters.isEmpty else { return }
+        let context = output.context
+        guard let table = av_malloc_array(chapters.count, MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride) else {
+            throw MediaError(.internal, "cannot allocate the chapter table", path: output.name)
+        }
+        context.pointee.chapters = table.bindMemory(to: UnsafeMutablePointer<AVChapter>?.self, capacity: chapters.count)
+        context.pointee.nb_chapters = 0
+        let nanoseconds: Int64 = 1_000_000_000
+        for (index, chapter) in chapters.enumerated() {
+            guard let memory = av_mallocz(MemoryLayout<AVChapter>.size) else {
+                throw MediaError(.internal, "cannot allocate a chapter", path: output.name)
+            }
+            let made = memory.bindMemory(to: AVChapter.self, capacity: 1)
+            context.pointee.chapters[index] = made
+            context.pointee.nb_chapters += 1
+            made.pointee.id = Int64(index + 1)
+            made.pointee.time_base = AVRational(num: 1, den: Int32(nanoseconds))
+            made.pointee.start = av_rescale(chapter.start.value, nanoseconds, chapter.start.timescale)
+            made.pointee.end = av_rescale(chapter.end.value, nanoseconds, chapter.end.timescale)
+            try check(av_dict_set(&made.pointee.metadata, "title", chapter.title, 0), .internal, "cannot set a chapter's title",
+                      function: "av_dict_set", path: output.name)
+        }
     }
 
     /// Writes `packet`, read by a `PacketReader` from the stream that `stream` copies, into `stream`.

@@ -112,8 +112,8 @@ struct AudioMixCompiler: CompilerPart {
         for (outgoing, incoming) in zip(clips, clips.dropFirst()) {
             guard let transition = incoming.clip.transition,
                   let overlap = try? TimeRange(start: incoming.target.start, duration: transition.duration) else { continue }
-            if outgoing.audioTrack == track { keys.append(.ramp(overlap, from: 1, to: 0, curve: transition.audioCurve)) }
-            if incoming.audioTrack == track { keys.append(.ramp(overlap, from: 0, to: 1, curve: transition.audioCurve)) }
+            if outgoing.audioTrack == track { keys.append(.ramp(overlap, from: 1, to: 0, easing: transition.audioCurve.easing)) }
+            if incoming.audioTrack == track { keys.append(.ramp(overlap, from: 0, to: 1, easing: transition.audioCurve.easing)) }
         }
         return keys
     }

@@ -72,8 +72,8 @@ struct BlurFillCompiler: CompilerPart {
             : layer.transform.keys.map { key -> Key<AffineTransform> in
                 switch key {
                 case .set(let at, let value): return .set(at: at, value: value.following(change))
-                case .ramp(let range, let from, let to, let curve):
-                    return .ramp(range, from: from.following(change), to: to.following(change), curve: curve)
+                case .ramp(let range, let from, let to, let easing):
+                    return .ramp(range, from: from.following(change), to: to.following(change), easing: easing)
                 }
             }
         let canvasSigma = Double(max(clip.canvas.width, clip.canvas.height)) * Self.blurFillSigma

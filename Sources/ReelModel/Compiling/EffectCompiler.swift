@@ -58,10 +58,10 @@ struct EffectCompiler: CompilerPart {
             switch key {
             case .set(let at, let value):
                 return (try? at + offset).map { .set(at: $0, value: transform(value)) }
-            case .ramp(let range, let from, let to, let curve):
+            case .ramp(let range, let from, let to, let easing):
                 guard let start = try? range.start + offset, let moved = try? TimeRange(start: start, duration: range.duration)
                 else { return nil }
-                return .ramp(moved, from: transform(from), to: transform(to), curve: curve)
+                return .ramp(moved, from: transform(from), to: transform(to), easing: easing)
             }
         })
     }

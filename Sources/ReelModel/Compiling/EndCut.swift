@@ -74,19 +74,20 @@ struct EndCut: CompilerPart {
         return result
     }
 
-    /// The keys of `list` before `end`; a ramp across it ends there, at the value it has there.
+    /// The keys of `list` before `end`; a ramp across it ends there, at the value it has there. The layer keys
+    /// compile makes are linear (eased animations are cut at every frame), so the part of a ramp is a ramp.
     static func cut<Value>(_ list: KeyList<Value>, at end: Time, default defaultValue: Value?,
                                    interpolate: @escaping (Value, Value, Double) -> Value) -> KeyList<Value>? {
         var cut = list
         cut.keys = []
         for key in list.keys where key.start < end {
-            guard case .ramp(let range, let from, _, let curve) = key, range.end > end else {
+            guard case .ramp(let range, let from, _, let easing) = key, range.end > end else {
                 cut.keys.append(key)
                 continue
             }
             guard let shortened = try? TimeRange(start: range.start, end: end) else { return nil }
             let atEnd = list.value(at: end, default: defaultValue ?? from, interpolate: interpolate)
-            cut.keys.append(.ramp(shortened, from: from, to: atEnd, curve: curve))
+            cut.keys.append(.ramp(shortened, from: from, to: atEnd, easing: easing))
         }
         return cut
     }

@@ -8,6 +8,7 @@ struct ExplicitCompiler: CompilerPart {
     private var outputCompiler: OutputCompiler { OutputCompiler(sharing: self) }
     private var endCut: EndCut { EndCut(sharing: self) }
     private var captionCompiler: CaptionCompiler { CaptionCompiler(sharing: self) }
+    private var chapterCompiler: ChapterCompiler { ChapterCompiler(sharing: self) }
     private var layerCompiler: LayerCompiler { LayerCompiler(sharing: self) }
 
     /// Explicit form: resolves output and video composition defaults and checks segments against the media.
@@ -110,6 +111,8 @@ struct ExplicitCompiler: CompilerPart {
         videoComposition.captions = captions
         var resolvedComposition = composition
         resolvedComposition.duration = finished.duration
+        guard let chapters = chapterCompiler.checked(composition.chapters, duration: finished.duration) else { return nil }
+        resolvedComposition.chapters = chapters
         if finished.isCut {
             guard let tracks = endCut.cut(composition.tracks, at: finished.duration, path: outputPath.key("end")),
                   let cutInstructions = endCut.cut(videoComposition.instructions, at: finished.duration)

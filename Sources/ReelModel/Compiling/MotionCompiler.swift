@@ -60,7 +60,7 @@ struct MotionCompiler: CompilerPart {
             guard let start = try? clip.target.start + animation.timeRange.start,
                   let end = try? clip.target.start + animation.timeRange.end else { continue }
             for t in [start, end] where range.start < t && t < range.end { cuts.insert(t) }
-            guard animation.timing != .linear || animation.property == .rotation else { continue }
+            guard !animation.easing.isLinear || animation.property == .rotation else { continue }
             let low = max(start, range.start), high = min(end, range.end)
             guard low < high, let first = try? low.quotient(dividingBy: clip.frameDuration, rounding: .up),
                   let last = try? high.quotient(dividingBy: clip.frameDuration, rounding: .up) else { continue }
@@ -111,7 +111,7 @@ struct MotionCompiler: CompilerPart {
             guard let start = try? clip.target.start + animation.timeRange.start,
                   let end = try? clip.target.start + animation.timeRange.end else { continue }
             for t in [start, end] where range.start < t && t < range.end { cuts.insert(t) }
-            guard animation.timing != .linear else { continue }
+            guard !animation.easing.isLinear else { continue }
             let low = max(start, range.start), high = min(end, range.end)
             guard low < high, let first = try? low.quotient(dividingBy: clip.frameDuration, rounding: .up),
                   let last = try? high.quotient(dividingBy: clip.frameDuration, rounding: .up),

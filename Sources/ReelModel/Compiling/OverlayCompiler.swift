@@ -199,7 +199,7 @@ struct OverlayCompiler: CompilerPart {
         for animation in animations {
             guard let start = try? origin + animation.timeRange.start, let end = try? origin + animation.timeRange.end else { continue }
             for t in [start, end] where range.start < t && t < range.end { cuts.insert(t) }
-            guard animation.timing != .linear else { continue }
+            guard !animation.easing.isLinear else { continue }
             let low = max(start, range.start), high = min(end, range.end)
             guard low < high, let first = try? low.quotient(dividingBy: placed.clip.frameDuration, rounding: .up),
                   let last = try? high.quotient(dividingBy: placed.clip.frameDuration, rounding: .up),
@@ -261,13 +261,13 @@ struct OverlayCompiler: CompilerPart {
             switch key {
             case .set(_, let value):
                 holding = value
-            case .ramp(let range, let from, let to, let curve):
+            case .ramp(let range, let from, let to, let easing):
                 if range.end <= t {
                     holding = to
                 } else if let rest = try? TimeRange(start: t, end: range.end) {
                     let progress = ((try? (t - range.start).ratio(to: range.duration)) ?? Rational(0)).doubleValue
-                    result.keys.append(.ramp(rest, from: interpolate(from, to, curve.fraction(progress, rising: true)), to: to,
-                                             curve: curve))
+                    result.keys.append(.ramp(rest, from: interpolate(from, to, easing.fraction(progress)), to: to,
+                                             easing: easing))
                     holding = nil
                 }
             }

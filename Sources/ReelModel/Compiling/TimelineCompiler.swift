@@ -108,6 +108,7 @@ struct TimelineCompiler: CompilerPart {
     private var overlayCompiler: OverlayCompiler { OverlayCompiler(sharing: self) }
     private var audioMixCompiler: AudioMixCompiler { AudioMixCompiler(sharing: self) }
     private var captionCompiler: CaptionCompiler { CaptionCompiler(sharing: self) }
+    private var chapterCompiler: ChapterCompiler { ChapterCompiler(sharing: self) }
     private var layerCompiler: LayerCompiler { LayerCompiler(sharing: self) }
     private var transitionCompiler: TransitionCompiler { TransitionCompiler(sharing: self) }
     private var effectCompiler: EffectCompiler { EffectCompiler(sharing: self) }
@@ -220,7 +221,9 @@ struct TimelineCompiler: CompilerPart {
             tracks += overlays.tracks
             overlayVolumes = overlays.volumes
         }
-        let composition = Composition(tracks: tracks, duration: finished.duration)
+        var composition = Composition(tracks: tracks, duration: finished.duration)
+        guard let chapters = chapterCompiler.compileChapters(timeline, placed: placed, duration: finished.duration) else { return nil }
+        composition.chapters = chapters
         guard var audioMix = audioMixCompiler.audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
                                       frameDuration: frameDuration) else { return nil }
         for (track, volume) in overlayVolumes {

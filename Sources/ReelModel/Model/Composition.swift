@@ -102,6 +102,8 @@ public struct Composition: Sendable, Hashable {
     public var tracks: [CompositionTrack]
     /// The composition's duration: the end of the last segment of any track, or `output.end` when later.
     public var duration: Time
+    /// Chapters in movie time (issue 39), ascending once compiled.
+    public var chapters: [Chapter] = []
     /// Set by the reader when it refused part of the composition (a track or a segment, already reported): what
     /// is left is still checked segment by segment, but nothing that depends on the whole (its end, the first
     /// video source, instruction coverage) is judged, and it compiles to diagnostics only.

@@ -80,7 +80,7 @@ public enum RegionShape: String, Sendable, Hashable, CaseIterable {
     case ellipse
 }
 
-/// An effect's animated parameters: linear key lists (SPEC §4.3) of numbers and of its region.
+/// An effect's animated parameters: key lists (SPEC §4.3) of numbers and of its region.
 public struct EffectRamps: Sendable, Hashable {
     /// Numeric parameters.
     public var values: [EffectParameter: KeyList<Double>] = [:]

@@ -1,31 +1,22 @@
 import Foundation
 import ReelTime
 
-/// How a ramp moves from its `from` value to its `to` value over its range (a reel addition to SPEC §4.3).
-public enum RampCurve: String, Sendable, Hashable, CaseIterable {
-    /// Straight-line interpolation (the default, AVFoundation's only kind).
-    case linear
-    /// Equal-power cross-fade, for volume keys only: a falling ramp gives
-    /// `to + (from − to)·cos(p·π/2)`, a rising one `from + (to − from)·sin(p·π/2)`, at progress p in [0, 1].
-    case equalPower
+/// The gains of a transition's audio cross-fade (`audioCurve`): linear, or equal power.
+public enum AudioCurve: String, Sendable, Hashable, CaseIterable {
+    case linear, equalPower
 
-    /// The fraction f to interpolate with, `from + (to − from)·f`, at progress `p` (0…1) of a ramp that
-    /// rises (`to > from`) or not: p itself when linear; sin(p·π/2) rising, 1 − cos(p·π/2) falling when equalPower.
-    public func fraction(_ p: Double, rising: Bool) -> Double {
-        switch self {
-        case .linear: return p
-        case .equalPower: return rising ? sin(p * .pi / 2) : 1 - cos(p * .pi / 2)
-        }
-    }
+    /// The easing of the cross-fade's gain ramps.
+    public var easing: Easing { self == .linear ? .linear : .equalPower }
 }
 
 /// One key of a key list (SPEC §4.3).
 public enum Key<Value: Sendable & Hashable>: Sendable, Hashable {
     /// `{"at": T, "value": v}`: v from `at` until the next key (a flat ramp).
     case set(at: Time, value: Value)
-    /// `{"start", "duration"|"end", "from", "to", "curve"}`: from `from` at the range's start to `to` at its
-    /// (exclusive) end along `curve` (linear unless written; only volume keys may use another curve).
-    case ramp(TimeRange, from: Value, to: Value, curve: RampCurve = .linear)
+    /// `{"start", "duration"|"end", "from", "to", "easing"}`: from `from` at the range's start to `to` at its
+    /// (exclusive) end, eased by `easing` (linear unless written; only volume keys may be equalPower). A step key
+    /// written with an easing is read as the ramp from the previous key's end to its `at`.
+    case ramp(TimeRange, from: Value, to: Value, easing: Easing = .linear)
 
     /// The time the key takes effect.
     public var start: Time {
@@ -59,11 +50,22 @@ public enum Key<Value: Sendable & Hashable>: Sendable, Hashable {
         }
     }
 
+    /// Whether this key may come after `previous` in a key list (SPEC §4.3): it starts at or after previous's end,
+    /// and not at the very instant of a step key, unless it is a ramp from there. An eased step key is read as the
+    /// ramp from the key before it (issue 39), so `{"at": 0, "value": 1}, {"at": 2, "value": 0, "easing": …}` is a
+    /// step at 0 and a ramp from 0: the ramp's start value is the step's.
+    public func follows(_ previous: Key) -> Bool {
+        guard start >= previous.end else { return false }
+        guard start == previous.start, start == previous.end else { return true }
+        if case .ramp = self { return true }
+        return false
+    }
+
     /// Whether the value changes along a straight line over the key: true for sets and linear ramps.
     public var isLinear: Bool {
         switch self {
         case .set: return true
-        case .ramp(_, _, _, let curve): return curve == .linear
+        case .ramp(_, _, _, let easing): return easing.isLinear
         }
     }
 }
@@ -86,15 +88,16 @@ public struct KeyList<Value: Sendable & Hashable>: Sendable, Hashable {
 
     /// SPEC §4.3: before the first key `defaultValue`; a set holds until the next key; a ramp
     /// interpolates over [start, end) with `interpolate(from, to, fraction)`; after the last key its
-    /// final value holds. `t` is composition time. The fraction is the ramp's progress p for linear
-    /// ramps; for an equalPower ramp of `Double`s it is `RampCurve.fraction(p, rising: to > from)`, so a
-    /// linear `interpolate` gives the curve exactly (other value types have linear ramps only).
+    /// final value holds. `t` is composition time. The fraction is the ramp's easing at its progress p
+    /// (exact from the rational times), `Easing.fraction(p, rising:)`, rising being `to > from` for `Double`s
+    /// (it matters to equalPower only, which volume keys alone may use); `interpolate` mixes linearly, so every
+    /// easing is exact at every instant. This is the one place key lists are evaluated.
     public func value(at t: Time, default defaultValue: Value, interpolate: (Value, Value, Double) -> Value) -> Value {
         guard let index = keys.lastIndex(where: { $0.start <= t }) else { return defaultValue }
         switch keys[index] {
         case .set(_, let value):
             return value
-        case .ramp(let range, let from, let to, let curve):
+        case .ramp(let range, let from, let to, let easing):
             guard t < range.end else { return to }
             let progress: Double
             do {
@@ -106,13 +109,13 @@ public struct KeyList<Value: Sendable & Hashable>: Sendable, Hashable {
             }
             var rising = true
             if let low = from as? Double, let high = to as? Double { rising = high > low }
-            return interpolate(from, to, curve.fraction(progress, rising: rising))
+            return interpolate(from, to, easing.fraction(progress, rising: rising))
         }
     }
 }
 
 extension KeyList where Value == Double {
-    /// The value at `t`: linear interpolation, or each ramp's curve.
+    /// The value at `t`: each ramp eased by its easing.
     public func value(at t: Time, default defaultValue: Double) -> Double {
         value(at: t, default: defaultValue) { p, q, f in p + (q - p) * f }
     }

@@ -326,18 +326,18 @@ public struct LayerAnimation: Sendable, Hashable {
     /// The range relative to the layer's start, half-open.
     public var timeRange: TimeRange
     /// How progress eases.
-    public var timing: Timing
+    public var easing: Easing
     /// Where it was written.
     public var path: JSONPath
 
     /// Creates an animation.
-    public init(property: Property, from: Value?, to: Value, timeRange: TimeRange, timing: Timing = .linear,
+    public init(property: Property, from: Value?, to: Value, timeRange: TimeRange, easing: Easing = .linear,
                 path: JSONPath = .root) {
         self.property = property
         self.from = from
         self.to = to
         self.timeRange = timeRange
-        self.timing = timing
+        self.easing = easing
         self.path = path
     }
 
@@ -348,7 +348,7 @@ public struct LayerAnimation: Sendable, Hashable {
         let from = self.from ?? current
         let elapsed = ((try? local - timeRange.start) ?? .zero).seconds
         let length = timeRange.duration.seconds
-        let progress = timing.progress(length > 0 ? elapsed / length : 1)
+        let progress = easing.fraction(length > 0 ? elapsed / length : 1)
         switch (from, to) {
         case (.scalar(let a), .scalar(let b)):
             return .scalar(a + (b - a) * progress)
@@ -367,35 +367,3 @@ public struct LayerAnimation: Sendable, Hashable {
     }
 }
 
-/// An animation's timing function: Core Animation's named cubic Béziers from (0, 0) to (1, 1).
-public enum Timing: String, Sendable, Hashable, CaseIterable {
-    case linear, easeIn, easeOut, easeInOut
-
-    /// The control points (x1, y1, x2, y2).
-    private var controlPoints: (Double, Double, Double, Double) {
-        switch self {
-        case .linear: return (0, 0, 1, 1)
-        case .easeIn: return (0.42, 0, 1, 1)
-        case .easeOut: return (0, 0, 0.58, 1)
-        case .easeInOut: return (0.42, 0, 0.58, 1)
-        }
-    }
-
-    /// The eased progress y at time fraction x in [0, 1] (clamped): solves x(s) = x for the curve parameter s
-    /// by bisection (x(s) is monotonic for these curves), then returns y(s).
-    public func progress(_ x: Double) -> Double {
-        let x = min(1, max(0, x.isNaN ? 0 : x))
-        if self == .linear { return x }
-        let (x1, y1, x2, y2) = controlPoints
-        func bezier(_ s: Double, _ p1: Double, _ p2: Double) -> Double {
-            let r = 1 - s
-            return 3 * r * r * s * p1 + 3 * r * s * s * p2 + s * s * s
-        }
-        var low = 0.0, high = 1.0
-        for _ in 0..<60 {
-            let middle = (low + high) / 2
-            if bezier(middle, x1, x2) < x { low = middle } else { high = middle }
-        }
-        return bezier((low + high) / 2, y1, y2)
-    }
-}

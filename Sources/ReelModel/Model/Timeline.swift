@@ -54,6 +54,8 @@ public struct Clip: Sendable, Hashable {
     public var motion = ClipMotion()
     /// A caption file in the clip's source time, retimed with the clip (docs/captions.md); nil: none.
     public var captions: Captions?
+    /// Chapters in the clip's source time, placed where those instants play (issue 39); empty: none.
+    public var chapters: [Chapter] = []
     /// Filters run on the clip's source picture before it is placed (docs/effects.md); rectangles and sizes in
     /// canvas pixels, times in seconds from the clip's start on the timeline. Empty: none.
     public var effects: [LayerEffect] = []
@@ -151,7 +153,7 @@ public struct ClipMotion: Sendable, Hashable {
 }
 
 /// A clip's `"motion"` (docs/effects.md; editly's and Shotstack's Ken Burns): the source rectangle `from` fills the
-/// canvas at the clip's first frame and the rectangle `to` at its end, the rectangle between them eased by `timing`
+/// canvas at the clip's first frame and the rectangle `to` at its end, the rectangle between them eased by `timing` (any easing)
 /// over the clip's timeline length. Each rectangle is stretched onto the whole canvas (give it the canvas's aspect
 /// ratio to keep the picture undistorted).
 public struct RectangleMotion: Sendable, Hashable {
@@ -160,21 +162,21 @@ public struct RectangleMotion: Sendable, Hashable {
     /// Display-oriented source pixels shown full-canvas at the clip's end.
     public var to: CropRect
     /// The pace from one to the other.
-    public var timing: Timing
+    public var easing: Easing
     /// Where it was written: `$.timeline.clips[i].motion`.
     public var path: JSONPath
 
     /// A move from `from` to `to`.
-    public init(from: CropRect, to: CropRect, timing: Timing = .linear, path: JSONPath) {
+    public init(from: CropRect, to: CropRect, easing: Easing = .linear, path: JSONPath) {
         self.from = from
         self.to = to
-        self.timing = timing
+        self.easing = easing
         self.path = path
     }
 
     /// The rectangle at `progress` (0 at the clip's start, 1 at its end) after easing.
     public func rectangle(at progress: Double) -> CropRect {
-        let p = timing.progress(min(max(progress, 0), 1))
+        let p = easing.fraction(min(max(progress, 0), 1))
         func mix(_ a: Double, _ b: Double) -> Double { a + (b - a) * p }
         return CropRect(x: mix(from.x, to.x), y: mix(from.y, to.y), width: mix(from.width, to.width),
                         height: mix(from.height, to.height))
@@ -254,12 +256,12 @@ public struct Transition: Sendable, Hashable {
     /// Timeline length of the overlap in seconds, > 0; the timeline gets shorter by this much.
     public var duration: Time
     /// The main audio's cross-fade curve over the whole overlap.
-    public var audioCurve: RampCurve
+    public var audioCurve: AudioCurve
     /// Where it was written: `$.timeline.clips[i].transition`.
     public var path: JSONPath
 
     /// Creates a transition.
-    public init(kind: TransitionKind, duration: Time, audioCurve: RampCurve = .linear, path: JSONPath) {
+    public init(kind: TransitionKind, duration: Time, audioCurve: AudioCurve = .linear, path: JSONPath) {
         self.kind = kind
         self.duration = duration
         self.audioCurve = audioCurve
@@ -346,7 +348,7 @@ public struct Ducking: Sendable, Hashable {
 public struct VolumeAutomation: Sendable, Hashable {
     /// `"main"` or an audio track id.
     public var track: String
-    /// Linear gain keys (default 1); ramps may use the equalPower curve.
+    /// Gain keys (default 1); ramps may be eased, equalPower included.
     public var volume: KeyList<Double>
     /// Where it was written: `$.timeline.volume[i]`.
     public var path: JSONPath
@@ -390,6 +392,8 @@ public struct Timeline: Sendable, Hashable {
     public var trackOverlays: [TrackOverlay] = []
     /// Caption files on the movie timeline (docs/captions.md), drawn above the titles, later ones on top.
     public var captions: [Captions] = []
+    /// Chapters in movie time (issue 39).
+    public var chapters: [Chapter] = []
 
     /// Whether the reader refused part of the storyline (an entry, or a value in a clip): the timeline then
     /// compiles to diagnostics only.

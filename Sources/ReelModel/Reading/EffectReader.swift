@@ -215,7 +215,7 @@ extension FieldReader {
         return (timeRange, valid)
     }
 
-    /// An animated parameter's keys (SPEC §4.3, linear ramps only): not empty, ascending and not overlapping.
+    /// An animated parameter's keys (SPEC §4.3, eased ramps included): not empty, ascending and not overlapping.
     func animatedKeys<Value>(_ json: JSON, _ path: JSONPath, value: @escaping (JSON, JSONPath) -> Value?) -> KeyList<Value>? {
         guard let keys = keyList(json, path, value: value) else { return nil }
         guard !keys.isEmpty else {

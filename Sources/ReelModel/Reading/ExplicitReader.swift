@@ -51,6 +51,9 @@ struct ExplicitReader: FieldReader {
         // The reader keeps what it could read, so that the segments left are still checked against their media.
         let end = result.map(\.end).max() ?? .zero
         var composition = Composition(tracks: result, duration: end)
+        if let json = fields["chapters"] {
+            if let read = chapters(json, path.key("chapters")) { composition.chapters = read } else { valid = false }
+        }
         composition.isPartial = !valid
         return composition
     }

@@ -366,14 +366,71 @@ extension FieldReader {
         return value
     }
 
-    /// A key list (SPEC §4.3): `{"at", "value"}` and `{"start", "duration"|"end", "from", "to"}` keys.
-    /// `curves`: whether ramps may carry `"curve"` (volume keys only); elsewhere a written curve is an error.
+    /// A list of chapters `[{"at": T, "title": "…"}]` (issue 39): `at` in movie time, or on a clip its source time;
+    /// a title is one line. Nil after reporting a problem.
+    func chapters(_ json: JSON, _ path: JSONPath) -> [Chapter]? {
+        guard let elements = array(json, path, expected: "an array of chapters {\"at\", \"title\"}") else { return nil }
+        var chapters: [Chapter] = []
+        var valid = true
+        for (chapterJSON, chapterPath) in elements {
+            guard let fields = object(chapterJSON, chapterPath, .chapter) else {
+                valid = false
+                continue
+            }
+            let at = fields["at"].flatMap { instant($0, chapterPath.key("at")) }
+            var title = fields["title"].flatMap { string($0, chapterPath.key("title")) }
+            if let text = title, text.contains(where: \.isNewline) {
+                error(chapterPath.key("title"), "a chapter title is one line", hint: "remove the line break")
+                title = nil
+            }
+            guard let at, let title else {
+                valid = false
+                continue
+            }
+            chapters.append(Chapter(at: at, title: title, path: chapterPath))
+        }
+        return valid ? chapters : nil
+    }
+
+    /// An easing (`Easing.parse`): a name, `cubic-bezier(x1, y1, x2, y2)` or `steps(n[, position])`. `equalPower`
+    /// only when `allowsEqualPower` (volume keys). `what` names the key in messages ("easing", "timing").
+    func easing(_ json: JSON, _ path: JSONPath, what: String = "easing", allowsEqualPower: Bool = false) -> Easing? {
+        let names = Easing.names.map(\.name).filter { allowsEqualPower || $0 != "equalPower" }
+        let forms = names.joined(separator: ", ") + ", cubic-bezier(x1, y1, x2, y2) or steps(n[, start|end])"
+        guard case .string(let text) = json.value else {
+            typeError(json, path, expected: "an easing: " + forms)
+            return nil
+        }
+        switch Easing.parse(text) {
+        case .success(let easing):
+            guard easing != .equalPower || allowsEqualPower else {
+                error(path, "only volume keys may be \"equalPower\"",
+                      hint: "use one of " + forms)
+                return nil
+            }
+            return easing
+        case .failure(.unknown):
+            let hint = suggestion(for: text, among: names).map { "did you mean \"\($0)\"?" } ?? "use one of " + forms
+            error(path, "unknown \(what) \"\(text)\"", hint: hint)
+            return nil
+        case .failure(.malformed(_, let reason)):
+            error(path, "\(what) \"\(text)\": \(reason)", hint: "write e.g. \"cubic-bezier(0.25, 0.1, 0.25, 1)\" or \"steps(4)\"")
+            return nil
+        }
+    }
+
+    /// A key list (SPEC §4.3, issue 39): `{"at", "value"}` and `{"start", "duration"|"end", "from", "to"}` keys, each
+    /// with an optional `"easing"`. On a ramp it shapes the ramp; on a step key it eases from the previous key's value,
+    /// where that key ends, to this key's value at `at`, so `{"at", "value", "easing"}` keys are keyframes: such a key
+    /// is read as that ramp (a step key without one, or with `"hold"`, jumps at `at`, as before). A ramp's legacy
+    /// `"curve"` (`linear` | `equalPower`) is the same as its easing. `curves`: whether `equalPower` is allowed
+    /// (volume keys only).
     func keyList<Value>(_ json: JSON, _ path: JSONPath, curves: Bool = false,
                         value: (JSON, JSONPath) -> Value?) -> KeyList<Value>? {
         guard let elements = array(json, path, expected: "an array of keys") else { return nil }
         var keys: [Key<Value>] = []
         var valid = true
-        for (keyJSON, keyPath) in elements {
+        for (index, (keyJSON, keyPath)) in elements.enumerated() {
             let isSet = keyJSON.value.objectValue?["at"] != nil
             if isSet {
                 guard let fields = object(keyJSON, keyPath, .stepKey) else {
@@ -382,11 +439,32 @@ extension FieldReader {
                 }
                 let at = fields["at"].flatMap { instant($0, keyPath.key("at")) }
                 let v = fields["value"].flatMap { value($0, keyPath.key("value")) }
+                var written: Easing?
+                if let json = fields["easing"] {
+                    written = easing(json, keyPath.key("easing"), allowsEqualPower: curves)
+                    if written == nil { valid = false }
+                }
                 guard let at, let v else {
                     valid = false
                     continue
                 }
-                keys.append(.set(at: at, value: v))
+                guard let written, written != .hold else {
+                    keys.append(.set(at: at, value: v))
+                    continue
+                }
+                guard index > 0 else {
+                    error(keyPath.key("easing"), "the first key has no key before it to ease from",
+                          hint: "remove \"easing\", or put a key before it: {\"at\": 0, \"value\": …}")
+                    valid = false
+                    continue
+                }
+                // The previous key unreadable: reported already. One ending at or after `at`: a plain step, which
+                // validation reports if it comes too early.
+                guard let previous = keys.last, previous.end < at, let range = try? TimeRange(start: previous.end, end: at) else {
+                    keys.append(.set(at: at, value: v))
+                    continue
+                }
+                keys.append(.ramp(range, from: previous.finalValue, to: v, easing: written))
             } else {
                 guard let fields = object(keyJSON, keyPath, .rampKey,
                                           expected: "a key {\"at\", \"value\"} or {\"start\", \"duration\", \"from\", \"to\"}")
@@ -397,15 +475,20 @@ extension FieldReader {
                 let range = rangeFields(fields, what: "ramp")
                 let from = fields["from"].flatMap { value($0, keyPath.key("from")) }
                 let to = fields["to"].flatMap { value($0, keyPath.key("to")) }
-                var curve = RampCurve.linear
-                if let curveJSON = fields["curve"] {
-                    if let written: RampCurve = enumeration(curveJSON, keyPath.key("curve"), "curve") {
+                var shape = Easing.linear
+                if fields.has("curve"), fields.has("easing") {
+                    error(keyPath.key("curve"), "\"curve\" and \"easing\" are both given", hint: "keep \"easing\"")
+                    valid = false
+                } else if let json = fields["easing"] {
+                    if let written = easing(json, keyPath.key("easing"), allowsEqualPower: curves) { shape = written } else { valid = false }
+                } else if let curveJSON = fields["curve"] {
+                    if let written: AudioCurve = enumeration(curveJSON, keyPath.key("curve"), "curve") {
                         if written != .linear, !curves {
                             error(keyPath.key("curve"), "only volume ramps may have a \"\(written.rawValue)\" curve",
-                                  hint: "remove \"curve\": opacity, transform and crop ramps are linear")
+                                  hint: "remove \"curve\": only volume ramps may be equal-power")
                             valid = false
                         }
-                        curve = written
+                        shape = written.easing
                     } else {
                         valid = false
                     }
@@ -414,7 +497,7 @@ extension FieldReader {
                     valid = false
                     continue
                 }
-                keys.append(.ramp(range, from: from, to: to, curve: curves ? curve : .linear))
+                keys.append(.ramp(range, from: from, to: to, easing: shape))
             }
         }
         return valid ? KeyList(keys) : nil

@@ -177,9 +177,12 @@ struct LayerReader: FieldReader {
         }
         let range = rangeFields(fields, what: "animation")
         var valid = property != nil && range != nil
-        var timing = Timing.linear
-        if let json = fields["timing"] {
-            if let value: Timing = enumeration(json, path.key("timing"), "timing") { timing = value } else { valid = false }
+        var easing = Easing.linear
+        if fields.has("timing"), fields.has("easing") {
+            error(path.key("timing"), "\"timing\" and \"easing\" are both given", hint: "keep \"easing\" (timing is its older name)")
+            valid = false
+        } else if let key = ["easing", "timing"].first(where: fields.has), let json = fields[key] {
+            if let value = self.easing(json, path.key(key), what: key) { easing = value } else { valid = false }
         }
         var from: LayerAnimation.Value?
         var to: LayerAnimation.Value?
@@ -192,7 +195,7 @@ struct LayerReader: FieldReader {
             if to == nil { valid = false }
         }
         guard valid, let property, let range, let to else { return nil }
-        return LayerAnimation(property: property, from: from, to: to, timeRange: range, timing: timing, path: path)
+        return LayerAnimation(property: property, from: from, to: to, timeRange: range, easing: easing, path: path)
     }
 
     /// A value of `property`: opacity 0…1, rotation in degrees, scale s or [sx, sy], position [x, y], crop

@@ -63,6 +63,7 @@ struct TimelineReader: FieldReader {
                                 overlays: overlays.layers)
         timeline.trackOverlays = overlays.tracks
         timeline.captions = captionsReader.readCaptionsList(fields, path).captions
+        if let json = fields["chapters"] { timeline.chapters = chapters(json, path.key("chapters")) ?? [] }
         return timeline
     }
 
@@ -142,6 +143,9 @@ struct TimelineReader: FieldReader {
             clip.captions = captionsReader.readCaptions(captionsJSON, path.key("captions"), explicit: false)
             if clip.captions == nil { refused.insert("captions") }
         }
+        if let json = fields["chapters"] {
+            if let read = chapters(json, path.key("chapters")) { clip.chapters = read } else { refused.insert("chapters") }
+        }
         if let effectsJSON = fields["effects"] {
             if let effects = effectReader.readEffects(effectsJSON, path.key("effects"), units: "canvas pixels") {
                 clip.effects = effects
@@ -183,13 +187,13 @@ struct TimelineReader: FieldReader {
             return CropRect(x: values[0], y: values[1], width: values[2], height: values[3])
         }
         let from = rectangle("from"), to = rectangle("to")
-        var timing = Timing.linear
+        var easing = Easing.linear
         if let json = fields["timing"] {
-            guard let value: Timing = enumeration(json, path.key("timing"), "timing") else { return nil }
-            timing = value
+            guard let value = self.easing(json, path.key("timing"), what: "timing") else { return nil }
+            easing = value
         }
         guard let from, let to else { return nil }
-        return RectangleMotion(from: from, to: to, timing: timing, path: path)
+        return RectangleMotion(from: from, to: to, easing: easing, path: path)
     }
 
     /// `freezeAt` and `reverse` against the keys they exclude (docs/effects.md): a freeze holds one source instant
@@ -198,7 +202,7 @@ struct TimelineReader: FieldReader {
     private func checkTimeEffects(_ fields: Fields, _ path: JSONPath, refused: inout Set<String>) {
         if fields.has("freezeAt") {
             let freezePath = path.key("freezeAt")
-            for key in ["in", "out", "speed", "reverse", "pitch", "audioLead", "audioTail", "captions"] where fields.has(key) {
+            for key in ["in", "out", "speed", "reverse", "pitch", "audioLead", "audioTail", "captions", "chapters"] where fields.has(key) {
                 error(freezePath, "\"freezeAt\" cannot be combined with \"\(key)\": a freeze holds one source instant",
                       hint: key == "in" || key == "out"
                         ? "remove \"\(key)\"; freezeAt is the source time held and duration how long it is shown"
@@ -212,7 +216,7 @@ struct TimelineReader: FieldReader {
             }
         }
         if fields["reverse"].flatMap({ $0.value.boolValue }) == true {
-            for key in ["audioLead", "audioTail", "captions"] where fields.has(key) {
+            for key in ["audioLead", "audioTail", "captions", "chapters"] where fields.has(key) {
                 error(path.key("reverse"), "\"reverse\" cannot be combined with \"\(key)\"",
                       hint: "remove \"\(key)\" from the reversed clip")
                 refused.insert("reverse")
@@ -294,9 +298,9 @@ struct TimelineReader: FieldReader {
                 valid = false
             }
         }
-        var audioCurve = RampCurve.linear
+        var audioCurve = AudioCurve.linear
         if let json = fields["audioCurve"] {
-            if let value: RampCurve = enumeration(json, path.key("audioCurve"), "audio curve") { audioCurve = value } else { valid = false }
+            if let value: AudioCurve = enumeration(json, path.key("audioCurve"), "audio curve") { audioCurve = value } else { valid = false }
         }
         guard valid, let type, let duration else { return nil }
         let kind: TransitionKind
@@ -398,7 +402,7 @@ struct TimelineReader: FieldReader {
         var ordered = true
         for (index, key) in list.keys.enumerated().dropFirst() {
             let previous = list.keys[index - 1]
-            guard key.start < previous.end || (key.start == previous.start && key.start == previous.end) else { continue }
+            guard !key.follows(previous) else { continue }
             let previousText: String
             if case .ramp = previous {
                 previousText = "volume[\(index - 1)], which runs from "

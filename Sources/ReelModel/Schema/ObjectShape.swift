@@ -30,7 +30,7 @@ extension ObjectShape {
         .output, .videoOutput, .audioOutput, .loudness, .fileAsset, .imageAsset, .colorAsset, .sequenceAsset,
         .timeline, .gap, .clip, .transition, .rectangleMotion, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .videoOverlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
-        .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
+        .chapter, .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
         .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .audioEffect, .eqBand, .stepKey, .rampKey, .decomposedTransform,
         .variable,
     ]
@@ -90,7 +90,7 @@ extension ObjectShape {
 
     /// `timeline`, the editing form (SPEC §3).
     public static let timeline = ObjectShape(
-        name: "timeline", allowed: ["clips", "audio", "ducking", "volume", "titles", "overlays", "captions"])
+        name: "timeline", allowed: ["clips", "audio", "ducking", "volume", "titles", "overlays", "captions", "chapters"])
 
     /// A gap in `timeline.clips` (SPEC §3.1).
     public static let gap = ObjectShape(name: "gap", allowed: ["gap"], required: ["gap"])
@@ -100,7 +100,7 @@ extension ObjectShape {
         name: "clip",
         allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
                   "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects",
-                  "audioEffects", "freezeAt", "reverse", "motion"],
+                  "audioEffects", "freezeAt", "reverse", "motion", "chapters"],
         required: ["asset"])
 
     /// A clip's `motion`: source rectangles shown full-canvas, moving from one to the other (docs/effects.md).
@@ -158,7 +158,7 @@ extension ObjectShape {
 
     /// An entry of a layer's `animations` (SPEC §3.5).
     public static let animation = ObjectShape(
-        name: "animation", allowed: ["property", "from", "to", "start", "duration", "end", "timing"],
+        name: "animation", allowed: ["property", "from", "to", "start", "duration", "end", "easing", "timing"],
         required: ["property", "to", "start"])
 
     // MARK: captions (both forms; docs/captions.md)
@@ -185,7 +185,10 @@ extension ObjectShape {
     // MARK: The explicit form
 
     /// `composition` (SPEC §4.1).
-    public static let composition = ObjectShape(name: "composition", allowed: ["tracks"], required: ["tracks"])
+    public static let composition = ObjectShape(name: "composition", allowed: ["tracks", "chapters"], required: ["tracks"])
+
+    /// An entry of `timeline.chapters`, a clip's `chapters` or `composition.chapters` (issue 39).
+    public static let chapter = ObjectShape(name: "chapter", allowed: ["at", "title"], required: ["at", "title"])
 
     /// A track of `composition.tracks` (SPEC §4.1).
     public static let compositionTrack = ObjectShape(
@@ -252,12 +255,12 @@ extension ObjectShape {
     /// A layer instruction's `backdrop`, a reel extension: a colour and a rectangle in source pixels.
     public static let backdrop = ObjectShape(name: "backdrop", allowed: ["color", "rect"], required: ["color", "rect"])
 
-    /// A key list's step `{"at", "value"}` (SPEC §4.3).
-    public static let stepKey = ObjectShape(name: "step key", allowed: ["at", "value"], required: ["at", "value"])
+    /// A key list's step `{"at", "value", "easing"}` (SPEC §4.3; easing: issue 39).
+    public static let stepKey = ObjectShape(name: "step key", allowed: ["at", "value", "easing"], required: ["at", "value"])
 
-    /// A key list's ramp `{"start", "duration"|"end", "from", "to", "curve"}` (SPEC §4.3).
+    /// A key list's ramp `{"start", "duration"|"end", "from", "to", "easing", "curve"}` (SPEC §4.3; easing: issue 39).
     public static let rampKey = ObjectShape(
-        name: "ramp key", allowed: ["start", "duration", "end", "from", "to", "curve"], required: ["start", "from", "to"])
+        name: "ramp key", allowed: ["start", "duration", "end", "from", "to", "easing", "curve"], required: ["start", "from", "to"])
 
     /// A transform written as parts `{"translate", "scale", "rotate", "anchor"}` rather than a matrix (SPEC §4.4).
     public static let decomposedTransform = ObjectShape(

@@ -82,6 +82,7 @@ public enum ProjectSchema {
             FormatTable(shape: .captionStyle, keys: captionStyleKeys),
             FormatTable(shape: .captionHighlight, keys: captionHighlightKeys),
             FormatTable(shape: .captionCue, keys: captionCueKeys),
+            FormatTable(shape: .chapter, keys: chapterKeys),
             FormatTable(shape: .composition, keys: compositionKeys),
             FormatTable(shape: .compositionTrack, keys: compositionTrackKeys),
             FormatTable(shape: .mediaSegment, keys: mediaSegmentKeys),
@@ -89,7 +90,7 @@ public enum ProjectSchema {
             FormatTable(shape: .audioMix, keys: audioMixKeys),
             FormatTable(shape: .audioMixInput, keys: audioMixInputKeys),
             FormatTable(shape: .stepKey, keys: stepKeys(value: anyValue)),
-            FormatTable(shape: .rampKey, keys: rampKeys(value: anyValue, curves: RampCurve.allCases)),
+            FormatTable(shape: .rampKey, keys: rampKeys(value: anyValue, curves: AudioCurve.allCases)),
             FormatTable(shape: .videoComposition, keys: videoCompositionKeys),
             FormatTable(shape: .instruction, keys: instructionKeys),
             FormatTable(shape: .layerInstruction, keys: layerInstructionKeys),
@@ -286,6 +287,8 @@ public enum ProjectSchema {
                       "Image and video layers over the storyline, later ones on top.", default: .described("none")),
             FormatKey("captions", arrayOf(ref("captions")), "Caption files and transcripts on the movie timeline (docs/captions.md).",
                       default: .described("none")),
+            FormatKey("chapters", arrayOf(ref("chapter")), "Chapters in movie time: MP4, MOV and Matroska chapters, and reel chapters's list.",
+                      default: .described("none"), example: #"[{"at": 0, "title": "Intro"}, {"at": 95, "title": "Part one"}]"#),
         ]
     }
 
@@ -342,6 +345,9 @@ public enum ProjectSchema {
             FormatKey("motion", ref("motion"),
                       "A pan and zoom (Ken Burns): source rectangles shown full-canvas, from one to the other over the clip; in place of fit, position, scale, rotation and animations (docs/effects.md).",
                       default: .described("none"), example: #"{"from": [0, 0, 1920, 1080], "to": [480, 270, 960, 540], "timing": "easeInOut"}"#),
+            FormatKey("chapters", arrayOf(ref("chapter")),
+                      "Chapters in the clip's source time, placed where those instants play (they follow in, out and speed); not with freezeAt or reverse.",
+                      default: .described("none")),
         ]
     }
 
@@ -350,8 +356,8 @@ public enum ProjectSchema {
             FormatKey("from", ref("crop"), "The source rectangle [x, y, w, h] (display-oriented source pixels) filling the canvas at the clip's first frame.",
                       default: .required),
             FormatKey("to", ref("crop"), "The source rectangle filling the canvas at the clip's end.", default: .required),
-            FormatKey("timing", enumeration(Timing.allCases), "The pace between them: the curves titles' animations use.",
-                      default: .enumCase(Timing.linear)),
+            FormatKey("timing", ref("easing"), "The pace between them: any easing, as animations take.",
+                      default: .value(.string("linear")), example: #""easeInOut""#),
         ]
     }
 
@@ -374,8 +380,8 @@ public enum ProjectSchema {
             FormatKey("direction", enumeration(TransitionDirection.allCases),
                       "push, slide and wipe: the way the pictures (or the wipe's edge) move.", default: .enumCase(TransitionDirection.left)),
             FormatKey("color", ref("color"), "dip: the colour dipped through.", default: .string("#000000")),
-            FormatKey("audioCurve", enumeration(RampCurve.allCases),
-                      "The audio cross-fade's gains: linear, or equal power (cos and sin of p·π/2).", default: .enumCase(RampCurve.linear)),
+            FormatKey("audioCurve", enumeration(AudioCurve.allCases),
+                      "The audio cross-fade's gains: linear, or equal power (cos and sin of p·π/2).", default: .enumCase(AudioCurve.linear)),
         ]
     }
 
@@ -619,12 +625,27 @@ public enum ProjectSchema {
             FormatKey("duration", ref("duration"), "How long it runs, in seconds; give duration or end, not both.",
                       default: .described("from end")),
             FormatKey("end", ref("time"), "When it ends, in seconds from the layer's start.", default: .described("start + duration")),
-            FormatKey("timing", enumeration(Timing.allCases), "The pace: Core Animation's curves.", default: .enumCase(Timing.linear)),
+            FormatKey("easing", ref("easing"), "The pace from from to to (not equalPower).", default: .value(.string("linear")),
+                      example: #""cubic-bezier(0.25, 0.1, 0.25, 1)""#),
+            FormatKey("timing", ref("easing"), "The older name of easing; give one of them.", default: .described("easing"),
+                      example: #""easeInOut""#),
         ]
     }
 
     private static var compositionKeys: [FormatKey] {
-        [FormatKey("tracks", arrayOf(ref("compositionTrack")), "The composition's tracks.", default: .required)]
+        [
+            FormatKey("tracks", arrayOf(ref("compositionTrack")), "The composition's tracks.", default: .required),
+            FormatKey("chapters", arrayOf(ref("chapter")), "Chapters in movie time, written into MP4, MOV and Matroska outputs (reel compile gathers the timeline's and the clips' here).",
+                      default: .described("none")),
+        ]
+    }
+
+    private static var chapterKeys: [FormatKey] {
+        [
+            FormatKey("at", ref("time"), "Where the chapter starts: movie time, or on a clip its source time; it lasts until the next chapter, the last one until the end.",
+                      default: .required),
+            FormatKey("title", nonEmptyString, "The chapter's title, one line.", default: .required, example: #""Introduction""#),
+        ]
     }
 
     private static var compositionTrackKeys: [FormatKey] {
@@ -743,7 +764,7 @@ public enum ProjectSchema {
 
     private static var effectKeys: [FormatKey] {
         let rect = effectRect
-        // Animatable parameters (docs/effects.md, "Animated parameters"): the value, or linear keys of it.
+        // Animatable parameters (docs/effects.md, "Animated parameters"): the value, or keys of it.
         func animatable(_ value: JSONValue) -> JSONValue {
             object([("oneOf", array([value, ref(value == rect ? "rectKeys" : "numberKeys")]))])
         }
@@ -778,7 +799,7 @@ public enum ProjectSchema {
                       default: .number("0"), example: "0.1"),
             FormatKey("spill", number(minimum: "0", maximum: "1"), "chromaKey: spill suppression strength for green or blue keys, 0 is off (despill's screen channel scale).",
                       default: .number("0"), example: "0.6"),
-            FormatKey("rect", animatable(rect), "blur, pixelate: only this region [x, y, width, height] changes (canvas pixels on a clip, source pixels on a layer instruction); radius, size, rect and the numeric color and chromaKey parameters but spill may be linear keys (docs/effects.md).",
+            FormatKey("rect", animatable(rect), "blur, pixelate: only this region [x, y, width, height] changes (canvas pixels on a clip, source pixels on a layer instruction); radius, size, rect and the numeric color and chromaKey parameters but spill may be keys (docs/effects.md).",
                       default: .described("the whole picture"), example: "[100, 60, 200, 120]"),
             FormatKey("shape", enumeration(RegionShape.allCases), "blur, pixelate: rectangle, or ellipse: the ellipse inscribed in rect (needs rect), its edge anti-aliased.",
                       default: .string("rectangle"), example: #""ellipse""#),
@@ -877,11 +898,13 @@ public enum ProjectSchema {
     private static func stepKeys(value: JSONValue) -> [FormatKey] {
         [
             FormatKey("at", ref("time"), "From when the value holds, in timeline seconds.", default: .required),
-            FormatKey("value", value, "The value, held until the next key.", default: .required, example: "1"),
+            FormatKey("value", value, "The value, reached at at and held until the next key.", default: .required, example: "1"),
+            FormatKey("easing", ref("easing"), "How the value moves from the previous key's value (where that key ends) to this one: hold jumps at at; any other easing makes the key a ramp from the previous key's end to at. Not on the first key.",
+                      default: .value(.string("hold")), example: #""easeInOut""#),
         ]
     }
 
-    private static func rampKeys(value: JSONValue, curves: [RampCurve]) -> [FormatKey] {
+    private static func rampKeys(value: JSONValue, curves: [AudioCurve]) -> [FormatKey] {
         [
             FormatKey("start", ref("time"), "Where the ramp starts, in timeline seconds.", default: .required),
             FormatKey("duration", ref("duration"), "How long it runs, in seconds; give duration or end, not both.",
@@ -889,10 +912,12 @@ public enum ProjectSchema {
             FormatKey("end", ref("time"), "Where it ends, in seconds.", default: .described("start + duration")),
             FormatKey("from", value, "The value at start.", default: .required, example: "1"),
             FormatKey("to", value, "The value at end, held afterwards.", default: .required, example: "0"),
+            FormatKey("easing", ref("easing"), "The ramp's shape from from to to (equalPower: volume keys only).",
+                      default: .value(.string("linear")), example: #""easeOut""#),
             FormatKey("curve", enumeration(curves), curves.count > 1
-                          ? "The ramp's shape; equalPower (volume keys only) follows cos(p·π/2) falling and sin(p·π/2) rising."
-                          : "The ramp's shape; linear is the only one for this list.",
-                      default: .enumCase(RampCurve.linear)),
+                          ? "The older key for the shape: equalPower (volume keys only) follows cos(p·π/2) falling and sin(p·π/2) rising; give curve or easing, not both."
+                          : "The older key for the shape; linear is the only one for this list (use easing).",
+                      default: .enumCase(AudioCurve.linear)),
         ]
     }
 
@@ -1059,6 +1084,13 @@ public enum ProjectSchema {
             ("gap", described("A stretch of background and silence.", closed(.gap, gapKeys))),
             ("clip", described("A clip of the main storyline.", closed(.clip, clipKeys,
                                                                         extra: [("not", requiring(["out", "duration"]))]))),
+            ("easing", described(
+                "An easing (docs/format.md, Values): a name, cubic-bezier(x1, y1, x2, y2) with x1 and x2 in [0, 1], or steps(n[, start|end|jump-start|jump-end|jump-none|jump-both]).",
+                object([("oneOf", array([
+                    enumeration(Easing.names.map(\.name)),
+                    pattern("^cubic-bezier\\( *" + Array(repeating: easingNumber, count: 4).joined(separator: " *, *") + " *\\)$"),
+                    pattern("^steps\\( *0*[1-9][0-9]* *(?:, *(?:start|end|jump-start|jump-end|jump-none|jump-both) *)?\\)$"),
+                ]))]))),
             ("pitch", described("How audio of a scaled segment sounds: time-stretched (keep) or resampled (varispeed).",
                                 enumeration(Pitch.allCases))),
             ("motion", described("A clip's pan and zoom: source rectangles shown full-canvas.", closed(.rectangleMotion, rectangleMotionKeys))),
@@ -1109,6 +1141,7 @@ public enum ProjectSchema {
     private static var layerDefinitions: [(String, JSONValue)] {
         let timed: [(String, JSONValue)] = [("oneOf", array([requiring(["duration"]), requiring(["end"])]))]
         return [
+            ("chapter", described("A chapter: a title from a time on.", closed(.chapter, chapterKeys))),
             ("captions", described("A caption file or transcript and how it shows (docs/captions.md).",
                                    closed(.captions, captionsKeys, extra: [("oneOf", array([requiring(["file"]), requiring(["transcript"])]))]))),
             ("captionStyle", described("The look of SubRip, WebVTT and transcript cues.", closed(.captionStyle, captionStyleKeys))),
@@ -1136,15 +1169,15 @@ public enum ProjectSchema {
 
     private static var keyListDefinitions: [(String, JSONValue)] {
         [
-            ("volumeKeys", keyList("Linear gain keys (default 1).", value: ref("gain"), curves: RampCurve.allCases)),
+            ("volumeKeys", keyList("Gain keys (default 1).", value: ref("gain"), curves: AudioCurve.allCases)),
             ("opacityKeys", keyList("Opacity keys (default 1).", value: ref("opacity"), curves: [.linear])),
             ("transformKeys", keyList("Transform keys (default identity); ramps interpolate the matrix component-wise.",
                                       value: ref("transform"), curves: [.linear])),
             ("cropKeys", keyList("Crop keys (default the whole frame); ramps interpolate origin and size.",
                                  value: ref("crop"), curves: [.linear])),
-            ("numberKeys", keyList("An animated effect parameter: linear keys of numbers in the parameter's range, in the effect's time.",
+            ("numberKeys", keyList("An animated effect parameter: keys of numbers in the parameter's range, in the effect's time.",
                                    value: object([("type", .string("number"))]), curves: [.linear])),
-            ("rectKeys", keyList("An animated effect region: linear keys of rectangles [x, y, width, height], in the effect's time.",
+            ("rectKeys", keyList("An animated effect region: keys of rectangles [x, y, width, height], in the effect's time.",
                                  value: effectRect, curves: [.linear])),
         ]
     }
@@ -1170,7 +1203,7 @@ public enum ProjectSchema {
 
     /// A key list: `{"at", "value"}` steps and `{"start", "duration"|"end", "from", "to", "curve"}` ramps;
     /// `curves` are the ramp shapes allowed (only volume ramps may be equal-power).
-    private static func keyList(_ description: String, value: JSONValue, curves: [RampCurve]) -> JSONValue {
+    private static func keyList(_ description: String, value: JSONValue, curves: [AudioCurve]) -> JSONValue {
         described(description + " Keys are ascending and do not overlap.", arrayOf(object([("oneOf", array([
             described("Sets value from at until the next key.", closed(.stepKey, stepKeys(value: value))),
             described("A ramp from → to over [start, end).", closed(.rampKey, rampKeys(value: value, curves: curves),
@@ -1213,6 +1246,9 @@ public enum ProjectSchema {
         guard case .object(let body) = value else { return value }
         return .object(JSONObject([(key: "description", value: JSON(.string(description)))] + body.members))
     }
+
+    /// A number inside cubic-bezier(…), as the pattern of the `easing` definition writes it.
+    private static let easingNumber = "-?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
 
     private static func ref(_ name: String) -> JSONValue {
         object([("$ref", .string("#/$defs/\(name)"))])

@@ -310,9 +310,9 @@ private final class ValidationRun {
                                   curves: Bool = false) {
         for (keyIndex, key) in list.keys.enumerated() {
             let keyPath = path.index(keyIndex)
-            if !curves, case .ramp(let ramp, _, _, let curve) = key, curve != .linear {
-                error(keyPath.key("curve"), "only volume ramps may have a \"\(curve.rawValue)\" curve",
-                      hint: "remove \"curve\": opacity, transform and crop ramps are linear", time: ramp.start)
+            if !curves, case .ramp(let ramp, _, _, let easing) = key, easing == .equalPower {
+                error(keyPath.key("curve"), "only volume ramps may have a \"equalPower\" curve",
+                      hint: "remove \"curve\": only volume ramps may be equal-power", time: ramp.start)
             }
             if case .ramp(let ramp, _, _, _) = key, ramp.duration.isZero {
                 error(keyPath, "\(what) ramp at \(at(ramp.start)) has zero length",
@@ -338,7 +338,7 @@ private final class ValidationRun {
             }
             guard keyIndex > 0 else { continue }
             let previous = list.keys[keyIndex - 1]
-            if key.start < previous.end || (key.start == previous.start && key.start == previous.end) {
+            if !key.follows(previous) {
                 let previousText: String
                 if case .ramp(let ramp, _, _, _) = previous {
                     previousText = "\(what)[\(keyIndex - 1)], which runs from \(span(ramp))"

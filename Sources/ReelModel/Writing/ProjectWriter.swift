@@ -26,6 +26,17 @@ public enum ProjectWriter {
     }
 
     /// The explicit form as a JSON value (see `explicitProject`).
+    /// `composition`: its tracks, and its chapters when it has any.
+    private static func compositionValue(_ composition: Composition) -> JSONValue {
+        var members: [(String, JSONValue)] = [("tracks", .array(composition.tracks.map { JSON(trackValue($0)) }))]
+        if !composition.chapters.isEmpty {
+            members.append(("chapters", .array(composition.chapters.map { chapter in
+                JSON(object([("at", timeValue(chapter.at)), ("title", .string(chapter.title))]))
+            })))
+        }
+        return object(members)
+    }
+
     public static func explicitProjectValue(_ compiled: CompiledProject) -> JSONValue {
         let outputs: [(String, JSONValue)] = compiled.outputs.isEmpty
             ? [] : [("outputs", .array(compiled.outputs.map { JSON(outputValue($0, further: true)) }))]
@@ -34,7 +45,7 @@ public enum ProjectWriter {
             ("output", outputValue(compiled.output)),
         ] + outputs + [
             ("assets", object(compiled.assets.map { ($0.id, assetValue($0)) })),
-            ("composition", object([("tracks", .array(compiled.composition.tracks.map { JSON(trackValue($0)) }))])),
+            ("composition", compositionValue(compiled.composition)),
             ("audioMix", object([("inputs", .array(compiled.audioMix.inputs.map { JSON(inputValue($0)) }))])),
             ("videoComposition", videoCompositionValue(compiled.videoComposition)),
         ])
@@ -274,7 +285,7 @@ public enum ProjectWriter {
                 fields.append(("to", animationValue(animation.to)))
                 fields.append(("start", timeValue(animation.timeRange.start)))
                 fields.append(("duration", timeValue(animation.timeRange.duration)))
-                fields.append(("timing", .string(animation.timing.rawValue)))
+                if animation.easing != .linear { fields.append(("easing", .string(animation.easing.text))) }
                 return JSON(object(fields))
             })))
         }
@@ -413,10 +424,10 @@ public enum ProjectWriter {
             switch key {
             case .set(let at, let v):
                 return JSON(object([("at", timeValue(at)), ("value", value(v))]))
-            case .ramp(let range, let from, let to, let curve):
+            case .ramp(let range, let from, let to, let easing):
                 var members: [(String, JSONValue)] = [("start", timeValue(range.start)), ("duration", timeValue(range.duration)),
                                                       ("from", value(from)), ("to", value(to))]
-                if curve != .linear { members.append(("curve", .string(curve.rawValue))) }
+                if easing != .linear { members.append(("easing", .string(easing.text))) }
                 return JSON(object(members))
             }
         })

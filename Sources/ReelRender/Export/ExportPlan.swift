@@ -39,6 +39,9 @@ public struct ExportPlan {
     let duration: Time
     /// Tags written beside `output.metadata` (a part's fingerprint and place).
     let tags: [(key: String, value: String)]
+    /// The project's chapters in the output's time (issue 39): those of the export range, for a whole output; a part
+    /// of a chunked render has none.
+    let chapters: [ChapterMark]
 
     /// Plans the export of `project` to `destination`, as `part` of a chunked render when it is one, with
     /// `encoderThreads` encoder threads (0: FFmpeg chooses).
@@ -46,6 +49,7 @@ public struct ExportPlan {
                 encoderThreads: Int = 0) throws(RenderError) {
         var settings = try EncodingSettings(project: project, threads: encoderThreads)
         let toStandardOutput = destination == .standardOutput
+        chapters = part == nil ? ChapterMark.marks(project.composition.chapters, over: project.exportRange) : []
         switch part {
         case nil where settings.isAudioOnly:
             mode = .audioOnly
@@ -121,6 +125,7 @@ public struct ExportPlan {
         // An .m4a's edit list, which trims AAC's priming and padding, counted in samples.
         if case .audioOnly = mode, let audio = settings.audio { container.movieTimescale = audio.sampleRate }
         container.options = Self.pictureOptions(output, muxer: settings.container, frameCount: grid.frameCount)
+        container.chapters = chapters
         return container
     }
 

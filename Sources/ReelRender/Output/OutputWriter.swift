@@ -49,6 +49,8 @@ final class OutputWriter {
         var movieTimescale: Int?
         /// The muxer's own options (an animation's play count, an image sequence's first number).
         var options: [(key: String, value: String)] = []
+        /// Chapters in the output's time (issue 39).
+        var chapters: [ChapterMark] = []
     }
 
     private let muxer: Muxer
@@ -72,6 +74,7 @@ final class OutputWriter {
             muxer.keepsEveryTag = container.keepsEveryTag
             muxer.movieTimescale = container.movieTimescale
             muxer.options = container.options
+            muxer.chapters = container.chapters.map { ($0.range.start, $0.range.end, $0.title) }
             switch video {
             case .encoded(let settings):
                 let conversion = settings.pixelFormat == .yuv420p

@@ -144,7 +144,7 @@ import ReelTime
         let project = try #require(compiled)
         #expect(project.audioMix.inputs.map(\.track) == [2, 4, 2, 4, 2, 4])
         #expect(project.audioMix.inputs.map(\.name) == ["transitions", "transitions", "automation", "automation", "ducking under voice", "ducking under voice"])
-        let automation = KeyList<Double>([.set(at: t(0), value: 0.5), .ramp(range(t(4), t(5)), from: 0.5, to: 1, curve: .equalPower)])
+        let automation = KeyList<Double>([.set(at: t(0), value: 0.5), .ramp(range(t(4), t(5)), from: 0.5, to: 1, easing: .equalPower)])
         #expect(project.audioMix.inputs[2].volume == automation)
         #expect(project.audioMix.inputs[3].volume == automation)
         let ducking = KeyList<Double>([.ramp(range(t(2), t(3)), from: 1, to: 0), .ramp(range(t(4), t(5)), from: 0, to: 1)])
@@ -175,7 +175,7 @@ import ReelTime
             "error: $.timeline.ducking[2]: missing required key \"under\"",
             "error: $.timeline.ducking[2]: missing required key \"to\"",
             "error: $.timeline.ducking[2]: missing required key \"ramp\"",
-            "error: $.timeline.volume[0].volume[2].curve: unknown key \"curve\"\n       hint: allowed keys: at, value",
+            "error: $.timeline.volume[0].volume[2].curve: unknown key \"curve\"\n       hint: allowed keys: at, value, easing",
             "error: $.timeline.volume[0].volume[1]: volume[1] at 1 s (frame 30) does not come after volume[0], which runs from 0 s to 2 s (frames 0 to 60)\n       hint: keys must be in ascending time and must not overlap",
             "error: $.timeline.volume[0].volume[2]: volume[2] at 1 s (frame 30) does not come after volume[1], which is at 1 s (frame 30)\n       hint: keys must be in ascending time and must not overlap",
             "error: $.timeline.volume[1].volume[0].curve: unknown curve \"cubic\"\n       hint: use one of linear, equalPower",

@@ -73,7 +73,7 @@ import ReelTime
                 Issue.record("frame \(n) starts no ramp")
                 continue
             }
-            let degrees = 10 + 90 * Timing.easeInOut.progress(Double(n - 15) / 30)
+            let degrees = 10 + 90 * Easing.easeInOut.fraction(Double(n - 15) / 30)
             let expected = AffineTransform(translate: (0, 0), scale: (1, 1), rotateDegrees: degrees, anchor: (32, 18))
             #expect(abs(from.a - expected.a) < 1e-12 && abs(from.b - expected.b) < 1e-12 && abs(from.tx - expected.tx) < 1e-9,
                     "frame \(n)")
@@ -126,7 +126,7 @@ import ReelTime
                 Issue.record("frame \(n) starts no ramp")
                 continue
             }
-            let p = Timing.easeIn.progress(Double(n - 15) / 30)
+            let p = Easing.easeIn.fraction(Double(n - 15) / 30)
             #expect(abs(from.x - 32 * p) < 1e-9 && abs(from.y - 18 * p) < 1e-9 && from.width == 32, "frame \(n)")
         }
     }

@@ -113,12 +113,12 @@ import ReelTime
         let project = try #require(compiled)
         #expect(project.videoComposition.compositor == .trackMap)
         #expect(project.audioMix.inputs.map(\.name) == ["fades", nil])
-        #expect(project.audioMix.inputs[0].volume == KeyList([.ramp(range(t(0), t(1)), from: 0, to: 1, curve: .equalPower)]))
+        #expect(project.audioMix.inputs[0].volume == KeyList([.ramp(range(t(0), t(1)), from: 0, to: 1, easing: .equalPower)]))
         #expect(abs(project.audioMix.gain(forTrack: 2, at: t(1, 2)) - 0.5 * sin(Double.pi / 4)) < 1e-12)
         let written = ProjectWriter.explicitProject(project)
         #expect(written.contains(#""compositor": "trackMap""#))
-        #expect(written.contains(#""curve": "equalPower""#))
-        #expect(!written.contains(#""curve": "linear""#))
+        #expect(written.contains(#""easing": "equalPower""#))
+        #expect(!written.contains(#""curve""#) && !written.contains(#""easing": "linear""#))
     }
 
     @Test func curvesAreForVolumeKeysOnly() {
@@ -130,7 +130,7 @@ import ReelTime
             "crop": [{"start": 0, "duration": 1, "from": [0, 0, 1, 1], "to": [0, 0, 2, 2], "curve": "linear"}]}]}]}}
         """) == [
             "error: $.videoComposition.compositor: unknown compositor \"fancy\"\n       hint: use one of builtIn, trackMap",
-            "error: $.videoComposition.instructions[0].layers[0].opacity[0].curve: only volume ramps may have a \"equalPower\" curve\n       hint: remove \"curve\": opacity, transform and crop ramps are linear",
+            "error: $.videoComposition.instructions[0].layers[0].opacity[0].curve: only volume ramps may have a \"equalPower\" curve\n       hint: remove \"curve\": only volume ramps may be equal-power",
         ])
     }
 

@@ -124,8 +124,8 @@ import ReelTime
         // The audio cross-fades over the whole dip; w is silent, so track 4 holds an empty edit.
         #expect(project.composition.track(4)?.segments.map(\.isEmpty) == [true, true])
         #expect(project.audioMix.inputs.map(\.volume) == [
-            KeyList([.ramp(range(t(2), t(3)), from: 1, to: 0, curve: .equalPower)]),
-            KeyList([.ramp(range(t(2), t(3)), from: 0, to: 1, curve: .equalPower)]),
+            KeyList([.ramp(range(t(2), t(3)), from: 1, to: 0, easing: .equalPower)]),
+            KeyList([.ramp(range(t(2), t(3)), from: 0, to: 1, easing: .equalPower)]),
         ])
     }
 
@@ -227,14 +227,14 @@ import ReelTime
     }
 }
 
-@Suite struct RampCurveTests {
+@Suite struct EqualPowerEasingTests {
     @Test(arguments: [
         (0.0, 1.0, 0.0), (1.0 / 3, cos(Double.pi / 6), 0.5), (0.5, sqrt(0.5), sqrt(0.5)), (1.0, 0.0, 1.0),
     ])
     func equalPowerCrossFade(progress: Double, falling: Double, rising: Double) {
         let overlap = range(t(0), t(6))
-        let down = KeyList<Double>([.ramp(overlap, from: 1, to: 0, curve: .equalPower)])
-        let up = KeyList<Double>([.ramp(overlap, from: 0, to: 1, curve: .equalPower)])
+        let down = KeyList<Double>([.ramp(overlap, from: 1, to: 0, easing: .equalPower)])
+        let up = KeyList<Double>([.ramp(overlap, from: 0, to: 1, easing: .equalPower)])
         let at = Time(value: Int64((progress * 6).rounded()), timescale: 1)
         #expect(abs(down.value(at: at, default: 1) - falling) < 1e-12)
         #expect(abs(up.value(at: at, default: 1) - rising) < 1e-12)
@@ -243,14 +243,14 @@ import ReelTime
     }
 
     @Test func equalPowerBetweenOtherGains() {
-        let keys = KeyList<Double>([.ramp(range(t(0), t(1)), from: 0.8, to: 0.2, curve: .equalPower),
-                                    .ramp(range(t(1), t(2)), from: 0.2, to: 0.8, curve: .equalPower)])
+        let keys = KeyList<Double>([.ramp(range(t(0), t(1)), from: 0.8, to: 0.2, easing: .equalPower),
+                                    .ramp(range(t(1), t(2)), from: 0.2, to: 0.8, easing: .equalPower)])
         #expect(abs(keys.value(at: t(1, 2), default: 1) - (0.2 + 0.6 * cos(Double.pi / 4))) < 1e-12)
         #expect(abs(keys.value(at: t(3, 2), default: 1) - (0.2 + 0.6 * sin(Double.pi / 4))) < 1e-12)
         #expect(keys.value(at: t(2), default: 1) == 0.8)
         #expect(!keys.isLinear)
         #expect(keys.keys.map(\.isLinear) == [false, false])
         #expect(KeyList<Double>([.set(at: t(0), value: 1), .ramp(range(t(1), t(2)), from: 1, to: 0)]).isLinear)
-        #expect(RampCurve.linear.fraction(0.25, rising: false) == 0.25)
+        #expect(Easing.linear.fraction(0.25, rising: false) == 0.25)
     }
 }

@@ -135,12 +135,12 @@ import ReelTime
             "error: $.videoComposition.instructions[0].layers[0].opacity[0]: opacity ramp at 1 s (frame 30) has zero length\n       hint: use an {\"at\", \"value\"} key for a step",
         ])
         var curved = compiled
-        curved.videoComposition.instructions[0].layers[0].opacity = KeyList([.ramp(range(t(0), t(1)), from: 0, to: 1, curve: .equalPower)])
-        curved.audioMix.inputs = [AudioMixInput(track: 2, volume: KeyList([.ramp(range(t(0), t(1)), from: 0, to: 1, curve: .equalPower)])),
+        curved.videoComposition.instructions[0].layers[0].opacity = KeyList([.ramp(range(t(0), t(1)), from: 0, to: 1, easing: .equalPower)])
+        curved.audioMix.inputs = [AudioMixInput(track: 2, volume: KeyList([.ramp(range(t(0), t(1)), from: 0, to: 1, easing: .equalPower)])),
                                   AudioMixInput(track: 2, volume: KeyList([.set(at: t(1), value: 5)]), name: "too loud",
                                                 path: JSONPath.root.key("audioMix").key("inputs").index(1))]
         #expect(Validator.validate(curved).map(\.humanText) == [
-            "error: $.videoComposition.instructions[0].layers[0].opacity[0].curve: only volume ramps may have a \"equalPower\" curve\n       hint: remove \"curve\": opacity, transform and crop ramps are linear",
+            "error: $.videoComposition.instructions[0].layers[0].opacity[0].curve: only volume ramps may have a \"equalPower\" curve\n       hint: remove \"curve\": only volume ramps may be equal-power",
             "error: $.audioMix.inputs[1].volume[0]: gain 5 is outside 0…4\n       hint: gains are from 0 to 4 (+12 dB)",
         ])
     }

@@ -90,7 +90,7 @@ import ReelTime
         #expect(keys.first?.start == .zero && abs(keys.first?.values.first ?? 1) < 1e-12)
         #expect(keys.last == .ramp(range(t(3, 2), t(2)), from: 1, to: 0))
         let atFrame1 = layer.opacity.value(at: t(1, 30), default: 1)
-        #expect(abs(atFrame1 - Timing.easeIn.progress(1.0 / 3)) < 1e-12)
+        #expect(abs(atFrame1 - Easing.easeIn.fraction(1.0 / 3)) < 1e-12)
     }
 
     @Test func overlayOrderIsDrawingOrder() throws {

@@ -73,14 +73,16 @@ struct FormatReferenceTests {
         #expect(cases("clip", "fit") == Fit.allCases.map(\.rawValue))
         #expect(cases("transition", "type") == TransitionTypeName.allCases.map(\.rawValue))
         #expect(cases("transition", "direction") == TransitionDirection.allCases.map(\.rawValue))
-        #expect(cases("transition", "audioCurve") == RampCurve.allCases.map(\.rawValue))
+        #expect(cases("transition", "audioCurve") == AudioCurve.allCases.map(\.rawValue))
         #expect(cases("title", "align") == TextStyle.Alignment.allCases.map(\.rawValue))
         #expect(cases("animation", "property") == LayerAnimation.Property.allCases.map(\.rawValue))
-        #expect(cases("animation", "timing") == Timing.allCases.map(\.rawValue))
         #expect(cases("compositionTrack", "type") == TrackKind.allCases.map(\.rawValue))
         #expect(cases("videoComposition", "compositor") == CompositorName.allCases.map(\.rawValue))
         let pitch = definitions["pitch"]?.value.objectValue?["enum"]?.value.arrayValue?.compactMap(\.value.stringValue)
         #expect(pitch == Pitch.allCases.map(\.rawValue))
+        let easings = definitions["easing"]?.value.objectValue?["oneOf"]?.value.arrayValue?.first?.value.objectValue?["enum"]?
+            .value.arrayValue?.compactMap(\.value.stringValue)
+        #expect(easings == Easing.names.map(\.name))
     }
 
     @Test func theTablesLinkOnlyToAnchorsAndSectionsThatExist() throws {

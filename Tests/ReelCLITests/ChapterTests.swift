@@ -1,0 +1,125 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Issue 39: chapters written into MP4, MOV and Matroska files and read back by ffprobe with their exact times;
+/// a clip's chapters follow its trim and speed; `reel chapters` prints YouTube's list.
+@Suite struct ChapterTests: CLISuite {
+    let folder: TemporaryDirectory
+    let reel: URL
+
+    init() throws {
+        (folder, reel) = try Self.workspace(prefix: "reel-chapters")
+    }
+
+    /// A 1 s colour clip, then `clip.mp4` from 0.25 s to 1 s at half speed (1.5 s on the timeline, from 1 s): its
+    /// chapter at source 0.5 s plays at 1 + (0.5 − 0.25) / 0.5 = 1.5 s; the one at source 0.1 s is trimmed away.
+    private func project(_ name: String, extension suffix: String) throws -> String {
+        try write("\(name).json", """
+            { "reel": 1, "output": { "path": "\(name).\(suffix)", "size": [64, 36], "frameRate": 30, "audio": false },
+              "assets": { "bg": { "color": "#202020" }, "clip": { "path": "clip.mp4" } },
+              "timeline": {
+                "clips": [ { "asset": "bg", "duration": 1 },
+                           { "asset": "clip", "in": 0.25, "out": 1, "speed": 0.5,
+                             "chapters": [ { "at": 0.5, "title": "Clip moment" }, { "at": 0.1, "title": "Trimmed away" } ] } ],
+                "chapters": [ { "at": "0.75s", "title": "Second" }, { "at": 0, "title": "Intro" } ] } }
+            """)
+    }
+
+    /// ffprobe's chapters: (start_time, end_time, title).
+    private func chapters(_ file: String) throws -> [(String, String, String)] {
+        let data = try runChecked("ffprobe", ["-v", "error", "-show_chapters", "-of", "json", folder.file(file).path])
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let list = try #require(object["chapters"] as? [[String: Any]])
+        return list.map { chapter in
+            ((chapter["start_time"] as? String) ?? "", (chapter["end_time"] as? String) ?? "",
+             ((chapter["tags"] as? [String: Any])?["title"] as? String) ?? "")
+        }
+    }
+
+    @Test(arguments: ["mp4", "mov", "mkv"])
+    func chaptersAreReadBackWithTheirExactTimes(container: String) throws {
+        let path = try project("movie-\(container)", extension: container)
+        let result = try reel(["render", path, "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let checked = try reel(["validate", path])
+        #expect(checked.status == 0 && checked.stderrText.contains("warning: $.timeline.clips[1].chapters[1].at"),
+                "the trimmed-away chapter is a warning: \(checked.stderrText)")
+        let read = try chapters("movie-\(container).\(container)")
+        let expected = [("0.000000", "0.750000", "Intro"), ("0.750000", "1.500000", "Second"), ("1.500000", "2.500000", "Clip moment")]
+        #expect(read.count == expected.count, "\(read)")
+        for (got, want) in zip(read, expected) {
+            #expect(got.0 == want.0 && got.1 == want.1 && got.2 == want.2, "\(got) vs \(want)")
+        }
+    }
+
+    @Test func aRangeRenderCarriesTheChaptersOfItsRange() throws {
+        let path = try project("range", extension: "mkv")
+        let result = try reel(["render", path, "--range", "1..2.5", "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        // From 1 s: Second (running at 1 s) starts at 0, Clip moment at 0.5 s.
+        let read = try chapters("range.mkv")
+        #expect(read.map(\.0) == ["0.000000", "0.500000"] && read.map(\.1) == ["0.500000", "1.500000"], "\(read)")
+        #expect(read.map(\.2) == ["Second", "Clip moment"])
+    }
+
+    @Test func compileWritesTheChaptersInMovieTimeAndExportOTIOWritesMarkers() throws {
+        let path = try project("compiled", extension: "mp4")
+        let compiled = try reel(["compile", path])
+        #expect(compiled.status == 0, "\(compiled.stderrText)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(compiled.stdoutText.utf8)) as? [String: Any])
+        let composition = try #require(object["composition"] as? [String: Any])
+        let written = try #require(composition["chapters"] as? [[String: Any]])
+        #expect(written.map { $0["title"] as? String } == ["Intro", "Second", "Clip moment"])
+        #expect(written.map { "\($0["at"] ?? "")" } == ["0", "0.75", "1.5"], "\(written)")
+        let otio = folder.file("compiled.otio")
+        let exported = try reel(["export-otio", path, "-o", otio.path])
+        #expect(exported.status == 0, "\(exported.stderrText)")
+        let text = try String(contentsOf: otio, encoding: .utf8)
+        #expect(text.contains(#""name": "Clip moment""#) && text.contains(#""chapter": true"#), "\(text)")
+    }
+
+    @Test func reelChaptersPrintsYouTubesListAndWarnsWhenTheFirstIsNotAtZero() throws {
+        let path = try write("list.json", """
+            { "reel": 1, "output": { "path": "list.mp4", "size": [64, 36], "frameRate": 30, "end": 4000 },
+              "timeline": { "clips": [],
+                "chapters": [ { "at": 3725.9, "title": "Late" }, { "at": 65.5, "title": "Later" }, { "at": 5, "title": "Start" } ] } }
+            """)
+        let result = try reel(["chapters", path])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText == "0:00:05 Start\n0:01:05 Later\n1:02:05 Late\n", "\(result.stdoutText)")
+        #expect(result.stderrText.contains("warning: the first chapter, \"Start\", starts at 5 s"), "\(result.stderrText)")
+        let short = try write("short.json", """
+            { "reel": 1, "output": { "path": "short.mp4", "size": [64, 36], "frameRate": 30, "end": 100 },
+              "timeline": { "clips": [], "chapters": [ { "at": 0, "title": "Intro" }, { "at": 61, "title": "Main" } ] } }
+            """)
+        let listed = try reel(["chapters", short])
+        #expect(listed.status == 0 && listed.stdoutText == "00:00 Intro\n01:01 Main\n", "\(listed.stdoutText)")
+        #expect(!listed.stderrText.contains("warning"), "\(listed.stderrText)")
+    }
+
+    @Test func badChaptersAreRefusedWithTheirPaths() throws {
+        let path = try write("bad.json", """
+            { "reel": 1, "output": { "path": "bad.mp4", "size": [64, 36], "frameRate": 30, "end": 10 },
+              "assets": { "clip": { "path": "clip.mp4" } },
+              "timeline": { "clips": [ { "asset": "clip", "freezeAt": 0.5, "duration": 1, "chapters": [ { "at": 0, "title": "x" } ] } ],
+                "chapters": [ { "at": 2, "title": "One" }, { "at": 2, "title": "Two" }, { "at": 3, "title": "a\\nb" },
+                              { "at": -1, "title": "Before" }, { "at": 4 } ] } }
+            """)
+        let result = try reel(["validate", path])
+        #expect(result.status == 65, "\(result.stderrText)")
+        for expected in ["$.timeline.clips[0].freezeAt: \"freezeAt\" cannot be combined with \"chapters\"",
+                         "$.timeline.chapters[2].title: a chapter title is one line",
+                         "$.timeline.chapters[3].at: time -1 s",
+                         "$.timeline.chapters[4]: missing required key \"title\""] {
+            #expect(result.stderrText.contains(expected), "\(expected) in \(result.stderrText)")
+        }
+        let twice = try write("twice.json", """
+            { "reel": 1, "output": { "path": "twice.mp4", "size": [64, 36], "frameRate": 30, "end": 10 },
+              "timeline": { "clips": [], "chapters": [ { "at": 2, "title": "One" }, { "at": "60f", "title": "Two" } ] } }
+            """)
+        let duplicate = try reel(["validate", twice])
+        #expect(duplicate.status == 65, "\(duplicate.stderrText)")
+        #expect(duplicate.stderrText.contains("$.timeline.chapters[1].at: the chapter \"Two\" starts at 2 s"), "\(duplicate.stderrText)")
+    }
+}
