@@ -75,23 +75,23 @@ struct Thumbnail: ParsableCommand {
     @OptionGroup var interchange: InterchangeArguments
 
     func validate() throws {
-        if sheet == nil, (at == nil) == (every == nil) { throw ValidationError("give exactly one of --at and --every") }
-        if sheet != nil, at != nil, every != nil { throw ValidationError("give at most one of --at and --every") }
+        if sheet == nil, (at == nil) == (every == nil) { throw Exit.report(.usage("give exactly one of --at and --every")) }
+        if sheet != nil, at != nil, every != nil { throw Exit.report(.usage("give at most one of --at and --every")) }
         if let sheet, sheetShape == nil {
             throw Exit.report(.usage("--sheet \(sheet): write COLSxROWS with 1 to 64 of each (e.g. --sheet 4x3)"))
         }
         if ImageFormat(pathExtensionOf: output) == nil {
-            throw ValidationError("the output pattern must end in .png, .jpg or .jpeg")
+            throw Exit.report(.usage("the output pattern must end in .png, .jpg or .jpeg"))
         }
         if let size, ThumbnailSize(size, allowsOddSides: format == .png) == nil {
-            throw ValidationError(format == .png
+            throw Exit.report(.usage(format == .png
                 ? "--size takes WxH or W, 1 to 8192 pixels, e.g. 320x180 or 320"
-                : "--size takes WxH or W with even sides from 2 to 8192 for JPEG, e.g. 320x180 or 320")
+                : "--size takes WxH or W with even sides from 2 to 8192 for JPEG, e.g. 320x180 or 320"))
         }
         do {
             _ = try FilePattern(output)
         } catch {
-            throw ValidationError(error.message)
+            throw Exit.report(.usage(error.message))
         }
         if sheet == nil, let at, let failure = patternFailure(timeCount: at.split(separator: ",").count) {
             throw Exit.report(failure)

@@ -75,6 +75,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mp4").path))
     }
 
+    /// Every command rejects a flag the same way (issue 34): `error: …` and 64, never swift-argument-parser's
+    /// `Error: …` followed by the usage text, which `ValidationError` gave in play, plan, join and thumbnail.
+    @Test(arguments: [
+        (["thumbnail", "p.json", "-o", "t.gif", "--at", "0.1"], "error: the output pattern must end in .png, .jpg or .jpeg"),
+        (["thumbnail", "p.json", "-o", "t.png"], "error: give exactly one of --at and --every"),
+        (["plan", "p.json", "--chunks", "0"], "error: --chunks must be 1 or more"),
+        (["play", "p.json", "--scale", "9"], "error: --scale must be more than 0 and at most 4"),
+    ])
+    func everyCommandRejectsFlagsOneWay(args: [String], stderrPrefix: String) throws {
+        _ = try write("p.json", project())
+        let result = try reel(args.map { $0 == "p.json" ? folder.file("p.json").path : $0 })
+        #expect(result.status == 64, "\(result.stderrText)")
+        #expect(result.stderrText.hasPrefix(stderrPrefix), "\(result.stderrText)")
+        #expect(!result.stderrText.contains("Usage:"), "\(result.stderrText)")
+    }
+
     @Test func outputOptionReplacesAnUnknownExtensionInTheProject() throws {
         let path = try write("p.json", project(output: "out.avi"))
         let validate = try reel(["validate", path])
