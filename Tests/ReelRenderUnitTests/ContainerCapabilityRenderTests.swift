@@ -10,7 +10,7 @@ import Testing
     @Test func ffmpegCanWriteEveryPairTheBuiltInTableOffers() {
         var refused: [String] = []
         for container in ContainerFormat.allCases {
-            let muxer = EncodingSettings.muxerName(for: container)
+            let muxer = OutputEncoding.muxerName(for: container)
             for codec in container.videoCodecs where !Muxer.canHold(formatName: muxer, video: codec, audio: nil) {
                 refused.append("\(container.rawValue) (\(muxer)) + \(codec.rawValue)")
             }
@@ -24,7 +24,7 @@ import Testing
 
     @Test func anImageSequencesMuxerHoldsTheStillCodecs() {
         for container: ContainerFormat in [.png, .jpg, .webp] {
-            let muxer = EncodingSettings.muxerName(for: container, imageSequence: true)
+            let muxer = OutputEncoding.muxerName(for: container, imageSequence: true)
             for codec in container.videoCodecs {
                 #expect(Muxer.canHold(formatName: muxer, video: codec, audio: nil), "\(muxer) + \(codec.rawValue)")
             }

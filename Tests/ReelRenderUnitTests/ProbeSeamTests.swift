@@ -32,7 +32,7 @@ import Testing
     @Test func theCatalogProbesEachFileThroughTheOpener() throws {
         let project = try #require(ProjectReader.read(Self.text, baseDirectory: "/work").project)
         let opener = RecordingOpener()
-        let catalog = MediaCatalog(project: project, opener: opener)
+        let catalog = ProbedMedia(project: project, opener: opener)
         #expect(opener.probed.sorted() == ["/work/b.png", "/work/media/a.mp4"])
         guard case .failure(let diagnostic, _) = catalog.facts["a"] else {
             Issue.record("asset a has facts the fake never gave")
@@ -47,8 +47,8 @@ import Testing
         let project = try #require(ProjectReader.read(Self.text, baseDirectory: "/work").project)
         let opener = RecordingOpener()
         let cache = ProbeCache()
-        _ = MediaCatalog(project: project, opener: opener, cache: cache)
-        _ = MediaCatalog(project: project, opener: opener, cache: cache)
+        _ = ProbedMedia(project: project, opener: opener, cache: cache)
+        _ = ProbedMedia(project: project, opener: opener, cache: cache)
         #expect(opener.probed.sorted() == ["/work/b.png", "/work/media/a.mp4"])
         #expect(cache.probeCount == 2)
     }

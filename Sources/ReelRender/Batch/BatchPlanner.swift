@@ -82,7 +82,7 @@ public struct BatchRowPlan: @unchecked Sendable {
     public let row: Int
     public let output: String
     public let compiled: CompiledProject
-    public let catalog: MediaCatalog
+    public let catalog: ProbedMedia
     public let fingerprint: String
     public let warnings: [String]
     /// Every input file of the row (assets, font files), absolute.

@@ -7,7 +7,7 @@ import ReelModel
 enum RenderChecks {
     /// Every slot filled. `catalog` gives the probed sizes of images (nil without probing); `cache` shares font and
     /// image lookups between the loads of a batch.
-    static func slots(catalog: MediaCatalog?, cache: ProbeCache?) -> [ValidationCheck.Name: ValidationCheck.Run] {
+    static func slots(catalog: ProbedMedia?, cache: ProbeCache?) -> [ValidationCheck.Name: ValidationCheck.Run] {
         var slots: [ValidationCheck.Name: ValidationCheck.Run] = [:]
         for check in ValidationRegistry.checks where check.isSlot {
             switch check.name {

@@ -199,7 +199,7 @@ public final class ChunkJoiner {
             throw RenderError(.invalid, "\(path) is not an audio part of a chunked reel render "
                               + "(reel render PROJECT --chunk audio -o sound.mov writes one)")
         }
-        guard let settings = try EncodingSettings(project: project).audio else {
+        guard let settings = try OutputEncoding(project: project).audio else {
             throw RenderError(.invalid, "the project writes no audio (output.audio is false): leave out the audio "
                               + "part \(path)")
         }
@@ -227,7 +227,7 @@ public final class ChunkJoiner {
     /// encoded here.
     private func write(_ parts: [Part], audio audioPart: CopiedAudio.Source?, to target: MuxerDestination,
                        progress: ProgressCounter) throws(RenderError) {
-        let settings = try EncodingSettings(project: project)
+        let settings = try OutputEncoding(project: project)
         let catalog = SourceCatalog(project: project, facts: facts)
         let audio: OutputWriter.Audio
         if let audioPart {

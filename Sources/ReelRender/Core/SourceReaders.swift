@@ -38,7 +38,7 @@ protocol SourceOpener {
     /// The compressed packets of the file at `path`, undecoded (smart render's index and copies, a join's parts,
     /// an audio part).
     func openPackets(path: String) throws(MediaError) -> any PacketSource
-    /// What the file at `path` holds (`MediaCatalog` and `ProbeCache` probe through here, so a test can put media
+    /// What the file at `path` holds (`ProbedMedia` and `ProbeCache` probe through here, so a test can put media
     /// facts behind the seam as it puts pictures and packets).
     func probe(path: String) throws(MediaError) -> MediaInfo
 }

@@ -32,7 +32,7 @@ public struct ExportPlan {
 
     let mode: Mode
     /// Container and encoders.
-    let settings: EncodingSettings
+    let settings: OutputEncoding
     /// The output's frames.
     let grid: FrameGrid
     /// The output's length: the export range, or a chunk's frames.
@@ -47,7 +47,7 @@ public struct ExportPlan {
     /// `encoderThreads` encoder threads (0: FFmpeg chooses).
     public init(project: CompiledProject, destination: ExportDestination, part: ExportPart? = nil,
                 encoderThreads: Int = 0) throws(RenderError) {
-        var settings = try EncodingSettings(project: project, threads: encoderThreads)
+        var settings = try OutputEncoding(project: project, threads: encoderThreads)
         let toStandardOutput = destination == .standardOutput
         chapters = part == nil ? ChapterMark.marks(project.composition.chapters, over: project.exportRange) : []
         switch part {
@@ -135,7 +135,7 @@ public struct ExportPlan {
     /// itself, never one later.
     static func segmentOptions(_ output: OutputSettings, muxer: String, playlist: String) -> [(key: String, value: String)] {
         guard muxer == "hls" || muxer == "dash", let rate = output.frameRate else { return [] }
-        let frames = Int64(EncodingSettings.segmentFrameCount(output))
+        let frames = Int64(OutputEncoding.segmentFrameCount(output))
         let microseconds = frames * 1_000_000 * rate.denominator / rate.numerator
         let seconds = "\(microseconds / 1_000_000).\(String(microseconds % 1_000_000).leftPadded(to: 6))"
         let url = URL(fileURLWithPath: playlist)

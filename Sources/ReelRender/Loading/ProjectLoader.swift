@@ -9,7 +9,7 @@ public struct LoadedProject: Sendable {
     /// The explicit, validated form, when there were no errors.
     public let compiled: CompiledProject?
     /// Probe results for the project's media (empty when probing was off).
-    public let catalog: MediaCatalog?
+    public let catalog: ProbedMedia?
     /// Every problem found, in document order as far as possible.
     public let diagnostics: [Diagnostic]
     /// For a template: the filled-in document and the values that went into it.
@@ -89,7 +89,7 @@ public enum ProjectLoader {
         // "Nf" and timecodes without output.frameRate count frames at the rate the project will render at: the
         // first video clip's, which only its media can tell. Probe that one asset, then read again.
         if probe, reading.neededFrameRate, let first = reading.project,
-           let rate = Compiler.defaultFrameRate(first, facts: MediaCatalog(project: firstVideoAssetOnly(first), policy: policy).facts) {
+           let rate = Compiler.defaultFrameRate(first, facts: ProbedMedia(project: firstVideoAssetOnly(first), policy: policy).facts) {
             reading = ProjectReader.readDocument(bytes, baseDirectory: baseDirectory,
                                                  outputPathOverridden: overrides.outputPath != nil, defaultFrameRate: rate,
                                                  variables: overrides.variables, capabilities: .ffmpeg)
@@ -169,7 +169,7 @@ public enum ProjectLoader {
     private static func compileAndCheck(_ project: Project, probe: Bool, policy: MediaPolicy,
                                         cache: ProbeCache?) -> LoadedProject
     {
-        let catalog = probe ? MediaCatalog(project: project, policy: policy, cache: cache) : nil
+        let catalog = probe ? ProbedMedia(project: project, policy: policy, cache: cache) : nil
         // Probe failures reach the compiler with the facts: it reports each where a clip first uses the asset.
         let (compiled, diagnostics) = ProjectCheck.run(project, facts: catalog?.facts ?? [:], probed: probe,
                                                        measure: CaptionScript.measure,

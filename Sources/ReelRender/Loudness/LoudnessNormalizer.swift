@@ -333,7 +333,7 @@ struct LoudnessPlan {
         let muxer: Muxer
         let encoder: AudioEncoder
         do {
-            muxer = try Muxer(destination: .file(path), formatName: EncodingSettings.muxerName(for: container),
+            muxer = try Muxer(destination: .file(path), formatName: OutputEncoding.muxerName(for: container),
                               metadata: [], faststart: false)
             // An .m4a's edit list counted in samples, as the output's (ExportPlan).
             if container == .m4a { muxer.movieTimescale = settings.sampleRate }
@@ -456,7 +456,7 @@ public enum LoudnessAnalysis {
         let target = project.output.audio?.loudness ?? LoudnessTarget.streaming
         let plan = try LoudnessPlan.measure(
             project: project, target: target, catalog: catalog, opener: opener, sampleRate: sampleRate,
-            channels: channels, first: first, sampleCount: span, encoding: EncodingSettings.audio(of: project.output),
+            channels: channels, first: first, sampleCount: span, encoding: OutputEncoding.audio(of: project.output),
             cancellation: cancellation, correctingForLimiter: project.output.audio?.loudness != nil)
         let asked = project.output.audio?.loudness != nil
         return Result(measurement: plan.input, target: asked ? target : nil, gainDB: asked ? plan.gainDB : nil,

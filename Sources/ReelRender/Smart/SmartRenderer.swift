@@ -25,11 +25,11 @@ final class SmartRenderer {
     private let catalog: SourceCatalog
     private let opener: any SourceOpener
     private let compositor: VideoCompositor
-    private let settings: EncodingSettings
+    private let settings: OutputEncoding
     private let cancellation: CancellationFlag
 
     init(project: CompiledProject, plan: SmartPlan, catalog: SourceCatalog, opener: any SourceOpener,
-         compositor: VideoCompositor, settings: EncodingSettings, cancellation: CancellationFlag) {
+         compositor: VideoCompositor, settings: OutputEncoding, cancellation: CancellationFlag) {
         self.project = project
         self.plan = plan
         self.catalog = catalog

@@ -9,7 +9,7 @@ import ReelTime
 /// and speed settings (docs/encoders.md has the table). Explicit `video.crf`, `video.encoderPreset`,
 /// `video.bitrate`, `video.gop` and `audio.bitrate` override them. Audio bitrates by preset: high 256 kb/s,
 /// medium 192 kb/s, low 128 kb/s, draft 96 kb/s.
-struct EncodingSettings {
+struct OutputEncoding {
     /// libavformat muxer name.
     let container: String
     var video: VideoEncoderSettings
@@ -129,9 +129,9 @@ extension ContainerCapabilities {
     /// read it; the reader's checks and the render's settings therefore give one answer.
     static let ffmpeg = ContainerCapabilities.builtIn.keeping(
         video: { container, codec in
-            Muxer.canHold(formatName: EncodingSettings.muxerName(for: container), video: codec, audio: nil)
+            Muxer.canHold(formatName: OutputEncoding.muxerName(for: container), video: codec, audio: nil)
         },
         audio: { container, codec in
-            Muxer.canHold(formatName: EncodingSettings.muxerName(for: container), video: nil, audio: codec)
+            Muxer.canHold(formatName: OutputEncoding.muxerName(for: container), video: nil, audio: codec)
         })
 }

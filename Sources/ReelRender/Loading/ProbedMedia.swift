@@ -7,7 +7,7 @@ import ReelTime
 /// Each file and image asset is probed once. Probe failures become diagnostics on `$.assets.<id>.path`
 /// (`$.assets.<id>.image` for images): a missing or unreadable file is `.missingInput`; anything else (not
 /// media, not a still image, refused protocol, not a regular file) is `.invalid`.
-public struct MediaCatalog: Sendable {
+public struct ProbedMedia: Sendable {
     /// Probe results by asset id; colour assets, which have no media, are absent.
     public let facts: [String: MediaFactsResult]
     /// The raw probe results by asset id, for `reel inspect`.
