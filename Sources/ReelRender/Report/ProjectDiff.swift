@@ -233,17 +233,15 @@ public struct ProjectDiff: Sendable {
     /// stretches, the key changes.
     public func html() -> String {
         let e = ReviewPage.escaped
-        var page = """
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8">
-            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
-            <title>\(e(beforeName)) → \(e(afterName)) — reel diff</title>
-            <style>body{font:14px/1.4 "DejaVu Sans",sans-serif;margin:16px 24px;color:#222}
+        let style = """
+            body{font:14px/1.4 "DejaVu Sans",sans-serif;margin:16px 24px;color:#222}
             h2{font-size:17px;border-bottom:1px solid #ccc;margin-top:24px}.pair{display:flex;gap:12px;align-items:flex-start}
             figure{margin:0}figcaption{font:12px monospace}img{border:1px solid #999;display:block}
             .empty{width:160px;height:90px;background:#eee;border:1px dashed #999}
             table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;font-size:13px}
-            code{font-size:12px}</style></head><body>
+            code{font-size:12px}
+            """
+        var page = ReviewPage.head(title: "\(beforeName) → \(afterName) — reel diff", style: style) + """
             <h1>\(e(beforeName)) → \(e(afterName))</h1>
             <p id="verdict" data-changed="\(changed)">\(changed ? "Changed" : "Nothing a viewer sees or hears changed")\
             : \(pictures.count) picture stretch(es), \(sound.count) sound stretch(es), \(keys.count) key change(s); \

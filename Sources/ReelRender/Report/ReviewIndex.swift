@@ -40,14 +40,12 @@ public struct ReviewIndex: Sendable {
     /// The index as HTML; links are relative, so the folder can be moved as a whole.
     public func html() -> String {
         let e = ReviewPage.escaped
-        var page = """
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8">
-            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
-            <title>\(e(title)) — reel batch report</title>
-            <style>body{font:14px/1.4 "DejaVu Sans",sans-serif;margin:16px 24px;color:#222}table{border-collapse:collapse}
+        let style = """
+            body{font:14px/1.4 "DejaVu Sans",sans-serif;margin:16px 24px;color:#222}table{border-collapse:collapse}
             th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:middle}img{width:160px;display:block}
-            .done,.skipped{color:#2a7d2a}.failed,.invalid{color:#a00}</style></head><body>
+            .done,.skipped{color:#2a7d2a}.failed,.invalid{color:#a00}
+            """
+        var page = ReviewPage.head(title: title + " — reel batch report", style: style) + """
             <h1>\(e(title)): \(entries.count) rows</h1>
             <table><tr><th>row</th><th>picture</th><th>status</th><th>output</th></tr>
 

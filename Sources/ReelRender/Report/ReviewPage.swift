@@ -88,13 +88,7 @@ public struct ReviewPage: Sendable {
 
     /// The page as HTML.
     public func html() -> String {
-        var page = """
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8">
-            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; \
-            style-src 'unsafe-inline'; script-src 'unsafe-inline'">
-            <title>\(Self.escaped(title)) — reel report</title>
-            <style>\(Self.style)</style></head><body>
+        var page = Self.head(title: title + " — reel report", style: Self.style, scripts: true) + """
             <h1>\(Self.escaped(title))</h1>
             <p class="summary">\(Self.escaped(summary))</p>
 
@@ -398,6 +392,20 @@ public struct ReviewPage: Sendable {
     // MARK: Text
 
     /// `text` with `&`, `<`, `>`, `"` and `'` escaped for HTML text and attribute values.
+    /// The start of every page reel writes for reviewers, up to `<body>`: self-contained by its content security
+    /// policy (nothing is fetched; images are data: URIs), with inline `style` and, when `scripts`, inline scripts.
+    static func head(title: String, style: String, scripts: Bool = false) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; \
+        style-src 'unsafe-inline'\(scripts ? "; script-src 'unsafe-inline'" : "")">
+        <title>\(escaped(title))</title>
+        <style>\(style)</style></head><body>
+
+        """
+    }
+
     static func escaped(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.count)
