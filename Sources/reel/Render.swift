@@ -203,7 +203,7 @@ struct Render: ParsableCommand {
         Exit.report(quiet ? diagnostics.filter { $0.severity == .error } : diagnostics, file: file)
         guard let compiled = loaded.compiled, let catalog = loaded.catalog, Exit.code(for: diagnostics) == .success
         else { throw CommandFailure.rejected(diagnostics) }
-        guard let path = compiled.output.path else {
+        guard compiled.output.path != nil else {
             let missing = Diagnostic(path: JSONPath.root.key("output"), message: "no output file",
                                      hint: "set output.path, or pass -o")
             Exit.report([missing], file: file)
