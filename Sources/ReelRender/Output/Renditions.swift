@@ -248,8 +248,8 @@ final class RenditionMixes {
             }
             let listeners = renditions.filter { MixKey($0) == key }
             if !stages.contains(where: { $0.key == key }) {
-                // The taps pull by sample, so the stage's own frame rule is not used; its loudness span (if any) must
-                // cover every listener.
+                // Taps pull by sample; an output alone with its key pulls the stage by its own frames, which are the
+                // stage's (it is made for that output's project). The loudness span (if any) covers every listener.
                 var longest = rendition.project
                 var longestCount: Int64 = -1
                 var encoding = settings
