@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReelInterchange
 import ReelMedia
 import ReelRender
 import ReelTime
@@ -9,13 +10,15 @@ import ReelTime
 /// files out.
 struct Cut: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Cut silences and filler words out of media: write a project whose clips keep the rest.",
+        abstract: "Cut silences, filler words and still pictures out of media, or split it at its shots: write a project.",
         discussion: """
-            Each input is read once (its sound only) and becomes its kept clips, in order, with exact source \
-            in and out points on the video's frame boundaries (on sample boundaries for audio-only inputs) and \
-            a 10 ms audio fade on each side of every cut. Silence (--silence, default -35 dBFS) is the criterion \
-            unless --fillers or --remove-words name words from a --transcript; name --silence too for both. The \
-            project validates and renders like any other; nothing is written unless the analysis succeeds.
+            Each input is read once (its sound for silence and words, its pictures for --scenes and --still) \
+            and becomes its kept clips, in order, with exact source in and out points on the video's frame \
+            boundaries (on sample boundaries for audio-only inputs) and a 10 ms audio fade on each side of every \
+            cut. Silence (--silence, default -35 dBFS) is the criterion unless --fillers, --remove-words, --scenes \
+            or --still name another; name --silence too for both. --scenes splits each kept stretch into one clip \
+            per shot. The project validates and renders like any other; nothing is written unless the analysis \
+            succeeds.
 
             Examples:
               reel cut talk.mp4 -o talk-cut.json
@@ -23,6 +26,8 @@ struct Cut: ParsableCommand {
               reel cut a.mp4 b.mp4 --remove 0..2.5 --report cuts.json -o both.json
               reel cut talk.mp4 --transcript talk.words.json --fillers --silence -35 -o talk-cut.json
               reel cut lecture.mp4 --speed-silence 4 -o lecture-fast.json
+              reel cut film.mp4 --scenes -o shots.json
+              reel cut screencast.mp4 --still 2 --silence -40 -o screencast-cut.json
             """ + "\n\n" + exitCodesHelp)
 
     @Argument(help: "The media files; each becomes its clips, in order.")
@@ -80,9 +85,25 @@ struct Cut: ParsableCommand {
         "Cut these words or phrases wherever the transcript has them: WORD,PHRASE,….", valueName: "LIST"))
     var removeWords: String?
 
+    @Option(help: ArgumentHelp(
+        "One clip per shot: split where the scene score (0-100, as ffmpeg's scdet) reaches THRESHOLD; --scenes "
+            + "alone for 10. Keeps everything unless another criterion cuts.", valueName: "THRESHOLD"))
+    var scenes: String?
+
+    @Option(help: ArgumentHelp(
+        "Cut stretches at least T long over which the picture does not change (the margins stay).", valueName: "T"))
+    var still: String?
+
     @Option(help: ArgumentHelp("Also write a JSON report of every removed range, its reason and level, and totals.",
                                valueName: "FILE"))
     var report: String?
+
+    @Option(help: ArgumentHelp("Also write the cut as an OpenTimelineIO timeline, for editors.", valueName: "FILE"))
+    var otio: String?
+
+    @Option(help: ArgumentHelp("Also write the kept pieces as a CMX 3600 edit decision list, for editors.",
+                               valueName: "FILE"))
+    var edl: String?
 
     @Flag(help: "Replace the project (and report) file if it exists.")
     var force = false
@@ -95,8 +116,17 @@ struct Cut: ParsableCommand {
     func validate() throws {
         _ = try request()
         _ = try silenceSpeed()
-        if report == "-" { throw Exit.report(.usage("--report -: the report is written to a file")) }
-        if let report, report == output { throw Exit.report(.usage("--report \(report): the same file as -o")) }
+        let written = [("-o", output), ("--report", report), ("--otio", otio), ("--edl", edl)]
+        for (index, (flag, file)) in written.enumerated() {
+            guard let file else { continue }
+            if index > 0, file == "-" { throw Exit.report(.usage("\(flag) -: give a file (only -o may be standard output)")) }
+            if let earlier = written[..<index].first(where: { $0.1 == file }) {
+                throw Exit.report(.usage("\(flag) \(file): the same file as \(earlier.0)"))
+            }
+        }
+        if edl != nil, speedSilence != nil {
+            throw Exit.report(.usage("--edl lists the kept pieces at speed 1: it cannot hold --speed-silence's fast clips"))
+        }
     }
 
     /// The request the flags make; a flag that does not parse is a usage error naming it.
@@ -130,10 +160,16 @@ struct Cut: ParsableCommand {
         if transcript.count > inputs.count {
             throw Exit.report(.usage("--transcript: \(transcript.count) transcripts for \(inputs.count) inputs (one per input, in order)"))
         }
-        // Silence is the criterion when none is named; named with words, both apply.
-        let silenceThreshold = silence != nil || words.isEmpty ? try threshold() : nil
+        let stillLength = try still.map { text in try time(text, "--still", default: .zero) }
+        if let stillLength, stillLength <= .zero {
+            throw Exit.report(.usage("--still \(still ?? ""): a length above 0 (e.g. 2 or 1.5)"))
+        }
+        // Silence is the criterion when none is named; named with others, all apply.
+        let othersNamed = !words.isEmpty || scenes != nil || stillLength != nil
+        let silenceThreshold = silence != nil || !othersNamed ? try threshold() : nil
         return CutRequest(inputs: inputs, silenceThreshold: silenceThreshold, settings: settings,
-                          transcripts: transcript, words: words)
+                          transcripts: transcript, words: words, sceneThreshold: try sceneThreshold(),
+                          stillLength: stillLength)
     }
 
     /// A comma-separated list of words and phrases; `default` for `Cut.defaultList` (the flag given alone).
@@ -141,6 +177,17 @@ struct Cut: ParsableCommand {
         guard let text else { return [] }
         if text == Cut.defaultList { return fallback }
         return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `--scenes`' threshold: scdet's default when the flag is given alone, else a number from 0 to 100.
+    private func sceneThreshold() throws -> Double? {
+        guard let scenes else { return nil }
+        if scenes == Cut.defaultList { return CutRequest.defaultSceneThreshold }
+        guard let value = Double(scenes.trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0, value <= 100
+        else {
+            throw Exit.report(.usage("--scenes \(scenes): a scene score above 0 and at most 100 (e.g. 10), or no value"))
+        }
+        return value
     }
 
     /// `--speed-silence`'s speed, exactly (a plain decimal number from 0.01 to 100).
@@ -157,15 +204,19 @@ struct Cut: ParsableCommand {
     /// What stands for "the default list" when `--fillers` is given without a value.
     static let defaultList = "\u{0}default"
 
-    /// The command line with `--fillers` given alone (last, or before another option or an existing file) written
-    /// as `--fillers=<default>`, since swift-argument-parser has no options with an optional value.
+    /// The command line with `--fillers` or `--scenes` given alone written as `--fillers=<default>`, since
+    /// swift-argument-parser has no options with an optional value. `--fillers` is alone when last or before another
+    /// option or an existing file; `--scenes` unless a number follows that names no file.
     static func expandingOptionalValues(_ arguments: [String]) -> [String] {
         guard arguments.first == "cut" else { return arguments }
         var result: [String] = []
         for (index, argument) in arguments.enumerated() {
             let next = index + 1 < arguments.count ? arguments[index + 1] : nil
-            if argument == "--fillers", next.map({ $0.hasPrefix("-") || FileManager.default.fileExists(atPath: $0) }) ?? true {
+            let nextIsFile = next.map { FileManager.default.fileExists(atPath: $0) } ?? false
+            if argument == "--fillers", next.map({ $0.hasPrefix("-") || nextIsFile }) ?? true {
                 result.append("--fillers=" + defaultList)
+            } else if argument == "--scenes", next.map({ Double($0) == nil || nextIsFile }) ?? true {
+                result.append("--scenes=" + defaultList)
             } else {
                 result.append(argument)
             }
@@ -182,6 +233,17 @@ struct Cut: ParsableCommand {
             throw Exit.report(.usage("--silence \(silence): a level in dBFS from -150 to 0 (e.g. -35 or -40dB)"))
         }
         return value
+    }
+
+    /// The cut project, compiled as every command compiles a project, as an OpenTimelineIO timeline named after
+    /// the first input.
+    private func timeline(of project: String, in directory: String) throws -> String {
+        let loaded = ProjectLoader.load(Array(project.utf8), baseDirectory: directory, probe: true, policy: media.policy)
+        guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
+        let name = URL(fileURLWithPath: inputs[0]).deletingPathExtension().lastPathComponent
+        let (text, warnings) = OTIOWriter.write(compiled, name: name)
+        for warning in warnings { printError("warning: --otio: \(warning)") }
+        return text
     }
 
     /// Ranges A..B separated by commas, in source seconds.
@@ -203,7 +265,7 @@ struct Cut: ParsableCommand {
     func run() throws {
         media.applyLogLevel()
         let request = try request()
-        let files = (output == "-" ? [] : [output]) + (report.map { [$0] } ?? [])
+        let files = (output == "-" ? [] : [output]) + [report, otio, edl].compactMap { $0 }
         for file in files {
             try OutputTarget.refuseInputs(file, inputs: inputs + transcript)
             try OutputTarget.refuseExisting(file, force: force)
@@ -217,6 +279,11 @@ struct Cut: ParsableCommand {
         let project = try CutProject.json(analysed, projectDirectory: projectDirectory, silenceSpeed: try silenceSpeed())
         var texts: [(text: String, path: String)] = output == "-" ? [] : [(project, output)]
         if let report { texts.append((CutProject.report(analysed), report)) }
+        if let otio { texts.append((try timeline(of: project, in: projectDirectory), otio)) }
+        if let edl {
+            let title = URL(fileURLWithPath: inputs[0]).deletingPathExtension().lastPathComponent
+            texts.append((try CutProject.edl(analysed, title: title), edl))
+        }
         try OutputDestination.withFolders(of: files, create: mkdir) {
             try TextOutputFile.write(texts, overwrite: force)
         }

@@ -196,6 +196,116 @@ import Testing
         #expect(badLevel.stderrText.contains("--silence loud"), "\(badLevel.stderrText)")
     }
 
+    /// Three 1 s shots at 30 fps with no sound — a moving test pattern, colour bars, a Mandelbrot zoom — encoded with
+    /// libx264: the shots start at frames 30 and 60.
+    func shots() throws -> URL {
+        let film = folder.file("shots.mp4")
+        _ = try runChecked("ffmpeg", [
+            "-v", "error", "-y",
+            "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=1",
+            "-f", "lavfi", "-i", "smptebars=s=320x240:r=30:d=1",
+            "-f", "lavfi", "-i", "mandelbrot=s=320x240:r=30,trim=end_frame=30",
+            "-filter_complex", "[0:v][1:v][2:v]concat=n=3:v=1:a=0,format=yuv420p[v]", "-map", "[v]",
+            "-c:v", "libx264", "-crf", "18", "-g", "250", film.path,
+        ])
+        return film
+    }
+
+    /// `--scenes`: one clip per shot, each starting on the first frame of its shot, the same shots ffmpeg's `scdet`
+    /// finds at the same threshold; nothing is cut, and a file without sound needs none.
+    @Test func scenesSplitAtTheFirstFrameOfEveryShot() throws {
+        let film = try shots()
+        let report = folder.file("shots-report.json")
+        let timeline = folder.file("shots.otio")
+        let list = folder.file("shots.edl")
+        let cut = try reel(["cut", film.path, "--scenes", "--report", report.path, "--otio", timeline.path,
+                            "--edl", list.path, "-o", "-"])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let project = try #require(try JSONSerialization.jsonObject(with: cut.stdout) as? [String: Any])
+        let clips = try #require((project["timeline"] as? [String: Any])?["clips"] as? [[String: Any]])
+        let points = clips.map { clip in ["in", "out"].map { (clip[$0] as? NSNumber)?.doubleValue } }
+        #expect(points == [[0, 1], [1, 2], [2, nil]], "\(String(decoding: cut.stdout, as: UTF8.self))")
+
+        let detected = try run("ffmpeg", ["-v", "info", "-i", film.path, "-vf", "scdet=threshold=10", "-f", "null", "-"])
+        let times = detected.stderrText.split(separator: "\n").compactMap { line -> Double? in
+            guard let range = line.range(of: "lavfi.scd.time: ") else { return nil }
+            return Double(line[range.upperBound...].prefix { "0123456789.".contains($0) })
+        }
+        #expect(times == [1, 2], "scdet: \(detected.stderrText)")
+        let text = try String(contentsOf: report, encoding: .utf8)
+        #expect(text.contains(#""shotStarts""#), "\(text)")
+
+        // The shots, rendered, are the source's pictures: no frame lost or repeated at a split.
+        let output = folder.file("shots.mkv")
+        let render = try reel(["render", "-", "-o", output.path], stdin: cut.stdout)
+        #expect(render.status == 0, "\(render.stderrText)")
+        let count = try run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                        "stream=nb_read_frames", "-of", "csv=p=0", output.path])
+        #expect(count.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "90")
+        // The OpenTimelineIO timeline holds the same three shots.
+        let imported = try reel(["import", timeline.path, "-o", "-"])
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        let otioProject = try #require(try JSONSerialization.jsonObject(with: imported.stdout) as? [String: Any])
+        #expect(((otioProject["timeline"] as? [String: Any])?["clips"] as? [Any])?.count == 3,
+                "\(imported.stdoutText)")
+        // So does the edit decision list, read back at its rate: frames 0–30, 30–60, 60–90.
+        let edlText = try String(contentsOf: list, encoding: .utf8)
+        #expect(edlText.contains("001  AX       AA/V  C        00:00:00:00 00:00:01:00 01:00:00:00 01:00:01:00"), "\(edlText)")
+        let fromList = try reel(["import", list.path, "--frame-rate", "30", "--media-dir", folder.url.path, "-o", "-"])
+        #expect(fromList.status == 0, "\(fromList.stderrText)")
+        let listProject = try #require(try JSONSerialization.jsonObject(with: fromList.stdout) as? [String: Any])
+        let listClips = try #require((listProject["timeline"] as? [String: Any])?["clips"] as? [[String: Any]])
+        #expect(listClips.map { $0["in"].map { "\($0)" } } == ["0", "30f", "60f"], "\(fromList.stdoutText)")
+
+        // A threshold above every score splits nothing.
+        let none = try reel(["cut", film.path, "--scenes", "100", "-o", "-"])
+        #expect(none.status == 0, "\(none.stderrText)")
+        let whole = try #require(try JSONSerialization.jsonObject(with: none.stdout) as? [String: Any])
+        #expect(((whole["timeline"] as? [String: Any])?["clips"] as? [Any])?.count == 1)
+
+        let bad = try reel(["cut", film.path, "--scenes", "0", "-o", "-"])
+        #expect(bad.status == 64 && bad.stderrText.contains("--scenes"), "\(bad.stderrText)")
+    }
+
+    /// `--still 1`: frame 29 of an indexed video held for 2 s (60 more frames) goes but for the margins, 0.1 s
+    /// (3 frames) each side; the pictures around it stay.
+    @Test func stillPicturesAreCutButForTheMargins() throws {
+        let video = folder.file("moving.mkv")
+        try IndexedMedia.makeVideo(at: video, frameCount: 90, frameRate: "30")
+        let held = folder.file("held.mp4")
+        _ = try runChecked("ffmpeg", [
+            "-v", "error", "-y", "-i", video.path, "-filter_complex",
+            "[0:v]split[x][y];[x]trim=end_frame=30,setpts=PTS-STARTPTS,tpad=stop_mode=clone:stop=60[a];"
+                + "[y]trim=start_frame=30,setpts=PTS-STARTPTS[b];[a][b]concat=n=2:v=1:a=0[v]",
+            "-map", "[v]", "-c:v", "libx264", "-crf", "10", "-r", "30", held.path,
+        ])
+        let cut = try reel(["cut", held.path, "--still", "1", "--margin", "0.1", "-o", "-"])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let output = folder.file("unheld.mkv")
+        let render = try reel(["render", "-", "-o", output.path], stdin: cut.stdout)
+        #expect(render.status == 0, "\(render.stderrText)")
+        let frames = try IndexedMedia.readFrameIndices(of: output, width: 64, height: 36)
+        #expect(frames == Array(0..<30) + Array(repeating: 29, count: 5) + Array(30..<90), "rendered \(frames)")
+
+        // Held for less than --still: nothing goes.
+        let longer = try reel(["cut", held.path, "--still", "3", "-o", "-"])
+        #expect(longer.status == 0, "\(longer.stderrText)")
+        let project = try #require(try JSONSerialization.jsonObject(with: longer.stdout) as? [String: Any])
+        #expect(((project["timeline"] as? [String: Any])?["clips"] as? [Any])?.count == 1)
+    }
+
+    /// `--scenes` and `--still` on a file without pictures: an error naming the file and the option.
+    @Test func pictureCriteriaNeedVideo() throws {
+        let sound = folder.file("sound.wav")
+        _ = try runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=d=1", sound.path])
+        for option in [["--scenes"], ["--still", "1"]] {
+            let result = try reel(["cut", sound.path] + option + ["-o", folder.file("never.json").path])
+            #expect(result.status == 65, "\(result.stderrText)")
+            #expect(result.stderrText.contains(sound.path) && result.stderrText.contains(option[0]), "\(result.stderrText)")
+            #expect(!FileManager.default.fileExists(atPath: folder.file("never.json").path))
+        }
+    }
+
     @Test func anExistingProjectIsNeverReplacedWithoutForce() throws {
         let talk = try talk()
         let projectFile = folder.file("kept.json")

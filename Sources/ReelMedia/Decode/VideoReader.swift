@@ -110,6 +110,18 @@ public final class VideoReader {
         return (kept.isEmpty ? [first] : kept, reachesStart || kept.isEmpty)
     }
 
+    /// The stream's next picture in presentation order, from its first: every decoded picture once, for a scan that
+    /// looks at each (`reel cut --scenes`, `--still`); nil after the last. The previous picture's buffer may be
+    /// reused for this one, so a caller keeps what it needs of a picture before asking for the next. Not to be
+    /// mixed with `frame(at:)` on one reader.
+    public func nextFrame() throws(MediaError) -> VideoFrame? {
+        recycle(&held)
+        guard !atEnd, let frame = try decodeNext(at: lastDecodedTime ?? .zero) else { return nil }
+        if firstFrameTime == nil { firstFrameTime = frame.time }
+        held = frame
+        return frame
+    }
+
     /// Moves `held` forward to the last frame with time ≤ `sourceTime`.
     private func advance(to sourceTime: Time) throws(MediaError) {
         while true {

@@ -99,6 +99,117 @@ public enum EffectTypeName: String, Sendable, Hashable, CaseIterable {
     case lut, color, blur, pixelate, chromaKey
 }
 
+/// One numeric parameter of a picture effect: its key, range, default and meaning, declared once. The reader's
+/// checks and hints (`EffectReader`), the keys an effect type takes, `ObjectShape.effect`, the schema (`reel
+/// schema`) and docs/format.md's effect table read this table; the audio effects have theirs
+/// (`AudioEffectParameter.table`).
+public struct PictureEffectParameter: Sendable {
+    /// The key as written in JSON.
+    public let key: String
+    /// The effect type it belongs to.
+    public let type: EffectTypeName
+    /// The values allowed.
+    public let range: ClosedRange<Double>
+    /// What holds when it is left out.
+    public let absent: Absent
+    /// Whether it may be a key list (docs/effects.md, "Animated parameters").
+    public let animatable: Bool
+    /// What it does, for the reference: the schema's description after the type's name.
+    public let meaning: String
+    /// The hint under an out-of-range value; `UNITS` stands for what sizes are measured in where the effect is
+    /// written (canvas pixels on a clip, source pixels on a layer instruction).
+    public let hint: String
+    /// A value to show in the reference (JSON text); nil lets it derive one.
+    public let example: String?
+
+    /// What holds when a parameter is left out.
+    public enum Absent: Sendable, Equatable {
+        /// This value, which changes nothing.
+        case value(Double)
+        /// The effect needs the parameter.
+        case required
+        /// The picture keeps what it has (a white balance left as it is).
+        case unchanged
+    }
+
+    init(_ key: String, _ type: EffectTypeName, _ range: ClosedRange<Double>, _ absent: Absent, animatable: Bool = true,
+         _ meaning: String, hint: String, example: String? = nil) {
+        self.key = key
+        self.type = type
+        self.range = range
+        self.absent = absent
+        self.animatable = animatable
+        self.meaning = meaning
+        self.hint = hint
+        self.example = example
+    }
+
+    /// The value when the key is absent; nil when it is required or leaves the picture as it is.
+    public var defaultValue: Double? {
+        if case .value(let value) = absent { return value }
+        return nil
+    }
+
+    /// The hint for an effect written where sizes are in `units`.
+    public func hint(units: String) -> String { hint.replacingOccurrences(of: "UNITS", with: units) }
+
+    /// The row of `type`'s parameter `key`, nil when it has none.
+    public static func row(_ type: EffectTypeName, _ key: String) -> PictureEffectParameter? {
+        table.first { $0.type == type && $0.key == key }
+    }
+
+    /// Every numeric parameter of every picture effect, in the reference's order (libavfilter 5.1's ranges).
+    public static let table: [PictureEffectParameter] = [
+        .init("brightness", .color, -1...1, .value(0), "added to luma (eq brightness).",
+              hint: "brightness is added to luma: -1 (black) to 1 (white), 0 changes nothing"),
+        .init("contrast", .color, 0...4, .value(1), "luma contrast factor (eq contrast).",
+              hint: "contrast is a factor from 0 (flat grey) to 4, 1 changes nothing"),
+        .init("saturation", .color, 0...3, .value(1), "chroma factor, 0 is grey (eq saturation).",
+              hint: "saturation is a factor from 0 (grey) to 3, 1 changes nothing"),
+        .init("gamma", .color, 0.1...10, .value(1), "luma gamma (eq gamma).",
+              hint: "gamma goes from 0.1 to 10, 1 changes nothing"),
+        .init("exposure", .color, -3...3, .value(0), "exposure in stops, a gain of 2^exposure on BT.709 R′G′B′ (exposure).",
+              hint: "exposure in stops from -3 to 3 (a gain of 2^exposure), 0 changes nothing", example: "0.5"),
+        .init("temperature", .color, 1000...40000, .unchanged,
+              "white balance in kelvin (colortemperature); lower is warmer.",
+              hint: "a white balance in kelvin from 1000 (warm) to 40000 (cold); 6500 is daylight", example: "5000"),
+        .init("tint", .color, -1...1, .value(0),
+              "green (-1) to magenta (1), red and blue against green keeping a grey's luma (colorchannelmixer).",
+              hint: "tint goes from -1 (green) to 1 (magenta), 0 changes nothing", example: "0.2"),
+        .init("hue", .color, -180...180, .value(0), "hue rotation in degrees (hue h).",
+              hint: "a hue rotation in degrees from -180 to 180, 0 changes nothing", example: "30"),
+        .init("radius", .blur, 0.1...1024, .required, "the gaussian's standard deviation in pixels (gblur sigma).",
+              hint: "the blur's standard deviation in UNITS, from 0.1 to 1024", example: "8"),
+        .init("size", .pixelate, 1...1024, .required, "the side of a block in pixels (pixelize).",
+              hint: "the side of a block in UNITS, from 1 to 1024", example: "16"),
+        .init("similarity", .chromaKey, 0.01...1, .value(0.1),
+              "how close to the key colour a pixel is wholly transparent (chromakey similarity).",
+              hint: "how close to the key colour a pixel is made transparent, from 0.01 to 1", example: "0.3"),
+        .init("blend", .chromaKey, 0...1, .value(0),
+              "the width of the soft edge beyond similarity; 0 is a hard edge (chromakey blend).",
+              hint: "the width of the soft edge beyond similarity, from 0 (hard) to 1", example: "0.1"),
+        .init("spill", .chromaKey, 0...1, .value(0), animatable: false,
+              "spill suppression strength for green or blue keys, 0 is off (despill's screen channel scale).",
+              hint: "spill suppression strength, from 0 (off) to 1", example: "0.6"),
+    ]
+
+    /// The keys of `type` that are not numbers (files, presets, colours, regions), in the reference's order.
+    public static func otherKeys(of type: EffectTypeName) -> [String] {
+        switch type {
+        case .lut: ["file"]
+        case .color: ["preset"]
+        case .blur, .pixelate: ["rect", "shape"]
+        case .chromaKey: ["color"]
+        }
+    }
+
+    /// Every key `type` takes besides `type`, `start` and `duration` (a chroma key's colour before its numbers).
+    public static func keys(of type: EffectTypeName) -> [String] {
+        let numbers = table.filter { $0.type == type }.map(\.key)
+        return type == .chromaKey ? otherKeys(of: type) + numbers : numbers + otherKeys(of: type)
+    }
+}
+
 /// What an effect does to the pixels it covers.
 public enum EffectKind: Sendable, Hashable {
     /// A 3D LUT from a `.cube` file (libavfilter `lut3d`, tetrahedral interpolation); `file` as written,

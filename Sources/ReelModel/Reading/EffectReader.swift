@@ -6,14 +6,6 @@ struct EffectReader: FieldReader {
     let sink: DiagnosticSink
     let context: ReadingContext
 
-    /// The keys each effect type takes besides `type`, `start` and `duration`.
-    static let effectKeys: [EffectTypeName: [String]] = [
-        .lut: ["file"],
-        .color: ["brightness", "contrast", "saturation", "gamma", "exposure", "temperature", "tint", "hue", "preset"],
-        .blur: ["radius", "rect", "shape"],
-        .pixelate: ["size", "rect", "shape"],
-        .chromaKey: ["color", "similarity", "blend", "spill"],
-    ]
 
     /// A layer's `"effects"` (docs/effects.md): an array of effect objects, read the same way on clips and on
     /// layer instructions (`units` names what rectangles and sizes are measured in, for hints). Nil after
@@ -42,15 +34,18 @@ struct EffectReader: FieldReader {
             return nil
         }
         var valid = true
-        let own = Self.effectKeys[type] ?? []
+        let own = PictureEffectParameter.keys(of: type)
         for member in fields.members where !["type", "start", "duration"].contains(member.key) && !own.contains(member.key) {
             error(path.key(member.key), "\"\(member.key)\" does not apply to a \(type.rawValue) effect",
                   hint: "a \(type.rawValue) effect takes " + (own + ["start", "duration"]).joined(separator: ", "))
             valid = false
         }
         var ramps = EffectRamps()
-        func number(_ key: String, _ range: ClosedRange<Double>, hint: String) -> Double? {
-            guard let json = fields[key] else { return nil }
+        // A numeric parameter as written (its range and hint from `PictureEffectParameter.table`), nil when absent
+        // or wrong.
+        func number(_ key: String) -> Double? {
+            guard let json = fields[key], let row = PictureEffectParameter.row(type, key) else { return nil }
+            let range = row.range, hint = row.hint(units: units)
             if case .array = json.value, let parameter = EffectParameter(rawValue: key) {
                 // An animated parameter: a key list of numbers in range; its first value holds before it.
                 let keys = animatedKeys(json, path.key(key)) { json, keyPath -> Double? in
@@ -85,6 +80,10 @@ struct EffectReader: FieldReader {
             }
             return value
         }
+        // A numeric parameter, or its default when absent (nil for one that has none).
+        func value(_ key: String) -> Double? {
+            number(key) ?? PictureEffectParameter.row(type, key)?.defaultValue
+        }
         func required(_ key: String) -> Bool {
             if fields.has(key) { return true }
             error(path, "a \(type.rawValue) effect needs \"\(key)\"", hint: "add \"\(key)\"")
@@ -98,15 +97,14 @@ struct EffectReader: FieldReader {
             kind = required("file") ? fields["file"].flatMap { filePath($0, path.key("file")) }.map { .lut(file: $0) } : nil
         case .color:
             var adjustment = ColorAdjustment()
-            adjustment.brightness = number("brightness", -1...1, hint: "brightness is added to luma: -1 (black) to 1 (white), 0 changes nothing") ?? 0
-            adjustment.contrast = number("contrast", 0...4, hint: "contrast is a factor from 0 (flat grey) to 4, 1 changes nothing") ?? 1
-            adjustment.saturation = number("saturation", 0...3, hint: "saturation is a factor from 0 (grey) to 3, 1 changes nothing") ?? 1
-            adjustment.gamma = number("gamma", 0.1...10, hint: "gamma goes from 0.1 to 10, 1 changes nothing") ?? 1
-            adjustment.exposure = number("exposure", -3...3, hint: "exposure in stops from -3 to 3 (a gain of 2^exposure), 0 changes nothing") ?? 0
-            adjustment.temperature = number("temperature", 1000...40000,
-                                            hint: "a white balance in kelvin from 1000 (warm) to 40000 (cold); 6500 is daylight")
-            adjustment.tint = number("tint", -1...1, hint: "tint goes from -1 (green) to 1 (magenta), 0 changes nothing") ?? 0
-            adjustment.hue = number("hue", -180...180, hint: "a hue rotation in degrees from -180 to 180, 0 changes nothing") ?? 0
+            adjustment.brightness = value("brightness") ?? adjustment.brightness
+            adjustment.contrast = value("contrast") ?? adjustment.contrast
+            adjustment.saturation = value("saturation") ?? adjustment.saturation
+            adjustment.gamma = value("gamma") ?? adjustment.gamma
+            adjustment.exposure = value("exposure") ?? adjustment.exposure
+            adjustment.temperature = value("temperature")
+            adjustment.tint = value("tint") ?? adjustment.tint
+            adjustment.hue = value("hue") ?? adjustment.hue
             if let json = fields["preset"] {
                 if let preset: ColorPreset = enumeration(json, path.key("preset"), "colour preset") {
                     adjustment.preset = preset
@@ -114,24 +112,18 @@ struct EffectReader: FieldReader {
             }
             kind = .color(adjustment)
         case .blur:
-            let radius = required("radius")
-                ? number("radius", 0.1...1024, hint: "the blur's standard deviation in \(units), from 0.1 to 1024") : nil
+            let radius = required("radius") ? number("radius") : nil
             kind = radius.map { .blur(radius: $0) }
         case .pixelate:
-            let size = required("size")
-                ? number("size", 1...1024, hint: "the side of a block in \(units), from 1 to 1024") : nil
+            let size = required("size") ? number("size") : nil
             kind = size.map { .pixelate(size: $0) }
         case .chromaKey:
             let color = required("color") ? fields["color"].flatMap { self.color($0, path.key("color")) } : nil
             if fields.has("color"), color == nil { valid = false }
-            let similarity = number("similarity", 0.01...1,
-                                    hint: "how close to the key colour a pixel is made transparent, from 0.01 to 1")
-            let blend = number("blend", 0...1, hint: "the width of the soft edge beyond similarity, from 0 (hard) to 1")
-            let spill = number("spill", 0...1, hint: "spill suppression strength, from 0 (off) to 1")
             var key = color.map { ChromaKey(color: $0) }
-            if let similarity { key?.similarity = similarity }
-            if let blend { key?.blend = blend }
-            if let spill { key?.spill = spill }
+            if let similarity = value("similarity") { key?.similarity = similarity }
+            if let blend = value("blend") { key?.blend = blend }
+            if let spill = value("spill") { key?.spill = spill }
             if let key, key.spill > 0, key.screen == nil {
                 error(path.key("spill"), "spill suppression needs a green or blue key colour, not \(key.color)",
                       hint: "remove \"spill\" or key a green or blue screen")

@@ -226,11 +226,11 @@ extension ObjectShape {
         name: "layer instruction", allowed: ["track", "opacity", "transform", "crop", "backdrop", "effects"], required: ["track"])
 
     /// An entry of a clip's or a layer instruction's `effects`, a reel extension (docs/effects.md); which keys
-    /// besides `type`, `start` and `duration` apply depends on the type (`EffectReader.effectKeys`).
+    /// besides `type`, `start` and `duration` apply depends on the type (`PictureEffectParameter.keys(of:)`).
     public static let effect = ObjectShape(
         name: "effect",
-        allowed: ["type", "file", "brightness", "contrast", "saturation", "gamma", "exposure", "temperature", "tint", "hue",
-                  "preset", "radius", "size", "color", "similarity", "blend", "spill", "rect", "shape", "start", "duration"],
+        allowed: ["type"] + EffectTypeName.allCases.flatMap(PictureEffectParameter.keys(of:)).uniqued()
+            + ["start", "duration"],
         required: ["type"])
 
     /// An entry of `audioEffects`, an audio track's `effects`, an audio mix input's `effects` or

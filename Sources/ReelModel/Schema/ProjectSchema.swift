@@ -768,37 +768,30 @@ public enum ProjectSchema {
         func animatable(_ value: JSONValue) -> JSONValue {
             object([("oneOf", array([value, ref(value == rect ? "rectKeys" : "numberKeys")]))])
         }
-        return [
-            FormatKey("type", enumeration(EffectTypeName.allCases), "What the effect does: lut (lut3d), color (eq, hue, exposure, colortemperature, colorchannelmixer), blur (gblur), pixelate (pixelize), chromaKey (chromakey, despill).",
-                      default: .required, example: #""blur""#),
-            FormatKey("file", nonEmptyString, "lut: a 3D .cube file (relative paths start at the project's folder); tetrahedral interpolation, in BT.709 RGB.",
-                      default: .described("required for lut"), example: #""look.cube""#),
-            FormatKey("brightness", animatable(number(minimum: "-1", maximum: "1")), "color: added to luma (eq brightness).", default: .number("0")),
-            FormatKey("contrast", animatable(number(minimum: "0", maximum: "4")), "color: luma contrast factor (eq contrast).", default: .number("1")),
-            FormatKey("saturation", animatable(number(minimum: "0", maximum: "3")), "color: chroma factor, 0 is grey (eq saturation).", default: .number("1")),
-            FormatKey("gamma", animatable(number(minimum: "0.1", maximum: "10")), "color: luma gamma (eq gamma).", default: .number("1")),
-            FormatKey("exposure", animatable(number(minimum: "-3", maximum: "3")), "color: exposure in stops, a gain of 2^exposure on BT.709 R′G′B′ (exposure).",
-                      default: .number("0"), example: "0.5"),
-            FormatKey("temperature", animatable(number(minimum: "1000", maximum: "40000")), "color: white balance in kelvin (colortemperature); lower is warmer.",
-                      default: .described("unchanged"), example: "5000"),
-            FormatKey("tint", animatable(number(minimum: "-1", maximum: "1")), "color: green (-1) to magenta (1), red and blue against green keeping a grey's luma (colorchannelmixer).",
-                      default: .number("0"), example: "0.2"),
-            FormatKey("hue", animatable(number(minimum: "-180", maximum: "180")), "color: hue rotation in degrees (hue h).",
-                      default: .number("0"), example: "30"),
-            FormatKey("preset", enumeration(ColorPreset.allCases), "color: a look applied after the adjustments.",
-                      default: .described("none"), example: #""sepia""#),
-            FormatKey("radius", animatable(number(minimum: "0.1", maximum: "1024")), "blur: the gaussian's standard deviation in pixels (gblur sigma).",
-                      default: .described("required for blur"), example: "8"),
-            FormatKey("size", animatable(number(minimum: "1", maximum: "1024")), "pixelate: the side of a block in pixels (pixelize).",
-                      default: .described("required for pixelate"), example: "16"),
-            FormatKey("color", ref("color"), "chromaKey: the colour made transparent, matched in BT.709 Cb/Cr (its alpha is ignored).",
-                      default: .described("required for chromaKey"), example: ##""#00FF00""##),
-            FormatKey("similarity", animatable(number(minimum: "0.01", maximum: "1")), "chromaKey: how close to the key colour a pixel is wholly transparent (chromakey similarity).",
-                      default: .number("0.1"), example: "0.3"),
-            FormatKey("blend", animatable(number(minimum: "0", maximum: "1")), "chromaKey: the width of the soft edge beyond similarity; 0 is a hard edge (chromakey blend).",
-                      default: .number("0"), example: "0.1"),
-            FormatKey("spill", number(minimum: "0", maximum: "1"), "chromaKey: spill suppression strength for green or blue keys, 0 is off (despill's screen channel scale).",
-                      default: .number("0"), example: "0.6"),
+        // The numeric parameters of one effect type, from `PictureEffectParameter.table`.
+        func parameterKeys(_ type: EffectTypeName) -> [FormatKey] {
+            PictureEffectParameter.table.filter { $0.type == type }.map { row in
+                let value = number(minimum: plain(row.range.lowerBound), maximum: plain(row.range.upperBound))
+                let absent: FormatDefault = switch row.absent {
+                case .value(let number): .number(plain(number))
+                case .required: .described("required for \(type.rawValue)")
+                case .unchanged: .described("unchanged")
+                }
+                return FormatKey(row.key, row.animatable ? animatable(value) : value, "\(type.rawValue): \(row.meaning)",
+                                 default: absent, example: row.example)
+            }
+        }
+        let type = FormatKey("type", enumeration(EffectTypeName.allCases), "What the effect does: lut (lut3d), color (eq, hue, exposure, colortemperature, colorchannelmixer), blur (gblur), pixelate (pixelize), chromaKey (chromakey, despill).",
+                             default: .required, example: #""blur""#)
+        let file = FormatKey("file", nonEmptyString, "lut: a 3D .cube file (relative paths start at the project's folder); tetrahedral interpolation, in BT.709 RGB.",
+                             default: .described("required for lut"), example: #""look.cube""#)
+        let preset = FormatKey("preset", enumeration(ColorPreset.allCases), "color: a look applied after the adjustments.",
+                               default: .described("none"), example: #""sepia""#)
+        let color = FormatKey("color", ref("color"), "chromaKey: the colour made transparent, matched in BT.709 Cb/Cr (its alpha is ignored).",
+                              default: .described("required for chromaKey"), example: ##""#00FF00""##)
+        let parameters: [FormatKey] = [type, file] + parameterKeys(.color) + [preset] + parameterKeys(.blur)
+            + parameterKeys(.pixelate) + [color] + parameterKeys(.chromaKey)
+        return parameters + [
             FormatKey("rect", animatable(rect), "blur, pixelate: only this region [x, y, width, height] changes (canvas pixels on a clip, source pixels on a layer instruction); radius, size, rect and the numeric color and chromaKey parameters but spill may be keys (docs/effects.md).",
                       default: .described("the whole picture"), example: "[100, 60, 200, 120]"),
             FormatKey("shape", enumeration(RegionShape.allCases), "blur, pixelate: rectangle, or ellipse: the ellipse inscribed in rect (needs rect), its edge anti-aliased.",

@@ -15,16 +15,31 @@ public struct CutRequest: Sendable {
     public var transcripts: [String]
     /// Filler words and other words to cut, found in the transcripts.
     public var words: WordCriteria
+    /// `--scenes`: the scene score (0–100, ffmpeg `scdet`'s) at which a new shot starts a new clip; nil when the
+    /// cut does not split at shots.
+    public var sceneThreshold: Double?
+    /// `--still`: stretches at least this long over which the picture does not change are cut; nil when stillness
+    /// is not a criterion.
+    public var stillLength: Time?
+
+    /// The threshold `--scenes` takes when given without one: `scdet`'s default.
+    public static let defaultSceneThreshold = 10.0
 
     /// Creates a request.
     public init(inputs: [String], silenceThreshold: Double?, settings: CutSettings, transcripts: [String] = [],
-                words: WordCriteria = WordCriteria(fillers: [], words: [])) {
+                words: WordCriteria = WordCriteria(fillers: [], words: []), sceneThreshold: Double? = nil,
+                stillLength: Time? = nil) {
         self.inputs = inputs
         self.silenceThreshold = silenceThreshold
         self.settings = settings
         self.transcripts = transcripts
         self.words = words
+        self.sceneThreshold = sceneThreshold
+        self.stillLength = stillLength
     }
+
+    /// Whether a criterion needs the pictures decoded.
+    var looksAtPictures: Bool { sceneThreshold != nil || stillLength != nil }
 }
 
 /// One input as analysed and planned: its facts and its pieces.
@@ -40,12 +55,15 @@ public struct CutInput: Sendable {
     public let grid: CutGrid
     /// The kept and removed pieces, in order, covering [0, duration).
     public let pieces: [CutPiece]
+    /// With `--scenes`: the first instant of every shot after the first, in source seconds.
+    public internal(set) var shotStarts: [Time] = []
     /// What the analysis noticed without failing (a transcript running past the media), one line each.
     public let warnings: [String]
 }
 
-/// Reads each input once, decoding only what the criteria need (for silence: its best audio stream, no pictures),
-/// and plans its cut (`CutPlanner`). Nothing is written here.
+/// Reads each input once, decoding only what the criteria need (for silence and words: its best audio stream, no
+/// pictures; for shots and stillness: its best video stream, no sound), and plans its cut (`CutPlanner`). Nothing
+/// is written here.
 public enum CutAnalysis {
     /// Analyses and plans every input of `request`, in order. Errors name the input and, when the input lacks what a
     /// criterion needs, the option (`--silence` on a file without sound).
@@ -100,6 +118,24 @@ public enum CutAnalysis {
             candidates += silences
             if video == nil { duration = Time(value: sampleCount, timescale: rate) }
         }
+        var shotStarts: [Time] = []
+        if request.looksAtPictures {
+            guard let video else {
+                let option = request.sceneThreshold != nil ? "--scenes" : "--still"
+                throw RenderError(.invalid, "\(path): \(option) needs pictures, and the file has no video stream")
+            }
+            let reader: VideoReader
+            do {
+                reader = try VideoReader(path: path, streamIndex: video.index, policy: policy)
+            } catch {
+                let failure = RenderError(media: error)
+                throw RenderError(failure.kind, "\(path): \(failure.message)")
+            }
+            let scanner = PictureScanner(sceneThreshold: request.sceneThreshold, stillLength: request.stillLength)
+            let findings = try scanner.scan(reader, of: path, end: duration, cancellation: cancellation)
+            candidates += findings.stills
+            shotStarts = findings.shotStarts
+        }
         var warnings: [String] = []
         if let transcript, !request.words.isEmpty {
             let words = try readTranscript(transcript, warnings: &warnings)
@@ -122,10 +158,13 @@ public enum CutAnalysis {
         }
         guard duration > .zero else { throw RenderError(.invalid, "\(path): the file states no duration") }
         do {
+            // A shot starts on the frame boundary nearest its picture's time (containers round times to their ticks).
+            let shots = try shotStarts.map { start throws(TimeError) in try grid.nearest(start) }
+                .filter { $0 > .zero && $0 < duration }
             let pieces = try CutPlanner.plan(duration: duration, candidates: candidates, settings: request.settings,
-                                             grid: grid)
+                                             grid: grid, shotStarts: shots)
             return CutInput(path: path, hasVideo: video != nil, duration: duration, grid: grid, pieces: pieces,
-                            warnings: warnings)
+                            shotStarts: shots, warnings: warnings)
         } catch {
             throw RenderError(.invalid, "\(path): the cut's times cannot be represented exactly (\(error))")
         }

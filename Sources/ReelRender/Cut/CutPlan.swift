@@ -8,6 +8,8 @@ public enum CutReason: String, Sendable, Hashable {
     case removed
     /// A kept piece shorter than `--min-clip` between two removed stretches.
     case short
+    /// The picture did not change for at least `--still`.
+    case still
     /// A filler word or phrase of the transcript (`--fillers`).
     case filler
     /// A word or phrase named by `--remove-words`.
@@ -15,6 +17,10 @@ public enum CutReason: String, Sendable, Hashable {
 
     /// Whether the stretch is a transcript's word, which is cut whole (its cut widens to the grid).
     var isWord: Bool { self == .filler || self == .word }
+
+    /// Whether the stretch was measured (silence, stillness): it gives up the margins at its ends, and is dropped
+    /// when shorter than its criterion's shortest length.
+    var isMeasured: Bool { self == .silence || self == .still }
 }
 
 /// A stretch of one source that a criterion wants out, in the source's time (seconds from the media's start).
@@ -49,6 +55,12 @@ public enum CutGrid: Sendable, Hashable {
 
     /// The first grid instant at or after `t`.
     func ceiling(_ t: Time) throws(TimeError) -> Time { try snap(t, .up) }
+
+    /// The grid instant nearest `t` (the later one halfway between two).
+    func nearest(_ t: Time) throws(TimeError) -> Time {
+        let below = try floor(t), above = try ceiling(t)
+        return try (t - below) < (above - t) ? below : above
+    }
 
     private func snap(_ t: Time, _ rounding: Rounding) throws(TimeError) -> Time {
         switch self {
@@ -116,8 +128,8 @@ public struct CutPiece: Sendable, Hashable {
 
 /// Turns the candidates of one source into kept and removed pieces (pure: no media is read here).
 ///
-/// In order: silences shorter than `minimumSilence` are dropped; each remaining silence gives up `marginAfter` at
-/// its start and `marginBefore` at its end (not at the source's start or end, where there is no sound to frame);
+/// In order: silences shorter than `minimumSilence` are dropped; each remaining silence and still stretch gives up
+/// `marginAfter` at its start and `marginBefore` at its end (not at the source's start or end);
 /// `remove` stretches and words join as they are; `keep` stretches are taken out of every candidate; overlapping or touching
 /// candidates merge; each removed stretch shrinks to the grid (its start rounds up, its end down, so the cut never
 /// takes sound the margins keep), except one holding words, which widens to it (no part of a filler stays); a
@@ -125,20 +137,25 @@ public struct CutPiece: Sendable, Hashable {
 /// `minimumClip` between two removals are removed too (reason `short`), unless `keep` names them.
 public enum CutPlanner {
     /// The pieces of a source `duration` long, in order, covering [0, duration).
-    public static func plan(duration: Time, candidates: [CutCandidate], settings: CutSettings, grid: CutGrid)
-        throws(TimeError) -> [CutPiece]
+    ///
+    /// `shotStarts` (`--scenes`) split the kept pieces they fall in: each becomes one piece per shot, so the
+    /// project has one clip per shot.
+    public static func plan(duration: Time, candidates: [CutCandidate], settings: CutSettings, grid: CutGrid,
+                            shotStarts: [Time] = []) throws(TimeError) -> [CutPiece]
     {
         var wanted: [CutCandidate] = []
         for candidate in candidates {
-            guard candidate.reason == .silence else {
+            guard candidate.reason.isMeasured else {
                 wanted.append(candidate)
                 continue
             }
-            guard candidate.range.duration >= settings.minimumSilence else { continue }
+            // Still stretches come from the scan at least `--still` long already.
+            if candidate.reason == .silence, candidate.range.duration < settings.minimumSilence { continue }
             let start = candidate.range.start.isZero ? candidate.range.start : try candidate.range.start + settings.marginAfter
             let end = candidate.range.end >= duration ? candidate.range.end : try candidate.range.end - settings.marginBefore
             guard start < end else { continue }
-            wanted.append(CutCandidate(range: try TimeRange(start: start, end: end), reason: .silence, level: candidate.level))
+            wanted.append(CutCandidate(range: try TimeRange(start: start, end: end), reason: candidate.reason,
+                                       level: candidate.level))
         }
         for range in settings.remove { wanted.append(CutCandidate(range: range, reason: .removed)) }
         for range in settings.keep {
@@ -177,7 +194,27 @@ public enum CutPlanner {
                 snapped.append(removal)
             }
         }
-        return try pieces(duration: duration, removals: snapped, settings: settings)
+        return try split(try pieces(duration: duration, removals: snapped, settings: settings), at: shotStarts)
+    }
+
+    /// `pieces` with every kept piece cut in two at each of `instants` strictly inside it.
+    private static func split(_ pieces: [CutPiece], at instants: [Time]) throws(TimeError) -> [CutPiece] {
+        guard !instants.isEmpty else { return pieces }
+        let sorted = instants.sorted()
+        var result: [CutPiece] = []
+        for piece in pieces {
+            guard piece.kept else {
+                result.append(piece)
+                continue
+            }
+            var start = piece.range.start
+            for instant in sorted where instant > start && instant < piece.range.end {
+                result.append(CutPiece(range: try TimeRange(start: start, end: instant), kept: true, reasons: []))
+                start = instant
+            }
+            result.append(CutPiece(range: try TimeRange(start: start, end: piece.range.end), kept: true, reasons: []))
+        }
+        return result
     }
 
     /// The kept pieces between `removals`, with kept pieces under `minimumClip` folded into their neighbours.

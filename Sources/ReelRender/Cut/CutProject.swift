@@ -125,11 +125,15 @@ public enum CutProject {
             }
             totalKept += kept
             totalRemoved += removed
-            entries.append(JSON(.object(JSONObject(values: [
+            var members: [(key: String, value: JSONValue)] = [
                 ("path", .string(input.path)), ("duration", seconds(input.duration)),
                 ("kept", number(kept, places: 6)), ("removed", number(removed, places: 6)),
                 ("removedRanges", .array(ranges)),
-            ]))))
+            ]
+            if !input.shotStarts.isEmpty {
+                members.append(("shotStarts", .array(input.shotStarts.map { JSON(seconds($0)) })))
+            }
+            entries.append(JSON(.object(JSONObject(values: members))))
         }
         let totals = JSONObject(values: [
             ("kept", number(totalKept, places: 6)), ("removed", number(totalRemoved, places: 6)),
@@ -137,6 +141,58 @@ public enum CutProject {
         ])
         return JSONWriter.write(.object(JSONObject(values: [("inputs", .array(entries)), ("totals", .object(totals))])),
                                 pretty: true) + "\n"
+    }
+
+    /// The kept pieces as a CMX 3600 edit decision list, for editors: one cut event per kept piece (`AA/V`, picture
+    /// and sound), reel `AX` with `* FROM CLIP NAME:` and `* SOURCE FILE:` naming the file, source timecodes
+    /// counting frames from the media's start, record timecodes from 01:00:00:00, non-drop-frame at the inputs'
+    /// rate (a list does not state its rate: `reel import --frame-rate` reads it back). Throws `.usage` unless
+    /// every input has video at one frame rate.
+    public static func edl(_ inputs: [CutInput], title: String) throws(RenderError) -> String {
+        var frameDuration: Time?
+        for input in inputs {
+            guard input.hasVideo, case .frames(_, let duration) = input.grid else {
+                throw RenderError(.usage, "--edl: \(input.path) has no video, and an edit decision list holds pictures")
+            }
+            if let frameDuration, frameDuration != duration {
+                throw RenderError(.usage, "--edl: the inputs have different frame rates, and a list has one")
+            }
+            frameDuration = duration
+        }
+        guard let frameDuration, frameDuration > .zero else {
+            throw RenderError(.usage, "--edl: no input to list")
+        }
+        // Timecodes count frames at the rate's whole-number base (30 for 30000/1001, as non-drop-frame does).
+        let base = max(1, Int((1 / frameDuration.seconds).rounded()))
+        func timecode(_ frames: Int64) -> String {
+            let b = Int64(base)
+            return String(format: "%02lld:%02lld:%02lld:%02lld", frames / (b * 3600), frames / (b * 60) % 60,
+                          frames / b % 60, frames % b)
+        }
+        func frames(_ t: Time) -> Int64 {
+            (try? t.quotient(dividingBy: frameDuration, rounding: .nearest)) ?? 0
+        }
+        let flat = title.map { $0.isNewline ? " " : $0 }
+        var lines = ["TITLE: \(String(flat))", "FCM: NON-DROP FRAME", ""]
+        var record = Int64(base) * 3600
+        var event = 0
+        for input in inputs {
+            let name = URL(fileURLWithPath: input.path).lastPathComponent
+            let file = URL(fileURLWithPath: input.path).standardizedFileURL.path
+            for piece in input.pieces where piece.kept {
+                let sourceIn = frames(piece.range.start), sourceOut = frames(piece.range.end)
+                guard sourceOut > sourceIn else { continue }
+                event += 1
+                let recordOut = record + (sourceOut - sourceIn)
+                lines.append(String(format: "%03d  AX       AA/V  C        ", event)
+                             + "\(timecode(sourceIn)) \(timecode(sourceOut)) \(timecode(record)) \(timecode(recordOut))")
+                lines.append("* FROM CLIP NAME: \(name)")
+                lines.append("* SOURCE FILE: \(file)")
+                lines.append("")
+                record = recordOut
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// A silence played at `speed`, as a clip whose timeline length is whole frames — so the clips after it stay on

@@ -120,6 +120,41 @@ import ReelTime
         ])
     }
 
+    /// Every numeric parameter is declared once, in `PictureEffectParameter.table`: for every row, the reader takes
+    /// both ends of its range and refuses a value just outside with the row's hint; the model's defaults are the
+    /// table's; the animatable rows are the model's animatable parameters; the schema's effect keys are the table's
+    /// with the same ranges.
+    @Test func theParameterTableIsTheOneDeclaration() throws {
+        for row in PictureEffectParameter.table {
+            let needs = row.type == .chromaKey ? ##""color": "#00FF00", "## : ""
+            func effect(_ value: Double) -> String {
+                project(#"{"asset": "a", "effects": [{"type": "\#(row.type.rawValue)", \#(needs)"\#(row.key)": \#(plainNumber(value))}]}"#)
+            }
+            #expect(readErrors(effect(row.range.lowerBound)) == [], "\(row.key) at its lower bound")
+            #expect(readErrors(effect(row.range.upperBound)) == [], "\(row.key) at its upper bound")
+            let outside = row.range.upperBound + max(1, row.range.upperBound)
+            let errors = readErrors(effect(outside))
+            #expect(errors.count == 1 && errors[0].contains(row.hint(units: "canvas pixels")), "\(row.key): \(errors)")
+        }
+        let adjustment = ColorAdjustment()
+        let key = ChromaKey(color: RGBAColor(red: 0, green: 255, blue: 0))
+        let modelDefaults: [String: Double?] = [
+            "brightness": adjustment.brightness, "contrast": adjustment.contrast, "saturation": adjustment.saturation,
+            "gamma": adjustment.gamma, "exposure": adjustment.exposure, "temperature": adjustment.temperature,
+            "tint": adjustment.tint, "hue": adjustment.hue, "similarity": key.similarity, "blend": key.blend,
+            "spill": key.spill,
+        ]
+        for row in PictureEffectParameter.table where row.absent != .required {
+            #expect(modelDefaults[row.key] == .some(row.defaultValue), "\(row.key)")
+        }
+        #expect(Set(PictureEffectParameter.table.filter(\.animatable).map(\.key)) == Set(EffectParameter.allCases.map(\.rawValue)))
+        #expect(Set(PictureEffectParameter.table.map(\.key)).isSubset(of: Set(ObjectShape.effect.allowed)))
+    }
+
+    private func plainNumber(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
     @Test func explicitLayersTakeEffectsInSourcePixels() {
         let errors = readErrors("""
             {"reel": 1, "output": {"path": "o.mp4", "size": [64, 36], "frameRate": 30}, "assets": {"a": {"path": "a.mp4"}},
