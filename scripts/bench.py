@@ -651,6 +651,46 @@ def run_cut(reel, minutes, rounds, warmup):
     return results
 
 
+def ensure_scene_media(minutes):
+    """The scene part's source: `minutes` of a moving 1080p test pattern (every picture different, as a camera's
+    are), H.264, no sound; generated once."""
+    MEDIA.mkdir(parents=True, exist_ok=True)
+    target = MEDIA / f"moving-1080p-{minutes}min.mp4"
+    if target.exists():
+        return target
+    print(f"bench: generating {target.relative_to(REPO)}", flush=True)
+    partial = target.with_name(f".{target.stem}.partial.mp4")
+    run_quietly([
+        "ffmpeg", "-v", "error", "-nostdin", "-y",
+        "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate={FPS}",
+        "-t", str(minutes * 60), "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p",
+        str(partial),
+    ], "generating the scene source")
+    partial.rename(target)
+    return target
+
+
+def run_scenes(reel, minutes, rounds, warmup):
+    """`reel cut --scenes` (issue 36: under 20 % of the duration) against ffmpeg's scdet over the same file."""
+    source = ensure_scene_media(minutes)
+    duration = probe_duration(source)
+    WORK.mkdir(parents=True, exist_ok=True)
+    print(f"\nscenes: shots of a {minutes} min moving 1080p H.264 file (reel cut --scenes against scdet)", flush=True)
+    commands = {
+        "reel cut --scenes": [str(reel), "cut", str(source), "--scenes", "-o", str(WORK / "scenes.json"), "--force"],
+        "scdet": ["ffmpeg", "-v", "error", "-nostdin", "-an", "-i", str(source), "-vf", "scdet", "-f", "null", "-"],
+    }
+    results = timed_rounds(commands, rounds, warmup, "scenes")
+    for name, runs in results.items():
+        wall, cpu = medians(runs)
+        print(f"{name:18} wall {wall:7.2f} s ({100 * wall / duration:.2f} % of {duration:.0f} s)  cpu {cpu:7.2f} s")
+    reel_wall, reel_cpu = medians(results["reel cut --scenes"])
+    ffmpeg_wall, ffmpeg_cpu = medians(results["scdet"])
+    print(f"reel / scdet: wall {reel_wall / ffmpeg_wall:.3f}, cpu {reel_cpu / ffmpeg_cpu:.3f}")
+    print(f"reel cut --scenes target (< 20 % of the duration): {'met' if reel_wall < 0.2 * duration else 'NOT met'}")
+    return results
+
+
 # ---------------------------------------------------------------- projects
 
 
@@ -1258,6 +1298,8 @@ def parse_arguments():
                         help="length of the cut part's source in minutes (reel cut against silencedetect); 0 to skip "
                              "(default: %(default)s)")
     parser.add_argument("--cut-rounds", type=int, default=3, help="timed rounds of the cut part (default: %(default)s)")
+    parser.add_argument("--scene-minutes", type=int, default=5,
+                        help="length of the scene part's moving 1080p source, 0 to skip it (default: %(default)s)")
 
     parser.add_argument("--audio-effects-rounds", type=int, default=0,
                         help="timed rounds of the optional audio-effects part (the voice preset on a long mono talk vs "
@@ -1317,6 +1359,8 @@ def main():
                       else run_renditions(reel, args.renditions_rounds, args.warmup))
         cut = ({} if args.ffmpeg_only or args.cut_minutes < 1 or args.cut_rounds < 1
                else run_cut(reel, args.cut_minutes, args.cut_rounds, args.warmup))
+        scenes = ({} if args.ffmpeg_only or args.scene_minutes < 1 or args.cut_rounds < 1
+                  else run_scenes(reel, args.scene_minutes, args.cut_rounds, args.warmup))
 
         audio_effects = ({} if args.ffmpeg_only or args.audio_effects_rounds < 1
                          else run_audio_effects(reel, args.audio_effects_rounds, args.warmup, args.audio_effects_seconds))
@@ -1337,6 +1381,7 @@ def main():
             "effects": {name: [vars(m) for m in runs] for name, runs in effects.items()},
             "renditions": {name: [vars(m) for m in runs] for name, runs in renditions.items()},
             "cut": {name: [vars(m) for m in runs] for name, runs in cut.items()},
+            "scenes": {name: [vars(m) for m in runs] for name, runs in scenes.items()},
 
             "audioEffects": {name: [vars(m) for m in runs] for name, runs in audio_effects.items()},
         }

@@ -36,8 +36,7 @@ struct PictureScanner {
         throws(RenderError) -> Findings
     {
         var findings = Findings()
-        var previous: [UInt8] = []
-        var current: [UInt8] = []
+        var previous: VideoFrame?
         var previousMafd = 0.0
         var stillSince: Time?
         let converter = Scaler()
@@ -63,21 +62,20 @@ struct PictureScanner {
             guard let decoded else { break }
             let frame: VideoFrame
             do {
-                frame = try Self.isPlanar8Bit(decoded) ? decoded
+                // Holding the picture before keeps the decoder from reusing its buffer: no copy is needed.
+                frame = try Self.planeSizes(of: decoded) != nil ? decoded
                     : converter.converted(decoded, width: decoded.width, height: decoded.height, format: .yuv420p)
             } catch {
                 throw RenderError(.internal, "\(input): picture at \(decoded.time) s: \(error)")
             }
-            Self.copySamples(of: frame, into: &current)
-            defer { swap(&previous, &current) }
-            guard previous.count == current.count, !previous.isEmpty else {
-                // The first picture, or one of another size: nothing to compare with, and a new start.
+            defer { previous = frame }
+            guard let previous, let mafd = Self.meanAbsoluteDifference(previous, frame) else {
+                // The first picture, or one of another size or format: nothing to compare with, and a new start.
                 try closeStill(at: frame.time)
                 previousMafd = 0
                 stillSince = frame.time
                 continue
             }
-            let mafd = Self.meanAbsoluteDifference(previous, current)
             if let sceneThreshold, min(mafd, abs(mafd - previousMafd)) >= sceneThreshold {
                 findings.shotStarts.append(frame.time)
             }
@@ -91,51 +89,49 @@ struct PictureScanner {
         return findings
     }
 
-    /// Whether `frame`'s planes are 8-bit Y′CbCr samples this scanner reads directly.
-    private static func isPlanar8Bit(_ frame: VideoFrame) -> Bool {
-        ["yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p", "gray"].contains(frame.format.name)
-    }
-
-    /// Every sample of every plane of `frame`, row after row without padding, into `samples`.
-    private static func copySamples(of frame: VideoFrame, into samples: inout [UInt8]) {
+    /// The width and height of each plane of `frame` when its samples are 8-bit planar Y′CbCr (or grey), which
+    /// this scanner reads directly; nil for other formats.
+    private static func planeSizes(of frame: VideoFrame) -> [(width: Int, height: Int)]? {
         let name = frame.format.name
-        let chromaWidth = name.hasSuffix("444p") ? frame.width : (frame.width + 1) / 2
-        let chromaHeight = name.hasSuffix("420p") ? (frame.height + 1) / 2 : frame.height
-        let sizes = name == "gray" ? [(frame.width, frame.height)]
-            : [(frame.width, frame.height), (chromaWidth, chromaHeight), (chromaWidth, chromaHeight)]
-        let total = sizes.reduce(0) { $0 + $1.0 * $1.1 }
-        if samples.count != total { samples = [UInt8](repeating: 0, count: total) }
-        samples.withUnsafeMutableBufferPointer { target in
-            var offset = 0
-            for (plane, (width, height)) in sizes.enumerated() {
-                let source = frame.plane(plane), stride = frame.stride(plane)
-                for row in 0..<height {
-                    (target.baseAddress! + offset).update(from: source + row * stride, count: width)
-                    offset += width
-                }
-            }
+        let luma = (width: frame.width, height: frame.height)
+        let chroma: (width: Int, height: Int)
+        switch name {
+        case "yuv420p", "yuvj420p": chroma = ((frame.width + 1) / 2, (frame.height + 1) / 2)
+        case "yuv422p", "yuvj422p": chroma = ((frame.width + 1) / 2, frame.height)
+        case "yuv444p", "yuvj444p": chroma = luma
+        case "gray": return [luma]
+        default: return nil
         }
+        return [luma, chroma, chroma]
     }
 
-    /// scdet's mafd of two pictures' samples: the mean absolute difference in percent of full scale.
-    static func meanAbsoluteDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
-        var sum = 0
-        a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
-                // Blocks of at most 2^23 samples keep the 32-bit partial sums from overflowing.
-                var start = 0
-                while start < a.count {
-                    let end = min(a.count, start + 1 << 23)
-                    var partial: UInt32 = 0
-                    for i in start..<end {
-                        let x = Int16(a[i]) &- Int16(b[i])
-                        partial &+= UInt32(truncatingIfNeeded: x < 0 ? -x : x)
-                    }
-                    sum += Int(partial)
-                    start = end
-                }
-            }
+    /// scdet's mafd of two pictures: the mean absolute difference over every sample of every plane, in percent of
+    /// full scale; nil when they differ in size or format.
+    static func meanAbsoluteDifference(_ a: VideoFrame, _ b: VideoFrame) -> Double? {
+        guard a.width == b.width, a.height == b.height, a.format == b.format, let sizes = planeSizes(of: a) else {
+            return nil
         }
-        return a.isEmpty ? 0 : Double(sum) * 100 / Double(a.count) / 256
+        var sum = 0
+        var count = 0
+        for (plane, size) in sizes.enumerated() {
+            let first = a.plane(plane), second = b.plane(plane)
+            let firstStride = a.stride(plane), secondStride = b.stride(plane)
+            for row in 0..<size.height {
+                sum += rowDifference(first + row * firstStride, second + row * secondStride, count: size.width)
+            }
+            count += size.width * size.height
+        }
+        return count == 0 ? 0 : Double(sum) * 100 / Double(count) / 256
+    }
+
+    /// The sum of absolute differences of one row (at most 2^24 samples, so 32-bit partial sums cannot overflow).
+    @inline(__always)
+    private static func rowDifference(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Int {
+        var partial: UInt32 = 0
+        for i in 0..<count {
+            let x = Int16(a[i]) &- Int16(b[i])
+            partial &+= UInt32(truncatingIfNeeded: x < 0 ? -x : x)
+        }
+        return Int(partial)
     }
 }
