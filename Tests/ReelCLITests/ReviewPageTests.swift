@@ -37,7 +37,8 @@ import Testing
                 "clips": [ { "asset": "clip", "out": 0.8, "muted": true },
                            { "asset": "clip", "in": 0.2, "muted": true, "transition": { "type": "dissolve", "duration": 0.3 } } ],
                 "audio": [ { "id": "tone", "asset": "tone", "duration": 1.5 } ],
-                "titles": [ { "text": "Hello", "start": 0.2, "duration": 0.6, "size": 16 } ] } }
+                "titles": [ { "text": "Hello", "start": 0.2, "duration": 0.6, "size": 16 } ],
+                "chapters": [ { "at": 0, "title": "Opening" }, { "at": 0.5, "title": "The <end>" } ] } }
             """)
     }
 
@@ -159,6 +160,11 @@ import Testing
         #expect(html.contains("id=\"render-time\""))
         // The title and the tone's track are on the timeline.
         #expect(html.contains(">Hello</div>") && html.contains(">tone</div>") && html.contains("class=\"box transition\""))
+        // The chapters as the file holds them (ffprobe reads them from the render), on the timeline and in a list.
+        let probed = try run("ffprobe", ["-v", "error", "-show_chapters", "-of", "csv=p=0", folder.file("full.mp4").path])
+        #expect(probed.stdoutText.contains("Opening") && probed.stdoutText.contains("The <end>"), "\(probed.stdoutText)")
+        #expect(html.contains("class=\"box chapter\"") && html.contains("The &lt;end&gt;"), "no chapters on the page")
+        #expect(html.contains("<li><span class=\"time\">0–0.5 s</span> Opening</li>"), "the first chapter's range")
         // An existing page is kept without --force, and a render's stats file too.
         let again = try reel(["report", try full(), "-o", page])
         #expect(again.status == 73, "\(again.stderrText)")

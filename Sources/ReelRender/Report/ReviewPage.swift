@@ -8,9 +8,9 @@ import ReelTime
 /// The page loads nothing: pictures are `data:` URIs, the style and the one script are inline, and its content
 /// security policy forbids every other source, so it opens the same from a CI artefact, an e-mail or a file browser.
 /// Its parts, top to bottom: the timeline to scale (one row per track, then titles, image overlays, captions,
-/// transitions and the instruction boundaries); the contact sheet (click a picture to enlarge it); the sound (the
+/// chapters, transitions and the instruction boundaries); the contact sheet (click a picture to enlarge it); the sound (the
 /// mix's waveform, the EBU R128 momentary and short-term curves with the target and true-peak ceiling, integrated
-/// loudness, LRA and true peak of the output file); captions; validation's diagnostics; the output file's facts; the
+/// loudness, LRA and true peak of the output file); captions; chapters; validation's diagnostics; the output file's facts; the
 /// render's stats. Elements a test or a script reads carry `data-` attributes (times in seconds).
 public struct ReviewPage: Sendable {
     /// One picture of the contact sheet.
@@ -97,6 +97,7 @@ public struct ReviewPage: Sendable {
         page += sheetSection()
         page += soundSection()
         page += captionsSection()
+        page += chaptersSection()
         page += diagnosticsSection()
         page += fileSection()
         page += statsSection()
@@ -148,6 +149,10 @@ public struct ReviewPage: Sendable {
             let cues = captions.cues.map { cue in Box(start: cue.start, end: cue.end, label: cue.text, kind: "caption") }
             rows.append(("captions \(index + 1)", cues))
         }
+        let chapters = chapterMarks.map { mark in
+            Box(start: mark.range.start, end: mark.range.end, label: mark.title, kind: "chapter")
+        }
+        if !chapters.isEmpty { rows.append(("chapters", chapters)) }
         let transitions = project.videoComposition.instructions.filter(Self.isTransition).map { instruction in
             Box(start: instruction.timeRange.start, end: instruction.timeRange.end, label: "transition",
                 kind: "transition")
@@ -321,6 +326,22 @@ public struct ReviewPage: Sendable {
         return html + "</section>\n"
     }
 
+    /// The chapters as the render writes them into the file: each until the next one starts, the last until the end.
+    private var chapterMarks: [ChapterMark] {
+        guard let whole = try? TimeRange(start: .zero, duration: project.duration) else { return [] }
+        return ChapterMark.marks(project.composition.chapters, over: whole)
+    }
+
+    private func chaptersSection() -> String {
+        let html = "<section id=\"chapters\"><h2>Chapters</h2>\n"
+        let marks = chapterMarks
+        if marks.isEmpty { return html + "<p>None.</p></section>\n" }
+        return html + "<ol class=\"chapters\">" + marks.map { mark in
+            "<li><span class=\"time\">\(Self.seconds(mark.range.start))–\(Self.seconds(mark.range.end)) s</span> "
+                + "\(Self.escaped(mark.title))</li>"
+        }.joined() + "</ol></section>\n"
+    }
+
     private func diagnosticsSection() -> String {
         var html = "<section id=\"diagnostics\"><h2>Validation</h2>\n"
         if diagnostics.isEmpty { return html + "<p class=\"ok\">No warnings.</p></section>\n" }
@@ -459,7 +480,7 @@ public struct ReviewPage: Sendable {
         .box{position:absolute;top:0;height:24px;box-sizing:border-box;border:1px solid rgba(0,0,0,.35);\
         font-size:11px;line-height:22px;padding:0 3px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis}
         .video{background:#9cc3e6}.audio{background:#a8d8a0}.gap{background:#ddd;color:#888}
-        .title{background:#f3d27a}.overlay{background:#d9b3e6}.caption{background:#f5b7a6}
+        .title{background:#f3d27a}.overlay{background:#d9b3e6}.caption{background:#f5b7a6}.chapter{background:#b9e0c4}
         .transition{background:repeating-linear-gradient(45deg,#bbb,#bbb 4px,#eee 4px,#eee 8px)}
         .instruction{background:#fff}
         .sheet{display:flex;flex-wrap:wrap;gap:10px}
