@@ -86,8 +86,7 @@ public enum CutAnalysis {
         do {
             info = try MediaProbe.probe(path: path, policy: policy)
         } catch {
-            let failure = RenderError(media: error)
-            throw RenderError(failure.kind, "\(path): \(failure.message)")
+            throw located(error, path)
         }
         let video = info.bestVideoStream
         let audio = info.bestAudioStream
@@ -107,8 +106,7 @@ public enum CutAnalysis {
                 reader = try opener.openAudio(path: path, stream: audio.index, sampleRate: audio.sampleRate,
                                               channels: audio.channels)
             } catch {
-                let failure = RenderError(media: error)
-                throw RenderError(failure.kind, "\(path): \(failure.message)")
+                throw located(error, path)
             }
             let rate = Int64(audio.sampleRate)
             let expected = info.duration.flatMap { try? $0.count(atRate: rate, rounding: .up) }
@@ -128,8 +126,7 @@ public enum CutAnalysis {
             do {
                 reader = try VideoReader(path: path, streamIndex: video.index, policy: policy)
             } catch {
-                let failure = RenderError(media: error)
-                throw RenderError(failure.kind, "\(path): \(failure.message)")
+                throw located(error, path)
             }
             let scanner = PictureScanner(sceneThreshold: request.sceneThreshold, stillLength: request.stillLength)
             let findings = try scanner.scan(reader, of: path, end: duration, cancellation: cancellation)
@@ -168,6 +165,12 @@ public enum CutAnalysis {
         } catch {
             throw RenderError(.invalid, "\(path): the cut's times cannot be represented exactly (\(error))")
         }
+    }
+
+    /// A media error as an error naming `path` once (media errors often name their file already).
+    static func located(_ error: MediaError, _ path: String) -> RenderError {
+        let failure = RenderError(media: error)
+        return failure.message.hasPrefix(path) ? failure : RenderError(failure.kind, "\(path): \(failure.message)")
     }
 
     /// The timed words of a transcript in any shape `captions` reads (`TranscriptReader`); its warnings are added to

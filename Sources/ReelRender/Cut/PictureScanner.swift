@@ -56,8 +56,7 @@ struct PictureScanner {
             do {
                 decoded = try reader.nextFrame()
             } catch {
-                let failure = RenderError(media: error)
-                throw RenderError(failure.kind, "\(input): \(failure.message)")
+                throw CutAnalysis.located(error, input)
             }
             guard let decoded else { break }
             let frame: VideoFrame
