@@ -142,7 +142,7 @@ import Testing
                     {"id": 3, "type": "video", "segments": [{"asset": "a", "fit": "cover",
                         "source": {"start": \(fillStart), "duration": 2}, "target": {"start": 0, "duration": 2}}]}]},
                  "videoComposition": {"instructions": [{"start": 0, "duration": 2,
-                    "layers": [{"track": 1, "opacity": 0.5}, {"track": 3}]}]}}
+                    "layers": [{"track": 1}, {"track": 3}]}]}}
                 """
             let (read, readDiagnostics) = ProjectReader.read(text, baseDirectory: "/")
             let project = try #require(read, "\(readDiagnostics.map(\.humanText))")
