@@ -990,9 +990,109 @@ def audio_mix_case(args):
     )
 
 
+# The social case (issue 35): 10 s of 1080p landscape made vertical with a blurred fill, captions and a logo.
+SOCIAL_SOURCE_SIZE, SOCIAL_CANVAS = (1920, 1080), (1080, 1920)
+SOCIAL_SECONDS = 10
+# The fill's gaussian: 1/40 of the canvas's longer side (docs/effects.md, "Blurred fill").
+SOCIAL_SIGMA = 48
+
+
+def ensure_social_media():
+    """The social case's inputs, made once: a 1080p30 H.264 + AAC landscape source, a 240x120 logo PNG with an
+    alpha ramp, and five SubRip cues."""
+    MEDIA.mkdir(parents=True, exist_ok=True)
+    width, height = SOCIAL_SOURCE_SIZE
+    source = MEDIA / f"social-{width}x{height}-{SOCIAL_SECONDS}s.mp4"
+    if not source.exists():
+        partial = source.with_name(f".{source.stem}.partial.mp4")
+        run_quietly(["ffmpeg", "-v", "error", "-nostdin", "-y",
+                     "-f", "lavfi", "-i", f"testsrc2=size={width}x{height}:rate={FPS},format=yuv420p",
+                     "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate={SAMPLE_RATE},aformat=channel_layouts=stereo",
+                     "-t", str(SOCIAL_SECONDS), "-c:v", "libx264", "-preset", "medium", "-crf", "20",
+                     "-g", str(SOURCE_GOP), "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709",
+                     "-color_trc", "bt709", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", str(partial)],
+                    "social source")
+        partial.rename(source)
+    logo = MEDIA / "social-logo.png"
+    if not logo.exists():
+        partial = logo.with_name(".social-logo.partial.png")
+        run_quietly(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                     "testsrc=size=240x120:rate=1,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='64+191*X/W'",
+                     "-frames:v", "1", "-f", "image2", "-c:v", "png", str(partial)], "social logo")
+        partial.rename(logo)
+    captions = MEDIA / "social.srt"
+    if not captions.exists():
+        cues = [f"{n + 1}\n00:00:{n * 2:02d},000 --> 00:00:{n * 2 + 1:02d},800\nWhat we saw on day {n + 1},\n"
+                f"in two short lines" for n in range(SOCIAL_SECONDS // 2)]
+        captions.write_text("\n\n".join(cues) + "\n")
+    return source, logo, captions
+
+
+def social_project(output, source, logo, captions, fit):
+    """The clip on a vertical canvas with `fit`; captions and the logo (top right) unless `fit` is the floor's."""
+    project = {
+        "reel": 1,
+        "output": {"path": str(output), "size": list(SOCIAL_CANVAS), "frameRate": FPS,
+                   "video": {"codec": "h264", "crf": CRF, "encoderPreset": ENCODER_PRESET},
+                   "audio": {"codec": "aac", "bitrate": AUDIO_BITRATE, "sampleRate": SAMPLE_RATE,
+                             "channels": CHANNELS}},
+        "assets": {"landscape": {"path": str(source)}, "logo": {"image": str(logo)}},
+        "timeline": {"clips": [{"asset": "landscape", "fit": fit}]},
+    }
+    if fit == "blur":
+        project["timeline"]["captions"] = [{"file": str(captions)}]
+        project["timeline"]["overlays"] = [{"image": "logo", "start": 0, "duration": SOCIAL_SECONDS,
+                                            "position": [0.85, 0.06]}]
+    else:
+        del project["assets"]["logo"]
+    return project
+
+
+def ffmpeg_social_args(source, logo, captions, output):
+    """The recipe such users copy, one filtergraph: the fill (scale to cover, crop, gblur), the picture scaled to
+    contain and laid over it, the captions burned in by libass, the logo laid over at the same place."""
+    width, height = SOCIAL_CANVAS
+    logo_x, logo_y = f"{width} * 0.85 - w / 2", f"{height} * 0.06 - h / 2"
+    graph = ";".join([
+        "[0:v]split[fill][picture]",
+        f"[fill]scale={width}:{height}:force_original_aspect_ratio=increase,crop={width}:{height},"
+        f"gblur=sigma={SOCIAL_SIGMA}[blurred]",
+        f"[picture]scale={width}:{height}:force_original_aspect_ratio=decrease[contained]",
+        "[blurred][contained]overlay=x=(W-w)/2:y=(H-h)/2,"
+        f"subtitles=filename={captions}[captioned]",
+        f"[captioned][1:v]overlay=x='{logo_x}':y='{logo_y}':format=auto,format=yuv420p[v]",
+    ])
+    return (["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(source), "-loop", "1", "-i", str(logo),
+             "-filter_complex", graph, "-map", "[v]", "-map", "0:a", "-t", str(SOCIAL_SECONDS)]
+            + ffmpeg_encoder_args(ENCODER_PRESET) + [str(output)])
+
+
+def social_case(args):
+    """social: fit blur + captions + logo on a 1080x1920 canvas, against the ffmpeg recipe and the job's floor
+    (the same clip cover-scaled with nothing else: one decode, one 1080x1920 encode)."""
+    source, logo, captions = ensure_social_media()
+    reel_out, ffmpeg_out, floor_out = WORK / "social-reel.mp4", WORK / "social-ffmpeg.mp4", WORK / "social-floor.mp4"
+    return Comparison(
+        name="social",
+        description=f"{SOCIAL_SECONDS} s of {SOCIAL_SOURCE_SIZE[0]}x{SOCIAL_SOURCE_SIZE[1]} landscape on a "
+                    f"{SOCIAL_CANVAS[0]}x{SOCIAL_CANVAS[1]} canvas with fit blur (sigma {SOCIAL_SIGMA}), SRT captions "
+                    f"burned in and a logo PNG with alpha (ffmpeg: split; scale cover, crop, gblur; scale contain; "
+                    f"overlay; subtitles; overlay); baseline: the floor (fit cover, no captions or logo)",
+        timeline_seconds=SOCIAL_SECONDS,
+        reel_project=social_project(reel_out, source, logo, captions, "blur"),
+        ffmpeg_args=ffmpeg_social_args(source, logo, captions, ffmpeg_out),
+        reel_output=reel_out, ffmpeg_output=ffmpeg_out,
+        baseline_name="floor (fit cover)",
+        baseline_project=social_project(floor_out, source, logo, captions, "cover"),
+        baseline_output=floor_out,
+        targets=[Target("ffmpeg", 0.80), Target("baseline", 1.10)],
+    )
+
+
 COMPARISONS = {"cuts": cuts_case, "transitions": transitions_case, "audio-mix": audio_mix_case,
                "title-w1": titles_w1_case, "title-60s": titles_minute_case,
-               "captions-60s": captions_minute_case, "timecode-60s": timecode_minute_case}
+               "captions-60s": captions_minute_case, "timecode-60s": timecode_minute_case,
+               "social": social_case}
 
 
 # ---------------------------------------------------------------- running

@@ -20,6 +20,46 @@ import Testing
         #expect(abs(TestPicture.sample(picture, plane: 2, 7, 7) - 160) <= 1)
     }
 
+    /// An enlarged row without turning (the fill of `fit: blur`) is blended vertically once per source column;
+    /// every pixel must still equal the four-tap bilinear sample, clamped at the edges, blended at the opacity.
+    @Test(arguments: [256, 200])
+    func enlargedRowsEqualFourTapBilinear(alpha: Int) {
+        let width = 37, height = 11, stride = 40
+        var pixels = [UInt8](repeating: 0, count: stride * height)
+        var state: UInt32 = 12345
+        for i in pixels.indices {
+            state = state &* 1_103_515_245 &+ 12345
+            pixels[i] = UInt8(truncatingIfNeeded: state >> 16)
+        }
+        let taps = TapBounds(minX: 2, maxX: 33, minY: 1, maxY: 9)
+        pixels.withUnsafeBufferPointer { buffer in
+            let plane = SourcePlane(base: buffer.baseAddress!, stride: stride, width: width, height: height)
+            for (sampleX, sampleY, step) in [(-3.2, 0.4, 0.093), (5.7, 4.55, 0.5), (1.0, 9.9, 0.999), (20.3, 7.25, 0.3)] {
+                let count = 97
+                var row = [UInt8](repeating: 77, count: count)
+                row.withUnsafeMutableBufferPointer { target in
+                    PlaneOps.warpRow(from: plane, taps: taps, sampleX: sampleX, sampleY: sampleY, stepX: step, stepY: 0,
+                                     into: target.baseAddress!, count: count, alpha: alpha)
+                }
+                func fixed(_ value: Double) -> Int { Int(value * 4_294_967_296.0) }
+                var x = fixed(sampleX - 0.5)
+                let y = fixed(sampleY - 0.5), dx = fixed(step)
+                for k in 0..<count {
+                    let ix = x >> 32, iy = y >> 32, fx = (x >> 16) & 0xFFFF, fy = (y >> 16) & 0xFFFF
+                    func tap(_ c: Int, _ r: Int) -> Int {
+                        Int(pixels[min(max(r, taps.minY), taps.maxY) * stride + min(max(c, taps.minX), taps.maxX)])
+                    }
+                    let upper = tap(ix, iy) * (65536 - fx) + tap(ix + 1, iy) * fx
+                    let lower = tap(ix, iy + 1) * (65536 - fx) + tap(ix + 1, iy + 1) * fx
+                    let value = (upper * (65536 - fy) + lower * fy + (1 << 31)) >> 32
+                    let expected = (value * alpha + 77 * (256 - alpha) + 128) >> 8
+                    #expect(Int(row[k]) == expected, "x \(sampleX) y \(sampleY) step \(step) pixel \(k)")
+                    x += dx
+                }
+            }
+        }
+    }
+
     @Test func translucentLayerBlendsOverBackground() throws {
         let layer = try TestPicture.flat(width: 8, height: 8, y: 235)
         // Background #000000 is Y′ 16; half of 235 over 16 is 125.5.

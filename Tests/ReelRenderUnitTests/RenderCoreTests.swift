@@ -129,6 +129,33 @@ import Testing
         }
     }
 
+    /// Two video tracks showing the same source at the same times (a `fit: blur` clip and its fill) read through
+    /// one reader: the source is decoded once; tracks showing different source times each open their own.
+    @Test func aSegmentShownOnTwoTracksIsDecodedOnce() throws {
+        for (fillStart, opens) in [("0.5", 1), ("0.7", 2)] {
+            let text = """
+                {"reel": 1, "output": {"path": "o.mp4", "frameRate": 10, "size": [64, 36], "audio": false},
+                 "assets": {"a": {"path": "/nowhere/a.mp4"}},
+                 "composition": {"tracks": [
+                    {"id": 1, "type": "video", "segments": [{"asset": "a",
+                        "source": {"start": 0.5, "duration": 2}, "target": {"start": 0, "duration": 2}}]},
+                    {"id": 3, "type": "video", "segments": [{"asset": "a", "fit": "cover",
+                        "source": {"start": \(fillStart), "duration": 2}, "target": {"start": 0, "duration": 2}}]}]},
+                 "videoComposition": {"instructions": [{"start": 0, "duration": 2,
+                    "layers": [{"track": 1}, {"track": 3}]}]}}
+                """
+            let (read, readDiagnostics) = ProjectReader.read(text, baseDirectory: "/")
+            let project = try #require(read, "\(readDiagnostics.map(\.humanText))")
+            let (checked, diagnostics) = ProjectCheck.run(project, facts: Self.facts)
+            let compiled = try #require(checked, "\(diagnostics.map(\.humanText))")
+            let opener = FakeOpener()
+            let sink = RecordingSink()
+            try Self.core(compiled, opener: opener).run(FrameGrid(compiled), into: sink, cancellation: CancellationFlag())
+            #expect(sink.frameIndices == Array(0..<20))
+            #expect(opener.opened.count == opens, "\(opener.opened)")
+        }
+    }
+
     @Test func aRangeStartsTheGridAtItsStart() throws {
         var project = try Self.project()
         project.exportRange = try TimeRange(start: Time(value: 7, timescale: 10), end: Time(value: 12, timescale: 10))

@@ -135,6 +135,10 @@ enum PlaneOps {
         var x = fixedPoint(sampleX - 0.5), y = fixedPoint(sampleY - 0.5)
         let dx = fixedPoint(stepX), dy = fixedPoint(stepY)
         let minX = taps.minX, maxX = taps.maxX, minY = taps.minY, maxY = taps.maxY
+        if dy == 0, dx > 0, dx < 1 << 32, count > 0 {
+            enlargedRow(from: source, taps: taps, x: x, y: y, dx: dx, into: target, count: count, alpha: alpha)
+            return
+        }
         // Samples whose four taps are all inside need no clamping.
         let innerWidth = UInt(bitPattern: maxX &- minX), innerHeight = UInt(bitPattern: maxY &- minY)
         let base = source.base, stride = source.stride
@@ -162,6 +166,35 @@ enum PlaneOps {
             target[k] = UInt8(truncatingIfNeeded: (value &* weight &+ Int(target[k]) &* inverse &+ 128) >> 8)
             x &+= dx
             y &+= dy
+        }
+    }
+
+    /// `warpRow` along a source row enlarged without turning (an axis-aligned scale above 1 across, the fill of
+    /// `fit: blur` or a cover fit too large for libswscale's whole picture): every pixel reads the same two source
+    /// rows at the same vertical weight, so the columns it can touch are blended vertically once, then each pixel
+    /// blends two of them. The same integer sums as `bilinear`, regrouped, so the same pixels.
+    private static func enlargedRow(from source: SourcePlane, taps: TapBounds, x start: Int, y: Int, dx: Int,
+                                    into target: UnsafeMutablePointer<UInt8>, count: Int, alpha: Int) {
+        let iy = y >> 32, fy = (y >> 16) & 0xFFFF
+        let row0 = source.base + min(max(iy, taps.minY), taps.maxY) &* source.stride
+        let row1 = source.base + min(max(iy &+ 1, taps.minY), taps.maxY) &* source.stride
+        let minX = taps.minX, maxX = taps.maxX
+        let first = min(max(start >> 32, minX), maxX)
+        let last = min(max(((start &+ dx &* (count &- 1)) >> 32) &+ 1, minX), maxX)
+        let weight = max(0, min(256, alpha)), inverse = 256 - weight
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: last - first + 1) { columns in
+            for c in first...last {
+                columns[c - first] = Int(row0[c]) &* (65536 &- fy) &+ Int(row1[c]) &* fy
+            }
+            var x = start
+            for k in 0..<count {
+                let ix = x >> 32, fx = (x >> 16) & 0xFFFF
+                let x0 = min(max(ix, minX), maxX) - first, x1 = min(max(ix &+ 1, minX), maxX) - first
+                let value = (columns[x0] &* (65536 &- fx) &+ columns[x1] &* fx &+ (1 << 31)) >> 32
+                target[k] = weight == 256 ? UInt8(truncatingIfNeeded: value)
+                    : UInt8(truncatingIfNeeded: (value &* weight &+ Int(target[k]) &* inverse &+ 128) >> 8)
+                x &+= dx
+            }
         }
     }
 

@@ -11,7 +11,9 @@ import ReelTime
 /// (`description(of:…)`) run by a `PictureFilter` that is rebuilt only when its text changes (another clip's
 /// effects, an effect's time range starting or ending, a picture of another size), and chroma keys, run by
 /// `ChromaKeyer` (a key's spill suppression is a filter run after it). A source picture held over several output
-/// frames is filtered once. Layers without effects never reach this stage. Use it from one thread.
+/// frames is filtered once. A strong blur of the whole picture that ends a chain runs on a smaller picture
+/// (`reducedBlur`), which the layer evaluator enlarges where it places it (`TrackFrame.fullSize`). Layers without
+/// effects never reach this stage. Use it from one thread.
 final class EffectStage {
     /// A track's chain for the effects active now: its filter runs in order, and its last input and output.
     private struct Chain {
@@ -19,6 +21,8 @@ final class EffectStage {
         var filters: [PictureFilter] = []
         var input: VideoFrame?
         var output: VideoFrame?
+        /// The size `output` stands for when it was made smaller (a reduced blur); nil: its own.
+        var fullSize: PixelSize?
     }
 
     private var chains: [Int: Chain] = [:]
@@ -37,26 +41,25 @@ final class EffectStage {
         let active = effects.filter { $0.isActive(at: time) }.map { $0.evaluated(at: time) }
         guard !active.isEmpty else { return frame }
         var chain = chains[track].flatMap { $0.effects == active ? $0 : nil } ?? Chain(effects: active)
-        let output: VideoFrame
-        if let previous = chain.output, chain.input === frame.picture {
-            output = previous
-        } else {
+        if chain.output == nil || chain.input !== frame.picture {
             do {
-                output = try run(&chain, on: frame.picture, rotation: frame.rotation)
+                (chain.output, chain.fullSize) = try run(&chain, on: frame.picture, rotation: frame.rotation)
             } catch {
                 throw RenderError(media: error)
             }
             chain.input = frame.picture
-            chain.output = output
         }
         chains[track] = chain
         var filtered = frame
-        filtered.picture = output
+        if let output = chain.output { filtered.picture = output }
+        filtered.fullSize = chain.fullSize
         return filtered
     }
 
-    /// Runs `chain`'s effects on `picture`, making or remaking its steps where the picture's shape asks for it.
-    private func run(_ chain: inout Chain, on picture: VideoFrame, rotation: Int) throws(MediaError) -> VideoFrame {
+    /// Runs `chain`'s effects on `picture`, making or remaking its steps where the picture's shape asks for it;
+    /// returns the result and, when a last strong blur made it smaller (`reducedBlur`), the size it stands for.
+    private func run(_ chain: inout Chain, on picture: VideoFrame, rotation: Int) throws(MediaError)
+        -> (VideoFrame, PixelSize?) {
         var result = picture
         var pending: [LayerEffect] = []
         var index = 0  // of the next filter run in chain.filters
@@ -89,7 +92,15 @@ final class EffectStage {
                 result = try Scaler().converted(result, width: result.width, height: result.height, format: .yuv420p)
             }
         }
-        for effect in chain.effects {
+        for (position, effect) in chain.effects.enumerated() {
+            if position == chain.effects.count - 1,
+                let size = Self.reducedBlur(effect, width: result.width, height: result.height) {
+                // The last effect, a strong blur of the whole picture: run small, enlarged where it is placed.
+                try filterPending()
+                let full = PixelSize(width: result.width, height: result.height)
+                result = try filtered(result, size.text)
+                return (result, full)
+            }
             if effect.shape == .ellipse, let rect = effect.rect {
                 // An ellipse region: its bounding region filtered on its own, then merged back through the ellipse.
                 try filterPending()
@@ -118,7 +129,27 @@ final class EffectStage {
             if key.spill > 0 { pending.append(effect) }
         }
         try filterPending()
-        return result
+        return (result, nil)
+    }
+
+    /// Below this standard deviation (pixels of the reduced picture) a blur runs at full resolution.
+    static let reducedBlurSigma = 4.0
+
+    /// For a blur of the whole picture strong enough (σ ≥ 2 × `reducedBlurSigma`) to be run on a picture k times
+    /// smaller, k = ⌊σ / reducedBlurSigma⌋: the reduced size (even sides) and the filter text that makes it
+    /// (`scale` by area averaging, then `gblur` with σ scaled per axis); nil for any other effect. A gaussian this
+    /// wide leaves nothing near the reduced picture's Nyquist frequency, so enlarging it again where the layer is
+    /// placed loses nothing visible (docs/effects.md, "Strong blurs").
+    static func reducedBlur(_ effect: LayerEffect, width: Int, height: Int) -> (width: Int, height: Int, text: String)? {
+        guard effect.rect == nil, case .blur(let radius) = effect.kind, width > 0, height > 0 else { return nil }
+        let sigma = min(radius, 1024)
+        let factor = (sigma / reducedBlurSigma).rounded(.down)
+        guard factor >= 2 else { return nil }
+        func reduced(_ side: Int) -> Int { max(2, Int((Double(side) / factor / 2).rounded()) * 2) }
+        let w = reduced(width), h = reduced(height)
+        guard w < width, h < height else { return nil }
+        let sigmaX = sigma * Double(w) / Double(width), sigmaY = sigma * Double(h) / Double(height)
+        return (w, h, "scale=w=\(w):h=\(h):flags=area,gblur=sigma=\(number(sigmaX)):sigmaV=\(number(sigmaY))")
     }
 
     /// Drops the graphs of tracks not in `tracksInUse`.

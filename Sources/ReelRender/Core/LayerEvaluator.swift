@@ -39,7 +39,8 @@ final class LayerEvaluator {
         }
         let crop: CropRect? = layer.crop.isEmpty ? nil : layer.crop.value(
             at: time, default: CropRect(x: 0, y: 0, width: .infinity, height: .infinity), interpolate: CropRect.interpolate)
-        let (fitted, fittedCrop) = Self.fitting(frame, canvas: compositionSize, transform: transform, crop: crop)
+        let (full, fullCrop) = Self.fitting(frame, canvas: compositionSize, transform: transform, crop: crop)
+        let (fitted, fittedCrop) = Self.reduced(frame, transform: full, crop: fullCrop)
         var picture = LayerSource(
             track: layer.track, frame: frame.picture, rotation: frame.rotation, opacity: opacity,
             transform: fitted, crop: fittedCrop)
@@ -80,8 +81,9 @@ final class LayerEvaluator {
     {
         guard let box = frame.displaySize, box.width > 0, box.height > 0 else { return (transform, crop) }
         let quarter = frame.rotation % 180 != 0
-        let width = Double(quarter ? frame.picture.height : frame.picture.width)
-        let height = Double(quarter ? frame.picture.width : frame.picture.height)
+        let stored = frame.fullSize ?? PixelSize(width: frame.picture.width, height: frame.picture.height)
+        let width = Double(quarter ? stored.height : stored.width)
+        let height = Double(quarter ? stored.width : stored.height)
         guard width > 0, height > 0, width != Double(box.width) || height != Double(box.height) else {
             return (transform, crop)
         }
@@ -100,6 +102,21 @@ final class LayerEvaluator {
             CropRect(x: ($0.x - x) / scaleX, y: ($0.y - y) / scaleY, width: $0.width / scaleX, height: $0.height / scaleY)
         }
         return (fitted, fittedCrop)
+    }
+
+    /// The transform and crop for a picture the effect stage made smaller than the stored size its geometry is in
+    /// (`TrackFrame.fullSize`): scaled per axis by full ÷ reduced, so the small picture covers the same place.
+    static func reduced(_ frame: TrackFrame, transform t: AffineTransform, crop: CropRect?) -> (AffineTransform, CropRect?) {
+        guard let full = frame.fullSize, frame.picture.width > 0, frame.picture.height > 0,
+            full.width != frame.picture.width || full.height != frame.picture.height
+        else { return (t, crop) }
+        let storedX = Double(full.width) / Double(frame.picture.width)
+        let storedY = Double(full.height) / Double(frame.picture.height)
+        // The geometry is in upright pixels: a quarter turn swaps the axes.
+        let (x, y) = frame.rotation % 180 != 0 ? (storedY, storedX) : (storedX, storedY)
+        let scaled = AffineTransform(a: t.a * x, b: t.b * x, c: t.c * y, d: t.d * y, tx: t.tx, ty: t.ty)
+        let scaledCrop = crop.map { CropRect(x: $0.x / x, y: $0.y / y, width: $0.width / x, height: $0.height / y) }
+        return (scaled, scaledCrop)
     }
 
     private func card(color: RGBAColor, width: Int, height: Int) throws(MediaError) -> SharedFrame {

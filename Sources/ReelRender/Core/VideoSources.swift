@@ -13,6 +13,10 @@ struct TrackFrame {
     var displaySize: PixelSize? = nil
     /// The fit of the clip the segment came from.
     var fit: Fit = .contain
+    /// The stored size `picture` stands for when the effect stage made it smaller (a strong blur run at a reduced
+    /// resolution, docs/effects.md): the layer's geometry, in the full picture's pixels, is scaled to match.
+    /// nil: the picture's own size.
+    var fullSize: PixelSize? = nil
 }
 
 /// The sources stage: which source picture track T shows at composition time t, for every video track.
@@ -38,6 +42,10 @@ final class VideoSources {
     }
 
     private let tracks: [Int: [Segment]]
+    /// For a segment that shows the same source pictures at the same times as a segment of a lower track (a
+    /// `fit: blur` clip's fill and the clip itself): that lower track, whose reader both read, so the pictures are
+    /// decoded once and drawn twice. By track, then segment index; absent: the track's own reader.
+    private let readerTracks: [Int: [Int: Int]]
     private var cursors: [Int: Int] = [:]
     private let catalog: SourceCatalog
     private let opener: any SourceOpener
@@ -56,6 +64,7 @@ final class VideoSources {
             tracks[track.id] = track.segments.filter { $0.asset != nil }
         }
         self.tracks = tracks
+        readerTracks = Self.sharedReaders(tracks)
         self.catalog = catalog
         self.opener = opener
         colorSize = project.videoComposition.renderSize
@@ -80,7 +89,8 @@ final class VideoSources {
         guard let stream = segment.sourceTrack ?? entry?.videoStream, let path = entry?.path else {
             throw RenderError(.internal, "asset \"\(asset)\" has no probed video stream")
         }
-        let key = ReaderKey(track: trackID, asset: asset, stream: stream, reversed: segment.timing == .reversed)
+        let key = ReaderKey(track: readerTrack(trackID), asset: asset, stream: stream,
+                            reversed: segment.timing == .reversed)
         let reader: any VideoSourceReader
         if let open = readers[key] {
             reader = open
@@ -115,10 +125,43 @@ final class VideoSources {
                 let asset = segments[index].asset
             else { continue }
             if let stream = segments[index].sourceTrack ?? catalog[asset]?.videoStream {
-                needed.insert(ReaderKey(track: id, asset: asset, stream: stream, reversed: segments[index].timing == .reversed))
+                needed.insert(ReaderKey(track: readerTrack(id), asset: asset, stream: stream,
+                                        reversed: segments[index].timing == .reversed))
             }
         }
         readers = readers.filter { needed.contains($0.key) }
+    }
+
+    /// The track whose reader serves track `trackID`'s current segment.
+    private func readerTrack(_ trackID: Int) -> Int {
+        guard let index = cursors[trackID] else { return trackID }
+        return readerTracks[trackID]?[index] ?? trackID
+    }
+
+    /// For every segment showing the same pictures as a segment of a lower track (same asset, stream, source and
+    /// target ranges and timing; the fit may differ, as it only places the picture): the lowest such track.
+    private static func sharedReaders(_ tracks: [Int: [Segment]]) -> [Int: [Int: Int]] {
+        struct Shown: Hashable {
+            let asset: String?
+            let stream: Int?
+            let source: TimeRange?
+            let target: TimeRange
+            let timing: SegmentTiming
+        }
+        var first: [Shown: Int] = [:]
+        var shared: [Int: [Int: Int]] = [:]
+        for id in tracks.keys.sorted() {
+            for (index, segment) in (tracks[id] ?? []).enumerated() where segment.asset != nil {
+                let shown = Shown(asset: segment.asset, stream: segment.sourceTrack, source: segment.source,
+                                  target: segment.target, timing: segment.timing)
+                if let owner = first[shown], owner != id {
+                    shared[id, default: [:]][index] = owner
+                } else if first[shown] == nil {
+                    first[shown] = id
+                }
+            }
+        }
+        return shared
     }
 
     /// The solid picture of colour asset `asset`, made on first use.
