@@ -100,7 +100,9 @@ public final class ChromaKeyer {
             }
             scalar(0)
             if width > 1 { scalar(1) }
-            let lanes = (similarity: SIMD2<Double>(repeating: similarity), blend: SIMD2<Double>(repeating: blend))
+            let lanes = (similarity: SIMD2<Double>(repeating: similarity), blend: SIMD2<Double>(repeating: blend),
+                         transparentBelow: SIMD2<Double>(repeating: 9 * similarity * (1 - 1e-9)),
+                         opaqueAbove: SIMD2<Double>(repeating: 9 * (similarity + (soft ? blend : 0)) * (1 + 1e-9)))
             for i in 1..<max(pairs, 1) {
                 func left(_ row: UnsafeMutablePointer<Double>) -> SIMD2<Double> {
                     UnsafeRawPointer(row + i - 1).loadUnaligned(as: SIMD2<Double>.self)
@@ -117,6 +119,19 @@ public final class ChromaKeyer {
                 sum += left(r2)
                 sum += SIMD2(repeating: r2[i])
                 sum += right(r2)
+                // Far from the soft edge the divisions cannot change the answer: a sum a hair below 9 × similarity
+                // gives a mean below it (alpha 0), one a hair above 9 × (similarity + blend) a mean beyond the edge
+                // (alpha 255); the margin (10⁻⁹ relative) is far wider than the divisions' rounding.
+                if all(sum .< lanes.transparentBelow) {
+                    out[2 * i] = 0
+                    out[2 * i + 1] = 0
+                    continue
+                }
+                if all(sum .> lanes.opaqueAbove) {
+                    out[2 * i] = 255
+                    out[2 * i + 1] = 255
+                    continue
+                }
                 let diff = sum / 9.0
                 if soft {
                     var a = (diff - lanes.similarity) / lanes.blend

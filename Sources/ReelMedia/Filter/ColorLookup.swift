@@ -81,61 +81,86 @@ public struct ThreeDLUT: Sendable {
 ///
 /// Each entry is the LUT's result for one Y′CbCr triple: the triple converted to 8-bit R′G′B′ (rounded, clipped),
 /// `lut3d`'s tetrahedral interpolation there (`ThreeDLUT.apply`), and that colour converted back to Y′CbCr
-/// (rounded). Entries are made when a picture first needs them, 256 luma values of one chroma pair at a time, and
-/// kept for the render. Each luma pixel looks its colour up with its chroma interpolated bilinearly (chroma centred
+/// (rounded). Entries are made when a picture first needs them, a brick of 4×4×4 neighbouring values at a time,
+/// and kept for the render. Each luma pixel looks its colour up with its chroma interpolated bilinearly (chroma centred
 /// in each 2×2 block, as swscale places it); each output chroma sample is the mean of its four pixels' results.
 /// The difference from libavfilter's conversions (bicubic chroma, fixed-point arithmetic) is bounded in
 /// ColorLookupTests. Use one from one thread.
 public final class ColorLookup {
     private let lut: ThreeDLUT
-    /// 256³ entries, chroma pair major: Y′ | Cb << 8 | Cr << 16 of entry (cb, cr, y). Zero-filled lazily by calloc,
-    /// so the rows no picture touched take no memory.
+    /// 256³ entries (Y′ | Cb << 8 | Cr << 16 of the result) in bricks of 4×4×4 neighbouring Y′CbCr values
+    /// (`index`), so that the pixels of a picture, whose colours are close to their neighbours', find theirs in few
+    /// cache lines and pages. Zero-filled lazily (anonymous memory): the bricks no picture touched take no memory.
     private let table: UnsafeMutablePointer<UInt32>
-    /// Whether the 256 entries of chroma pair cb << 8 | cr are made.
+    /// Whether the 64 entries of a brick are made.
     private let made: UnsafeMutablePointer<Bool>
 
     public init(_ lut: ThreeDLUT) throws(MediaError) {
         self.lut = lut
-        guard let memory = calloc(256 * 256 * 256, MemoryLayout<UInt32>.stride) else {
-            throw MediaError(.internal, "cannot allocate a LUT table")
-        }
-        table = memory.bindMemory(to: UInt32.self, capacity: 256 * 256 * 256)
-        made = .allocate(capacity: 65536)
-        made.initialize(repeating: false, count: 65536)
+        // Anonymous memory reads as zeros and takes none until touched. Huge pages (asked for, where the kernel
+        // gives them on request) keep a picture's scattered look-ups from missing the TLB at every other pixel.
+        let memory = mmap(nil, Self.mappedSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let memory, memory != MAP_FAILED else { throw MediaError(.internal, "cannot allocate a LUT table") }
+        mapping = memory
+        let aligned = (Int(bitPattern: memory) + Self.hugePage - 1) & ~(Self.hugePage - 1)
+        let start = UnsafeMutableRawPointer(bitPattern: aligned) ?? memory
+        _ = madvise(start, Self.tableSize, MADV_HUGEPAGE)
+        table = start.bindMemory(to: UInt32.self, capacity: 256 * 256 * 256)
+        made = .allocate(capacity: 64 * 64 * 64)
+        made.initialize(repeating: false, count: 64 * 64 * 64)
     }
 
+    private static let tableSize = 256 * 256 * 256 * MemoryLayout<UInt32>.stride
+    private static let hugePage = 2 << 20
+    private static let mappedSize = tableSize + hugePage
+    private let mapping: UnsafeMutableRawPointer
+
     deinit {
-        free(table)
+        munmap(mapping, Self.mappedSize)
         made.deallocate()
     }
 
     /// The table's entry for 8-bit video-range BT.709 Y′CbCr: the LUT's result, as Y′, Cb, Cr.
     func entry(y: Int, cb: Int, cr: Int) -> (y: Int, cb: Int, cr: Int) {
-        makeRow(cb: cb, cr: cr)
-        let e = table[(cb << 16) | (cr << 8) | y]
+        let e = lookUp(y, cb, cr)
         return (Int(e & 0xFF), Int((e >> 8) & 0xFF), Int((e >> 16) & 0xFF))
     }
 
-    private func makeRow(cb: Int, cr: Int) {
-        let pair = (cb << 8) | cr
-        guard !made[pair] else { return }
-        made[pair] = true
+    /// The brick of (y, cb, cr) and the entry's place in the table.
+    @inline(__always) private static func index(_ y: Int, _ cb: Int, _ cr: Int) -> (brick: Int, entry: Int) {
+        let brick = (cb >> 2) &<< 12 | (cr >> 2) &<< 6 | y >> 2
+        return (brick, brick &<< 6 | (cb & 3) &<< 4 | (cr & 3) &<< 2 | y & 3)
+    }
+
+    @inline(__always) private func lookUp(_ y: Int, _ cb: Int, _ cr: Int) -> UInt32 {
+        let (brick, entry) = Self.index(y, cb, cr)
+        if !made[brick] { makeBrick(brick) }
+        return table[entry]
+    }
+
+    private func makeBrick(_ brick: Int) {
+        made[brick] = true
+        let y0 = (brick & 63) << 2, cr0 = ((brick >> 6) & 63) << 2, cb0 = (brick >> 12) << 2
         // BT.709 video range: Y′ 16…235, Cb and Cr 16…240 around 128.
         let (kr, kb) = ColorMatrix.bt709.weights
         let kg = 1 - kr - kb
-        let pb = (Double(cb) - 128) / 224, pr = (Double(cr) - 128) / 224
-        let row = table + (pair << 8)
         func byte(_ v: Double) -> Int { Int(min(max((v * 255).rounded(), 0), 255)) }
         func sample(_ v: Double) -> UInt32 { UInt32(min(max(v.rounded(), 0), 255)) }
-        for y in 0..<256 {
-            let luma = (Double(y) - 16) / 219
-            let red = byte(luma + 2 * (1 - kr) * pr)
-            let green = byte(luma - 2 * (1 - kb) * kb / kg * pb - 2 * (1 - kr) * kr / kg * pr)
-            let blue = byte(luma + 2 * (1 - kb) * pb)
-            let out = lut.apply(red: red, green: green, blue: blue)
-            let e = ColorMatrix.bt709.limitedRange(red: Double(out.red) / 255, green: Double(out.green) / 255,
-                                                   blue: Double(out.blue) / 255)
-            row[y] = sample(16 + e.luma) | sample(128 + e.cb) << 8 | sample(128 + e.cr) << 16
+        for cb in cb0..<cb0 + 4 {
+            for cr in cr0..<cr0 + 4 {
+                let pb = (Double(cb) - 128) / 224, pr = (Double(cr) - 128) / 224
+                for y in y0..<y0 + 4 {
+                    let luma = (Double(y) - 16) / 219
+                    let red = byte(luma + 2 * (1 - kr) * pr)
+                    let green = byte(luma - 2 * (1 - kb) * kb / kg * pb - 2 * (1 - kr) * kr / kg * pr)
+                    let blue = byte(luma + 2 * (1 - kb) * pb)
+                    let out = lut.apply(red: red, green: green, blue: blue)
+                    let e = ColorMatrix.bt709.limitedRange(red: Double(out.red) / 255, green: Double(out.green) / 255,
+                                                           blue: Double(out.blue) / 255)
+                    table[Self.index(y, cb, cr).entry] = sample(16 + e.luma) | sample(128 + e.cb) << 8
+                        | sample(128 + e.cr) << 16
+                }
+            }
         }
     }
 
@@ -187,20 +212,18 @@ public final class ColorLookup {
                             for dx in 0..<lumaColumns {
                                 let h = dx == 0 ? left : right
                                 // Bilinear: 9/16 own sample, 3/16 each neighbour, 1/16 the diagonal.
-                                let cb = (9 * Int(cb0[cx]) + 3 * Int(cb0[h]) + 3 * Int(cbV[cx]) + Int(cbV[h]) + 8) >> 4
-                                let cr = (9 * Int(cr0[cx]) + 3 * Int(cr0[h]) + 3 * Int(crV[cx]) + Int(crV[h]) + 8) >> 4
-                                let pair = (cb << 8) | cr
-                                if !made[pair] { makeRow(cb: cb, cr: cr) }
-                                let x = 2 * cx + dx
-                                let e = table[(pair << 8) | Int(ySource[y * yStride + x])]
-                                yTarget[y * yOut + x] = lumaMap[Int(e & 0xFF)]
-                                sumCb += Int((e >> 8) & 0xFF)
-                                sumCr += Int((e >> 16) & 0xFF)
+                                let cb = (9 &* Int(cb0[cx]) &+ 3 &* Int(cb0[h]) &+ 3 &* Int(cbV[cx]) &+ Int(cbV[h]) &+ 8) >> 4
+                                let cr = (9 &* Int(cr0[cx]) &+ 3 &* Int(cr0[h]) &+ 3 &* Int(crV[cx]) &+ Int(crV[h]) &+ 8) >> 4
+                                let x = 2 &* cx &+ dx
+                                let e = lookUp(Int(ySource[y &* yStride &+ x]), cb, cr)
+                                yTarget[y &* yOut &+ x] = lumaMap[Int(e & 0xFF)]
+                                sumCb &+= Int((e >> 8) & 0xFF)
+                                sumCr &+= Int((e >> 16) & 0xFF)
                             }
                         }
                         let count = lumaRows * lumaColumns, half = count / 2
-                        cbTarget[cy * cbOut + cx] = chromaMap[(sumCb + half) / count]
-                        crTarget[cy * crOut + cx] = chromaMap[(sumCr + half) / count]
+                        cbTarget[cy * cbOut + cx] = chromaMap[count == 4 ? (sumCb &+ 2) >> 2 : (sumCb + half) / count]
+                        crTarget[cy * crOut + cx] = chromaMap[count == 4 ? (sumCr &+ 2) >> 2 : (sumCr + half) / count]
                     }
                 }
             }
