@@ -134,6 +134,8 @@ class Comparison:
     ffmpeg_indicative: bool = False
     targets: list = field(default_factory=list)
     results: dict = field(default_factory=lambda: {"reel": [], "ffmpeg": [], "reel-base": []})
+    # More reel projects rendered in the same rounds, shown as ratios to the baseline: name -> (project, target).
+    variants: dict = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- processes
@@ -1089,10 +1091,67 @@ def social_case(args):
     )
 
 
+# The look case (issue 35): 10 s of 1080p graded with a 33-point .cube LUT, then contrast and saturation, with a
+# 400x200 plate blurred; against the ffmpeg recipe users copy (lut3d, eq, split/crop/gblur/overlay) with the same
+# encoder settings. The baseline is reel's plain re-encode of the same source; the LUT alone and a chroma key alone
+# are rendered in the same rounds and shown as ratios to it.
+LOOK_SECONDS = 10
+LOOK_CONTRAST, LOOK_SATURATION = 1.1, 1.2
+LOOK_PLATE = (1200, 700, 400, 200)  # x, y, width, height: even, inside 1920x1080
+LOOK_BLUR = 16
+
+
+def ensure_look_media():
+    """The look case's 10 s 1080p30 source (testsrc2, BT.709) and its LUT (the effects part's), made once."""
+    source = MEDIA / f"look-{EFFECTS_WIDTH}x{EFFECTS_HEIGHT}-{LOOK_SECONDS}s.mp4"
+    if not source.exists():
+        MEDIA.mkdir(parents=True, exist_ok=True)
+        partial = source.with_name(".look.partial.mp4")
+        run_quietly(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                     f"testsrc2=size={EFFECTS_WIDTH}x{EFFECTS_HEIGHT}:rate={FPS}:duration={LOOK_SECONDS}",
+                     "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
+                     "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-g", str(SOURCE_GOP), str(partial)],
+                    "look source")
+        partial.rename(source)
+    _, lut = ensure_effects_media()
+    return source, lut
+
+
+def look_case(args):
+    """LUT + contrast/saturation + a blurred plate on 10 s of 1080p, against ffmpeg's lut3d, eq and gblur."""
+    source, lut = ensure_look_media()
+    x, y, w, h = LOOK_PLATE
+    look = [{"type": "lut", "file": str(lut)},
+            {"type": "color", "contrast": LOOK_CONTRAST, "saturation": LOOK_SATURATION},
+            {"type": "blur", "radius": LOOK_BLUR, "rect": [x, y, w, h]}]
+    reel_out, ffmpeg_out = WORK / "look-reel.mp4", WORK / "look-ffmpeg.mp4"
+    graph = (f"[0:v]lut3d=file={lut}:interp=tetrahedral,eq=contrast={LOOK_CONTRAST}:saturation={LOOK_SATURATION},"
+             f"split[m][p];[p]crop={w}:{h}:{x}:{y},gblur=sigma={LOOK_BLUR}[b];[m][b]overlay={x}:{y},format=yuv420p[v]")
+    ffmpeg_args = (["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(source), "-filter_complex", graph,
+                    "-map", "[v]", "-an", "-c:v", "libx264", "-crf", str(CRF), "-preset", ENCODER_PRESET,
+                    "-pix_fmt", "yuv420p", "-r", str(FPS), str(ffmpeg_out)])
+    key = [{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3, "blend": 0.1}]
+    return Comparison(
+        name="look",
+        description=f"{LOOK_SECONDS} s of {EFFECTS_WIDTH}x{EFFECTS_HEIGHT}: 33-point LUT, contrast {LOOK_CONTRAST}, "
+                    f"saturation {LOOK_SATURATION}, a {w}x{h} plate blurred (sigma {LOOK_BLUR}) (ffmpeg: lut3d, eq, "
+                    "split/crop/gblur/overlay); baseline: reel's plain re-encode; lut and key alone against it",
+        timeline_seconds=LOOK_SECONDS,
+        reel_project=effects_project(reel_out, source, look),
+        ffmpeg_args=ffmpeg_args, reel_output=reel_out, ffmpeg_output=ffmpeg_out,
+        baseline_name="plain",
+        baseline_project=effects_project(WORK / "look-base.mp4", source, []),
+        baseline_output=WORK / "look-base.mp4",
+        targets=[Target("ffmpeg", 0.80)],
+        variants={"look:lut": (effects_project(WORK / "look-lut.mp4", source, look[:1]), 1.30),
+                  "look:key": (effects_project(WORK / "look-key.mp4", source, key), 1.20)},
+    )
+
+
 COMPARISONS = {"cuts": cuts_case, "transitions": transitions_case, "audio-mix": audio_mix_case,
                "title-w1": titles_w1_case, "title-60s": titles_minute_case,
                "captions-60s": captions_minute_case, "timecode-60s": timecode_minute_case,
-               "social": social_case}
+               "social": social_case, "look": look_case}
 
 
 # ---------------------------------------------------------------- running
@@ -1111,6 +1170,10 @@ def run_comparison(case, reel, rounds, warmup, ffmpeg_only):
         baseline = write_project(case.baseline_project, f"{case.name}-base")
         if not ffmpeg_only:
             commands["reel-base"] = reel_render_args(reel, baseline)
+    for index, (name, (project, _)) in enumerate(case.variants.items()):
+        if not ffmpeg_only:
+            commands[f"reel:{name}"] = reel_render_args(reel, write_project(project, f"{case.name}-variant-{index}"))
+            case.results.setdefault(f"reel:{name}", [])
     order = sorted(commands)
     print(f"\n== {case.name}: {case.description}; timeline {case.timeline_seconds:.3f} s", flush=True)
     for tool in order:
@@ -1188,6 +1251,12 @@ def print_table(cases):
             target = next((t for t in case.targets if t.against == "baseline"), None)
             print(ratio_row(f"{case.name}", medians(case.results["reel"]), medians(case.results["reel-base"]), target)
                   + f"   (base: reel {case.baseline_name})")
+            for name, (_, limit) in case.variants.items():
+                runs = case.results.get(f"reel:{name}")
+                if runs:
+                    print(ratio_row(name, medians(runs), medians(case.results["reel-base"]),
+                                    Target("baseline", limit) if limit else None)
+                          + f"   (base: reel {case.baseline_name})")
 
 
 def repeated_cuts(minutes):

@@ -28,6 +28,12 @@ final class EffectStage {
     private var chains: [Int: Chain] = [:]
     /// Turns a path as written in the project into one the filters can open.
     private let resolvePath: (String) -> String
+    /// The keyer of every chroma key (its buffers are reused from picture to picture).
+    private let keyer = ChromaKeyer()
+    /// LUT tables by resolved file (nil: the file cannot be read as a table; lut3d runs instead), made once a render.
+    private var lookups: [String: ColorLookup?] = [:]
+    /// `eq`'s per-sample maps (luma, chroma) by its filter text, for colour adjustments fused into a LUT's table.
+    private var eqMapCache: [String: (luma: [UInt8], chroma: [UInt8])] = [:]
 
     /// A stage whose LUT files are resolved by `resolvePath` (the project's folder for relative paths).
     init(resolvePath: @escaping (String) -> String) {
@@ -92,7 +98,12 @@ final class EffectStage {
                 result = try Scaler().converted(result, width: result.width, height: result.height, format: .yuv420p)
             }
         }
+        var fused = 0  // effects after a LUT already applied through its table
         for (position, effect) in chain.effects.enumerated() {
+            if fused > 0 {
+                fused -= 1
+                continue
+            }
             if position == chain.effects.count - 1,
                 let size = Self.reducedBlur(effect, width: result.width, height: result.height) {
                 // The last effect, a strong blur of the whole picture: run small, enlarged where it is placed.
@@ -100,6 +111,23 @@ final class EffectStage {
                 let full = PixelSize(width: result.width, height: result.height)
                 result = try filtered(result, size.text)
                 return (result, full)
+            }
+            if case .lut(let file) = effect.kind, effect.rect == nil {
+                try filterPending()
+                if result.format == .yuv420p || result.format == .yuva420p, let lookup = lookup(file) {
+                    // The colour adjustments right after it that only `eq` does are per-sample maps: fused in.
+                    var luma: [UInt8]?, chroma: [UInt8]?
+                    for next in chain.effects[(position + 1)...] {
+                        guard next.rect == nil, case .color(let adjustment) = next.kind, Self.onlyEq(adjustment) else { break }
+                        fused += 1
+                        guard adjustment.changesEq else { continue }
+                        let maps = try eqMaps(adjustment)
+                        luma = (luma ?? Self.identity).map { maps.luma[Int($0)] }
+                        chroma = (chroma ?? Self.identity).map { maps.chroma[Int($0)] }
+                    }
+                    result = try lookup.applied(to: result, lumaMap: luma, chromaMap: chroma)
+                    continue
+                }
             }
             if effect.shape == .ellipse, let rect = effect.rect {
                 // An ellipse region: its bounding region filtered on its own, then merged back through the ellipse.
@@ -123,8 +151,8 @@ final class EffectStage {
             try filterPending()
             try workingFormat()
             let yuv = YUVColor(key.color)
-            let keyer = ChromaKeyer(u: Int(yuv.u), v: Int(yuv.v), similarity: key.similarity, blend: key.blend)
-            result = try keyer.keyed(result)
+            result = try keyer.keyed(result, with: ChromaKeyer.Key(u: Int(yuv.u), v: Int(yuv.v),
+                                                                   similarity: key.similarity, blend: key.blend))
             // The key's spill suppression (if any) is a filter, run with whatever follows.
             if key.spill > 0 { pending.append(effect) }
         }
@@ -150,6 +178,49 @@ final class EffectStage {
         guard w < width, h < height else { return nil }
         let sigmaX = sigma * Double(w) / Double(width), sigmaY = sigma * Double(h) / Double(height)
         return (w, h, "scale=w=\(w):h=\(h):flags=area,gblur=sigma=\(number(sigmaX)):sigmaV=\(number(sigmaY))")
+    }
+
+    private static let identity = (0..<256).map { UInt8($0) }
+
+    /// Whether `adjustment` is `eq`'s work alone (per-sample maps of luma and of chroma).
+    private static func onlyEq(_ adjustment: ColorAdjustment) -> Bool {
+        adjustment.hue == 0 && adjustment.exposure == 0 && adjustment.temperature == nil && adjustment.tint == 0
+            && adjustment.preset == nil
+    }
+
+    /// The table of the LUT in `file` (as written), nil when it cannot be read as one (lut3d then reports why).
+    private func lookup(_ file: String) -> ColorLookup? {
+        let path = resolvePath(file)
+        if let known = lookups[path] { return known }
+        var made: ColorLookup?
+        if let data = FileManager.default.contents(atPath: path), let table = CubeFile.table(in: data) {
+            made = try? ColorLookup(table)
+        }
+        lookups[path] = made
+        return made
+    }
+
+    /// `eq`'s maps for `adjustment`, read from libavfilter's `eq` itself: a picture holding every 8-bit value in
+    /// its luma and its chroma, filtered.
+    private func eqMaps(_ adjustment: ColorAdjustment) throws(MediaError) -> (luma: [UInt8], chroma: [UInt8]) {
+        let text = Self.filterText(.color(adjustment), resolvePath: resolvePath)
+        if let known = eqMapCache[text] { return known }
+        let picture = try VideoFrame(width: 512, height: 2, format: .yuv420p)
+        for row in 0..<2 {
+            for x in 0..<512 { picture.plane(0)[row * picture.stride(0) + x] = UInt8(x & 255) }
+        }
+        for x in 0..<256 {
+            picture.plane(1)[x] = UInt8(x)
+            picture.plane(2)[x] = UInt8(x)
+        }
+        let filtered = try PictureFilter(description: text).apply(picture)
+        let maps = ((0..<256).map { filtered.plane(0)[$0] }, (0..<256).map { filtered.plane(1)[$0] })
+        if (0..<256).contains(where: { filtered.plane(2)[$0] != maps.1[$0] }) {
+            throw MediaError(.internal, "eq treats Cb and Cr differently")
+        }
+        if eqMapCache.count > 64 { eqMapCache = [:] }
+        eqMapCache[text] = maps
+        return maps
     }
 
     /// Drops the graphs of tracks not in `tracksInUse`.

@@ -254,6 +254,8 @@ extension ExportSession {
             }
         }
         let sink = FanOutSink(outputs, progress: progress)
+        // Whatever ends the render (the last frame, an error, Ctrl-C), no output's thread writes after it returns.
+        defer { sink.close() }
         if renditions.contains(where: { !$0.plan.settings.isAudioOnly }) {
             let core = try RenderCore(project: project, catalog: catalog, opener: opener, compositor: compositor)
             try core.run(grid, into: sink, cancellation: cancellation)

@@ -1,4 +1,5 @@
 import Foundation
+import ReelMedia
 import ReelModel
 
 /// The checks of layer effects that need files (docs/effects.md): a LUT file that is missing or unreadable is a
@@ -77,11 +78,31 @@ enum CubeFile {
     /// The first thing wrong with `data` as a 3D cube file, with its 1-based line (0: the whole file); nil when
     /// it is one.
     static func problem(in data: Data) -> (message: String, line: Int)? {
+        if case .failure(let problem) = read(data) { return (problem.message, problem.line) }
+        return nil
+    }
+
+    /// The table of `data` as lut3d loads it (`ThreeDLUT`), or what is wrong with it.
+    static func table(in data: Data) -> ThreeDLUT? {
+        if case .success(let table) = read(data) { return table }
+        return nil
+    }
+
+    struct Problem: Error {
+        let message: String
+        let line: Int
+    }
+
+    private static func read(_ data: Data) -> Result<ThreeDLUT, Problem> {
+        func problem(_ message: String, _ line: Int) -> Result<ThreeDLUT, Problem> {
+            .failure(Problem(message: message, line: line))
+        }
         guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
-            return ("it is not text", 0)
+            return problem("it is not text", 0)
         }
         var size: Int?
         var rows = 0
+        var values: [Float] = []
         var domainMin = [0.0, 0.0, 0.0], domainMax = [1.0, 1.0, 1.0]
         var lineNumber = 0
         // Any line end: "\r\n" is one Character in Swift, so splitting at "\n" alone would read a CR LF file as one line.
@@ -95,38 +116,43 @@ enum CubeFile {
                 switch keyword {
                 case "LUT_3D_SIZE":
                     guard words.count == 2, let n = Int(words[1]), (2...256).contains(n) else {
-                        return ("LUT_3D_SIZE must be a whole number from 2 to 256", lineNumber)
+                        return problem("LUT_3D_SIZE must be a whole number from 2 to 256", lineNumber)
                     }
-                    if size != nil { return ("LUT_3D_SIZE is given twice", lineNumber) }
+                    if size != nil { return problem("LUT_3D_SIZE is given twice", lineNumber) }
                     size = n
+                    values.reserveCapacity(3 * n * n * n)
                 case "LUT_1D_SIZE":
-                    return ("it is a 1D LUT (LUT_1D_SIZE); the lut effect takes 3D LUTs", lineNumber)
+                    return problem("it is a 1D LUT (LUT_1D_SIZE); the lut effect takes 3D LUTs", lineNumber)
                 case "DOMAIN_MIN", "DOMAIN_MAX":
                     let values = words.dropFirst().compactMap(Double.init)
                     guard words.count == 4, values.count == 3, values.allSatisfy(\.isFinite) else {
-                        return ("\(keyword) needs three numbers", lineNumber)
+                        return problem("\(keyword) needs three numbers", lineNumber)
                     }
                     if keyword == "DOMAIN_MIN" { domainMin = values } else { domainMax = values }
                 default:
                     // TITLE, LUT_3D_INPUT_RANGE and other keywords before the table are skipped, as lut3d does.
-                    if rows > 0 { return ("unexpected \(keyword) inside the table", lineNumber) }
+                    if rows > 0 { return problem("unexpected \(keyword) inside the table", lineNumber) }
                 }
                 continue
             }
-            guard size != nil else { return ("a table row comes before LUT_3D_SIZE", lineNumber) }
-            let values = words.compactMap(Double.init)
-            guard words.count == 3, values.count == 3, values.allSatisfy(\.isFinite) else {
-                return ("a table row needs three numbers, found \"\(line.prefix(40))\"", lineNumber)
+            guard size != nil else { return problem("a table row comes before LUT_3D_SIZE", lineNumber) }
+            let row = words.compactMap(Double.init)
+            guard words.count == 3, row.count == 3, row.allSatisfy(\.isFinite) else {
+                return problem("a table row needs three numbers, found \"\(line.prefix(40))\"", lineNumber)
             }
+            // lut3d reads the numbers as floats (sscanf %f).
+            values += words.compactMap(Float.init)
             rows += 1
         }
-        guard let size else { return ("LUT_3D_SIZE is missing", 0) }
+        guard let size else { return problem("LUT_3D_SIZE is missing", 0) }
         if zip(domainMin, domainMax).contains(where: { $0 >= $1 }) {
-            return ("DOMAIN_MIN must be below DOMAIN_MAX in every channel", 0)
+            return problem("DOMAIN_MIN must be below DOMAIN_MAX in every channel", 0)
         }
-        if rows != size * size * size {
-            return ("LUT_3D_SIZE \(size) needs \(size * size * size) rows, found \(rows)", lineNumber)
+        if rows != size * size * size || values.count != 3 * rows {
+            return problem("LUT_3D_SIZE \(size) needs \(size * size * size) rows, found \(rows)", lineNumber)
         }
-        return nil
+        // lut3d's input scale: 1 / (max − min) of the domain (as floats), clipped to 0…1; the minimum is not subtracted.
+        let scale = (0..<3).map { Float(min(max(1 / (Double(Float(domainMax[$0])) - Double(Float(domainMin[$0]))), 0), 1)) }
+        return .success(ThreeDLUT(size: size, values: values, scale: (scale[0], scale[1], scale[2])))
     }
 }

@@ -120,6 +120,8 @@ final class SharedMix {
     private var positions: [Int64] = []
     private let scratch: [UnsafeMutablePointer<Float>]
     private static let spanSampleCount = 4096
+    /// Held while a tap is handed its samples.
+    private let lock = Locked(())
 
     init(stage: AudioStage) {
         self.stage = stage
@@ -144,6 +146,13 @@ final class SharedMix {
     /// Hands tap `id` the samples from where it stands up to `end` (exclusive), mixing what is not made yet.
     func deliver(tap id: Int, through end: Int64,
                  into deliver: (_ planes: [UnsafePointer<Float>], _ sampleCount: Int) throws(RenderError) -> Void)
+        throws(RenderError) {
+        // The outputs' threads (`OutputThread`) pull their taps at once: one at a time through the mix.
+        try lock.withLock { _ throws(RenderError) in try deliverLocked(tap: id, through: end, into: deliver) }
+    }
+
+    private func deliverLocked(tap id: Int, through end: Int64,
+                               into deliver: (_ planes: [UnsafePointer<Float>], _ sampleCount: Int) throws(RenderError) -> Void)
         throws(RenderError) {
         var position = positions[id]
         guard end > position else { return }
@@ -345,14 +354,23 @@ final class RenditionTarget {
     }
 }
 
-/// The render core's end in a render with `outputs`: each composed picture to every output, then progress.
+/// The render core's end in a render with `outputs`: each composed picture to every output, each output on a
+/// thread of its own (`OutputThread`), so that their scales and encodes run side by side; then progress.
+///
+/// Every output takes every frame in order. The first error an output meets stops the render at the next frame
+/// (or at `finish`), naming that output (the first in order, if several fail); `close` stops and waits for the
+/// threads whatever happened, so that nothing writes after the render returned and its partials are removed.
 final class FanOutSink: MediaSink {
-    private let targets: [RenditionTarget]
+    private let threads: [OutputThread]
     private let progress: ProgressCounter
 
     init(_ targets: [RenditionTarget], progress: ProgressCounter) {
-        self.targets = targets
+        threads = targets.map(OutputThread.init)
         self.progress = progress
+    }
+
+    deinit {
+        close()
     }
 
     func consume(_ frame: ComposedFrame) throws(RenderError) {
@@ -361,12 +379,137 @@ final class FanOutSink: MediaSink {
 
     /// Main frame `index` to every output (`picture` nil when none needs pictures).
     func advance(_ picture: VideoFrame?, mainFrame index: Int64) throws(RenderError) {
-        for target in targets { try target.take(picture, mainFrame: index) }
+        try throwFirstError()
+        // Composed pictures are read only from here on (SharedFrame's rule), so the outputs may read one together.
+        let shared = picture.map(SharedFrame.init)
+        for thread in threads { thread.submit(.frame(shared, index)) }
         progress.completed(throughFrame: index)
     }
 
     func finish() throws(RenderError) {
-        for target in targets { try target.finish() }
+        for thread in threads { thread.submit(.finish) }
+        for thread in threads { thread.waitUntilDone() }
+        try throwFirstError()
+    }
+
+    /// Stops every output's thread (what is queued is dropped) and returns when they have all ended.
+    func close() {
+        for thread in threads { thread.stop() }
+    }
+
+    private func throwFirstError() throws(RenderError) {
+        if let error = threads.lazy.compactMap(\.failure).first {
+            close()
+            throw error
+        }
+    }
+}
+
+/// One output of a `FanOutSink` on a thread of its own: the frames for it wait in a short queue (a few frames, so
+/// memory stays bounded and the render core runs at most that far ahead of the slowest output), and are taken in
+/// order. A plain thread, not the Swift concurrency pool: encoding blocks a core for milliseconds at a time.
+final class OutputThread: @unchecked Sendable {
+    // Why `@unchecked Sendable` is sound: `target` is used by the thread alone once it started (the producer only
+    // queues work), the queue and the failure are guarded by `state`, and the pictures queued are `SharedFrame`s.
+    enum Work {
+        case frame(SharedFrame?, Int64)
+        case finish
+    }
+
+    private struct State {
+        var queue: [Work] = []
+        var failure: RenderError?
+        var stopping = false
+        var started = false
+    }
+
+    private static let depth = 3
+    private let target: RenditionTarget
+    private let state = Locked(State())
+    /// Signalled once per queued item, and once to wake the thread when it is stopped.
+    private let queued = DispatchSemaphore(value: 0)
+    /// Free places in the queue.
+    private let room = DispatchSemaphore(value: OutputThread.depth)
+    /// Signalled when the thread has ended.
+    private let ended = DispatchSemaphore(value: 0)
+
+    init(_ target: RenditionTarget) {
+        self.target = target
+    }
+
+    /// The error that stopped this output, if one did.
+    var failure: RenderError? { state.withLock { $0.failure } }
+
+    /// Queues `work`, waiting while the queue is full; starts the thread with the first item. Ignored once stopped.
+    func submit(_ work: Work) {
+        room.wait()
+        let start = state.withLock { state -> Bool? in
+            guard !state.stopping else { return nil }
+            state.queue.append(work)
+            defer { state.started = true }
+            return !state.started
+        }
+        guard let start else {
+            room.signal()
+            return
+        }
+        if start {
+            let thread = Thread { [self] in run() }
+            thread.name = "output \(target.rendition.label)"
+            thread.start()
+        }
+        queued.signal()
+    }
+
+    /// Waits until the thread has ended (after `.finish`, a failure or `stop`); returns at once if it never started.
+    func waitUntilDone() {
+        guard state.withLock({ $0.started }) else { return }
+        ended.wait()
+        ended.signal()  // later waits return too
+    }
+
+    /// Drops the queued work, lets the item being written complete, and waits for the thread to end.
+    func stop() {
+        stopAccepting()
+        guard state.withLock({ $0.started }) else { return }
+        queued.signal()
+        waitUntilDone()
+    }
+
+    private func run() {
+        defer { ended.signal() }
+        while true {
+            queued.wait()
+            let next = state.withLock { state -> Work? in
+                guard !state.stopping, state.failure == nil, !state.queue.isEmpty else { return nil }
+                return state.queue.removeFirst()
+            }
+            guard let next else { return }
+            room.signal()
+            do throws(RenderError) {
+                switch next {
+                case .frame(let picture, let index):
+                    try target.take(picture?.frame, mainFrame: index)
+                case .finish:
+                    try target.finish()
+                    return
+                }
+            } catch {
+                state.withLock { $0.failure = error }
+                // Whoever waits for room goes on; what it queues is dropped.
+                stopAccepting()
+                return
+            }
+        }
+    }
+
+    /// Once stopped or failed: nothing more is queued, and a producer waiting for room is let through.
+    private func stopAccepting() {
+        state.withLock { state in
+            state.stopping = true
+            state.queue.removeAll()
+        }
+        for _ in 0..<Self.depth { room.signal() }
     }
 }
 
