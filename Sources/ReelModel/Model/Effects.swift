@@ -96,7 +96,7 @@ public struct EffectRamps: Sendable, Hashable {
 
 /// The `"type"` of an effect.
 public enum EffectTypeName: String, Sendable, Hashable, CaseIterable {
-    case lut, color, blur, pixelate, chromaKey
+    case lut, color, blur, pixelate, chromaKey, mask
 }
 
 /// What an effect does to the pixels it covers.
@@ -113,6 +113,10 @@ public enum EffectKind: Sendable, Hashable {
     /// A colour made transparent (libavfilter `chromakey` on BT.709 Y′CbCr, then `despill` when `spill` > 0):
     /// the layer gains per-pixel alpha and shows the layers below where its colour matches.
     case chromaKey(ChromaKey)
+    /// A mask (docs/effects.md, "Masks"): the layer's per-pixel alpha multiplied by a shape's coverage, the region
+    /// `rect` (the whole picture when absent) shaped by `shape` with rounded corners, soft edges or inverted. The layer
+    /// shows the layers below where the mask is clear.
+    case mask(LayerMask)
 
     /// The value of `parameter` in this effect, nil when it has no such parameter.
     public func value(of parameter: EffectParameter) -> Double? {
@@ -169,7 +173,35 @@ public enum EffectKind: Sendable, Hashable {
         case .blur: .blur
         case .pixelate: .pixelate
         case .chromaKey: .chromaKey
+        case .mask: .mask
         }
+    }
+}
+
+/// The parameters of a `"mask"` effect (docs/effects.md, "Masks"), besides its region (`rect` and `shape`).
+///
+/// Lengths are in the effect's units: canvas pixels on a clip or an overlay (the editing form), the layer's
+/// display-oriented source pixels on a layer instruction (the explicit form); the compiler divides them by the
+/// layer's scale, each axis by its own, so a corner stays round on the canvas when a picture is stretched.
+public struct LayerMask: Sendable, Hashable {
+    /// The radius of a rectangle's corners on each axis (0: square corners); ignored by an ellipse.
+    public var cornerRadius = LayerPoint(x: 0, y: 0)
+    /// The width of the soft edge: the coverage is blurred across the edge by a Gaussian of σ = feather / 2
+    /// (0: a hard, anti-aliased edge).
+    public var feather = 0.0
+    /// Whether the layer keeps its pixels outside the shape instead of inside.
+    public var invert = false
+    /// Editing form only, when the effect has no `rect`: the shape's size in canvas pixels, centred on the layer's
+    /// visible picture (its crop); nil: the visible picture's own size. The compiler turns it into `rect`.
+    public var size: LayerPoint?
+
+    /// A hard-edged mask with square corners keeping the inside.
+    public init(cornerRadius: LayerPoint = LayerPoint(x: 0, y: 0), feather: Double = 0, invert: Bool = false,
+                size: LayerPoint? = nil) {
+        self.cornerRadius = cornerRadius
+        self.feather = feather
+        self.invert = invert
+        self.size = size
     }
 }
 

@@ -22,6 +22,17 @@ final class EffectStage {
     }
 
     private var chains: [Int: Chain] = [:]
+    /// Mask coverages drawn, by what decides them; dropped whole when it grows past a few.
+    private var masks: [MaskKey: [UInt8]] = [:]
+
+    private struct MaskKey: Hashable {
+        let mask: LayerMask
+        let shape: RegionShape
+        let rect: CropRect?
+        let width: Int
+        let height: Int
+        let rotation: Int
+    }
     /// Turns a path as written in the project into one the filters can open.
     private let resolvePath: (String) -> String
 
@@ -90,6 +101,13 @@ final class EffectStage {
             }
         }
         for effect in chain.effects {
+            if case .mask(let mask) = effect.kind {
+                // A mask multiplies the alpha of the picture as the effects before it left it.
+                try filterPending()
+                try workingFormat()
+                result = try AlphaMask.multiplied(result, by: coverage(mask, effect, result, rotation: rotation))
+                continue
+            }
             if effect.shape == .ellipse, let rect = effect.rect {
                 // An ellipse region: its bounding region filtered on its own, then merged back through the ellipse.
                 try filterPending()
@@ -119,6 +137,24 @@ final class EffectStage {
         }
         try filterPending()
         return result
+    }
+
+    /// The coverage of a mask effect over `picture`, drawn once per shape and picture size.
+    private func coverage(_ mask: LayerMask, _ effect: LayerEffect, _ picture: VideoFrame,
+                          rotation: Int) throws(MediaError) -> [UInt8] {
+        let key = MaskKey(mask: mask, shape: effect.shape, rect: effect.rect, width: picture.width, height: picture.height,
+                          rotation: rotation)
+        if let drawn = masks[key] { return drawn }
+        let drawn: [UInt8]
+        do {
+            drawn = try MaskRasterizer.coverage(mask, shape: effect.shape, rect: effect.rect, width: picture.width,
+                                                height: picture.height, rotation: rotation)
+        } catch {
+            throw MediaError(.internal, error.message)
+        }
+        if masks.count >= 8 { masks.removeAll() }
+        masks[key] = drawn
+        return drawn
     }
 
     /// Drops the graphs of tracks not in `tracksInUse`.
@@ -162,6 +198,9 @@ final class EffectStage {
             let (green, blue) = screen == .green ? (-key.spill, 0.0) : (0.0, -key.spill)
             return Self.inRGB("despill=type=\(screen.rawValue):mix=0.5:expand=0:red=0:green=\(number(green)):"
                               + "blue=\(number(blue)):brightness=0:alpha=0", alpha: true)
+        case .mask:
+            // Drawn by `MaskRasterizer`, never a filter.
+            return "null"
         case .lut(let file):
             return inRGB("lut3d=file=\(PictureFilter.quoted(resolvePath(file))):interp=tetrahedral")
         case .blur(let radius):
