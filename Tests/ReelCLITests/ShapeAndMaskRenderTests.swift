@@ -86,6 +86,40 @@ import Testing
         #expect(unmasked < 30 && hidden < 30, "PSNR \(unmasked) dB unmasked, \(hidden) dB hidden")
     }
 
+    @Test(arguments: ["alpha", "luma"])
+    func imageMaskEqualsFFmpegsAlphamergeOfTheSameImage(_ channel: String) throws {
+        // An 80×60 matte (half the picture's size, so it is stretched): a grey ramp with a black disc, as luma, or as
+        // the alpha of a red picture.
+        let ramp = "geq=lum='if(lt(pow(X-40,2)+pow(Y-30,2),400),0,255*X/80)'"
+        if channel == "luma" {
+            _ = try runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=black:s=80x60,format=gray,\(ramp)",
+                                          "-frames:v", "1", folder.file("matte.png").path])
+        } else {
+            _ = try runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=black:s=80x60,format=gray,\(ramp)",
+                                          "-f", "lavfi", "-i", "color=red:s=80x60", "-filter_complex",
+                                          "[1][0]alphamerge,format=rgba", "-frames:v", "1", folder.file("matte.png").path])
+        }
+        let (result, out) = try render(project(overlays: #"{"video": "top", "start": 0, "mask": {"image": "matte.png", "channel": ""#
+                                                + channel + #""}}"#))
+        #expect(result.status == 0, "\(result.stderrText)")
+        // The reference's mask: the image's channel, scaled bicubic to the picture, as 25 lossless frames.
+        let extract = channel == "luma" ? "format=gray" : "alphaextract"
+        _ = try runChecked("ffmpeg", ["-v", "error", "-y", "-loop", "1", "-framerate", "25", "-i", folder.file("matte.png").path,
+                                      "-vf", "\(extract),scale=160:120:flags=bicubic,format=gray", "-frames:v", "25",
+                                      "-c:v", "ffv1", folder.file("matte.mkv").path])
+        let mask = "movie=\(folder.file("matte.mkv").path)"
+        let matched = try psnrAgainstAlphamerge(out, mask: mask)
+        #expect(matched >= 40, "PSNR \(matched) dB against alphamerge of the same image's \(channel)")
+        let unmasked = try psnrAgainstAlphamerge(out, mask: "color=white:s=160x120:r=25:d=1,format=gray")
+        #expect(unmasked < 30, "PSNR \(unmasked) dB unmasked")
+    }
+
+    @Test func aMissingMaskImageIsAMissingInput() throws {
+        let (result, _) = try render(project(overlays: #"{"video": "top", "start": 0, "mask": {"image": "none.png"}}"#))
+        #expect(result.status == 66, "\(result.stderrText)")
+        #expect(result.stderrText.contains("$.timeline.overlays[0].mask.image"), "\(result.stderrText)")
+    }
+
     /// Frame `frame` of `url` as RGB bytes, `width`×`height`.
     func rgb(_ url: URL, frame: Int = 0) throws -> [UInt8] {
         [UInt8](try runChecked("ffmpeg", ["-v", "error", "-i", url.path, "-vf", "select=eq(n\\,\(frame))", "-frames:v", "1",

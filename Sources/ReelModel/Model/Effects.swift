@@ -178,6 +178,14 @@ public enum EffectKind: Sendable, Hashable {
     }
 }
 
+/// The channel of a mask image that is the coverage (docs/effects.md, "Masks").
+public enum MaskChannel: String, Sendable, Hashable, CaseIterable {
+    /// Its alpha: opaque keeps, transparent hides.
+    case alpha
+    /// Its BT.709 luma (0.2126 R + 0.7152 G + 0.0722 B of the picture over black): white keeps, black hides.
+    case luma
+}
+
 /// The parameters of a `"mask"` effect (docs/effects.md, "Masks"), besides its region (`rect` and `shape`).
 ///
 /// Lengths are in the effect's units: canvas pixels on a clip or an overlay (the editing form), the layer's
@@ -194,6 +202,11 @@ public struct LayerMask: Sendable, Hashable {
     /// Editing form only, when the effect has no `rect`: the shape's size in canvas pixels, centred on the layer's
     /// visible picture (its crop); nil: the visible picture's own size. The compiler turns it into `rect`.
     public var size: LayerPoint?
+    /// An image file (as written, relative to the project's folder) whose `channel` is the coverage, stretched over
+    /// the region, in place of the shape; nil: the shape.
+    public var image: String?
+    /// Which of `image`'s channels is the coverage.
+    public var channel = MaskChannel.alpha
 
     /// A hard-edged mask with square corners keeping the inside.
     public init(cornerRadius: LayerPoint = LayerPoint(x: 0, y: 0), feather: Double = 0, invert: Bool = false,

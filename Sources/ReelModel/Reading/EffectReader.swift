@@ -13,7 +13,7 @@ struct EffectReader: FieldReader {
         .blur: ["radius", "rect", "shape"],
         .pixelate: ["size", "rect", "shape"],
         .chromaKey: ["color", "similarity", "blend", "spill"],
-        .mask: ["rect", "shape", "cornerRadius", "feather", "invert"],
+        .mask: ["rect", "shape", "cornerRadius", "feather", "invert", "image", "channel"],
     ]
 
     /// A layer's `"effects"` (docs/effects.md): an array of effect objects, read the same way on clips and on
@@ -148,6 +148,7 @@ struct EffectReader: FieldReader {
             if let json = fields["invert"] {
                 if let invert = bool(json, path.key("invert")) { mask.invert = invert } else { valid = false }
             }
+            if !readMaskImage(fields, path, into: &mask) { valid = false }
             kind = .mask(mask)
         }
 
@@ -271,10 +272,33 @@ extension EffectReader {
         if let json = fields["invert"] {
             if let invert = bool(json, path.key("invert")) { mask.invert = invert } else { valid = false }
         }
+        if !readMaskImage(fields, path, into: &mask) { valid = false }
+        if mask.image != nil, fields.has("shape") {
+            error(path.key("shape"), "a mask is a shape or an image, not both", hint: "remove \"shape\" or \"image\"")
+            valid = false
+        }
         guard valid else { return nil }
         var effect = LayerEffect(kind: .mask(mask), path: path)
         effect.shape = shape
         return effect
+    }
+
+    /// A mask's `image` (a file) and `channel`; false after reporting a problem.
+    private func readMaskImage(_ fields: Fields, _ path: JSONPath, into mask: inout LayerMask) -> Bool {
+        var valid = true
+        if let json = fields["image"] {
+            if let file = filePath(json, path.key("image")) { mask.image = file } else { valid = false }
+        }
+        if let json = fields["channel"] {
+            if let channel: MaskChannel = enumeration(json, path.key("channel"), "mask channel") {
+                mask.channel = channel
+                if !fields.has("image") {
+                    error(path.key("channel"), "a channel belongs to a mask image", hint: "add \"image\", or remove \"channel\"")
+                    valid = false
+                }
+            } else { valid = false }
+        }
+        return valid
     }
 
     /// A corner radius: a number of `units` (both axes), or `[rx, ry]`; each from 0 to 65536.

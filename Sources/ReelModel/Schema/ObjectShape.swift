@@ -232,7 +232,7 @@ extension ObjectShape {
         name: "effect",
         allowed: ["type", "file", "brightness", "contrast", "saturation", "gamma", "exposure", "temperature", "tint", "hue",
                   "preset", "radius", "size", "color", "similarity", "blend", "spill", "rect", "shape", "cornerRadius", "feather",
-                  "invert", "start", "duration"],
+                  "invert", "image", "channel", "start", "duration"],
         required: ["type"])
 
     /// An entry of `audioEffects`, an audio track's `effects`, an audio mix input's `effects` or
@@ -255,7 +255,7 @@ extension ObjectShape {
     }
 
     /// A clip's or an overlay's `mask` (docs/format.md, "Masks and rounded corners").
-    public static let mask = ObjectShape(name: "mask", allowed: ["shape", "feather", "invert"])
+    public static let mask = ObjectShape(name: "mask", allowed: ["shape", "image", "channel", "feather", "invert"])
 
     /// A shape overlay's or a `mask`'s `shape` (docs/format.md, "Shapes"); a mask's takes `type`, `size` and
     /// `cornerRadius` only, a shape overlay's needs `type` and `size`.

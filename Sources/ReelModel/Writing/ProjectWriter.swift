@@ -398,6 +398,10 @@ public enum ProjectWriter {
             }
             if mask.feather != 0 { members.append(("feather", numberValue(mask.feather))) }
             if mask.invert { members.append(("invert", .bool(true))) }
+            if let image = mask.image {
+                members.append(("image", .string(image)))
+                if mask.channel != .alpha { members.append(("channel", .string(mask.channel.rawValue))) }
+            }
         }
         if let rect = effect.rect { members.append(("rect", rectValue(rect))) }
         if effect.shape != .rectangle { members.append(("shape", .string(effect.shape.rawValue))) }

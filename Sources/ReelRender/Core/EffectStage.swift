@@ -35,10 +35,14 @@ final class EffectStage {
     }
     /// Turns a path as written in the project into one the filters can open.
     private let resolvePath: (String) -> String
+    /// Opens mask images; nil: a mask image is an error.
+    private let opener: (any SourceOpener)?
 
-    /// A stage whose LUT files are resolved by `resolvePath` (the project's folder for relative paths).
-    init(resolvePath: @escaping (String) -> String) {
+    /// A stage whose LUT files and mask images are resolved by `resolvePath` (the project's folder for relative
+    /// paths), mask images read through `opener`.
+    init(resolvePath: @escaping (String) -> String, opener: (any SourceOpener)? = nil) {
         self.resolvePath = resolvePath
+        self.opener = opener
     }
 
     /// `frame` with the effects of `effects` active at composition time `time` applied, or `frame` itself when none
@@ -146,11 +150,18 @@ final class EffectStage {
                           rotation: rotation)
         if let drawn = masks[key] { return drawn }
         let drawn: [UInt8]
-        do {
-            drawn = try MaskRasterizer.coverage(mask, shape: effect.shape, rect: effect.rect, width: picture.width,
+        if let file = mask.image {
+            guard let opener else { throw MediaError(.internal, "no opener for the mask image \(file)") }
+            let image = try ImageLayer.decode(path: resolvePath(file), stream: 0, opener: opener)
+            drawn = try MaskRasterizer.coverage(mask, image: image, rect: effect.rect, width: picture.width,
                                                 height: picture.height, rotation: rotation)
-        } catch {
-            throw MediaError(.internal, error.message)
+        } else {
+            do {
+                drawn = try MaskRasterizer.coverage(mask, shape: effect.shape, rect: effect.rect, width: picture.width,
+                                                    height: picture.height, rotation: rotation)
+            } catch {
+                throw MediaError(.internal, error.message)
+            }
         }
         if masks.count >= 8 { masks.removeAll() }
         masks[key] = drawn

@@ -62,6 +62,53 @@ enum MaskRasterizer {
         return out
     }
 
+    /// The coverage of a mask image: `image`'s `mask.channel` stretched over the region `rect` (display-oriented
+    /// pixels; the whole picture when nil) of a picture stored as `width`×`height` and turned by `rotation`, 0 outside
+    /// it, then feathered and inverted as a shape's is.
+    static func coverage(_ mask: LayerMask, image: LayerRaster, rect: CropRect?, width: Int, height: Int,
+                         rotation: Int) throws(MediaError) -> [UInt8] {
+        let turns = ((Int((Double(rotation % 360) / 90).rounded()) % 4) + 4) % 4
+        let displayWidth = turns % 2 == 0 ? width : height, displayHeight = turns % 2 == 0 ? height : width
+        let region = rect ?? CropRect(x: 0, y: 0, width: Double(displayWidth), height: Double(displayHeight))
+        let regionWidth = max(1, min(16384, Int(region.width.rounded()))), regionHeight = max(1, min(16384, Int(region.height.rounded())))
+        let scaled = try ImageLayer.scaled(image, width: regionWidth, height: regionHeight)
+        var out = [UInt8](repeating: 0, count: width * height)
+        let originX = Int(region.x.rounded()), originY = Int(region.y.rounded())
+        for sy in 0..<height {
+            for sx in 0..<width {
+                // The display pixel stored pixel (sx, sy) shows (docs: display (x, y) shows stored (w − 1 − y, x) at
+                // one turn, (w − 1 − x, h − 1 − y) at two, (y, h − 1 − x) at three).
+                let (dx, dy): (Int, Int)
+                switch turns {
+                case 1: (dx, dy) = (sy, width - 1 - sx)
+                case 2: (dx, dy) = (width - 1 - sx, height - 1 - sy)
+                case 3: (dx, dy) = (height - 1 - sy, sx)
+                default: (dx, dy) = (sx, sy)
+                }
+                let ix = dx - originX, iy = dy - originY
+                guard ix >= 0, iy >= 0, ix < regionWidth, iy < regionHeight else { continue }
+                let index = (iy * regionWidth + ix) * 4
+                let value: Int
+                switch mask.channel {
+                case .alpha:
+                    value = Int(scaled.pixels[index + 3])
+                case .luma:
+                    // Premultiplied components: the picture over black.
+                    let luma = 0.2126 * Double(scaled.pixels[index]) + 0.7152 * Double(scaled.pixels[index + 1])
+                        + 0.0722 * Double(scaled.pixels[index + 2])
+                    value = Int(luma.rounded())
+                }
+                out[sy * width + sx] = UInt8(max(0, min(255, value)))
+            }
+        }
+        out.withUnsafeMutableBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return }
+            if mask.feather > 0 { gaussianBlur(base, stride: width, width: width, height: height, sigma: mask.feather / 2) }
+            if mask.invert { for index in 0..<bytes.count { bytes[index] = 255 - bytes[index] } }
+        }
+        return out
+    }
+
     /// Blurs 8-bit samples in place by a Gaussian of standard deviation `sigma` pixels (taps to 3σ, weights summing
     /// to 1, outside the plane counted as 0), horizontally then vertically, rounding to nearest at the end.
     static func gaussianBlur(_ data: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int, sigma: Double) {
