@@ -106,6 +106,27 @@ import ReelTime
         #expect(after.map(\.shape) == before.map(\.shape))
     }
 
+    @Test func imageMasksAreCompiledWrittenAndListedAsInputs() throws {
+        let text = project(#"{"asset": "big", "mask": {"image": "mattes/m.png", "channel": "luma", "invert": true}}"#)
+        let (compiled, diagnostics) = compileProject(text, facts: Self.facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let project = try #require(compiled)
+        let effect = try #require(project.videoComposition.instructions.first?.layers.first?.effects.first)
+        var expected = LayerMask(invert: true)
+        expected.image = "mattes/m.png"
+        expected.channel = .luma
+        #expect(effect.kind == .mask(expected))
+        #expect(effect.rect == CropRect(x: 0, y: 0, width: 128, height: 72))
+        let written = ProjectWriter.explicitProject(project)
+        let (again, againDiagnostics) = compileProject(written, facts: Self.facts)
+        #expect(againDiagnostics.map(\.humanText) == [])
+        #expect(again?.videoComposition.instructions.first?.layers.first?.effects.first?.kind == .mask(expected))
+        let (read, _) = readProject(text)
+        let inputs = try #require(read).inputFiles
+        #expect(inputs.map(\.path.description) == ["$.timeline.clips[0].mask.image"])
+        #expect(inputs.map(\.kind) == [.maskImage])
+    }
+
     static let refusals: [(entry: String, path: String)] = [
         (#"{"asset": "a", "cornerRadius": -1}"#, "$.timeline.clips[0].cornerRadius"),
         (#"{"asset": "a", "cornerRadius": [1, 2, 3]}"#, "$.timeline.clips[0].cornerRadius"),
@@ -115,6 +136,9 @@ import ReelTime
         (#"{"asset": "a", "mask": {"invert": 1}}"#, "$.timeline.clips[0].mask.invert"),
         (#"{"asset": "a", "mask": {"shap": {}}}"#, "$.timeline.clips[0].mask.shap"),
         (#"{"asset": "a", "mask": 3}"#, "$.timeline.clips[0].mask"),
+        (#"{"asset": "a", "mask": {"image": "m.png", "shape": {"type": "ellipse"}}}"#, "$.timeline.clips[0].mask.shape"),
+        (#"{"asset": "a", "mask": {"channel": "luma"}}"#, "$.timeline.clips[0].mask.channel"),
+        (#"{"asset": "a", "mask": {"image": "m.png", "channel": "red"}}"#, "$.timeline.clips[0].mask.channel"),
     ]
 
     @Test(arguments: 0..<refusals.count)
