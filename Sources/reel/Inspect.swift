@@ -167,6 +167,8 @@ struct Inspect: ParsableCommand {
                 what = "\(JSONWriter.quoted(style.text)) (\(style.font ?? TextStyle.defaultFont), \(ProjectWriter.numberText(style.size)) px)"
             case .image(let asset, let size):
                 what = asset + (size.map { " at \($0.width)×\($0.height)" } ?? "")
+            case .shape(let style):
+                what = "\(style.kind.rawValue) \(ProjectWriter.numberText(style.size.x))×\(ProjectWriter.numberText(style.size.y))"
             }
             let animations = layer.animations.map(\.property.rawValue).joined(separator: ", ")
             printOutput("  \(layer.timeRange.start)–\(layer.timeRange.end) s: \(kind) \(what)"

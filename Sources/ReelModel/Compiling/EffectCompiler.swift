@@ -23,6 +23,21 @@ struct EffectCompiler: CompilerPart {
             case .blur(let radius): effect.kind = .blur(radius: radius / scale)
             case .pixelate(let size): effect.kind = .pixelate(size: size / scale)
             case .lut, .color, .chromaKey: break
+            case .mask(var mask):
+                // Lengths on each axis by that axis's scale, so that a corner stays round on the canvas.
+                let scaleX = max(1e-9, (placement.a * placement.a + placement.b * placement.b).squareRoot())
+                let scaleY = max(1e-9, (placement.c * placement.c + placement.d * placement.d).squareRoot())
+                mask.cornerRadius = LayerPoint(x: mask.cornerRadius.x / scaleX, y: mask.cornerRadius.y / scaleY)
+                mask.feather /= scale
+                if written.rect == nil, let visible = Self.visibleSource(clip) {
+                    // Centred on the visible picture, the written size (canvas pixels) or the picture's own.
+                    let width = mask.size.map { $0.x / scaleX } ?? visible.width
+                    let height = mask.size.map { $0.y / scaleY } ?? visible.height
+                    effect.rect = CropRect(x: visible.x + (visible.width - width) / 2, y: visible.y + (visible.height - height) / 2,
+                                           width: width, height: height)
+                }
+                mask.size = nil
+                effect.kind = .mask(mask)
             }
             if let rect = written.rect { effect.rect = Self.sourceBounds(of: rect, placement: placement) }
             if let range = written.timeRange, let start = try? clip.target.start + range.start {
@@ -39,6 +54,30 @@ struct EffectCompiler: CompilerPart {
             }
             return effect
         }
+    }
+
+    /// The part of `clip`'s display-oriented source picture it shows: its crop, else the whole picture; nil when the
+    /// picture's size is not known (a mask then covers the whole picture).
+    /// A picture that overflows the canvas (`fit: cover`) is cut to the canvas's part of it, so that its rounded
+    /// corners are the canvas's.
+    static func visibleSource(_ clip: PlacedClip) -> CropRect? {
+        var visible: CropRect
+        if let crop = clip.clip.motion.crop {
+            visible = crop
+        } else {
+            guard let size = clip.resolved.video?.displaySize, size.width > 0, size.height > 0 else { return nil }
+            visible = CropRect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
+        }
+        let placement = clip.placement
+        if clip.canvas.width > 0, clip.canvas.height > 0, placement.b == 0, placement.c == 0 {
+            let canvas = sourceBounds(of: CropRect(x: 0, y: 0, width: Double(clip.canvas.width), height: Double(clip.canvas.height)),
+                                      placement: placement)
+            let x0 = max(visible.x, canvas.x), y0 = max(visible.y, canvas.y)
+            let x1 = min(visible.x + visible.width, canvas.x + canvas.width)
+            let y1 = min(visible.y + visible.height, canvas.y + canvas.height)
+            if x1 > x0, y1 > y0 { visible = CropRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) }
+        }
+        return visible
     }
 
     /// Gives every layer of `instructions` showing `clip`'s track the clip's compiled effects.

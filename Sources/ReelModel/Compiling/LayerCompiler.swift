@@ -20,7 +20,7 @@ struct LayerCompiler: CompilerPart {
                     valid = false
                 }
             }
-            let kind = layer.isTitle ? "title" : "overlay"
+            let kind = layer.isTitle ? "title" : layer.isShape ? "shape" : "overlay"
             if layer.timeRange.start >= duration {
                 error(layer.path.key("start"),
                       "the \(kind) starts at \(describeTime(layer.timeRange.start, frameDuration: composition.frameDuration)), "
@@ -52,6 +52,12 @@ extension MovieLayer {
     /// Whether the layer is text.
     public var isTitle: Bool {
         if case .text = content { return true }
+        return false
+    }
+
+    /// Whether the layer is a shape.
+    public var isShape: Bool {
+        if case .shape = content { return true }
         return false
     }
 }

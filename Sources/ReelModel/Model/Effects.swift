@@ -96,7 +96,7 @@ public struct EffectRamps: Sendable, Hashable {
 
 /// The `"type"` of an effect.
 public enum EffectTypeName: String, Sendable, Hashable, CaseIterable {
-    case lut, color, blur, pixelate, chromaKey
+    case lut, color, blur, pixelate, chromaKey, mask
 }
 
 /// One numeric parameter of a picture effect: its key, range, default and meaning, declared once. The reader's
@@ -191,6 +191,9 @@ public struct PictureEffectParameter: Sendable {
         .init("spill", .chromaKey, 0...1, .value(0), animatable: false,
               "spill suppression strength for green or blue keys, 0 is off (despill's screen channel scale).",
               hint: "spill suppression strength, from 0 (off) to 1", example: "0.6"),
+        .init("feather", .mask, 0...1024, .value(0), animatable: false,
+              "the width of the soft edge, a gaussian blur of σ = feather / 2 across it, in the rect's pixels.",
+              hint: "the width of the soft edge in UNITS, from 0 (hard) to 1024", example: "8"),
     ]
 
     /// The keys of `type` that are not numbers (files, presets, colours, regions), in the reference's order.
@@ -200,13 +203,18 @@ public struct PictureEffectParameter: Sendable {
         case .color: ["preset"]
         case .blur, .pixelate: ["rect", "shape"]
         case .chromaKey: ["color"]
+        case .mask: ["rect", "shape", "cornerRadius", "invert", "image", "channel"]
         }
     }
 
     /// Every key `type` takes besides `type`, `start` and `duration` (a chroma key's colour before its numbers).
     public static func keys(of type: EffectTypeName) -> [String] {
-        let numbers = table.filter { $0.type == type }.map(\.key)
-        return type == .chromaKey ? otherKeys(of: type) + numbers : numbers + otherKeys(of: type)
+        let numbers = table.filter { $0.type == type }.map(\.key), others = otherKeys(of: type)
+        switch type {
+        case .chromaKey: return others + numbers
+        case .mask: return Array(others.prefix(3)) + numbers + others.dropFirst(3)  // feather after the shape's keys
+        default: return numbers + others
+        }
     }
 }
 
@@ -224,6 +232,10 @@ public enum EffectKind: Sendable, Hashable {
     /// A colour made transparent (libavfilter `chromakey` on BT.709 Y′CbCr, then `despill` when `spill` > 0):
     /// the layer gains per-pixel alpha and shows the layers below where its colour matches.
     case chromaKey(ChromaKey)
+    /// A mask (docs/effects.md, "Masks"): the layer's per-pixel alpha multiplied by a shape's coverage, the region
+    /// `rect` (the whole picture when absent) shaped by `shape` with rounded corners, soft edges or inverted. The layer
+    /// shows the layers below where the mask is clear.
+    case mask(LayerMask)
 
     /// The value of `parameter` in this effect, nil when it has no such parameter.
     public func value(of parameter: EffectParameter) -> Double? {
@@ -280,7 +292,48 @@ public enum EffectKind: Sendable, Hashable {
         case .blur: .blur
         case .pixelate: .pixelate
         case .chromaKey: .chromaKey
+        case .mask: .mask
         }
+    }
+}
+
+/// The channel of a mask image that is the coverage (docs/effects.md, "Masks").
+public enum MaskChannel: String, Sendable, Hashable, CaseIterable {
+    /// Its alpha: opaque keeps, transparent hides.
+    case alpha
+    /// Its BT.709 luma (0.2126 R + 0.7152 G + 0.0722 B of the picture over black): white keeps, black hides.
+    case luma
+}
+
+/// The parameters of a `"mask"` effect (docs/effects.md, "Masks"), besides its region (`rect` and `shape`).
+///
+/// Lengths are in the effect's units: canvas pixels on a clip or an overlay (the editing form), the layer's
+/// display-oriented source pixels on a layer instruction (the explicit form); the compiler divides them by the
+/// layer's scale, each axis by its own, so a corner stays round on the canvas when a picture is stretched.
+public struct LayerMask: Sendable, Hashable {
+    /// The radius of a rectangle's corners on each axis (0: square corners); ignored by an ellipse.
+    public var cornerRadius = LayerPoint(x: 0, y: 0)
+    /// The width of the soft edge: the coverage is blurred across the edge by a Gaussian of σ = feather / 2
+    /// (0: a hard, anti-aliased edge).
+    public var feather = 0.0
+    /// Whether the layer keeps its pixels outside the shape instead of inside.
+    public var invert = false
+    /// Editing form only, when the effect has no `rect`: the shape's size in canvas pixels, centred on the layer's
+    /// visible picture (its crop); nil: the visible picture's own size. The compiler turns it into `rect`.
+    public var size: LayerPoint?
+    /// An image file (as written, relative to the project's folder) whose `channel` is the coverage, stretched over
+    /// the region, in place of the shape; nil: the shape.
+    public var image: String?
+    /// Which of `image`'s channels is the coverage.
+    public var channel = MaskChannel.alpha
+
+    /// A hard-edged mask with square corners keeping the inside.
+    public init(cornerRadius: LayerPoint = LayerPoint(x: 0, y: 0), feather: Double = 0, invert: Bool = false,
+                size: LayerPoint? = nil) {
+        self.cornerRadius = cornerRadius
+        self.feather = feather
+        self.invert = invert
+        self.size = size
     }
 }
 

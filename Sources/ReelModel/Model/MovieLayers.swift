@@ -14,6 +14,8 @@ public struct MovieLayer: Sendable, Hashable {
         case text(TextStyle)
         /// An image asset, at its own pixel size or at `size` (pixels at the render size).
         case image(asset: String, size: PixelSize?)
+        /// A vector shape drawn by Cairo at the output's resolution (docs/format.md, "Shapes").
+        case shape(ShapeStyle)
     }
 
     /// What the layer shows.

@@ -130,6 +130,17 @@ struct EffectReader: FieldReader {
                 valid = false
             }
             kind = key.map { .chromaKey($0) }
+        case .mask:
+            var mask = LayerMask()
+            if let json = fields["cornerRadius"] {
+                if let radius = cornerRadius(json, path.key("cornerRadius"), units: units) { mask.cornerRadius = radius } else { valid = false }
+            }
+            mask.feather = value("feather") ?? mask.feather
+            if let json = fields["invert"] {
+                if let invert = bool(json, path.key("invert")) { mask.invert = invert } else { valid = false }
+            }
+            if !readMaskImage(fields, path, into: &mask) { valid = false }
+            kind = .mask(mask)
         }
 
         var rect: CropRect?
@@ -167,7 +178,7 @@ struct EffectReader: FieldReader {
         if let json = fields["shape"], own.contains("shape") {
             if let value: RegionShape = enumeration(json, path.key("shape"), "region shape") {
                 shape = value
-                if value == .ellipse, !fields.has("rect") {
+                if value == .ellipse, !fields.has("rect"), type != .mask {
                     error(path.key("shape"), "an ellipse region needs \"rect\", the rectangle it is inscribed in",
                           hint: "add \"rect\": [x, y, width, height] in \(units)")
                     valid = false
@@ -182,6 +193,112 @@ struct EffectReader: FieldReader {
         effect.shape = shape
         effect.ramps = ramps
         return effect
+    }
+}
+
+extension EffectReader {
+    /// The masks a clip or an overlay writes outside its `effects` (docs/format.md, "Masks and rounded corners"):
+    /// `"cornerRadius": r` (the visible picture's corners rounded) and `"mask": {"shape", "feather", "invert"}`, as
+    /// mask effects with no `rect` in canvas pixels, which the compiler centres on the layer's visible picture. They
+    /// come after the layer's own effects, so a key or a blur runs before the mask. `isValid` is false after
+    /// reporting a problem.
+    func readMasks(_ fields: Fields, _ path: JSONPath) -> (masks: [LayerEffect], isValid: Bool) {
+        var masks: [LayerEffect] = []
+        var valid = true
+        if let json = fields["cornerRadius"] {
+            if let radius = cornerRadius(json, path.key("cornerRadius"), units: "canvas pixels") {
+                if radius.x > 0 || radius.y > 0 {
+                    masks.append(LayerEffect(kind: .mask(LayerMask(cornerRadius: radius)), path: path.key("cornerRadius")))
+                }
+            } else { valid = false }
+        }
+        if let json = fields["mask"] {
+            if let mask = readMask(json, path.key("mask")) { masks.append(mask) } else { valid = false }
+        }
+        return (masks, valid)
+    }
+
+    /// `{"shape": {"type": "rectangle" | "ellipse", "size": [w, h], "cornerRadius": r}, "feather": px, "invert": bool}`.
+    private func readMask(_ json: JSON, _ path: JSONPath) -> LayerEffect? {
+        guard let fields = object(json, path, .mask, expected: "a mask object {\"shape\", \"feather\", \"invert\"}") else {
+            return nil
+        }
+        var valid = true
+        var mask = LayerMask()
+        var shape = RegionShape.rectangle
+        if let json = fields["shape"], let shapeFields = object(json, path.key("shape"), .shape,
+                                                               expected: "a shape object {\"type\", \"size\", …}") {
+            let shapePath = path.key("shape")
+            for key in ["points", "path", "fill", "stroke"] where shapeFields.has(key) {
+                error(shapePath.key(key), "\"\(key)\" does not apply to a mask's shape",
+                      hint: "a mask keeps a rectangle (type, size, cornerRadius) or an ellipse (type, size)")
+                valid = false
+            }
+            if let typeJSON = shapeFields["type"] {
+                if let type: RegionShape = enumeration(typeJSON, shapePath.key("type"), "mask shape") { shape = type } else { valid = false }
+            }
+            if let json = shapeFields["size"] {
+                if let size = point(json, shapePath.key("size"), what: "a size [width, height] in canvas pixels",
+                                    in: 0...65_536) {
+                    if size.x > 0, size.y > 0 {
+                        mask.size = size
+                    } else {
+                        error(shapePath.key("size"), "a mask's width and height must be greater than 0",
+                              hint: "write [width, height] in canvas pixels")
+                        valid = false
+                    }
+                } else { valid = false }
+            }
+            if let json = shapeFields["cornerRadius"] {
+                if let radius = cornerRadius(json, shapePath.key("cornerRadius"), units: "canvas pixels") {
+                    mask.cornerRadius = radius
+                } else { valid = false }
+            }
+        } else if fields.has("shape") {
+            valid = false
+        }
+        if let json = fields["feather"] {
+            let range = PictureEffectParameter.row(.mask, "feather")?.range ?? 0...1024
+            if let feather = double(json, path.key("feather"), in: range) { mask.feather = feather } else { valid = false }
+        }
+        if let json = fields["invert"] {
+            if let invert = bool(json, path.key("invert")) { mask.invert = invert } else { valid = false }
+        }
+        if !readMaskImage(fields, path, into: &mask) { valid = false }
+        if mask.image != nil, fields.has("shape") {
+            error(path.key("shape"), "a mask is a shape or an image, not both", hint: "remove \"shape\" or \"image\"")
+            valid = false
+        }
+        guard valid else { return nil }
+        var effect = LayerEffect(kind: .mask(mask), path: path)
+        effect.shape = shape
+        return effect
+    }
+
+    /// A mask's `image` (a file) and `channel`; false after reporting a problem.
+    private func readMaskImage(_ fields: Fields, _ path: JSONPath, into mask: inout LayerMask) -> Bool {
+        var valid = true
+        if let json = fields["image"] {
+            if let file = filePath(json, path.key("image")) { mask.image = file } else { valid = false }
+        }
+        if let json = fields["channel"] {
+            if let channel: MaskChannel = enumeration(json, path.key("channel"), "mask channel") {
+                mask.channel = channel
+                if !fields.has("image") {
+                    error(path.key("channel"), "a channel belongs to a mask image", hint: "add \"image\", or remove \"channel\"")
+                    valid = false
+                }
+            } else { valid = false }
+        }
+        return valid
+    }
+
+    /// A corner radius: a number of `units` (both axes), or `[rx, ry]`; each from 0 to 65536.
+    func cornerRadius(_ json: JSON, _ path: JSONPath, units: String) -> LayerPoint? {
+        if case .array = json.value {
+            return point(json, path, what: "a radius [x, y] in \(units)", in: 0...65_536)
+        }
+        return double(json, path, in: 0...65_536).map { LayerPoint(x: $0, y: $0) }
     }
 }
 

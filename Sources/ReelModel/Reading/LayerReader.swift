@@ -28,7 +28,11 @@ struct LayerReader: FieldReader {
         if readsOverlays, let json = fields["overlays"] {
             if let entries = array(json, path.key("overlays")) {
                 for (entryJSON, entryPath) in entries {
-                    if let read = readOverlay(entryJSON, entryPath, allowsEffects: false) { overlays.append(read.layer) } else { valid = false }
+                    if entryJSON.value.objectValue?["shape"] != nil {
+                        if let layer = readShapeOverlay(entryJSON, entryPath) { overlays.append(layer) } else { valid = false }
+                    } else if let read = readOverlay(entryJSON, entryPath, allowsEffects: false) {
+                        overlays.append(read.layer)
+                    } else { valid = false }
                 }
             } else {
                 valid = false
@@ -115,6 +119,17 @@ struct LayerReader: FieldReader {
                 valid = false
             }
         }
+        if allowsEffects {
+            let masks = effectReader.readMasks(fields, path)
+            effects += masks.masks
+            if !masks.isValid { valid = false }
+        } else {
+            for key in ["cornerRadius", "mask"] where fields.has(key) {
+                error(path.key(key), "\(key) on an overlay belongs to the editing form (timeline.overlays)",
+                      hint: "in the explicit form, put the image on a video track and give its layer instruction a mask effect")
+                valid = false
+            }
+        }
         var size: PixelSize?
         if let json = fields["size"] {
             size = layerSize(json, path.key("size"))
@@ -125,6 +140,146 @@ struct LayerReader: FieldReader {
         let layer = MovieLayer(content: .image(asset: asset, size: size), timeRange: placement.range,
                                position: placement.position, animations: placement.animations, path: path)
         return (layer, effects)
+    }
+
+    /// `{"shape": {…}, "start", "duration" | "end", "position", "animations"}`: a shape layer (docs/format.md,
+    /// "Shapes"). Nil after reporting every problem found.
+    func readShapeOverlay(_ json: JSON, _ path: JSONPath) -> MovieLayer? {
+        guard let fields = object(json, path, .shapeOverlay, expected: "a shape overlay object") else { return nil }
+        let style = fields["shape"].flatMap { readShape($0, path.key("shape")) }
+        let placement = readPlacement(fields, path, what: "shape")
+        guard let style, let placement else { return nil }
+        return MovieLayer(content: .shape(style), timeRange: placement.range, position: placement.position,
+                          animations: placement.animations, path: path)
+    }
+
+    /// A shape layer's `shape`: `type`, `size`, and what the type draws (`cornerRadius`, `points`, `path`), with its
+    /// `fill` and `stroke`. Nil after reporting every problem found.
+    func readShape(_ json: JSON, _ path: JSONPath) -> ShapeStyle? {
+        guard let fields = object(json, path, .shape, expected: "a shape object {\"type\", \"size\", …}") else { return nil }
+        var valid = true
+        let kind: ShapeStyle.Kind? = fields["type"].flatMap { enumeration($0, path.key("type"), "shape type") }
+        if !fields.has("type") {
+            error(path, "a shape needs \"type\"", hint: "add \"type\": rectangle, ellipse, polygon or path")
+        }
+        var size: LayerPoint?
+        if let json = fields["size"] {
+            if let read = point(json, path.key("size"), what: "a size [width, height] in pixels", in: 0...16384) {
+                if read.x > 0, read.y > 0 { size = read } else {
+                    error(path.key("size"), "a shape's width and height must be greater than 0", hint: "write [width, height] in pixels")
+                    valid = false
+                }
+            } else { valid = false }
+        } else {
+            error(path, "a shape needs \"size\", its box [width, height] in pixels", hint: "add \"size\": [width, height]")
+            valid = false
+        }
+        let type = kind ?? .rectangle
+        for (key, owner) in [("cornerRadius", ShapeStyle.Kind.rectangle), ("points", .polygon), ("path", .path)]
+        where fields.has(key) && kind != nil && type != owner {
+            error(path.key(key), "\"\(key)\" does not apply to a \(type.rawValue)", hint: "\(key) belongs to a \(owner.rawValue)")
+            valid = false
+        }
+        var style = ShapeStyle(kind: type, size: size ?? LayerPoint(x: 1, y: 1), fill: nil)
+        if let json = fields["cornerRadius"] {
+            if let radius = double(json, path.key("cornerRadius"), in: 0...16384) { style.cornerRadius = radius } else { valid = false }
+        }
+        if type == .polygon {
+            if let json = fields["points"], let elements = array(json, path.key("points"), expected: "an array of points [x, y]") {
+                let points = elements.compactMap { point($0.0, $0.1, what: "a point [x, y] in pixels", in: -65_536...65_536) }
+                if points.count != elements.count { valid = false }
+                if points.count < 3, points.count == elements.count {
+                    error(path.key("points"), "a polygon needs at least 3 points, found \(points.count)", hint: "write [[x, y], [x, y], [x, y], …]")
+                    valid = false
+                }
+                style.points = points
+            } else {
+                if !fields.has("points") {
+                    error(path, "a polygon needs \"points\"", hint: "add \"points\": [[x, y], …] in the box's pixels")
+                }
+                valid = false
+            }
+        }
+        if type == .path {
+            if let json = fields["path"], let data = string(json, path.key("path")) {
+                do {
+                    let commands = try SVGPath.parse(data)
+                    if commands.isEmpty {
+                        error(path.key("path"), "the path draws nothing", hint: "write SVG path data such as \"M 0 0 L 100 0 L 50 80 Z\"")
+                        valid = false
+                    }
+                    style.path = data
+                } catch {
+                    self.error(path.key("path"), "path data: \(error.message) at character \(error.offset + 1)",
+                               hint: "write SVG path data (M, L, H, V, C, S, Q, T, A, Z), such as \"M 0 0 L 100 0 L 50 80 Z\"")
+                    valid = false
+                }
+            } else {
+                if !fields.has("path") {
+                    error(path, "a path shape needs \"path\"", hint: "add \"path\": SVG path data in the box's pixels")
+                }
+                valid = false
+            }
+        }
+        if let json = fields["fill"] {
+            if let fill = readFill(json, path.key("fill")) { style.fill = fill } else { valid = false }
+        } else if !fields.has("stroke") {
+            style.fill = .color(RGBAColor(red: 255, green: 255, blue: 255))
+        }
+        if let json = fields["stroke"], let strokeFields = object(json, path.key("stroke"), .shapeStroke, expected: "a stroke {\"color\", \"width\"}") {
+            let color = strokeFields["color"].flatMap { self.color($0, path.key("stroke").key("color")) }
+            let width = strokeFields["width"].flatMap { positiveNumber($0, path.key("stroke").key("width"), what: "stroke width", upTo: 1000) }
+            if let color, let width { style.stroke = ShapeStroke(color: color, width: width) } else { valid = false }
+        } else if fields.has("stroke") {
+            valid = false
+        }
+        return valid && size != nil && kind != nil ? style : nil
+    }
+
+    /// A fill: a colour, or `{"linear": [[x0, y0], [x1, y1]], "stops": [[offset, colour], …]}`.
+    private func readFill(_ json: JSON, _ path: JSONPath) -> ShapeFill? {
+        if case .string = json.value { return color(json, path).map { .color($0) } }
+        guard let fields = object(json, path, .gradient, expected: "a colour or a gradient {\"linear\", \"stops\"}") else { return nil }
+        var line: [LayerPoint] = []
+        if let json = fields["linear"], let elements = array(json, path.key("linear"), expected: "two points [[x0, y0], [x1, y1]]") {
+            line = elements.compactMap { point($0.0, $0.1, what: "a point [x, y] in pixels", in: -65_536...65_536) }
+            if elements.count != 2, line.count == elements.count {
+                error(path.key("linear"), "a linear gradient runs between 2 points, found \(elements.count)", hint: "write [[x0, y0], [x1, y1]]")
+            }
+        }
+        var stops: [GradientStop] = []
+        var stopsValid = false
+        if let json = fields["stops"], let elements = array(json, path.key("stops"), expected: "an array of stops [offset, colour]") {
+            stopsValid = true
+            for (element, elementPath) in elements {
+                guard let pair = array(element, elementPath, expected: "a stop [offset, colour]") else {
+                    stopsValid = false
+                    continue
+                }
+                guard pair.count == 2 else {
+                    error(elementPath, "a stop has an offset and a colour, found \(pair.count) values", hint: "write [0.5, \"#FF0000\"]")
+                    stopsValid = false
+                    continue
+                }
+                let offset = double(pair[0].0, pair[0].1, in: 0...1)
+                let color = self.color(pair[1].0, pair[1].1)
+                guard let offset, let color else {
+                    stopsValid = false
+                    continue
+                }
+                if let last = stops.last, offset < last.offset {
+                    error(pair[0].1, "stop offsets must not decrease (\(plain(offset)) after \(plain(last.offset)))", hint: "list the stops in ascending offset")
+                    stopsValid = false
+                }
+                stops.append(GradientStop(offset: offset, color: color))
+            }
+            if stopsValid, stops.count < 2 {
+                error(path.key("stops"), "a gradient needs at least 2 stops, found \(stops.count)", hint: "write [[0, \"#RRGGBB\"], [1, \"#RRGGBB\"]]")
+                stopsValid = false
+            }
+        }
+        guard line.count == 2, stopsValid else { return nil }
+        return .linear(from: line[0], to: line[1], stops: stops)
     }
 
     /// The keys titles and overlays share: the time range, `position` and `animations`.

@@ -11,8 +11,9 @@ struct OverlayReader: FieldReader {
 
     /// `timeline.overlays`: image overlays (`"image"`) and video overlays (`"video"`, docs/format.md "Video
     /// overlays"). Image overlays without effects stay layers of the layer stage; video overlays, image overlays
-    /// with effects and every overlay listed before the last of those are drawn by the compositor from tracks of
-    /// their own, so the list's order stays the drawing order. Broken entries are reported and left out.
+    /// with effects and every image overlay listed before the last of those are drawn by the compositor from tracks
+    /// of their own, so the list's order stays the drawing order. Shape overlays are always layers of the layer
+    /// stage, drawn above the tracks. Broken entries are reported and left out.
     func readTimelineOverlays(_ fields: Fields, _ path: JSONPath) -> (layers: [MovieLayer], tracks: [TrackOverlay]) {
         guard let json = fields["overlays"], let entries = array(json, path.key("overlays")) else { return ([], []) }
         enum Entry {
@@ -23,6 +24,8 @@ struct OverlayReader: FieldReader {
         for (entryJSON, entryPath) in entries {
             if entryJSON.value.objectValue?["video"] != nil {
                 if let overlay = readVideoOverlay(entryJSON, entryPath) { read.append(.track(overlay)) }
+            } else if entryJSON.value.objectValue?["shape"] != nil {
+                if let layer = layerReader.readShapeOverlay(entryJSON, entryPath) { read.append(.layer(layer)) }
             } else if let image = layerReader.readOverlay(entryJSON, entryPath, allowsEffects: true) {
                 read.append(image.effects.isEmpty ? .layer(image.layer) : .track(Self.trackOverlay(image.layer, effects: image.effects)))
             }
@@ -32,7 +35,7 @@ struct OverlayReader: FieldReader {
         for (index, entry) in read.enumerated() {
             switch entry {
             case .track(let overlay): tracks.append(overlay)
-            case .layer(let layer) where index < lastTrack: tracks.append(Self.trackOverlay(layer, effects: []))
+            case .layer(let layer) where index < lastTrack && !layer.isShape: tracks.append(Self.trackOverlay(layer, effects: []))
             case .layer(let layer): layers.append(layer)
             }
         }
@@ -99,6 +102,9 @@ struct OverlayReader: FieldReader {
         if let effectsJSON = fields["effects"] {
             if let read = effectReader.readEffects(effectsJSON, path.key("effects"), units: "canvas pixels") { effects = read } else { valid = false }
         }
+        let masks = effectReader.readMasks(fields, path)
+        effects += masks.masks
+        if !masks.isValid { valid = false }
         guard valid, let asset, let start else { return nil }
         var overlay = TrackOverlay(picture: .video(asset: asset), start: start, path: path)
         overlay.inPoint = inPoint

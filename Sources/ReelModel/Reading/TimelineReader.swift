@@ -151,6 +151,8 @@ struct TimelineReader: FieldReader {
                 clip.effects = effects
             } else { refused.insert("effects") }
         }
+        let masks = effectReader.readMasks(fields, path)
+        if masks.isValid { clip.effects += masks.masks } else { refused.insert("mask") }
         if let json = fields["audioEffects"] {
             if let effects = audioEffectReader.readAudioEffects(json, path.key("audioEffects")) {
                 clip.audioEffects = effects

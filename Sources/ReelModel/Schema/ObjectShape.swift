@@ -31,7 +31,7 @@ extension ObjectShape {
         .timeline, .gap, .clip, .transition, .rectangleMotion, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .videoOverlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
         .chapter, .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
-        .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .audioEffect, .eqBand, .stepKey, .rampKey, .decomposedTransform,
+        .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .mask, .shape, .shapeOverlay, .gradient, .shapeStroke, .audioEffect, .eqBand, .stepKey, .rampKey, .decomposedTransform,
         .variable,
     ]
 
@@ -100,7 +100,7 @@ extension ObjectShape {
         name: "clip",
         allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
                   "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects",
-                  "audioEffects", "freezeAt", "reverse", "motion", "chapters"],
+                  "cornerRadius", "mask", "audioEffects", "freezeAt", "reverse", "motion", "chapters"],
         required: ["asset"])
 
     /// A clip's `motion`: source rectangles shown full-canvas, moving from one to the other (docs/effects.md).
@@ -145,7 +145,8 @@ extension ObjectShape {
 
     /// An entry of `overlays`, an image layer (SPEC §3.5).
     public static let overlay = ObjectShape(
-        name: "overlay", allowed: ["image", "size", "start", "duration", "end", "position", "animations", "effects"],
+        name: "overlay",
+        allowed: ["image", "size", "start", "duration", "end", "position", "animations", "effects", "cornerRadius", "mask"],
         required: ["image", "start"])
 
     /// An entry of `timeline.overlays` showing a video: trimmed like a clip, placed like an image overlay
@@ -153,7 +154,7 @@ extension ObjectShape {
     public static let videoOverlay = ObjectShape(
         name: "video overlay",
         allowed: ["video", "in", "out", "duration", "speed", "volume", "muted", "start", "size", "position", "animations",
-                  "effects"],
+                  "effects", "cornerRadius", "mask"],
         required: ["video", "start"])
 
     /// An entry of a layer's `animations` (SPEC §3.5).
@@ -251,6 +252,23 @@ extension ObjectShape {
         if case .band = owner { return true }
         return false
     }
+
+    /// A clip's or an overlay's `mask` (docs/format.md, "Masks and rounded corners").
+    public static let mask = ObjectShape(name: "mask", allowed: ["shape", "image", "channel", "feather", "invert"])
+
+    /// A shape overlay's or a `mask`'s `shape` (docs/format.md, "Shapes"); a mask's takes `type`, `size` and
+    /// `cornerRadius` only, a shape overlay's needs `type` and `size`.
+    public static let shape = ObjectShape(name: "shape", allowed: ["type", "size", "cornerRadius", "points", "path", "fill", "stroke"])
+
+    /// An entry of `overlays` showing a shape (docs/format.md, "Shapes").
+    public static let shapeOverlay = ObjectShape(
+        name: "shape overlay", allowed: ["shape", "start", "duration", "end", "position", "animations"], required: ["shape", "start"])
+
+    /// A shape's gradient `fill`.
+    public static let gradient = ObjectShape(name: "gradient", allowed: ["linear", "stops"], required: ["linear", "stops"])
+
+    /// A shape's `stroke`.
+    public static let shapeStroke = ObjectShape(name: "stroke", allowed: ["color", "width"], required: ["color", "width"])
 
     /// A layer instruction's `backdrop`, a reel extension: a colour and a rectangle in source pixels.
     public static let backdrop = ObjectShape(name: "backdrop", allowed: ["color", "rect"], required: ["color", "rect"])

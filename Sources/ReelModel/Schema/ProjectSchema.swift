@@ -78,6 +78,11 @@ public enum ProjectSchema {
             FormatTable(shape: .overlay, keys: overlayKeys),
             FormatTable(shape: .videoOverlay, keys: videoOverlayKeys),
             FormatTable(shape: .animation, keys: animationKeys),
+            FormatTable(shape: .mask, keys: maskKeys),
+            FormatTable(shape: .shape, keys: shapeKeys),
+            FormatTable(shape: .shapeOverlay, keys: shapeOverlayKeys),
+            FormatTable(shape: .gradient, keys: gradientKeys),
+            FormatTable(shape: .shapeStroke, keys: shapeStrokeKeys),
             FormatTable(shape: .captions, keys: captionsKeys),
             FormatTable(shape: .captionStyle, keys: captionStyleKeys),
             FormatTable(shape: .captionHighlight, keys: captionHighlightKeys),
@@ -283,8 +288,8 @@ public enum ProjectSchema {
             FormatKey("ducking", arrayOf(ref("ducking")), "Tracks lowered while others sound.", default: .described("none")),
             FormatKey("volume", arrayOf(ref("volumeAutomation")), "Hand-written volume keys per track.", default: .described("none")),
             FormatKey("titles", arrayOf(ref("title")), "Text layers.", default: .described("none")),
-            FormatKey("overlays", arrayOf(object([("oneOf", array([ref("overlay"), ref("videoOverlay")]))])),
-                      "Image and video layers over the storyline, later ones on top.", default: .described("none")),
+            FormatKey("overlays", arrayOf(object([("oneOf", array([ref("overlay"), ref("videoOverlay"), ref("shapeOverlay")]))])),
+                      "Image, video and shape layers over the storyline, later ones on top (shapes above those drawn from tracks).", default: .described("none")),
             FormatKey("captions", arrayOf(ref("captions")), "Caption files and transcripts on the movie timeline (docs/captions.md).",
                       default: .described("none")),
             FormatKey("chapters", arrayOf(ref("chapter")), "Chapters in movie time: MP4, MOV and Matroska chapters, and reel chapters's list.",
@@ -333,6 +338,12 @@ public enum ProjectSchema {
             FormatKey("effects", arrayOf(ref("effect")),
                       "Filters run in order on the clip's source picture before it is placed (docs/effects.md); rect, radius and size in canvas pixels, start in seconds from the clip's start on the timeline.",
                       default: .described("none"), example: #"[{"type": "blur", "radius": 8, "rect": [100, 60, 200, 120]}]"#),
+            FormatKey("cornerRadius", cornerRadiusValue,
+                      "Rounds the corners of the visible picture (its crop): a radius in canvas pixels, or [rx, ry]; a shorthand for a rounded-rectangle mask (docs/format.md, \"Masks and rounded corners\").",
+                      default: .number("0"), example: "24"),
+            FormatKey("mask", ref("mask"),
+                      "A shape the picture is cut to: its per-pixel alpha is multiplied by the shape's coverage, after the effects (docs/format.md, \"Masks and rounded corners\").",
+                      default: .described("none"), example: #"{"shape": {"type": "ellipse", "size": [400, 400]}, "feather": 8}"#),
             FormatKey("audioEffects", arrayOf(ref("audioEffect")),
                       "Audio effects run in order on the clip's sound before its volume (docs/effects.md, \"Audio effects\"); start in seconds from the clip's start on the timeline.",
                       default: .described("none"), example: #"[{"preset": "voice"}]"#),
@@ -499,6 +510,12 @@ public enum ProjectSchema {
             FormatKey("effects", arrayOf(ref("effect")),
                       "Timeline overlays only: filters run in order on the image before it is placed (docs/effects.md); rect, radius and size in canvas pixels, start in seconds from the overlay's start. The overlay is then drawn from a track of its own.",
                       default: .described("none"), example: #"[{"type": "pixelate", "size": 12}]"#),
+            FormatKey("cornerRadius", cornerRadiusValue,
+                      "Timeline overlays only (the overlay is then drawn from a track of its own): rounds the corners of the visible picture (its crop): a radius in canvas pixels, or [rx, ry]; a shorthand for a rounded-rectangle mask (docs/format.md, \"Masks and rounded corners\").",
+                      default: .number("0"), example: "24"),
+            FormatKey("mask", ref("mask"),
+                      "Timeline overlays only: a shape the picture is cut to: its per-pixel alpha is multiplied by the shape's coverage, after the effects (docs/format.md, \"Masks and rounded corners\").",
+                      default: .described("none"), example: #"{"shape": {"type": "ellipse", "size": [400, 400]}, "feather": 8}"#),
         ]
     }
 
@@ -523,6 +540,12 @@ public enum ProjectSchema {
             FormatKey("effects", arrayOf(ref("effect")),
                       "Filters run in order on the source picture before it is placed (docs/effects.md), chromaKey included; rect, radius and size in canvas pixels, start in seconds from the overlay's start.",
                       default: .described("none"), example: ##"[{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3}]"##),
+            FormatKey("cornerRadius", cornerRadiusValue,
+                      "Rounds the corners of the visible picture (its crop): a radius in canvas pixels, or [rx, ry]; a shorthand for a rounded-rectangle mask (docs/format.md, \"Masks and rounded corners\").",
+                      default: .number("0"), example: "24"),
+            FormatKey("mask", ref("mask"),
+                      "A shape the picture is cut to: its per-pixel alpha is multiplied by the shape's coverage, after the effects (docs/format.md, \"Masks and rounded corners\").",
+                      default: .described("none"), example: #"{"shape": {"type": "ellipse", "size": [400, 400]}, "feather": 8}"#),
         ]
     }
 
@@ -714,7 +737,8 @@ public enum ProjectSchema {
             FormatKey("instructions", arrayOf(ref("instruction")), "What is shown when; they tile the composition's duration exactly.",
                       default: .required),
             FormatKey("titles", arrayOf(ref("title")), "Text layers.", default: .described("none")),
-            FormatKey("overlays", arrayOf(ref("overlay")), "Image layers.", default: .described("none")),
+            FormatKey("overlays", arrayOf(object([("oneOf", array([ref("overlay"), ref("shapeOverlay")]))])), "Image and shape layers.",
+                      default: .described("none")),
             FormatKey("captions", arrayOf(ref("captions")), "Caption files with their cues in movie time (docs/captions.md).",
                       default: .described("none")),
         ]
@@ -781,7 +805,7 @@ public enum ProjectSchema {
                                  default: absent, example: row.example)
             }
         }
-        let type = FormatKey("type", enumeration(EffectTypeName.allCases), "What the effect does: lut (lut3d), color (eq, hue, exposure, colortemperature, colorchannelmixer), blur (gblur), pixelate (pixelize), chromaKey (chromakey, despill).",
+        let type = FormatKey("type", enumeration(EffectTypeName.allCases), "What the effect does: lut (lut3d), color (eq, hue, exposure, colortemperature, colorchannelmixer), blur (gblur), pixelate (pixelize), chromaKey (chromakey, despill), mask (the picture's alpha multiplied by a shape's coverage, drawn by Cairo).",
                              default: .required, example: #""blur""#)
         let file = FormatKey("file", nonEmptyString, "lut: a 3D .cube file (relative paths start at the project's folder); tetrahedral interpolation, in BT.709 RGB.",
                              default: .described("required for lut"), example: #""look.cube""#)
@@ -792,10 +816,18 @@ public enum ProjectSchema {
         let parameters: [FormatKey] = [type, file] + parameterKeys(.color) + [preset] + parameterKeys(.blur)
             + parameterKeys(.pixelate) + [color] + parameterKeys(.chromaKey)
         return parameters + [
-            FormatKey("rect", animatable(rect), "blur, pixelate: only this region [x, y, width, height] changes (canvas pixels on a clip, source pixels on a layer instruction); radius, size, rect and the numeric color and chromaKey parameters but spill may be keys (docs/effects.md).",
+            FormatKey("rect", animatable(rect), "blur, pixelate: only this region [x, y, width, height] changes; mask: the shape's bounds, outside it the picture is transparent (canvas pixels on a clip, source pixels on a layer instruction); radius, size, rect and the numeric color and chromaKey parameters but spill may be keys (docs/effects.md).",
                       default: .described("the whole picture"), example: "[100, 60, 200, 120]"),
-            FormatKey("shape", enumeration(RegionShape.allCases), "blur, pixelate: rectangle, or ellipse: the ellipse inscribed in rect (needs rect), its edge anti-aliased.",
+            FormatKey("shape", enumeration(RegionShape.allCases), "blur, pixelate, mask: rectangle, or ellipse: the ellipse inscribed in rect (needs rect, but for a mask, whose rect is the whole picture when absent), its edge anti-aliased.",
                       default: .string("rectangle"), example: #""ellipse""#),
+            FormatKey("cornerRadius", cornerRadiusValue, "mask: the radius of a rectangle's corners, or [rx, ry] (canvas pixels on a clip, source pixels on a layer instruction).",
+                      default: .number("0"), example: "24"),
+        ] + parameterKeys(.mask) + [
+            FormatKey("invert", boolean, "mask: keeps the picture outside the shape instead of inside.", default: .bool(false)),
+            FormatKey("image", nonEmptyString, "mask: an image file (relative paths start at the project's folder) stretched over rect, whose channel is the coverage, in place of the shape.",
+                      default: .described("none: the shape"), example: #""matte.png""#),
+            FormatKey("channel", enumeration(MaskChannel.allCases), "mask: the image's channel that keeps the picture: alpha, or luma (white keeps).",
+                      default: .enumCase(MaskChannel.alpha)),
             FormatKey("start", ref("time"), "When the effect starts: seconds from the clip's start on a clip, composition seconds on a layer instruction.",
                       default: .number("0")),
             FormatKey("duration", ref("duration"), "How long the effect lasts; outside [start, start + duration) the picture is untouched.",
@@ -869,6 +901,76 @@ public enum ProjectSchema {
         [FormatKey("type", enumeration(EQBandType.allCases), "peak (equalizer), lowShelf (bass) or highShelf (treble).",
                    default: .required, example: #""peak""#)]
             + audioParameterKeys(bands: true)
+    }
+
+    /// A corner radius: one number for both axes, or [rx, ry].
+    private static var cornerRadiusValue: JSONValue {
+        object([("oneOf", array([number(minimum: "0", maximum: "65536"), pair(number(minimum: "0", maximum: "65536"))]))])
+    }
+
+    private static var maskKeys: [FormatKey] {
+        [
+            FormatKey("shape", ref("shape"), "The shape kept, centred on the layer's visible picture (its crop), in canvas pixels.",
+                      default: .described("a rectangle the size of the visible picture"), example: #"{"type": "ellipse", "size": [400, 400]}"#),
+            FormatKey("image", nonEmptyString, "An image file (relative paths start at the project's folder) stretched over the visible picture, whose channel is the coverage; in place of shape.",
+                      default: .described("none: the shape"), example: #""matte.png""#),
+            FormatKey("channel", enumeration(MaskChannel.allCases), "The image's channel that keeps the picture: alpha (opaque keeps), or luma (white keeps).",
+                      default: .enumCase(MaskChannel.alpha)),
+            FormatKey("feather", number(minimum: "0", maximum: "1024"), "The width of the soft edge in canvas pixels: a gaussian blur of σ = feather / 2 across it.",
+                      default: .number("0"), example: "8"),
+            FormatKey("invert", boolean, "Keeps the picture outside the shape instead of inside.", default: .bool(false)),
+        ]
+    }
+
+    private static var shapeKeys: [FormatKey] {
+        [
+            FormatKey("type", enumeration(ShapeStyle.Kind.allCases), "rectangle (corners rounded by cornerRadius), ellipse (inscribed in size), polygon (points) or path (SVG path data); a mask takes rectangle or ellipse.",
+                      default: .described("required for a shape overlay; rectangle in a mask"), example: #""ellipse""#),
+            FormatKey("size", pair(number(minimum: "0", maximum: "65536")), "The box [width, height] in pixels at the render size, both greater than 0; a shape overlay's position places its centre, a mask's is centred on the picture.",
+                      default: .described("required for a shape overlay; the visible picture's size in a mask"), example: "[400, 300]"),
+            FormatKey("cornerRadius", cornerRadiusValue, "rectangle: the corners' radius in pixels ([rx, ry] in a mask only).",
+                      default: .number("0"), example: "24"),
+            FormatKey("points", arrayOf(ref("point")), "polygon: its corners [x, y] in the box's pixels from its top-left, at least 3, closed.",
+                      default: .described("required for polygon"), example: "[[0, 100], [50, 0], [100, 100]]"),
+            FormatKey("path", nonEmptyString, "path: SVG path data (M, L, H, V, C, S, Q, T, A, Z; relative forms too) in the box's pixels, filled non-zero.",
+                      default: .described("required for path"), example: #""M 0 0 L 100 0 L 50 80 Z""#),
+            FormatKey("fill", object([("oneOf", array([ref("color"), ref("gradient")]))]),
+                      "Shape overlays: the inside's paint, a colour or a linear gradient.",
+                      default: .described("white, unless only a stroke is given"), example: ##""#FFCC00""##),
+            FormatKey("stroke", ref("shapeStroke"), "Shape overlays: a line along the outline, centred on it.",
+                      default: .described("none"), example: ##"{"color": "#000000", "width": 4}"##),
+        ]
+    }
+
+    private static var shapeOverlayKeys: [FormatKey] {
+        [
+            FormatKey("shape", ref("shape"), "The shape drawn: type, size and paint.", default: .required,
+                      example: ##"{"type": "rectangle", "size": [400, 120], "cornerRadius": 16, "fill": "#202020C0"}"##),
+        ] + placementKeys(of: "shape")
+    }
+
+    private static var gradientKeys: [FormatKey] {
+        [
+            FormatKey("linear", pair(ref("point")), "The line [[x0, y0], [x1, y1]] in the box's pixels the colours run along; padded beyond its ends.",
+                      default: .required, example: "[[0, 0], [400, 0]]"),
+            FormatKey("stops", object([
+                ("type", .string("array")), ("minItems", .number("2")),
+                ("items", object([
+                    ("type", .string("array")),
+                    ("prefixItems", array([number(minimum: "0", maximum: "1"), ref("color")])),
+                    ("items", .bool(false)), ("minItems", .number("2")),
+                ])),
+            ]), "[[offset, colour], …]: at least 2, offsets 0–1 not decreasing.",
+                      default: .required, example: ##"[[0, "#FF0000"], [1, "#0000FF"]]"##),
+        ]
+    }
+
+    private static var shapeStrokeKeys: [FormatKey] {
+        [
+            FormatKey("color", ref("color"), "The line's colour.", default: .required),
+            FormatKey("width", number(minimum: "0", maximum: "1000"), "Its width in pixels at the render size, greater than 0.", default: .required,
+                      example: "4"),
+        ]
     }
 
     private static var backdropKeys: [FormatKey] {
@@ -1128,6 +1230,13 @@ public enum ProjectSchema {
             ("audioEffect", described("A libavfilter filter run on sound (docs/effects.md, \"Audio effects\"); which keys apply depends on type.",
                                       closed(.audioEffect, audioEffectKeys))),
             ("eqBand", described("One band of an eq audio effect.", closed(.eqBand, eqBandKeys))),
+            ("mask", described("A shape a clip's or an overlay's picture is cut to (docs/format.md, \"Masks and rounded corners\").",
+                               closed(.mask, maskKeys))),
+            ("shape", described("A rectangle, ellipse, polygon or SVG path with its paint (docs/format.md, \"Shapes\").", closed(.shape, shapeKeys))),
+            ("shapeOverlay", described("A shape layer drawn by Cairo at the output's resolution.", closed(.shapeOverlay, shapeOverlayKeys,
+                extra: [("oneOf", array([requiring(["duration"]), requiring(["end"])]))]))),
+            ("gradient", described("A linear gradient.", closed(.gradient, gradientKeys))),
+            ("shapeStroke", described("A line along a shape's outline.", closed(.shapeStroke, shapeStrokeKeys))),
         ]
     }
 

@@ -15,6 +15,7 @@ public struct InputFileReference: Sendable, Hashable {
         case lut = "LUT file"
         case font = "font file"
         case denoiseModel = "rnnoise model file"
+        case maskImage = "mask image"
     }
 
     /// What the file is.
@@ -50,6 +51,9 @@ extension Project {
             for effect in effects {
                 if case .lut(let file) = effect.kind {
                     found.append(InputFileReference(kind: .lut, written: file, path: effect.path.key("file")))
+                }
+                if case .mask(let mask) = effect.kind, let file = mask.image {
+                    found.append(InputFileReference(kind: .maskImage, written: file, path: effect.path.key("image")))
                 }
             }
         }
@@ -96,6 +100,9 @@ extension VideoComposition {
                 for effect in layer.effects {
                     if case .lut(let file) = effect.kind {
                         found.append(InputFileReference(kind: .lut, written: file, path: effect.path.key("file")))
+                    }
+                    if case .mask(let mask) = effect.kind, let file = mask.image {
+                        found.append(InputFileReference(kind: .maskImage, written: file, path: effect.path.key("image")))
                     }
                 }
             }

@@ -274,6 +274,8 @@ public enum ProjectWriter {
         case .image(let asset, let size):
             members.append(("image", .string(asset)))
             if let size { members.append(("size", sizeValue(size))) }
+        case .shape(let style):
+            members.append(("shape", shapeValue(style)))
         }
         members.append(("start", timeValue(layer.timeRange.start)))
         members.append(("duration", timeValue(layer.timeRange.duration)))
@@ -288,6 +290,32 @@ public enum ProjectWriter {
                 if animation.easing != .linear { fields.append(("easing", .string(animation.easing.text))) }
                 return JSON(object(fields))
             })))
+        }
+        return object(members)
+    }
+
+    /// A shape with its fill and stroke (docs/format.md, "Shapes").
+    private static func shapeValue(_ style: ShapeStyle) -> JSONValue {
+        var members: [(String, JSONValue)] = [("type", .string(style.kind.rawValue)), ("size", pointValue(style.size))]
+        switch style.kind {
+        case .rectangle: if style.cornerRadius != 0 { members.append(("cornerRadius", numberValue(style.cornerRadius))) }
+        case .polygon: members.append(("points", .array(style.points.map { JSON(pointValue($0)) })))
+        case .path: members.append(("path", .string(style.path ?? "")))
+        case .ellipse: break
+        }
+        switch style.fill {
+        case .color(let color)?:
+            members.append(("fill", .string(color.description)))
+        case .linear(let from, let to, let stops)?:
+            members.append(("fill", object([
+                ("linear", .array([JSON(pointValue(from)), JSON(pointValue(to))])),
+                ("stops", .array(stops.map { JSON(.array([JSON(numberValue($0.offset)), JSON(.string($0.color.description))])) })),
+            ])))
+        case nil:
+            break
+        }
+        if let stroke = style.stroke {
+            members.append(("stroke", object([("color", .string(stroke.color.description)), ("width", numberValue(stroke.width))])))
         }
         return object(members)
     }
@@ -362,6 +390,18 @@ public enum ProjectWriter {
             if key.similarity != ChromaKey.defaultSimilarity { members.append(("similarity", numberValue(key.similarity))) }
             if key.blend != ChromaKey.defaultBlend { members.append(("blend", numberValue(key.blend))) }
             if key.spill != ChromaKey.defaultSpill { members.append(("spill", numberValue(key.spill))) }
+        case .mask(let mask):
+            let radius = mask.cornerRadius
+            if radius.x != 0 || radius.y != 0 {
+                members.append(("cornerRadius", radius.x == radius.y ? numberValue(radius.x)
+                                    : .array([JSON(numberValue(radius.x)), JSON(numberValue(radius.y))])))
+            }
+            if mask.feather != 0 { members.append(("feather", numberValue(mask.feather))) }
+            if mask.invert { members.append(("invert", .bool(true))) }
+            if let image = mask.image {
+                members.append(("image", .string(image)))
+                if mask.channel != .alpha { members.append(("channel", .string(mask.channel.rawValue))) }
+            }
         }
         if let rect = effect.rect { members.append(("rect", rectValue(rect))) }
         if effect.shape != .rectangle { members.append(("shape", .string(effect.shape.rawValue))) }

@@ -26,6 +26,17 @@ final class EffectStage {
     }
 
     private var chains: [Int: Chain] = [:]
+    /// Mask coverages drawn, by what decides them; dropped whole when it grows past a few.
+    private var masks: [MaskKey: [UInt8]] = [:]
+
+    private struct MaskKey: Hashable {
+        let mask: LayerMask
+        let shape: RegionShape
+        let rect: CropRect?
+        let width: Int
+        let height: Int
+        let rotation: Int
+    }
     /// Turns a path as written in the project into one the filters can open.
     private let resolvePath: (String) -> String
     /// The keyer of every chroma key (its buffers are reused from picture to picture).
@@ -34,10 +45,14 @@ final class EffectStage {
     private var lookups: [String: ColorLookup?] = [:]
     /// `eq`'s per-sample maps (luma, chroma) by its filter text, for colour adjustments fused into a LUT's table.
     private var eqMapCache: [String: (luma: [UInt8], chroma: [UInt8])] = [:]
+    /// Opens mask images; nil: a mask image is an error.
+    private let opener: (any SourceOpener)?
 
-    /// A stage whose LUT files are resolved by `resolvePath` (the project's folder for relative paths).
-    init(resolvePath: @escaping (String) -> String) {
+    /// A stage whose LUT files and mask images are resolved by `resolvePath` (the project's folder for relative
+    /// paths), mask images read through `opener`.
+    init(resolvePath: @escaping (String) -> String, opener: (any SourceOpener)? = nil) {
         self.resolvePath = resolvePath
+        self.opener = opener
     }
 
     /// `frame` with the effects of `effects` active at composition time `time` applied, or `frame` itself when none
@@ -102,6 +117,13 @@ final class EffectStage {
         for (position, effect) in chain.effects.enumerated() {
             if fused > 0 {
                 fused -= 1
+                continue
+            }
+            if case .mask(let mask) = effect.kind {
+                // A mask multiplies the alpha of the picture as the effects before it left it.
+                try filterPending()
+                try workingFormat()
+                result = try AlphaMask.multiplied(result, by: coverage(mask, effect, result, rotation: rotation))
                 continue
             }
             if position == chain.effects.count - 1,
@@ -223,6 +245,31 @@ final class EffectStage {
         return maps
     }
 
+    /// The coverage of a mask effect over `picture`, drawn once per shape and picture size.
+    private func coverage(_ mask: LayerMask, _ effect: LayerEffect, _ picture: VideoFrame,
+                          rotation: Int) throws(MediaError) -> [UInt8] {
+        let key = MaskKey(mask: mask, shape: effect.shape, rect: effect.rect, width: picture.width, height: picture.height,
+                          rotation: rotation)
+        if let drawn = masks[key] { return drawn }
+        let drawn: [UInt8]
+        if let file = mask.image {
+            guard let opener else { throw MediaError(.internal, "no opener for the mask image \(file)") }
+            let image = try ImageLayer.decode(path: resolvePath(file), stream: 0, opener: opener)
+            drawn = try MaskRasterizer.coverage(mask, image: image, rect: effect.rect, width: picture.width,
+                                                height: picture.height, rotation: rotation)
+        } else {
+            do {
+                drawn = try MaskRasterizer.coverage(mask, shape: effect.shape, rect: effect.rect, width: picture.width,
+                                                    height: picture.height, rotation: rotation)
+            } catch {
+                throw MediaError(.internal, error.message)
+            }
+        }
+        if masks.count >= 8 { masks.removeAll() }
+        masks[key] = drawn
+        return drawn
+    }
+
     /// Drops the graphs of tracks not in `tracksInUse`.
     func release(keeping tracksInUse: Set<Int>) {
         chains = chains.filter { tracksInUse.contains($0.key) }
@@ -264,6 +311,9 @@ final class EffectStage {
             let (green, blue) = screen == .green ? (-key.spill, 0.0) : (0.0, -key.spill)
             return Self.inRGB("despill=type=\(screen.rawValue):mix=0.5:expand=0:red=0:green=\(number(green)):"
                               + "blue=\(number(blue)):brightness=0:alpha=0", alpha: true)
+        case .mask:
+            // Drawn by `MaskRasterizer`, never a filter.
+            return "null"
         case .lut(let file):
             return inRGB("lut3d=file=\(PictureFilter.quoted(resolvePath(file))):interp=tetrahedral")
         case .blur(let radius):

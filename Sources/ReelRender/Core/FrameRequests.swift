@@ -34,7 +34,7 @@ final class FrameRequests {
             geometryScale: Double(canvas.width) / Double(max(1, composition.renderSize.width)),
             compositionSize: composition.renderSize)
         let hasEffects = composition.instructions.contains { $0.layers.contains { !$0.effects.isEmpty } }
-        effects = hasEffects ? EffectStage(resolvePath: project.resolvedPath) : nil
+        effects = hasEffects ? EffectStage(resolvePath: project.resolvedPath, opener: sources.opener) : nil
     }
 
     /// The request for output frame `frameIndex` at composition time `time` (seconds).

@@ -2,14 +2,14 @@ import ReelMedia
 import ReelModel
 import ReelTime
 
-/// The post-processing stage: title and overlay layers drawn over each composed frame in movie time
+/// The post-processing stage: title, overlay and shape layers drawn over each composed frame in movie time
 /// (SPEC §3.5; AVVideoCompositionCoreAnimationTool's place in AVFoundation).
 ///
 /// Overlays draw first, then titles, each list in document order. A frame whose instruction has
 /// `postProcessing: false`, or at whose time no layer is shown, leaves the stage as it came, untouched.
 ///
-/// A layer is rasterised once per look and blended every frame it shows: Pango and Cairo (text) or FFmpeg
-/// (images) run when the layer first appears, not per frame (a title showing movie time, `{timecode}` and the like,
+/// A layer is rasterised once per look and blended every frame it shows: Pango and Cairo (text), Cairo (shapes) or
+/// FFmpeg (images) run when the layer first appears, not per frame (a title showing movie time, `{timecode}` and the like,
 /// is the exception: its text changes every frame), and position, scale, rotation and opacity are
 /// applied by `LayerBlender` to the rasterised picture. The one exception is growth: a picture is drawn at
 /// most twice, at scale 1 and at the largest scale its animations reach, and frames scaled above 1 use the
@@ -150,6 +150,9 @@ final class PostProcessor {
             let left = evenFloor(restX - Double(image.width) / 2 + 1), top = evenFloor(restY - Double(image.height) / 2 + 1)
             image.anchor = LayerPoint(x: restX - left, y: restY - top)
             raster = image
+        case .shape(let style):
+            raster = try ShapeRasterizer.rasterize(
+                style, scale: canvasScale * level, phase: LayerPoint(x: restX - evenFloor(restX), y: restY - evenFloor(restY)))
         }
         let made = LayerPicture(raster)
         pictures[key] = made
@@ -168,6 +171,8 @@ final class PostProcessor {
         case .image(_, let size):
             let side = Double(max(size?.width ?? 1, size?.height ?? 1)) * canvasScale
             limit = size == nil ? 2 : 2 * canvasSide / max(1, side)
+        case .shape(let style):
+            limit = 2 * canvasSide / max(1, max(style.size.x, style.size.y) * canvasScale)
         }
         limit = max(1, limit)
         return min(layer.largestScale, limit)

@@ -48,7 +48,8 @@ final class VideoSources {
     private let readerTracks: [Int: [Int: Int]]
     private var cursors: [Int: Int] = [:]
     private let catalog: SourceCatalog
-    private let opener: any SourceOpener
+    /// How files are opened (the effect stage reads mask images through it too).
+    let opener: any SourceOpener
     private var readers: [ReaderKey: any VideoSourceReader] = [:]
     /// The size of colour pictures: the video composition's render size.
     private let colorSize: PixelSize

@@ -86,6 +86,9 @@ enum CanvasCheck {
             guard let size = size ?? imageSizes[asset] else { return nil }
             let halfWidth = Double(size.width) / 2, halfHeight = Double(size.height) / 2
             return (-halfWidth, -halfHeight, halfWidth, halfHeight)
+        case .shape(let style):
+            let bounds = style.bounds, halfWidth = style.size.x / 2, halfHeight = style.size.y / 2
+            return (bounds.minX - halfWidth, bounds.minY - halfHeight, bounds.maxX - halfWidth, bounds.maxY - halfHeight)
         }
     }
 

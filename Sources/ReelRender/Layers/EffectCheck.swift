@@ -14,6 +14,11 @@ enum EffectCheck {
         for instruction in compiled.videoComposition.instructions {
             for layer in instruction.layers {
                 for effect in layer.effects where seen.insert(effect.path).inserted {
+                    if case .mask(let mask) = effect.kind, let written = mask.image, let refused = LocalInputFile.diagnostic(
+                        for: InputFileReference(kind: .maskImage, written: written, path: effect.path.key("image")),
+                        resolvedPath: compiled.resolvedPath) {
+                        diagnostics.append(refused)
+                    }
                     guard case .lut(let written) = effect.kind else { continue }
                     let path = effect.path.key("file")
                     let file = compiled.resolvedPath(written)

@@ -377,8 +377,8 @@ private final class PangoSession {
     }
 }
 
-/// A Cairo image surface and a context drawing on it.
-private final class Surface {
+/// A Cairo image surface and a context drawing on it (titles here, masks in `MaskRasterizer`).
+final class Surface {
     let surface: OpaquePointer
     let context: OpaquePointer
     let width: Int

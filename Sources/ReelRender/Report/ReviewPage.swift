@@ -197,6 +197,7 @@ public struct ReviewPage: Sendable {
         switch layer.content {
         case .text(let style): style.text
         case .image(let asset, _): asset
+        case .shape(let style): style.kind.rawValue
         }
     }
 

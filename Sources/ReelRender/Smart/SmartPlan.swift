@@ -374,6 +374,7 @@ enum PostProcessingLayers {
         switch layer.content {
         case .text: return "a title (\(layer.path))"
         case .image: return "an overlay (\(layer.path))"
+        case .shape: return "a shape (\(layer.path))"
         }
     }
 }

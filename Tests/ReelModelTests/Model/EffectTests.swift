@@ -107,7 +107,7 @@ import ReelTime
               {"type": "blur", "radius": 2, "duration": 0}]}
             """#))
         #expect(errors == [
-            "error: $.timeline.clips[0].effects[0].type: unknown effect type \"blurr\"\n       hint: did you mean \"blur\"? known effect types: lut, color, blur, pixelate, chromaKey",
+            "error: $.timeline.clips[0].effects[0].type: unknown effect type \"blurr\"\n       hint: did you mean \"blur\"? known effect types: lut, color, blur, pixelate, chromaKey, mask",
             "error: $.timeline.clips[0].effects[1].file: \"file\" does not apply to a blur effect\n       hint: a blur effect takes radius, rect, shape, start, duration",
             "error: $.timeline.clips[0].effects[1].radius: radius 0 is outside 0.1…1024\n       hint: the blur's standard deviation in canvas pixels, from 0.1 to 1024",
             "error: $.timeline.clips[0].effects[2].saturation: saturation -1 is outside 0…3\n       hint: saturation is a factor from 0 (grey) to 3, 1 changes nothing",
@@ -142,7 +142,7 @@ import ReelTime
             "brightness": adjustment.brightness, "contrast": adjustment.contrast, "saturation": adjustment.saturation,
             "gamma": adjustment.gamma, "exposure": adjustment.exposure, "temperature": adjustment.temperature,
             "tint": adjustment.tint, "hue": adjustment.hue, "similarity": key.similarity, "blend": key.blend,
-            "spill": key.spill,
+            "spill": key.spill, "feather": LayerMask().feather,
         ]
         for row in PictureEffectParameter.table where row.absent != .required {
             #expect(modelDefaults[row.key] == .some(row.defaultValue), "\(row.key)")

@@ -108,6 +108,11 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .layerInstruction: ["#/$defs/layerInstruction"],
     .backdrop: ["#/$defs/backdrop"],
     .effect: ["#/$defs/effect"],
+    .mask: ["#/$defs/mask"],
+    .shape: ["#/$defs/shape"],
+    .shapeOverlay: ["#/$defs/shapeOverlay"],
+    .gradient: ["#/$defs/gradient"],
+    .shapeStroke: ["#/$defs/shapeStroke"],
     .audioEffect: ["#/$defs/audioEffect"],
     .eqBand: ["#/$defs/eqBand"],
     .stepKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys", "numberKeys", "rectKeys"].map { "#/$defs/\($0)/items/oneOf/0" },
@@ -222,6 +227,14 @@ private let readerProbes: [ReaderProbe] = [
     ReaderProbe(shape: .layerInstruction, document: explicit(layers: #"[{"zzzz": 1}]"#)),
     ReaderProbe(shape: .backdrop, document: explicit(layers: #"[{"track": 1, "backdrop": {"zzzz": 1}}]"#)),
     ReaderProbe(shape: .effect, document: editing(#""clips": [{"asset": "a", "effects": [{"type": "blur", "zzzz": 1}]}]"#)),
+    ReaderProbe(shape: .mask, document: editing(#""clips": [{"asset": "a", "mask": {"zzzz": 1}}]"#)),
+    ReaderProbe(shape: .shape, document: editing(#""clips": [{"asset": "a", "mask": {"shape": {"zzzz": 1}}}]"#)),
+    ReaderProbe(shape: .shapeOverlay,
+                document: editing(#""clips": [{"asset": "a"}], "overlays": [{"shape": {"type": "ellipse", "size": [2, 2]}, "zzzz": 1}]"#)),
+    ReaderProbe(shape: .gradient, document: editing(
+        #""clips": [{"asset": "a"}], "overlays": [{"shape": {"type": "ellipse", "size": [2, 2], "fill": {"zzzz": 1}}, "start": 0, "duration": 1}]"#)),
+    ReaderProbe(shape: .shapeStroke, document: editing(
+        #""clips": [{"asset": "a"}], "overlays": [{"shape": {"type": "ellipse", "size": [2, 2], "stroke": {"zzzz": 1}}, "start": 0, "duration": 1}]"#)),
     ReaderProbe(shape: .decomposedTransform,
                 document: explicit(layers: #"[{"track": 1, "transform": [{"at": 0, "value": {"zzzz": 1}}]}]"#)),
 ]
