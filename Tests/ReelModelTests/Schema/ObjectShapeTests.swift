@@ -192,6 +192,7 @@ private let readerProbes: [ReaderProbe] = [
     ReaderProbe(shape: .volumeAutomation, document: editing(#""clips": [{"asset": "a"}], "volume": [{"zzzz": 1}]"#)),
     ReaderProbe(shape: .stepKey, document: editing(#""clips": [{"asset": "a"}], "volume": [{"track": "main", "volume": [{"at": 0, "zzzz": 1}]}]"#)),
     ReaderProbe(shape: .rampKey, document: editing(#""clips": [{"asset": "a"}], "volume": [{"track": "main", "volume": [{"zzzz": 1}]}]"#)),
+    ReaderProbe(shape: .speedKey, document: editing(#""clips": [{"asset": "a", "speed": [{"time": 0, "value": 1, "zzzz": 1}]}]"#)),
     ReaderProbe(shape: .title, document: editing(#""clips": [{"asset": "a"}], "titles": [{"zzzz": 1}]"#)),
     ReaderProbe(shape: .textOutline,
                 document: editing(#""clips": [{"asset": "a"}], "titles": [{"text": "t", "start": 0, "duration": 1, "outline": {"zzzz": 1}}]"#)),
