@@ -133,7 +133,7 @@ import ReelTime
             "$.timeline.clips[5].speed[1].easing: easing \"cubic-bezier(0.3, -0.4, 0.7, 1.4)\" overshoots",
             "$.timeline.clips[6].speed: the key list is empty",
             "$.timeline.clips[7].freezeAt: \"freezeAt\" cannot be combined with \"timeMap\"",
-            "$.timeline.clips[8].speed[0]: unknown key \"at\"",
+            "$.timeline.clips[8].speed[0].at: unknown key \"at\"",
         ]
         for line in expected {
             #expect(errors.contains { $0.contains(line) }, "missing \(line) in \(errors)")

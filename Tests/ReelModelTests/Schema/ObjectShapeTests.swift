@@ -96,6 +96,7 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .captionStyle: ["#/$defs/captionStyle"],
     .captionCue: ["#/$defs/captionCue"],
     .chapter: ["#/$defs/chapter"],
+    .speedKey: ["#/$defs/speedKey"],
     .captionHighlight: ["#/$defs/captionHighlight"],
     .composition: ["#/$defs/composition"],
     .compositionTrack: ["#/$defs/compositionTrack"],
