@@ -404,6 +404,18 @@ struct TimelineCompiler: CompilerPart {
                 let clip = placedClip.clip, resolved = placedClip.resolved
                 let (videoStream, audioStream) = streams(of: resolved.asset)
                 let timing: SegmentTiming = clip.freezeAt != nil ? .frozen : clip.reverse ? .reversed : .forward
+                if clip.speedRamp != nil {
+                    segments[placedClip.videoTrack, default: []] += rampSegments(
+                        placedClip, over: placedClip.target, sourceTrack: videoStream, pitch: .keep, fit: clip.fit) ?? []
+                    if resolved.sounds {
+                        segments[placedClip.audioTrack, default: []] += rampSegments(
+                            placedClip, over: placedClip.audioTarget, sourceTrack: audioStream, pitch: clip.pitch, fit: .contain,
+                            forSound: true) ?? []
+                    } else {
+                        segments[placedClip.audioTrack, default: []].append(Segment(emptyTarget: placedClip.audioTarget))
+                    }
+                    continue
+                }
                 segments[placedClip.videoTrack, default: []].append(
                     Segment(asset: clip.asset, sourceTrack: videoStream, source: resolved.source, target: placedClip.target,
                             fit: clip.fit, timing: timing))
@@ -594,7 +606,16 @@ struct TimelineCompiler: CompilerPart {
         let length: Time
         do {
             source = try TimeRange(start: inPoint, end: outPoint)
-            length = try source.duration.divided(by: clip.speed)
+            if let ramp = clip.speedRamp {
+                guard let rampLength = ramp.outputLength(forSource: source.duration) else {
+                    self.error(ramp.path, "the time map's rate after its last key is 0: the clip never reaches its out point",
+                               hint: "add a key whose value is at or after out, or end the map with a rising stretch")
+                    return nil
+                }
+                length = rampLength
+            } else {
+                length = try source.duration.divided(by: clip.speed)
+            }
         } catch {
             self.error(clip.path.key("speed"),
                        "the clip's timeline length (out − in) / speed is not representable exactly",

@@ -34,6 +34,9 @@ public struct Clip: Sendable, Hashable {
     public var duration: Time?
     /// Playback speed, 0.01…100: timeline length = (out − in) / speed, exactly.
     public var speed: Rational
+    /// A speed ramp (`speed` as a key list) or a time map (`timeMap`), issue 39: in place of `speed`; `in`, `out`
+    /// and `duration` stay source times and the timeline length follows from them and the curve. Nil: `speed`.
+    public var speedRamp: SpeedRamp?
     /// Linear audio gain, 0…4.
     public var volume: Double
     /// Whether the clip's audio is dropped.

@@ -104,7 +104,11 @@ struct TimelineReader: FieldReader {
             refused.insert("out")
         }
         var speed = Rational(1)
-        if let speedJSON = fields["speed"] {
+        var speedRamp: SpeedRamp?
+        if let speedJSON = fields["speed"], case .array = speedJSON.value {
+            speedRamp = readSpeedRamp(speedJSON, path.key("speed"), kind: .rates)
+            if speedRamp == nil { refused.insert("speed") }
+        } else if let speedJSON = fields["speed"] {
             if let value = rational(speedJSON, path.key("speed"), expected: "a speed (a number or \"N/D\")") {
                 if value < Rational(1, 100) || value > Rational(100) {
                     error(path.key("speed"), "speed \(value) is outside 0.01…100", hint: "use a speed from 0.01 to 100")
@@ -136,6 +140,33 @@ struct TimelineReader: FieldReader {
                         duration: refused.contains("duration") ? nil : duration, speed: speed,
                         volume: volume ?? 1, muted: muted ?? false, fit: fit ?? .contain, pitch: pitch ?? .keep,
                         transition: transition, path: path)
+        clip.speedRamp = speedRamp
+        if let json = fields["timeMap"] {
+            if fields.has("speed") {
+                error(path.key("timeMap"), "\"timeMap\" and \"speed\" are both given",
+                      hint: "keep one: speed keys give rates, timeMap keys give source times")
+                refused.insert("speed")
+            } else if let map = readSpeedRamp(json, path.key("timeMap"), kind: .map) {
+                clip.speedRamp = map
+                if let start = map.mapStart, let inPoint, inPoint != start {
+                    error(path.key("in"), "in \(describeTime(inPoint, frameDuration: frameDuration)) differs from the time map's first source time \(describeTime(start, frameDuration: frameDuration))",
+                          hint: "remove \"in\": a time map starts the clip at its first key's value")
+                    refused.insert("in")
+                } else if let start = map.mapStart {
+                    clip.inPoint = start
+                }
+            } else {
+                refused.insert("speed")
+            }
+        }
+        if clip.speedRamp != nil {
+            for key in ["audioLead", "audioTail", "captions", "chapters"] where fields.has(key) {
+                error(path.key(fields.has("timeMap") ? "timeMap" : "speed"),
+                      "a speed ramp cannot be combined with \"\(key)\" yet",
+                      hint: "remove \"\(key)\", or use a constant speed")
+                refused.insert("speed")
+            }
+        }
         if let motion = readClipMotion(fields, path) { clip.motion = motion } else { refused.insert("animations") }
         clip.audioLead = take(fields["audioLead"].flatMap { positiveDuration($0, path.key("audioLead"), what: "audioLead") }, "audioLead")
         clip.audioTail = take(fields["audioTail"].flatMap { positiveDuration($0, path.key("audioTail"), what: "audioTail") }, "audioTail")
@@ -174,6 +205,100 @@ struct TimelineReader: FieldReader {
         return .clip(clip)
     }
 
+    /// A clip's `speed` key list or `timeMap` (issue 39): `{"time", "value", "easing"}` keys, ascending in time, the
+    /// first at 0 and without an easing; rates within 0.01…100, map values (source times) increasing. An easing
+    /// must keep the curve monotone (`cubic-bezier` with 0 ≤ y1, y2 ≤ 1; a map's y1 ≤ y2 too, and no hold or steps).
+    /// Nil after reporting.
+    private func readSpeedRamp(_ json: JSON, _ path: JSONPath, kind: SpeedRamp.Kind) -> SpeedRamp? {
+        guard let elements = array(json, path, expected: "an array of keys {\"time\", \"value\"}") else { return nil }
+        guard !elements.isEmpty else {
+            error(path, "the key list is empty", hint: "write at least one key {\"time\": 0, \"value\": …}")
+            return nil
+        }
+        var keys: [SpeedRamp.Key] = []
+        var valid = true
+        for (index, (keyJSON, keyPath)) in elements.enumerated() {
+            guard let fields = object(keyJSON, keyPath, .speedKey) else {
+                valid = false
+                continue
+            }
+            let time = fields["time"].flatMap { instant($0, keyPath.key("time")) }
+            var value: Rational?
+            if let valueJSON = fields["value"] {
+                switch kind {
+                case .rates:
+                    value = rational(valueJSON, keyPath.key("value"), expected: "a speed (a number or \"N/D\")")
+                    if let rate = value, rate < Rational(1, 100) || rate > Rational(100) {
+                        error(keyPath.key("value"), "speed \(rate) is outside 0.01…100",
+                              hint: "use a speed from 0.01 to 100 (a freeze is \"freezeAt\" on a clip of its own)")
+                        value = nil
+                    }
+                case .map:
+                    value = instant(valueJSON, keyPath.key("value"))?.rational
+                }
+            }
+            var easing = Easing.linear
+            if let easingJSON = fields["easing"] {
+                if let written = self.easing(easingJSON, keyPath.key("easing")) {
+                    easing = written
+                    if let problem = Self.rampEasingProblem(written, kind: kind, first: index == 0) {
+                        error(keyPath.key("easing"), problem.message, hint: problem.hint)
+                        valid = false
+                    }
+                } else {
+                    valid = false
+                }
+            }
+            guard let time, let value else {
+                valid = false
+                continue
+            }
+            if index == 0, !time.isZero {
+                error(keyPath.key("time"), "the first key is at \(describeTime(time, frameDuration: frameDuration)), not 0",
+                      hint: "start the key list at \"time\": 0, the clip's first instant")
+                valid = false
+            }
+            if let previous = keys.last {
+                if time <= previous.time {
+                    error(keyPath.key("time"),
+                          "key times must increase: \(describeTime(time, frameDuration: frameDuration)) is not after \(describeTime(previous.time, frameDuration: frameDuration))",
+                          hint: "sort the keys by time, each later than the one before")
+                    valid = false
+                } else if kind == .map, value <= previous.value {
+                    error(keyPath.key("value"), "time map values must increase: the source time must move forwards",
+                          hint: "make each value later than the one before; use \"reverse\" to play backwards")
+                    valid = false
+                }
+            }
+            keys.append(SpeedRamp.Key(time: time, value: value, easing: easing, path: keyPath))
+        }
+        if kind == .map, valid, keys.count < 2 {
+            error(path, "a time map needs at least two keys", hint: "add a key, e.g. {\"time\": 2, \"value\": 4}")
+            valid = false
+        }
+        return valid ? SpeedRamp(kind: kind, keys: keys, path: path) : nil
+    }
+
+    /// Why `easing` cannot shape a stretch of a speed ramp or time map, or nil.
+    private static func rampEasingProblem(_ easing: Easing, kind: SpeedRamp.Kind, first: Bool) -> (message: String, hint: String)? {
+        if first {
+            return ("the first key has no key before it to ease from", "remove \"easing\" from the first key")
+        }
+        switch easing {
+        case .cubicBezier(_, let y1, _, let y2):
+            guard (0...1).contains(y1), (0...1).contains(y2), kind == .rates || y1 <= y2 else {
+                return ("easing \"\(easing.text)\" overshoots: the \(kind == .rates ? "rate" : "source time") would leave the range between the keys",
+                        kind == .rates ? "use y1 and y2 between 0 and 1" : "use 0 ≤ y1 ≤ y2 ≤ 1")
+            }
+            return nil
+        case .hold, .steps:
+            guard kind == .map else { return nil }
+            return ("a time map cannot jump (\"\(easing.text)\")", "use a smooth easing, or two clips for a cut")
+        default:
+            return nil
+        }
+    }
+
     /// A clip's `motion`: two source rectangles with positive sizes and an optional timing. Nil after reporting.
     private func readRectangleMotion(_ json: JSON, _ path: JSONPath) -> RectangleMotion? {
         guard let fields = object(json, path, .rectangleMotion) else { return nil }
@@ -204,7 +329,7 @@ struct TimelineReader: FieldReader {
     private func checkTimeEffects(_ fields: Fields, _ path: JSONPath, refused: inout Set<String>) {
         if fields.has("freezeAt") {
             let freezePath = path.key("freezeAt")
-            for key in ["in", "out", "speed", "reverse", "pitch", "audioLead", "audioTail", "captions", "chapters"] where fields.has(key) {
+            for key in ["in", "out", "speed", "timeMap", "reverse", "pitch", "audioLead", "audioTail", "captions", "chapters"] where fields.has(key) {
                 error(freezePath, "\"freezeAt\" cannot be combined with \"\(key)\": a freeze holds one source instant",
                       hint: key == "in" || key == "out"
                         ? "remove \"\(key)\"; freezeAt is the source time held and duration how long it is shown"

@@ -31,7 +31,7 @@ extension ObjectShape {
         .timeline, .gap, .clip, .transition, .rectangleMotion, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .videoOverlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
         .chapter, .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
-        .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .mask, .shape, .shapeOverlay, .gradient, .shapeStroke, .audioEffect, .eqBand, .stepKey, .rampKey, .decomposedTransform,
+        .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .mask, .shape, .shapeOverlay, .gradient, .shapeStroke, .audioEffect, .eqBand, .stepKey, .rampKey, .speedKey, .decomposedTransform,
         .variable,
     ]
 
@@ -100,7 +100,7 @@ extension ObjectShape {
         name: "clip",
         allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
                   "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects",
-                  "cornerRadius", "mask", "audioEffects", "freezeAt", "reverse", "motion", "chapters"],
+                  "cornerRadius", "mask", "audioEffects", "freezeAt", "reverse", "motion", "chapters", "timeMap"],
         required: ["asset"])
 
     /// A clip's `motion`: source rectangles shown full-canvas, moving from one to the other (docs/effects.md).
@@ -279,6 +279,9 @@ extension ObjectShape {
     /// A key list's ramp `{"start", "duration"|"end", "from", "to", "easing", "curve"}` (SPEC §4.3; easing: issue 39).
     public static let rampKey = ObjectShape(
         name: "ramp key", allowed: ["start", "duration", "end", "from", "to", "easing", "curve"], required: ["start", "from", "to"])
+
+    /// A key of a clip's `speed` key list or `timeMap` `{"time", "value", "easing"}` (issue 39).
+    public static let speedKey = ObjectShape(name: "speed key", allowed: ["time", "value", "easing"], required: ["time", "value"])
 
     /// A transform written as parts `{"translate", "scale", "rotate", "anchor"}` rather than a matrix (SPEC §4.4).
     public static let decomposedTransform = ObjectShape(

@@ -96,6 +96,7 @@ public enum ProjectSchema {
             FormatTable(shape: .audioMixInput, keys: audioMixInputKeys),
             FormatTable(shape: .stepKey, keys: stepKeys(value: anyValue)),
             FormatTable(shape: .rampKey, keys: rampKeys(value: anyValue, curves: AudioCurve.allCases)),
+            FormatTable(shape: .speedKey, keys: speedKeys),
             FormatTable(shape: .videoComposition, keys: videoCompositionKeys),
             FormatTable(shape: .instruction, keys: instructionKeys),
             FormatTable(shape: .layerInstruction, keys: layerInstructionKeys),
@@ -309,7 +310,12 @@ public enum ProjectSchema {
                       default: .described("the source's end; images and colours need a duration")),
             FormatKey("duration", ref("duration"), "Source duration in seconds: out = in + duration.",
                       default: .described("out − in")),
-            FormatKey("speed", ref("speed"), "Playback speed: timeline length = (out − in) / speed.", default: .number("1")),
+            FormatKey("speed", object([("oneOf", array([ref("speed"), arrayOf(ref("speedKey"))]))]),
+                      "Playback speed: timeline length = (out − in) / speed. A key list of rates over the clip's output time is a speed ramp (issue 39): the source advances by the rate's integral, the timeline length follows from in, out and the curve, and after the last key its rate holds.",
+                      default: .number("1"), example: #"[{"time": 0, "value": 1}, {"time": 2, "value": 4, "easing": "easeInOut"}]"#),
+            FormatKey("timeMap", arrayOf(ref("speedKey")),
+                      "A time map (issue 39): keys of the source time (value) shown at each output time (time, seconds from the clip's start), increasing; in is the first value, the timeline length is where the map reaches out, and after the last key its rate holds. Not with speed.",
+                      default: .described("none"), example: #"[{"time": 0, "value": 10}, {"time": 2, "value": 12.5}, {"time": 3, "value": 16, "easing": "easeIn"}]"#),
             FormatKey("volume", ref("gain"), "The clip's audio gain.", default: .number("1")),
             FormatKey("muted", boolean, "Drops the clip's audio.", default: .bool(false)),
             FormatKey("fit", enumeration(Fit.allCases), "How a picture whose display size differs from the render size is placed.",
@@ -660,6 +666,18 @@ public enum ProjectSchema {
             FormatKey("tracks", arrayOf(ref("compositionTrack")), "The composition's tracks.", default: .required),
             FormatKey("chapters", arrayOf(ref("chapter")), "Chapters in movie time, written into MP4, MOV and Matroska outputs (reel compile gathers the timeline's and the clips' here).",
                       default: .described("none")),
+        ]
+    }
+
+    private static var speedKeys: [FormatKey] {
+        [
+            FormatKey("time", ref("time"), "Output time of the key, in seconds from the clip's start on the timeline; the first key at 0, the others later than the one before.",
+                      default: .required),
+            FormatKey("value", object([("oneOf", array([ref("speed"), ref("time")]))]),
+                      "In speed: the rate (source seconds per output second, 0.01 to 100). In timeMap: the source time shown, later than the one before.",
+                      default: .required, example: "2"),
+            FormatKey("easing", ref("easing"), "How the rate (or source time) moves from the previous key's value to this one; not on the first key, not hold or steps in a timeMap, a cubic-bezier's y1 and y2 within 0…1 (in a timeMap y1 ≤ y2).",
+                      default: .value(.string("linear")), example: #""easeInOut""#),
         ]
     }
 
@@ -1244,6 +1262,7 @@ public enum ProjectSchema {
         let timed: [(String, JSONValue)] = [("oneOf", array([requiring(["duration"]), requiring(["end"])]))]
         return [
             ("chapter", described("A chapter: a title from a time on.", closed(.chapter, chapterKeys))),
+            ("speedKey", described("A key of a speed ramp or time map (issue 39).", closed(.speedKey, speedKeys))),
             ("captions", described("A caption file or transcript and how it shows (docs/captions.md).",
                                    closed(.captions, captionsKeys, extra: [("oneOf", array([requiring(["file"]), requiring(["transcript"])]))]))),
             ("captionStyle", described("The look of SubRip, WebVTT and transcript cues.", closed(.captionStyle, captionStyleKeys))),

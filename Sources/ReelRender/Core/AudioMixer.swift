@@ -34,7 +34,7 @@ final class AudioMixer {
         let track: Int
         let asset: String
         let stream: Int
-        let mapping: TimeMapping
+        private(set) var mapping: TimeMapping
         let rate: Rational
         let varispeed: Bool
         /// For a reversed segment, the sum of its first and last source samples: its mapping then runs forwards
@@ -43,8 +43,15 @@ final class AudioMixer {
         /// Composition samples [first, end) this segment covers.
         let first: Int64
         let end: Int64
-        /// State of a stretched segment, made when it first plays.
+        /// State of a stretched segment, made when it first plays (or handed on by the segment before it in a run).
         var stretch: StretchedSegment?
+        /// In a run (a speed ramp, issue 39): the segment before it, which ends where it starts in source and
+        /// target; the run is played as one stretch.
+        var previous: SegmentPlan?
+        /// In a run: whether a segment follows it.
+        var hasNext = false
+        /// In a run: the lowest and highest rate of its segments; nil for a segment on its own.
+        var runRates: ClosedRange<Double>?
 
         init(track: Int, asset: String, stream: Int, mapping: TimeMapping, rate: Rational, varispeed: Bool,
              first: Int64, end: Int64) {
@@ -56,6 +63,16 @@ final class AudioMixer {
             self.varispeed = varispeed
             self.first = first
             self.end = end
+        }
+
+        /// Puts a reversed segment on its run's common mirror `mirror` (the samples of `low` and `high`, the run's
+        /// source range, summed, less one): its forward mapping then reads the run's mirrored source, where the
+        /// segments follow one another.
+        func mirrorRun(low: Time, high: Time, mirror: Int64) throws(TimeError) {
+            let sum = try low + high
+            let source = try TimeRange(start: sum - mapping.source.end, end: sum - mapping.source.start)
+            mapping = TimeMapping(source: source, target: mapping.target)
+            self.mirror = mirror
         }
 
         var readerKey: ReaderKey { ReaderKey(track: track, asset: asset, stream: stream, mirror: mirror) }
@@ -120,6 +137,11 @@ final class AudioMixer {
                     throw RenderError(.invalid, "audio segment at \(segment.target.start) s cannot be placed on the sample grid")
                 }
             }
+            do {
+                try Self.linkRuns(segments, sampleRate: rate)
+            } catch {
+                throw RenderError(.invalid, "a reversed run of audio segments cannot be placed on the sample grid")
+            }
             let gains = project.audioMix.inputs.filter { $0.track == track.id && !$0.volume.isEmpty }.map(\.volume)
             tracks.append(TrackPlan(segments: segments, gains: gains))
         }
@@ -141,6 +163,47 @@ final class AudioMixer {
                 try self.mixTracks(fromSample: from, sampleCount: count, into: buffers)
             }
         }
+    }
+
+    /// Links runs of segments that continue one another — same asset, stream, direction and pitch, each starting in
+    /// source and on the sample grid where the one before ends, none at rate 1 — so that each run plays as one
+    /// stretch: the segments a speed ramp compiles to (issue 39). A reversed run shares one mirror, so that its
+    /// segments read forwards through one reversed reader.
+    private static func linkRuns(_ segments: [SegmentPlan], sampleRate: Int64) throws(TimeError) {
+        var start = 0
+        while start < segments.count {
+            var end = start + 1
+            while end < segments.count, continues(segments[end - 1], segments[end]) { end += 1 }
+            let run = segments[start..<end]
+            if run.count > 1 {
+                let rates = run.map(\.rate.doubleValue)
+                let range = (rates.min() ?? 1)...(rates.max() ?? 1)
+                let low = run.map(\.mapping.source.start).min() ?? .zero
+                let high = run.map(\.mapping.source.end).max() ?? .zero
+                let reversed = run.first?.mirror != nil
+                let mirror = try low.count(atRate: sampleRate, rounding: .nearest)
+                    + high.count(atRate: sampleRate, rounding: .nearest) - 1
+                for (offset, plan) in run.enumerated() {
+                    plan.runRates = range
+                    plan.previous = offset > 0 ? run[run.startIndex + offset - 1] : nil
+                    plan.hasNext = offset < run.count - 1
+                    if reversed { try plan.mirrorRun(low: low, high: high, mirror: mirror) }
+                }
+            }
+            start = end
+        }
+    }
+
+    /// Segments at rate 1 are never in a run: they play their samples as they are, exactly, and the stretch of the
+    /// segments around them starts and ends as a segment's on its own does (a cut's silence played fast and the
+    /// speech after it, `reel cut --speed-silence`, stay as they were).
+    private static func continues(_ a: SegmentPlan, _ b: SegmentPlan) -> Bool {
+        guard a.rate != Rational(1), b.rate != Rational(1),
+              a.track == b.track, a.asset == b.asset, a.stream == b.stream, a.varispeed == b.varispeed,
+              (a.mirror == nil) == (b.mirror == nil), a.end == b.first, a.mapping.target.end == b.mapping.target.start
+        else { return false }
+        if a.mirror == nil { return a.mapping.source.end == b.mapping.source.start }
+        return a.mapping.source.start == b.mapping.source.end
     }
 
     /// Writes the mix of composition samples [start, start + count) into `output` (count ≤ maximumChunk), clipped to [−1, 1].
@@ -227,7 +290,7 @@ final class AudioMixer {
     private func render(_ segment: SegmentPlan, from: Int64, count: Int) throws(RenderError) {
         let reader = try reader(for: segment)
         let rate = Int64(sampleRate)
-        if segment.rate == Rational(1) {
+        if segment.rate == Rational(1), segment.runRates == nil {
             let sourceIndex: Int64
             do {
                 let time = Time(value: from, timescale: rate)
@@ -244,11 +307,20 @@ final class AudioMixer {
             return
         }
         if segment.stretch == nil || segment.stretch?.nextTarget != from {
-            segment.stretch = try StretchedSegment(
-                segment: segment.mapping, rate: segment.rate, varispeed: segment.varispeed,
-                startingAt: from, sampleRate: sampleRate, channels: channels, asset: segment.asset)
+            if let previous = segment.previous, let carried = previous.stretch, carried.nextTarget == from {
+                // The run goes on: the stretch moves into this segment.
+                previous.stretch = nil
+                try carried.continue(with: segment.mapping, rate: segment.rate)
+                segment.stretch = carried
+            } else {
+                segment.stretch = try StretchedSegment(
+                    segment: segment.mapping, rate: segment.rate, varispeed: segment.varispeed,
+                    startingAt: from, sampleRate: sampleRate, channels: channels, asset: segment.asset,
+                    tempoRange: segment.runRates)
+            }
         }
         guard let stretch = segment.stretch else { return }
+        stretch.runContinues = segment.hasNext
         try stretch.render(count: count, from: reader, into: scratch)
     }
 

@@ -7,8 +7,13 @@ final class StretchedSegment {
     /// The composition sample the next `render` call must start at.
     private(set) var nextTarget: Int64
     private var sourcePosition: Int64
-    private let sourceEnd: Int64
-    private let rate: Double
+    private var sourceEnd: Int64
+    private var rate: Double
+    /// Whether it plays a run of segments (a speed ramp): source is then fed in small blocks, so that each block is
+    /// stretched at the tempo of the segment it belongs to.
+    private let inRun: Bool
+    /// Whether the segment being played has a next one in its run: the source is then read on past its end.
+    var runContinues = false
     private let stretcher: TempoStretcher?
     private let asset: String
     private let channels: Int
@@ -20,8 +25,10 @@ final class StretchedSegment {
     private let input: SampleBuffers
     private var inputFinished = false
 
+    /// A stretch of `mapping` from composition sample `target` on. `tempoRange`: the rates of the run of segments it
+    /// will go on to play (`continue(with:rate:)`), nil for a segment on its own.
     init(segment mapping: TimeMapping, rate: Rational, varispeed: Bool, startingAt target: Int64,
-         sampleRate: Int, channels: Int, asset: String) throws(RenderError) {
+         sampleRate: Int, channels: Int, asset: String, tempoRange: ClosedRange<Double>? = nil) throws(RenderError) {
         let scale = Int64(sampleRate)
         let sourceStart: Time
         do {
@@ -40,13 +47,40 @@ final class StretchedSegment {
         self.asset = asset
         self.channels = channels
         self.sampleRate = sampleRate
+        inRun = tempoRange != nil
         window = SampleBuffers(channels: channels, capacity: AudioMixer.maximumChunk * 2 + 4096)
         input = SampleBuffers(channels: channels, capacity: 4096)
         if varispeed {
             stretcher = nil
         } else {
             do {
-                stretcher = try TempoStretcher(tempo: rate, sampleRate: sampleRate, channels: channels)
+                stretcher = try TempoStretcher(tempo: rate, sampleRate: sampleRate, channels: channels, range: tempoRange)
+            } catch {
+                throw RenderError(media: error, asset: asset)
+            }
+        }
+    }
+
+    /// Goes on into the next segment of a run, which starts where this one ends in both source and target: the
+    /// stretcher's state carries over, so the sound does not restart. Varispeed re-anchors its position on the new
+    /// mapping, exactly; pitch-kept changes atempo's tempo from the next block on.
+    func `continue`(with mapping: TimeMapping, rate newRate: Rational) throws(RenderError) {
+        let scale = Int64(sampleRate)
+        do {
+            sourceEnd = try mapping.source.end.count(atRate: scale, rounding: .up)
+            if stretcher == nil {
+                let exact = try mapping.sourceTime(atTarget: Time(value: nextTarget, timescale: scale))
+                    .multiplied(by: Rational(scale))
+                let windowStart = Time(seconds: sourcePosition - Int64(windowCount))
+                phase = try (exact - windowStart).seconds
+            }
+        } catch {
+            throw RenderError(.internal, "cannot map a stretched segment of asset \"\(asset)\"")
+        }
+        rate = newRate.doubleValue
+        if let stretcher {
+            do {
+                try stretcher.setTempo(rate)
             } catch {
                 throw RenderError(media: error, asset: asset)
             }
@@ -94,8 +128,9 @@ final class StretchedSegment {
                 // atempo holds back part of a window: fed only up to the out point, its last output would fall short
                 // of the segment's end. Feeding up to 100 ms more of the source fills that latency; the samples it
                 // yields past the segment's end are never pulled.
-                let feedEnd = sourceEnd + Int64(sampleRate / 10)
-                let chunk = Int(min(Int64(input.capacity), max(0, feedEnd - sourcePosition)))
+                let feedEnd = runContinues ? Int64.max / 2 : sourceEnd + Int64(sampleRate / 10)
+                let block = inRun ? max(64, sampleRate / 200) : input.capacity
+                let chunk = Int(min(Int64(block), max(0, feedEnd - sourcePosition)))
                 do {
                     if chunk > 0 {
                         try readSource(reader, count: chunk, into: input, offset: 0)

@@ -1,0 +1,93 @@
+import ReelTime
+
+/// A speed ramp or time map in the explicit form (issue 39, docs/decisions.md): a ramped clip becomes consecutive
+/// linear segments, cut at every frame of the output's grid, each mapping its target range onto the source range
+/// between the curve's exact values at its ends. A picture is sampled at frame instants only, so the frame shown at
+/// output frame n is the one at the integrated source time, exactly; between frame instants the map is the chord,
+/// and sound is cut finer (`rampSegments(forSound:)`). Stretches of constant rate stay one segment. The audio mixer plays a run of such segments as one continuous stretch (no restart at the cuts).
+extension PlacedClip {
+    /// The pieces of the ramped clip over `range` (its `target`, or its `audioTarget` inside it), in target order;
+    /// nil without a ramp.
+    /// `subdivision` cuts every frame into that many equal pieces (the sound's finer grid).
+    func rampPieces(over range: TimeRange, subdivision: Int64 = 1) -> [(source: TimeRange, target: TimeRange)]? {
+        guard let ramp = clip.speedRamp else { return nil }
+        let source = resolved.source
+        var bounds = [range.start]
+        let step = (try? Time.checked(value: frameDuration.value, timescale: frameDuration.timescale * subdivision)) ?? frameDuration
+        if var k = try? range.start.quotient(dividingBy: step, rounding: .down) {
+            while true {
+                k += 1
+                guard let t = try? Time.frames(k, frameDuration: step), t < range.end else { break }
+                bounds.append(t)
+            }
+        }
+        bounds.append(range.end)
+        func sourceTime(at b: Time) -> Time {
+            if b >= target.end { return clip.reverse ? source.start : source.end }
+            let offset = ramp.sourceOffset(at: (try? b - target.start) ?? .zero)
+            let value = clip.reverse ? ((try? source.end - offset) ?? source.start) : ((try? source.start + offset) ?? source.end)
+            let clamped = min(source.end, max(source.start, value))
+            // The explicit form writes timescales up to 2^31, differences of instants included: every instant goes
+            // on one grid (those on a frame or sample stay where they are).
+            return SpeedRamp.onGrid(clamped)
+        }
+        var pieces: [(source: TimeRange, target: TimeRange)] = []
+        var previousSource = sourceTime(at: bounds[0])
+        for i in 1..<bounds.count {
+            let next = sourceTime(at: bounds[i])
+            let low = min(previousSource, next), high = max(previousSource, next)
+            guard let targetPiece = try? TimeRange(start: bounds[i - 1], end: bounds[i]),
+                  let sourcePiece = try? TimeRange(start: low, end: high) else { continue }
+            previousSource = next
+            if let last = pieces.last,
+               sourcePiece.duration.isZero || Self.sameRate(last, (sourcePiece, targetPiece)),
+               let target = try? TimeRange(start: last.target.start, end: targetPiece.end),
+               let merged = try? TimeRange(start: min(last.source.start, sourcePiece.start), end: max(last.source.end, sourcePiece.end)) {
+                pieces[pieces.count - 1] = (merged, target)
+            } else if !sourcePiece.duration.isZero {
+                pieces.append((sourcePiece, targetPiece))
+            }
+        }
+        return pieces
+    }
+
+    private static func sameRate(_ a: (source: TimeRange, target: TimeRange), _ b: (source: TimeRange, target: TimeRange)) -> Bool {
+        guard let x = try? a.source.duration.ratio(to: a.target.duration),
+              let y = try? b.source.duration.ratio(to: b.target.duration) else { return false }
+        return x == y
+    }
+}
+
+extension TimelineCompiler {
+    /// The segments of a ramped clip on `track` over `range`, or nil after reporting a rate outside 0.01…100 (a
+    /// time map steeper or flatter than a speed may be).
+    ///
+    /// Sound (`forSound`) is cut finer than the frames, so that each piece's chord strays from the curve by at most
+    /// a quarter of a 48 kHz sample: a piece of length h strays by at most h²/8 · max |rate′|, so h ≤ √(2 / (48000 ·
+    /// max |rate′|)), and never below a millisecond (where the rate jumps, at a hold or steps key).
+    func rampSegments(_ placedClip: PlacedClip, over range: TimeRange, sourceTrack: Int?, pitch: Pitch,
+                      fit: Fit, forSound: Bool = false) -> [Segment]? {
+        guard let ramp = placedClip.clip.speedRamp else { return nil }
+        var subdivision: Int64 = 1
+        if forSound {
+            let frame = placedClip.frameDuration.seconds
+            let longest = max(0.001, (2 / (48000 * max(ramp.largestRateChange, 1e-12))).squareRoot())
+            subdivision = Int64(min(1000, max(1, (frame / longest).rounded(.up))))
+        }
+        guard let pieces = placedClip.rampPieces(over: range, subdivision: subdivision) else { return nil }
+        var segments: [Segment] = []
+        for piece in pieces {
+            if let rate = try? piece.source.duration.ratio(to: piece.target.duration),
+               rate < Rational(1, 100) || rate > Rational(100) {
+                let at = (try? piece.target.start - placedClip.target.start) ?? .zero
+                error(ramp.path, "the clip plays at rate \((rate.doubleValue * 1000).rounded() / 1000) around \(describeTime(at, frameDuration: placedClip.frameDuration)) of its output time, outside 0.01…100",
+                      hint: "spread the time map's keys so that the source moves between 0.01 and 100 seconds per second")
+                return nil
+            }
+            segments.append(Segment(asset: placedClip.clip.asset, sourceTrack: sourceTrack, source: piece.source,
+                                    target: piece.target, pitch: pitch, fit: fit,
+                                    timing: placedClip.clip.reverse ? .reversed : .forward))
+        }
+        return segments
+    }
+}
