@@ -613,24 +613,37 @@ def run_renditions(reel, rounds, warmup):
 CUT_PATTERN = "if(lt(mod(t,6.5),5),0.3*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t)),0.002*sin(2*PI*50*t))"
 
 
-def ensure_cut_media(minutes):
-    """The cut part's source, `minutes` long, generated once (a flat grey picture: cheap to encode, a full-size
-    H.264 stream to demux all the same)."""
+def ensure_long_media(name, inputs, output_options, minutes):
+    """A long 1080p source for the cut parts, `minutes` long, generated once from lavfi `inputs` as
+    .bench/media/NAME-{minutes}min.mp4 (H.264 ultrafast, a keyframe every 2 s, and `output_options`)."""
     MEDIA.mkdir(parents=True, exist_ok=True)
-    target = MEDIA / f"talk-1080p-{minutes}min.mp4"
+    target = MEDIA / f"{name}-{minutes}min.mp4"
     if target.exists():
         return target
     print(f"bench: generating {target.relative_to(REPO)}", flush=True)
     partial = target.with_name(f".{target.stem}.partial.mp4")
-    run_quietly([
-        "ffmpeg", "-v", "error", "-nostdin", "-y",
-        "-f", "lavfi", "-i", f"color=c=gray:size=1920x1080:rate={FPS}",
-        "-f", "lavfi", "-i", f"aevalsrc=exprs='{CUT_PATTERN}':s={SAMPLE_RATE},aformat=channel_layouts=stereo",
-        "-t", str(minutes * 60), "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p",
-        "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", str(partial),
-    ], "generating the cut source")
+    run_quietly(["ffmpeg", "-v", "error", "-nostdin", "-y", *inputs,
+                 "-t", str(minutes * 60), "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p",
+                 *output_options, str(partial)], f"generating {target.name}")
     partial.rename(target)
     return target
+
+
+def ensure_cut_media(minutes):
+    """The cut part's source (a flat grey picture: cheap to encode, a full-size H.264 stream to demux all the
+    same) with the talk-like sound."""
+    return ensure_long_media("talk-1080p", [
+        "-f", "lavfi", "-i", f"color=c=gray:size=1920x1080:rate={FPS}",
+        "-f", "lavfi", "-i", f"aevalsrc=exprs='{CUT_PATTERN}':s={SAMPLE_RATE},aformat=channel_layouts=stereo",
+    ], ["-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart"], minutes)
+
+
+def print_share_of_duration(results, duration):
+    """Each command's medians, its wall time also as a share of the source's `duration`."""
+    width = max(len(name) for name in results)
+    for name, runs in results.items():
+        wall, cpu = medians(runs)
+        print(f"{name:{width}} wall {wall:7.2f} s ({100 * wall / duration:.2f} % of {duration:.0f} s)  cpu {cpu:7.2f} s")
 
 
 def run_cut(reel, minutes, rounds, warmup):
@@ -645,31 +658,15 @@ def run_cut(reel, minutes, rounds, warmup):
                           "-af", "silencedetect=n=-35dB:d=0.5", "-f", "null", "-"],
     }
     results = timed_rounds(commands, rounds, warmup, "cut")
-    for name, runs in results.items():
-        wall, cpu = medians(runs)
-        print(f"{name:14} wall {wall:7.2f} s ({100 * wall / duration:.2f} % of {duration:.0f} s)  cpu {cpu:7.2f} s")
+    print_share_of_duration(results, duration)
     reel_wall = medians(results["reel cut"])[0]
     print(f"reel cut target (< 1 % of the duration): {'met' if reel_wall < 0.01 * duration else 'NOT met'}")
     return results
 
 
 def ensure_scene_media(minutes):
-    """The scene part's source: `minutes` of a moving 1080p test pattern (every picture different, as a camera's
-    are), H.264, no sound; generated once."""
-    MEDIA.mkdir(parents=True, exist_ok=True)
-    target = MEDIA / f"moving-1080p-{minutes}min.mp4"
-    if target.exists():
-        return target
-    print(f"bench: generating {target.relative_to(REPO)}", flush=True)
-    partial = target.with_name(f".{target.stem}.partial.mp4")
-    run_quietly([
-        "ffmpeg", "-v", "error", "-nostdin", "-y",
-        "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate={FPS}",
-        "-t", str(minutes * 60), "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p",
-        str(partial),
-    ], "generating the scene source")
-    partial.rename(target)
-    return target
+    """The scene part's source: a moving 1080p test pattern (every picture different, as a camera's are), no sound."""
+    return ensure_long_media("moving-1080p", ["-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate={FPS}"], [], minutes)
 
 
 def run_scenes(reel, minutes, rounds, warmup):
@@ -683,9 +680,7 @@ def run_scenes(reel, minutes, rounds, warmup):
         "scdet": ["ffmpeg", "-v", "error", "-nostdin", "-an", "-i", str(source), "-vf", "scdet", "-f", "null", "-"],
     }
     results = timed_rounds(commands, rounds, warmup, "scenes")
-    for name, runs in results.items():
-        wall, cpu = medians(runs)
-        print(f"{name:18} wall {wall:7.2f} s ({100 * wall / duration:.2f} % of {duration:.0f} s)  cpu {cpu:7.2f} s")
+    print_share_of_duration(results, duration)
     reel_wall, reel_cpu = medians(results["reel cut --scenes"])
     ffmpeg_wall, ffmpeg_cpu = medians(results["scdet"])
     print(f"reel / scdet: wall {reel_wall / ffmpeg_wall:.3f}, cpu {reel_cpu / ffmpeg_cpu:.3f}")
