@@ -89,6 +89,17 @@ struct AudioMixCompiler: CompilerPart {
                 range = cut
             }
             effect.timeRange = range
+            if let learn = written.learnFrom {
+                guard let start = try? clip.target.start + learn.start, let end = try? clip.target.start + learn.end,
+                      start >= sound.start, end <= sound.end, let moved = try? TimeRange(start: start, end: end) else {
+                    let first = (try? sound.start - clip.target.start) ?? .zero, last = (try? sound.end - clip.target.start) ?? .zero
+                    error(written.path.key("learnFrom"),
+                          "learnFrom [\(describeTime(learn.start, frameDuration: nil)), \(describeTime(learn.end, frameDuration: nil))] is not inside the clip's sound, which runs from \(describeTime(first, frameDuration: nil)) to \(describeTime(last, frameDuration: nil)) from the clip's start",
+                          hint: "learnFrom is in seconds from the clip's start on the timeline, like start")
+                    return nil
+                }
+                effect.learnFrom = moved
+            }
             if let keys = written.gainKeys { effect.gainKeys = EffectCompiler.shifted(keys, by: clip.target.start) { $0 } }
             return effect
         }

@@ -19,6 +19,10 @@ public struct AudioEffect: Sendable, Hashable {
     public var bands: [EQBand] = []
     /// `denoise` with `model: "rnn"`: the rnnoise model file as written (relative to the project's folder).
     public var modelFile: String?
+    /// `denoise` with `model: "fft"`: the stretch afftdn learns its noise profile from (`"learnFrom": [start, end]`),
+    /// in the same time frame as `timeRange`; the profile then applies over the effect's whole range. nil: afftdn's
+    /// built-in white-noise profile.
+    public var learnFrom: TimeRange?
     /// `gain` whose `gain` is keyed: linear keys of decibels, in the effect's time frame; nil: constant.
     public var gainKeys: KeyList<Double>?
     /// When it applies, half-open; nil: always.
@@ -34,6 +38,9 @@ public struct AudioEffect: Sendable, Hashable {
         self.timeRange = timeRange
         self.path = path
     }
+
+    /// The shortest `learnFrom`: two of afftdn's 50 ms windows.
+    public static let shortestLearning = Time(value: 1, timescale: 10)
 
     /// The value of parameter `key`: written or its default.
     public func value(_ key: String) -> Double {
@@ -232,7 +239,13 @@ public struct AudioEffectParameter: Sendable {
     public static func keys(of type: AudioEffectType, model: DenoiseModel? = nil) -> [String] {
         switch type {
         case .eq: return ["bands"]
-        case .denoise: return ["model"] + rows(.denoise(model ?? .fft)).map(\.key) + (model == .rnn ? ["modelFile"] : [])
+        case .denoise:
+            let extra = switch model ?? .fft {
+            case .fft: ["learnFrom"]
+            case .nlm: [String]()
+            case .rnn: ["modelFile"]
+            }
+            return ["model"] + rows(.denoise(model ?? .fft)).map(\.key) + extra
         default: return rows(.effect(type)).map(\.key)
         }
     }

@@ -100,10 +100,31 @@ struct AudioEffectReader: FieldReader {
                       hint: "add \"modelFile\": \"models/voice.rnnn\"")
                 valid = false
             }
+        case .denoise:
+            if let json = fields["learnFrom"] {
+                if let stretch = learnFrom(json, path.key("learnFrom")) { effect.learnFrom = stretch } else { valid = false }
+            }
         default:
             break
         }
         return valid ? [effect] : nil
+    }
+
+    /// `denoise`'s `learnFrom`: `[start, end]`, at least `AudioEffect.shortestLearning` long.
+    private func learnFrom(_ json: JSON, _ path: JSONPath) -> TimeRange? {
+        let expected = "[start, end]: the stretch of noise alone the profile is learned from"
+        guard let elements = array(json, path, expected: expected) else { return nil }
+        guard elements.count == 2 else {
+            error(path, "learnFrom needs two times, [start, end]; found \(elements.count)", hint: "write e.g. [0, 0.8]: a stretch with noise and no speech")
+            return nil
+        }
+        guard let start = instant(elements[0].0, elements[0].1), let end = instant(elements[1].0, elements[1].1) else { return nil }
+        guard let stretch = try? TimeRange(start: start, end: end), stretch.duration >= AudioEffect.shortestLearning else {
+            error(path.index(1), "learnFrom must end at least 0.1 s after it starts",
+                  hint: "afftdn learns from whole 50 ms windows inside the stretch; name a longer stretch of noise alone")
+            return nil
+        }
+        return stretch
     }
 
     /// `eq`'s `bands`: at least one `{type, frequency, gain, q}`.

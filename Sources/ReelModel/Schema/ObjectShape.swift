@@ -240,7 +240,7 @@ extension ObjectShape {
     public static let audioEffect = ObjectShape(
         name: "audio effect",
         allowed: ["type", "preset"] + AudioEffectParameter.table.filter { !isBandOwner($0.owner) }.map(\.key).uniqued()
-            + ["bands", "model", "modelFile", "start", "duration"])
+            + ["bands", "model", "modelFile", "learnFrom", "start", "duration"])
 
     /// A band of an `eq` audio effect.
     public static let eqBand = ObjectShape(

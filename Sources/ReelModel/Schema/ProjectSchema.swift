@@ -790,6 +790,16 @@ public enum ProjectSchema {
         ]
     }
 
+    /// Two times, `[start, end]`.
+    private static var timePair: JSONValue {
+        object([
+            ("type", .string("array")),
+            ("prefixItems", array([ref("time"), ref("time")])),
+            ("items", .bool(false)),
+            ("minItems", .number("2")),
+        ])
+    }
+
     /// An effect's region `[x, y, width, height]`, width and height > 0.
     private static var effectRect: JSONValue {
         object([
@@ -908,6 +918,8 @@ public enum ProjectSchema {
                       default: .string("fft")),
             FormatKey("modelFile", nonEmptyString, "denoise with model rnn: an rnnoise model file (relative paths start at the project's folder).",
                       default: .described("required for model rnn"), example: #""models/voice.rnnn""#),
+            FormatKey("learnFrom", timePair, "denoise with model fft: [start, end], a stretch of noise alone (at least 0.1 s; seconds from the clip's start on a clip, movie seconds elsewhere) afftdn learns its noise profile from, as its sample_noise does; the profile then applies over the effect's whole range.",
+                      default: .described("afftdn's white-noise profile"), example: "[0, 0.8]"),
             FormatKey("start", ref("time"), "When the effect starts: seconds from the clip's start on a clip, movie seconds elsewhere; before it the sound is untouched.",
                       default: .number("0")),
             FormatKey("duration", ref("duration"), "How long it lasts; outside [start, start + duration) the sound is untouched and the filter sees none of it.",

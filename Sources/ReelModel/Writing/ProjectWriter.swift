@@ -425,7 +425,7 @@ public enum ProjectWriter {
     }
 
     /// An audio effect with every parameter (defaults written out, so the explicit form says what runs), its bands,
-    /// model and time range (docs/effects.md, "Audio effects").
+    /// model, learning stretch and time range (docs/effects.md, "Audio effects").
     static func audioEffectValue(_ effect: AudioEffect) -> JSONValue {
         var members: [(String, JSONValue)] = [("type", .string(effect.type.rawValue))]
         if case .denoise(let model) = effect.owner { members.append(("model", .string(model.rawValue))) }
@@ -437,6 +437,9 @@ public enum ProjectWriter {
             }
         }
         if let file = effect.modelFile { members.append(("modelFile", .string(file))) }
+        if let learn = effect.learnFrom {
+            members.append(("learnFrom", .array([JSON(timeValue(learn.start)), JSON(timeValue(learn.end))])))
+        }
         if !effect.bands.isEmpty {
             members.append(("bands", .array(effect.bands.map { band in
                 JSON(object([("type", .string(band.type.rawValue))]

@@ -41,7 +41,7 @@ public enum AudioPart {
                 .joined(separator: ",") + ")"
         }
         return "effect \(effect.owner.name) " + (values + bands).joined(separator: " ")
-            + " model \(effect.modelFile ?? "-") keys \(effect.gainKeys.map { "\($0.keys)" } ?? "-")"
+            + " model \(effect.modelFile ?? "-") learn \(effect.learnFrom.map { "\($0)" } ?? "-") keys \(effect.gainKeys.map { "\($0.keys)" } ?? "-")"
             + " range \(effect.timeRange.map { "\($0)" } ?? "-")\n"
     }
 

@@ -34,6 +34,8 @@ final class AudioEffectChain {
     /// The last stage, and the composition sample it hands out next.
     private var last: (any SoundStage)?
     private var position: Int64 = -1
+    /// Noise profiles learned, by effect index (`learnFrom`).
+    private var learnedProfiles: [Int: [Double]] = [:]
 
     /// A chain of `effects` (in composition time) over `source`, at `sampleRate` Hz in `channels` channels; relative
     /// model files are found from `baseDirectory`.
@@ -60,14 +62,15 @@ final class AudioEffectChain {
         let begun = ranges.filter { $0.lowerBound < start && $0.upperBound > start }.map(\.lowerBound)
         let first = begun.isEmpty ? start : max(0, start - Int64(Self.prerollSeconds) * rate, begun.min() ?? start)
         var stage: any SoundStage = SourceStage(position: first, channels: channels, source: source)
-        for (effect, range) in zip(effects, ranges) {
+        for (index, (effect, range)) in zip(effects, ranges).enumerated() {
             let cut = max(range.lowerBound, first)..<max(range.upperBound, max(range.lowerBound, first))
             guard !cut.isEmpty else { continue }
             if let keys = effect.gainKeys {
                 stage = GainKeysStage(upstream: stage, position: first, range: cut, keys: keys, sampleRate: sampleRate)
                 continue
             }
-            let (filters, latency) = try Self.filters(effect, sampleRate: sampleRate, channels: channels, baseDirectory: baseDirectory)
+            let (filters, latency) = try Self.filters(effect, sampleRate: sampleRate, channels: channels, baseDirectory: baseDirectory,
+                                                      noiseProfile: try learnedProfile(ofEffectAt: index))
             guard !filters.isEmpty else { continue }
             stage = FilterStage(upstream: stage, position: first, range: cut, channels: channels) { () throws(RenderError) in
                 do throws(MediaError) {
@@ -87,6 +90,42 @@ final class AudioEffectChain {
             try stage.read(count: count, into: discard.planes)
             remaining -= Int64(count)
         }
+    }
+
+    /// The noise profile a denoise with `learnFrom` learned (nil for any other effect): afftdn's sampling of the
+    /// stretch as the effects before it in the chain hand it out, learned once per chain.
+    private func learnedProfile(ofEffectAt index: Int) throws(RenderError) -> [Double]? {
+        if let known = learnedProfiles[index] { return known }
+        let effect = effects[index]
+        guard let stretch = effect.learnFrom, effect.owner == .denoise(.fft) else { return nil }
+        let rate = Int64(sampleRate)
+        let first: Int64, end: Int64
+        do {
+            first = try stretch.start.count(atRate: rate, rounding: .nearest)
+            end = try stretch.end.count(atRate: rate, rounding: .nearest)
+        } catch {
+            throw RenderError(.invalid, "\(effect.path.key("learnFrom")): the stretch cannot be placed on the \(sampleRate) Hz sample grid")
+        }
+        let upstream = AudioEffectChain(effects: Array(effects[..<index]), sampleRate: sampleRate, channels: channels,
+                                        baseDirectory: baseDirectory, source: source)
+        let buffers = SampleBuffers(channels: channels, capacity: AudioMixer.maximumChunk)
+        func learning<T>(_ step: () throws(MediaError) -> T) throws(RenderError) -> T {
+            do { return try step() } catch { throw RenderError(.invalid, "\(effect.path.key("learnFrom")): \(error.message)") }
+        }
+        let sampler = try learning { () throws(MediaError) in
+            try NoiseSampler(options: Self.options(effect.owner, effect.value), sampleRate: sampleRate, channels: channels,
+                             sampleCount: Int(end - first))
+        }
+        var position = first
+        while position < end {
+            let count = Int(min(Int64(AudioMixer.maximumChunk), end - position))
+            try upstream.read(from: position, count: count, into: buffers)
+            try learning { () throws(MediaError) in try sampler.push(buffers.readOnly, count: count) }
+            position += Int64(count)
+        }
+        let profile = try learning { () throws(MediaError) in try sampler.profile() }
+        learnedProfiles[index] = profile
+        return profile
     }
 
     /// The composition samples [first, end) an effect covers: its range with both ends rounded to the nearest
@@ -113,13 +152,8 @@ final class AudioEffectChain {
     /// The libavfilter filters one effect runs (docs/effects.md, "Audio effects"), with the delay in samples they
     /// put on their output (0 when none or when the filter compensates it itself). Empty: nothing to run (a pan on
     /// a mono mix).
-    static func filters(_ effect: AudioEffect, sampleRate: Int, channels: Int,
-                        baseDirectory: String) throws(RenderError) -> (filters: [(name: String, arguments: String)], latency: Int) {
-        func options(_ owner: AudioParameterOwner, _ values: (String) -> Double) -> String {
-            AudioEffectParameter.rows(owner).compactMap { row in
-                row.option.map { "\($0)=\(number(row.conversion.apply(values(row.key))))" }
-            }.joined(separator: ":")
-        }
+    static func filters(_ effect: AudioEffect, sampleRate: Int, channels: Int, baseDirectory: String,
+                        noiseProfile: [Double]? = nil) throws(RenderError) -> (filters: [(name: String, arguments: String)], latency: Int) {
         let own = options(effect.owner, effect.value)
         switch effect.owner {
         case .effect(.highpass), .effect(.lowpass):
@@ -144,9 +178,9 @@ final class AudioEffectChain {
             let position = effect.value("position")
             return ([("pan", "stereo|c0=\(number(min(1, 1 - position)))*c0|c1=\(number(min(1, 1 + position)))*c1")], 0)
         case .denoise(.fft):
-            // afftdn's window is round(0.05 s) samples; its output lags by two quarters of it.
-            let window = Int((Double(sampleRate) * 0.05).rounded())
-            return ([("afftdn", own)], window / 4 * 2)
+            // afftdn's output lags by two quarters of its window. A learned profile is its custom noise type.
+            let learned = noiseProfile.map { ":nt=custom:bn=" + $0.map { String(format: "%.6f", $0) }.joined(separator: "|") } ?? ""
+            return ([("afftdn", own + learned)], NoiseSampler.window(sampleRate: sampleRate) / 4 * 2)
         case .denoise(.nlm):
             // anlmdn lags by its patch (2 ms) and research (6 ms) radii, each rounded to samples.
             let latency = Int((Double(sampleRate) * 0.002).rounded()) + Int((Double(sampleRate) * 0.006).rounded())
@@ -160,6 +194,13 @@ final class AudioEffectChain {
         case .effect(.denoise), .band:
             return ([], 0)
         }
+    }
+
+    /// The libavfilter options of `owner`'s parameters, converted from reel's units: `nr=12:nf=-50`.
+    private static func options(_ owner: AudioParameterOwner, _ values: (String) -> Double) -> String {
+        AudioEffectParameter.rows(owner).compactMap { row in
+            row.option.map { "\($0)=\(number(row.conversion.apply(values(row.key))))" }
+        }.joined(separator: ":")
     }
 
     /// A number as libavfilter reads it back exactly (the shortest text that round-trips).

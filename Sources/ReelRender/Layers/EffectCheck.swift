@@ -6,7 +6,8 @@ import ReelModel
 /// missing input naming the effect's `file` and the path (exit 66); one that is not a 3D `.cube` table lut3d can
 /// read is an invalid project naming the file and line (exit 65). Each effect is checked once, however many
 /// layer instructions carry it. An audio effect's rnnoise model file (docs/effects.md, "Audio effects") is checked
-/// the same way: missing or unreadable is exit 66, a file that is not an rnnoise model arnndn can load is exit 65.
+/// the same way: missing or unreadable is exit 66, a file that is not an rnnoise model arnndn can load is exit 65;
+/// a denoise's `learnFrom` must end inside the movie (exit 65; on a clip the compiler has checked it lies in the clip).
 enum EffectCheck {
     static func diagnostics(for compiled: CompiledProject) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
@@ -53,6 +54,13 @@ enum EffectCheck {
         }
         let audioEffects = compiled.audioMix.inputs.flatMap(\.effects) + (compiled.output.audio?.effects ?? [])
         for effect in audioEffects where seen.insert(effect.path).inserted {
+            let end = compiled.composition.duration
+            if let learn = effect.learnFrom, learn.end > end {
+                diagnostics.append(Diagnostic(
+                    path: effect.path.key("learnFrom"),
+                    message: "learnFrom ends at \(describeTime(learn.end, frameDuration: nil)), after the movie's end at \(describeTime(end, frameDuration: nil))",
+                    hint: "learnFrom is in movie seconds here; name a stretch of noise alone inside the movie"))
+            }
             guard let written = effect.modelFile else { continue }
             let path = effect.path.key("modelFile")
             if let refused = LocalInputFile.diagnostic(

@@ -114,4 +114,26 @@ import ReelTime
         #expect(againDiagnostics.map(\.humanText) == [])
         #expect(try #require(again).output.audio?.effects.map(\.values) == [["position": -0.5]])
     }
+
+    @Test func learnFromMovesWithItsClipAndMustLieInsideItsSound() throws {
+        let (compiled, diagnostics) = compileProject(project(clips: #"""
+            {"asset": "a", "out": 2},
+            {"asset": "a", "out": 3, "audioEffects": [{"type": "denoise", "learnFrom": [0.25, 1], "start": 1}]}
+            """#), facts: Self.facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let project = try #require(compiled)
+        let effect = try #require(project.audioMix.effects(forTrack: 2).first)
+        // The clip starts at 2 s: its 0.25–1 s is movie time 2.25–3 s, outside the effect's own range (3–5 s).
+        #expect(effect.learnFrom == range(t(9, 4), t(3)))
+        #expect(effect.timeRange == range(t(3), t(5)))
+        // The explicit form carries it in movie time and reads back the same.
+        let (again, againDiagnostics) = compileProject(ProjectWriter.explicitProject(project), facts: Self.facts)
+        #expect(againDiagnostics.map(\.humanText) == [])
+        #expect(try #require(again).audioMix.effects(forTrack: 2).first?.learnFrom == range(t(9, 4), t(3)))
+
+        let errors = compileProject(self.project(clips: #"{"asset": "a", "out": 3, "audioEffects": [{"type": "denoise", "learnFrom": [2.5, 3.5]}]}"#),
+                                    facts: Self.facts).diagnostics.map(\.humanText)
+        #expect(errors.count == 1 && errors[0].contains("$.timeline.clips[0].audioEffects[0].learnFrom: learnFrom [2.5 s, 3.5 s] is not inside the clip's sound, which runs from 0 s to 3 s"),
+                "\(errors)")
+    }
 }
