@@ -228,6 +228,37 @@ import Testing
         #expect(Self.relativeDifference(left, reference, lag: 1200, count: count) <= -60)
     }
 
+    /// A video overlay's `audioEffects` run on its sound alone, from the overlay's start, as the CLI's filter on that
+    /// stretch of the render without them; the sound before and after the overlay is untouched.
+    @Test func aVideoOverlaysSoundTakesItsOwnEffects() throws {
+        let movie = folder.file("talking.mkv").path
+        let made = try run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=64x36:r=30:d=2",
+                                      "-i", folder.file("chirp.wav").path, "-t", "2", "-c:v", "libx264", "-c:a", "pcm_f32le", movie])
+        #expect(made.status == 0, "\(made.stderrText)")
+        func overlaid(_ name: String, _ effects: String) throws -> [Float] {
+            let url = folder.file(name + ".json")
+            try """
+                { "reel": 1,
+                  "output": { "path": "\(name).wav", "size": [64, 36], "frameRate": 30, "end": 4,
+                              "audio": { "sampleRate": \(Self.rate), "channels": 1 } },
+                  "assets": { "bg": { "color": "#000000" }, "talk": { "path": "talking.mkv" } },
+                  "timeline": { "clips": [ { "asset": "bg", "duration": 4 } ],
+                                "overlays": [ { "video": "talk", "start": 1, "size": [32, 18], "audioEffects": \(effects) } ] } }
+                """.write(to: url, atomically: true, encoding: .utf8)
+            return try render(url.path)
+        }
+        let plain = try overlaid("overlayPlain", "[]")
+        let effected = try overlaid("overlayHighpass", #"[{"type": "highpass", "frequency": 1000}]"#)
+        let (start, end) = (Self.rate, 3 * Self.rate)
+        #expect(effected.count == 4 * Self.rate && plain.count == effected.count)
+        #expect(Array(effected[..<start]) == Array(plain[..<start]) && Array(effected[end...]) == Array(plain[end...]))
+        let reference = try samples(folder.file("overlayPlain.wav").path,
+                                    filters: "atrim=start_sample=\(start):end_sample=\(end),asetpts=N/SR/TB,highpass=f=1000")
+        let difference = Self.relativeDifference(Array(effected[start..<end]), reference)
+        #expect(difference <= -60, "the overlay's sound differs from the CLI's highpass by \(difference) dB")
+        #expect(Self.relativeDifference(Array(plain[start..<end]), reference) > -40, "the highpass changes nothing")
+    }
+
     @Test func errorsNameTheJSONPathAndNothingIsWritten() throws {
         let cases: [(effect: String, message: String, status: Int32)] = [
             (#"{"type": "reverb"}"#, #"$.timeline.audio[0].effects[0].type: unknown audio effect type "reverb""#, 65),

@@ -185,6 +185,44 @@ import Testing
         #expect(missing.status == 66, "\(missing.stderrText)")
     }
 
+    /// A render with `outputs` gets one section per further output, read from the files as the main one is; an
+    /// output not on disk says so.
+    @Test func eachFurtherOutputHasASectionOfItsOwn() throws {
+        let project = try write("renditions.json", """
+            { "reel": 1, "output": { "path": "main.mp4", "size": [128, 72], "frameRate": 30 },
+              "outputs": [ { "path": "small.mp4", "size": [64, 36], "frameRate": 15 },
+                           { "path": "sound.m4a", "audio": { "loudness": { "integrated": -16, "truePeak": -1 } } } ],
+              "assets": { "clip": { "path": "clip.mp4" }, "tone": { "path": "tone.wav" } },
+              "timeline": { "clips": [ { "asset": "clip", "muted": true } ],
+                            "audio": [ { "id": "tone", "asset": "tone", "duration": 1 } ] } }
+            """)
+        let render = try reel(["render", project, "-q"])
+        #expect(render.status == 0, "\(render.stderrText)")
+        let page = folder.file("renditions.html").path
+        let report = try reel(["report", project, "-o", page])
+        #expect(report.status == 0, "\(report.stderrText)")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        let sections = html.components(separatedBy: "<section class=\"rendition\"").dropFirst()
+        #expect(sections.count == 2, "\(sections.count) rendition sections")
+        guard sections.count == 2 else { return }
+        let small = sections[sections.startIndex], sound = sections[sections.startIndex + 1]
+        #expect(small.contains("data-path=\"\(folder.file("small.mp4").path)\""))
+        #expect(small.contains("\(try countFrames(folder.file("small.mp4"))) frames") && small.contains("64×36"))
+        #expect(!sound.contains(" fps") && sound.contains("48000 Hz"))
+        // The loudness the page gives the sound-only output is ffmpeg's ebur128 reading of the file.
+        let measured = try LoudnessTests.ffmpegLoudness(folder.file("sound.m4a").path)
+        let value = sound.components(separatedBy: "class=\"integrated\" data-value=\"").dropFirst().first?.prefix { $0 != "\"" }
+        let shown = value.flatMap { Double(String($0)) }
+        #expect(shown.map { abs($0 - measured.integrated) <= 0.1 } == true, "page \(String(describing: shown)), ffmpeg \(measured)")
+        // An output not on disk is named as not rendered; the main output's section is unchanged.
+        try FileManager.default.removeItem(at: folder.file("small.mp4"))
+        let again = try reel(["report", project, "-o", page, "--force"])
+        #expect(again.status == 0, "\(again.stderrText)")
+        let second = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(second.contains("Not rendered: no file at \(folder.file("small.mp4").path)."))
+        #expect(second.contains("id=\"file-size\""))
+    }
+
     // MARK: in a browser
 
     /// What the probe reads from the page: images, timeline boxes, the click, the loudness.

@@ -76,7 +76,7 @@ struct AudioMixCompiler: CompilerPart {
     /// A clip's `audioEffects` in composition time: each range (or, without one, the whole clip) moved by the clip's
     /// start on the timeline and cut to the clip's sound on its track, gain keys moved with it; an effect whose range
     /// misses the clip's sound is dropped.
-    private func compiledAudioEffects(_ clip: PlacedClip) -> [AudioEffect] {
+    func compiledAudioEffects(_ clip: PlacedClip) -> [AudioEffect] {
         guard clip.resolved.sounds else { return [] }
         let sound = clip.audioTarget
         return clip.clip.audioEffects.compactMap { written in

@@ -30,13 +30,14 @@ struct OverlayCompiler: CompilerPart {
     private var motionCompiler: MotionCompiler { MotionCompiler(sharing: self) }
     private var endCut: EndCut { EndCut(sharing: self) }
     private var effectCompiler: EffectCompiler { EffectCompiler(sharing: self) }
+    private var audioMixCompiler: AudioMixCompiler { AudioMixCompiler(sharing: self) }
     private var timelineCompiler: TimelineCompiler { TimelineCompiler(sharing: self) }
 
-    /// The overlays' tracks, and the instructions with their layers; volumes of the overlays' audio tracks to add to
-    /// the audio mix. Nil after reporting a problem.
+    /// The overlays' tracks, and the instructions with their layers; volumes and sound effects (in composition time)
+    /// of the overlays' audio tracks to add to the audio mix. Nil after reporting a problem.
     func compileTrackOverlays(_ overlays: [TrackOverlay], instructions: inout [VideoInstruction], firstTrackID: Int,
                               canvas: PixelSize, frameDuration: Time, duration: Time)
-        -> (tracks: [CompositionTrack], volumes: [(track: Int, volume: Double)])? {
+        -> (tracks: [CompositionTrack], volumes: [(track: Int, volume: Double)], effects: [(track: Int, effects: [AudioEffect])])? {
         var placed: [PlacedOverlay] = []
         var nextID = firstTrackID
         var valid = true
@@ -57,6 +58,7 @@ struct OverlayCompiler: CompilerPart {
 
         var tracks: [CompositionTrack] = []
         var volumes: [(track: Int, volume: Double)] = []
+        var effects: [(track: Int, effects: [AudioEffect])] = []
         for (index, one) in placed.enumerated() {
             let clip = one.clip
             let (videoStream, audioStream) = streams(of: clip.resolved.asset)
@@ -69,6 +71,8 @@ struct OverlayCompiler: CompilerPart {
                     Segment(asset: clip.clip.asset, sourceTrack: audioStream, source: clip.resolved.source, target: clip.target),
                 ]), name: name))
                 if one.overlay.volume != 1 { volumes.append((audioTrack, one.overlay.volume)) }
+                let compiled = audioMixCompiler.compiledAudioEffects(clip)
+                if !compiled.isEmpty { effects.append((audioTrack, compiled)) }
             }
         }
         // Cut what runs past the composition's end (a warning said so), with its source range.
@@ -91,7 +95,7 @@ struct OverlayCompiler: CompilerPart {
             instructions[i].path = instructionsPath.index(i)
             for j in instructions[i].layers.indices { instructions[i].layers[j].path = instructionsPath.index(i).key("layers").index(j) }
         }
-        return (cutTracks, volumes)
+        return (cutTracks, volumes, effects)
     }
 
     /// The overlay's asset checked (a media file with video for `video`, an image for `image`) and its source range
@@ -122,6 +126,7 @@ struct OverlayCompiler: CompilerPart {
         var clip = Clip(asset: overlay.asset, inPoint: overlay.inPoint, outPoint: overlay.outPoint, duration: overlay.duration,
                         speed: overlay.speed, volume: overlay.volume, muted: overlay.muted, fit: .contain, path: overlay.path)
         clip.effects = overlay.effects
+        clip.audioEffects = overlay.audioEffects
         var motion = ClipMotion()
         motion.position = overlay.position
         motion.animations = overlay.animations.filter { $0.property != .opacity }

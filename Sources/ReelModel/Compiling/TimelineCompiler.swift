@@ -212,6 +212,7 @@ struct TimelineCompiler: CompilerPart {
         }
         // Overlays take the ids after every other track, never 3 and 4 (the storyline's, even without transitions).
         var overlayVolumes: [(track: Int, volume: Double)] = []
+        var overlayEffects: [(track: Int, effects: [AudioEffect])] = []
         if !timeline.trackOverlays.isEmpty {
             guard let overlays = overlayCompiler.compileTrackOverlays(timeline.trackOverlays, instructions: &instructions,
                                                       firstTrackID: max((tracks.map(\.id).max() ?? 0) + 1,
@@ -220,12 +221,19 @@ struct TimelineCompiler: CompilerPart {
             else { return nil }
             tracks += overlays.tracks
             overlayVolumes = overlays.volumes
+            overlayEffects = overlays.effects
         }
         var composition = Composition(tracks: tracks, duration: finished.duration)
         guard let chapters = chapterCompiler.compileChapters(timeline, placed: placed, duration: finished.duration) else { return nil }
         composition.chapters = chapters
         guard var audioMix = audioMixCompiler.audioMix(timeline, placed: placed, extraAudio: extraAudio, composition: composition,
                                       frameDuration: frameDuration) else { return nil }
+        for (track, effects) in overlayEffects {
+            var input = AudioMixInput(track: track, volume: KeyList(), name: "overlay effects",
+                                      path: JSONPath.root.key("audioMix").key("inputs").index(audioMix.inputs.count))
+            input.effects = effects
+            audioMix.inputs.append(input)
+        }
         for (track, volume) in overlayVolumes {
             audioMix.inputs.append(AudioMixInput(track: track, volume: KeyList([.set(at: .zero, value: volume)]), name: "volume",
                                                  path: JSONPath.root.key("audioMix").key("inputs").index(audioMix.inputs.count)))

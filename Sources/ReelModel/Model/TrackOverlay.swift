@@ -40,6 +40,8 @@ public struct TrackOverlay: Sendable, Hashable {
     /// Filters run on the source picture (docs/effects.md); rectangles and sizes in canvas pixels, times from the
     /// overlay's start.
     public var effects: [LayerEffect] = []
+    /// A video overlay's sound effects (docs/effects.md, "Audio effects"): times from the overlay's start.
+    public var audioEffects: [AudioEffect] = []
     /// Where it was written: `$.timeline.overlays[i]`.
     public var path: JSONPath
 

@@ -8,6 +8,7 @@ struct OverlayReader: FieldReader {
 
     private var layerReader: LayerReader { LayerReader(sharing: self) }
     private var effectReader: EffectReader { EffectReader(sharing: self) }
+    private var audioEffectReader: AudioEffectReader { AudioEffectReader(sharing: self) }
 
     /// `timeline.overlays`: image overlays (`"image"`) and video overlays (`"video"`, docs/format.md "Video
     /// overlays"). Image overlays without effects stay layers of the layer stage; video overlays, image overlays
@@ -55,7 +56,8 @@ struct OverlayReader: FieldReader {
     }
 
     /// `{"video": ASSET, "start": T, …}`: trimmed and timed like a clip (`in`, `out` or `duration` in source time,
-    /// `speed`, `volume`, `muted`), placed like an image overlay (`size`, `position`, `animations`), with `effects`.
+    /// `speed`, `volume`, `muted`), placed like an image overlay (`size`, `position`, `animations`), with `effects` and
+    /// `audioEffects`.
     /// Nil after reporting every problem found.
     private func readVideoOverlay(_ json: JSON, _ path: JSONPath) -> TrackOverlay? {
         guard let fields = object(json, path, .videoOverlay, expected: "an overlay object") else { return nil }
@@ -105,6 +107,8 @@ struct OverlayReader: FieldReader {
         let masks = effectReader.readMasks(fields, path)
         effects += masks.masks
         if !masks.isValid { valid = false }
+        let audioEffects = take(fields["audioEffects"].flatMap { audioEffectReader.readAudioEffects($0, path.key("audioEffects")) },
+                                "audioEffects")
         guard valid, let asset, let start else { return nil }
         var overlay = TrackOverlay(picture: .video(asset: asset), start: start, path: path)
         overlay.inPoint = inPoint
@@ -117,6 +121,7 @@ struct OverlayReader: FieldReader {
         overlay.position = motion.position
         overlay.animations = motion.animations
         overlay.effects = effects
+        overlay.audioEffects = audioEffects ?? []
         return overlay
     }
 }

@@ -154,7 +154,7 @@ extension ObjectShape {
     public static let videoOverlay = ObjectShape(
         name: "video overlay",
         allowed: ["video", "in", "out", "duration", "speed", "volume", "muted", "start", "size", "position", "animations",
-                  "effects", "cornerRadius", "mask"],
+                  "effects", "audioEffects", "cornerRadius", "mask"],
         required: ["video", "start"])
 
     /// An entry of a layer's `animations` (SPEC §3.5).

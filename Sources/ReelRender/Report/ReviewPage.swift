@@ -10,8 +10,8 @@ import ReelTime
 /// Its parts, top to bottom: the timeline to scale (one row per track, then titles, image overlays, captions,
 /// chapters, transitions and the instruction boundaries); the contact sheet (click a picture to enlarge it); the sound (the
 /// mix's waveform, the EBU R128 momentary and short-term curves with the target and true-peak ceiling, integrated
-/// loudness, LRA and true peak of the output file); captions; chapters; validation's diagnostics; the output file's facts; the
-/// render's stats. Elements a test or a script reads carry `data-` attributes (times in seconds).
+/// loudness, LRA and true peak of the output file); captions; chapters; validation's diagnostics; the output file's facts;
+/// one section per further output (`outputs`: its file's facts and loudness); the render's stats. Elements a test or a script reads carry `data-` attributes (times in seconds).
 public struct ReviewPage: Sendable {
     /// One picture of the contact sheet.
     public struct Picture: Sendable {
@@ -56,6 +56,26 @@ public struct ReviewPage: Sendable {
         }
     }
 
+    /// One further output of the render (`outputs`, docs/outputs.md), read from outside as the main one is.
+    public struct Rendition: Sendable {
+        /// Where the output goes, absolute.
+        public var path: String
+        /// Its facts; nil when there is no file there or it cannot be read (`problem` says which).
+        public var file: FileFacts?
+        /// Its sound; nil without a file or without audio.
+        public var sound: LoudnessCurve?
+        /// Why there are no facts: not rendered, or what reading it said.
+        public var problem: String?
+
+        /// A further output's section.
+        public init(path: String, file: FileFacts?, sound: LoudnessCurve?, problem: String?) {
+            self.path = path
+            self.file = file
+            self.sound = sound
+            self.problem = problem
+        }
+    }
+
     /// The page's title (the project's file name).
     public var title: String
     /// The compiled project.
@@ -70,6 +90,8 @@ public struct ReviewPage: Sendable {
     public var sound: LoudnessCurve?
     /// What `reel render --stats` wrote, when given.
     public var stats: RenderStats?
+    /// The further outputs (`outputs`), in the project's order; each has a section of its own.
+    public var renditions: [Rendition] = []
 
     /// Width of the timeline's drawing, CSS pixels: time t sits at t × 1000 / duration from its left edge.
     public static let timelineWidth = 1000.0
@@ -100,6 +122,7 @@ public struct ReviewPage: Sendable {
         page += chaptersSection()
         page += diagnosticsSection()
         page += fileSection()
+        page += renditionsSection()
         page += statsSection()
         page += """
             <div id="lightbox" hidden><img id="lightbox-image" alt=""><p id="lightbox-caption"></p></div>
@@ -356,12 +379,43 @@ public struct ReviewPage: Sendable {
     }
 
     private func fileSection() -> String {
-        var html = "<section id=\"file\"><h2>Output file</h2>\n"
+        let html = "<section id=\"file\"><h2>Output file</h2>\n"
         guard let file else { return html + "<p>Not rendered: no file at the output path.</p></section>\n" }
+        return html + Self.facts(of: file, sizeID: " id=\"file-size\"") + "</section>\n"
+    }
+
+    /// One section per further output: its file's facts and its sound's loudness, or why there are none.
+    private func renditionsSection() -> String {
+        guard !renditions.isEmpty else { return "" }
+        var html = "<section id=\"renditions\"><h2>Further outputs</h2>\n"
+        for (index, rendition) in renditions.enumerated() {
+            html += "<section class=\"rendition\" data-index=\"\(index)\" data-path=\"\(Self.escaped(rendition.path))\">"
+                + "<h3>outputs[\(index)]: \(Self.escaped((rendition.path as NSString).lastPathComponent))</h3>\n"
+            guard let file = rendition.file else {
+                html += "<p>\(Self.escaped(rendition.problem ?? "Not rendered."))</p></section>\n"
+                continue
+            }
+            html += Self.facts(of: file, sizeID: "")
+            if let measurement = rendition.sound?.measurement {
+                html += "<table class=\"facts\"><tr><th>integrated</th><td class=\"integrated\" data-value=\""
+                    + (measurement.integrated.map { Self.number($0, 2) } ?? "") + "\">"
+                    + (measurement.integrated.map { Self.number($0, 1) + " LUFS" } ?? "below the −70 LUFS gate")
+                    + "</td></tr><tr><th>loudness range</th><td>\(Self.number(measurement.range, 1)) LU</td></tr>"
+                    + "<tr><th>true peak</th><td>"
+                    + (measurement.truePeak.map { Self.number($0, 1) + " dBTP" } ?? "none (digital silence)")
+                    + "</td></tr></table>\n"
+            }
+            html += "</section>\n"
+        }
+        return html + "</section>\n"
+    }
+
+    /// A file's facts: container, size, duration and overall bitrate, then one row per stream.
+    private static func facts(of file: FileFacts, sizeID: String) -> String {
         let duration = file.info.duration
-        html += "<table class=\"facts\"><tr><th>path</th><td>\(Self.escaped(file.path))</td></tr>"
+        var html = "<table class=\"facts\"><tr><th>path</th><td>\(Self.escaped(file.path))</td></tr>"
             + "<tr><th>container</th><td>\(Self.escaped(file.info.formatName))</td></tr>"
-            + "<tr><th>file size</th><td id=\"file-size\" data-value=\"\(file.fileSize)\">\(file.fileSize) bytes</td></tr>"
+            + "<tr><th>file size</th><td\(sizeID) data-value=\"\(file.fileSize)\">\(file.fileSize) bytes</td></tr>"
             + "<tr><th>duration</th><td>\(duration.map { Self.seconds($0) + " s" } ?? "unknown")</td></tr>"
             + "<tr><th>overall bitrate</th><td>"
             + (duration.flatMap { $0.seconds > 0 ? Double(file.fileSize) * 8 / $0.seconds : nil }.map(Self.bitRate)
@@ -397,7 +451,7 @@ public struct ReviewPage: Sendable {
                 + "<td>\(Self.escaped(colour))</td><td>\(streamDuration.map { Self.seconds($0) + " s" } ?? "")</td>"
                 + "<td>\(tally?.bitRate(over: streamDuration).map(Self.bitRate) ?? "")</td></tr>"
         }
-        return html + "</table></section>\n"
+        return html + "</table>\n"
     }
 
     private func statsSection() -> String {

@@ -13,7 +13,9 @@ public enum ReviewReport {
     public static let pictureWidth = 480
 
     /// The page for `project` (checked, with `diagnostics`), its pictures at the middle of every instruction (and
-    /// every `every` seconds), and the facts and sound of the file at `outputPath` when there is one.
+    /// every `every` seconds), the facts and sound of the file at `outputPath` when there is one, and a section for
+    /// each further output (`outputs`, where the placement puts them): read when its file is there, "not rendered"
+    /// otherwise, and what reading said when it cannot be read (a playlist, an image sequence).
     public static func page(title: String, project: CompiledProject, facts: [String: MediaFactsResult],
                             diagnostics: [Diagnostic], outputPath: String?, stats: RenderStats?, every: Time?,
                             policy: MediaPolicy, isCancelled: @escaping () -> Bool = { false })
@@ -24,23 +26,45 @@ public enum ReviewReport {
         var sound: LoudnessCurve?
         if let outputPath {
             do throws(MediaError) {
-                let info = try MediaProbe.probe(path: outputPath, policy: policy)
-                let tallies = try PacketReader(path: outputPath, policy: policy).tally(isCancelled: isCancelled)
-                if let audio = info.bestAudioStream {
-                    sound = try LoudnessCurve.measure(path: outputPath, streamIndex: audio.index, policy: policy,
-                                                      isCancelled: isCancelled)
-                }
-                let size = (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? NSNumber)?
-                    .int64Value ?? 0
-                file = ReviewPage.FileFacts(path: outputPath, fileSize: size, info: info, tallies: tallies,
-                                            audioSampleCount: sound?.measurement.sampleCount)
+                (file, sound) = try read(outputPath, policy: policy, isCancelled: isCancelled)
             } catch {
                 if isCancelled() { throw RenderError(.cancelled, "interrupted") }
                 throw RenderError(media: error)
             }
         }
-        return ReviewPage(title: title, project: project, diagnostics: diagnostics, pictures: pictures, file: file,
-                          sound: sound, stats: stats)
+        var page = ReviewPage(title: title, project: project, diagnostics: diagnostics, pictures: pictures, file: file,
+                              sound: sound, stats: stats)
+        for written in project.outputs.compactMap(\.path) {
+            let path = project.placement.resolve(written)
+            guard FileManager.default.fileExists(atPath: path) else {
+                page.renditions.append(.init(path: path, file: nil, sound: nil, problem: "Not rendered: no file at \(path)."))
+                continue
+            }
+            do throws(MediaError) {
+                let (file, sound) = try read(path, policy: policy, isCancelled: isCancelled)
+                page.renditions.append(.init(path: path, file: file, sound: sound, problem: nil))
+            } catch {
+                if isCancelled() { throw RenderError(.cancelled, "interrupted") }
+                page.renditions.append(.init(path: path, file: nil, sound: nil, problem: "Cannot be read: \(error.message)"))
+            }
+        }
+        return page
+    }
+
+    /// A rendered file's facts (probe, packets counted) and its first audio stream's loudness.
+    private static func read(_ path: String, policy: MediaPolicy, isCancelled: @escaping () -> Bool)
+        throws(MediaError) -> (ReviewPage.FileFacts, LoudnessCurve?)
+    {
+        let info = try MediaProbe.probe(path: path, policy: policy)
+        let tallies = try PacketReader(path: path, policy: policy).tally(isCancelled: isCancelled)
+        var sound: LoudnessCurve?
+        if let audio = info.bestAudioStream {
+            sound = try LoudnessCurve.measure(path: path, streamIndex: audio.index, policy: policy, isCancelled: isCancelled)
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+        let file = ReviewPage.FileFacts(path: path, fileSize: size, info: info, tallies: tallies,
+                                        audioSampleCount: sound?.measurement.sampleCount)
+        return (file, sound)
     }
 
     /// JPEG pictures at every instruction's middle and, with `every`, at 0, every, 2·every, … (merged, in order).
