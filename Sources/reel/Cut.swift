@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ReelInterchange
 import ReelMedia
+import ReelModel
 import ReelRender
 import ReelTime
 
@@ -76,6 +77,16 @@ struct Cut: ParsableCommand {
         valueName: "FILE"))
     var transcript: [String] = []
 
+    @Option(name: .customLong("caption-file"), help: ArgumentHelp(
+        "A SubRip, WebVTT or ASS caption file of an input, in input order (repeatable): its cues follow the cuts.",
+        valueName: "FILE"))
+    var captionFile: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "Show each input's captions (its --caption-file, else its --transcript) on its clips, following the cuts: "
+            + "burn, stream or both (default burn when --caption-file is given).", valueName: "MODE"))
+    var captions: String?
+
     @Option(help: ArgumentHelp(
         "Cut filler words found in the transcript: --fillers alone for um, uh, er, ah, hmm, \"you know\", "
             + "\"I mean\"; --fillers=WORD,WORD for others.", valueName: "LIST"))
@@ -124,8 +135,35 @@ struct Cut: ParsableCommand {
                 throw Exit.report(.usage("\(flag) \(file): the same file as \(earlier.0)"))
             }
         }
+        _ = try captionsPerInput(projectDirectory: "/")
         if edl != nil, speedSilence != nil {
             throw Exit.report(.usage("--edl lists the kept pieces at speed 1: it cannot hold --speed-silence's fast clips"))
+        }
+    }
+
+    /// The clip `captions` object of each input (nil: none) with `--captions`/`--caption-file`: the input's caption
+    /// file, else its transcript, in the mode asked for; paths as the project writes them.
+    private func captionsPerInput(projectDirectory: String) throws -> [JSONValue?] {
+        if captionFile.count > inputs.count {
+            throw Exit.report(.usage("--caption-file: \(captionFile.count) caption files for \(inputs.count) inputs (one per input, in order)"))
+        }
+        guard captions != nil || !captionFile.isEmpty else { return inputs.map { _ in nil } }
+        let mode = captions ?? CaptionMode.burn.rawValue
+        guard CaptionMode(rawValue: mode) != nil else {
+            throw Exit.report(.usage("--captions \(mode): burn, stream or both"))
+        }
+        return try inputs.indices.map { index in
+            let source: (key: String, file: String)
+            if index < captionFile.count {
+                source = ("file", captionFile[index])
+            } else if index < transcript.count {
+                source = ("transcript", transcript[index])
+            } else {
+                throw Exit.report(.usage("--captions: \(inputs[index]) has neither a --caption-file nor a --transcript"))
+            }
+            return .object(JSONObject(values: [
+                (source.key, .string(CutProject.written(source.file, in: projectDirectory))), ("mode", .string(mode)),
+            ]))
         }
     }
 
@@ -267,7 +305,7 @@ struct Cut: ParsableCommand {
         let request = try request()
         let files = (output == "-" ? [] : [output]) + [report, otio, edl].compactMap { $0 }
         for file in files {
-            try OutputTarget.refuseInputs(file, inputs: inputs + transcript)
+            try OutputTarget.refuseInputs(file, inputs: inputs + transcript + captionFile)
             try OutputTarget.refuseExisting(file, force: force)
         }
         let analysed = try CutAnalysis.run(request, policy: media.policy, cancellation: Interrupts.cancellation)
@@ -276,7 +314,8 @@ struct Cut: ParsableCommand {
             ? FileManager.default.currentDirectoryPath
             : URL(fileURLWithPath: output).standardizedFileURL.deletingLastPathComponent().path
         for warning in analysed.flatMap(\.warnings) { printError("warning: " + warning) }
-        let project = try CutProject.json(analysed, projectDirectory: projectDirectory, silenceSpeed: try silenceSpeed())
+        let project = try CutProject.json(analysed, projectDirectory: projectDirectory, silenceSpeed: try silenceSpeed(),
+                                          captions: try captionsPerInput(projectDirectory: projectDirectory))
         var texts: [(text: String, path: String)] = output == "-" ? [] : [(project, output)]
         if let report { texts.append((CutProject.report(analysed), report)) }
         if let otio { texts.append((try timeline(of: project, in: projectDirectory), otio)) }

@@ -92,6 +92,55 @@ import Testing
         #expect(noTranscript.stderrText.contains("--transcript"), "\(noTranscript.stderrText)")
     }
 
+    /// `--captions stream` with a transcript: one subtitle stream whose cues are where the kept words are after the
+    /// cut, and whose text has no cut filler; a caption file follows the cuts the same way.
+    @Test func captionsFollowTheCuts() throws {
+        let talk = try talk()
+        let transcript = folder.file("captioned.words.json")
+        try Data("""
+            [{"word": "Hello", "start": 0.1, "end": 0.4}, {"word": "Um,", "start": 0.41, "end": 0.62},
+             {"word": "world.", "start": 2.5, "end": 2.9}]
+            """.utf8).write(to: transcript)
+        let project = folder.file("captioned.json")
+        let cut = try reel(["cut", talk.path, "--transcript", transcript.path, "--fillers", "--silence", "-35",
+                            "--margin", "0", "--captions", "stream", "-o", project.path, "--force"])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let output = folder.file("captioned.mkv")
+        let render = try reel(["render", project.path, "-o", output.path, "--force"])
+        #expect(render.status == 0, "\(render.stderrText)")
+        #expect(!render.stderrText.contains("warning"), "\(render.stderrText)")
+        // Kept: frames 0–11 (0–0.4 s), 19–29 (0.6333–1 s), 60–89 (2–3 s): 53 frames. "world." at 2.5 s of the source is
+        // 0.5 s into the last clip, which starts at 23 frames = 0.7667 s: 1.2667–1.6667 s. Both words are one page
+        // ("Hello world."), the first word's cue lasting until the second's starts. Matroska shifts every stream by
+        // the video's start (its first packet's delay), so times are read from there.
+        let probe = try run("ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries",
+                                        "packet=pts_time,duration_time", "-of", "csv=p=0", output.path])
+        let streams = try run("ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries", "stream=index",
+                                          "-of", "csv=p=0", output.path])
+        #expect(streams.stdoutText.split(separator: "\n").count == 1, "subtitle streams: \(streams.stdoutText)")
+        let packets = probe.stdoutText.split(separator: "\n").map { $0.split(separator: ",").compactMap { Double($0) } }
+        #expect(packets.count == 2, "\(probe.stdoutText)")
+        let videoStart = try run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=start_time",
+                                             "-of", "csv=p=0", output.path]).stdoutText
+        let zero = Double(videoStart.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        if packets.count == 2, packets.allSatisfy({ $0.count == 2 }) {
+            let (first, second) = (packets[0].map { $0 - zero }, packets[1].map { $0 - zero })
+            #expect(abs(first[0] - 0.1) < 0.002 && abs(first[0] + packets[0][1] - 1.2667) < 0.002, "\(packets[0]) from \(zero)")
+            #expect(abs(second[0] - 1.2667) < 0.002 && abs(second[0] + packets[1][1] - 1.6667) < 0.002, "\(packets[1]) from \(zero)")
+        }
+        let text = try run("ffmpeg", ["-v", "error", "-i", output.path, "-map", "0:s", "-f", "srt", "-"])
+        #expect(text.stdoutText.contains("Hello") && text.stdoutText.contains("world.") && !text.stdoutText.contains("Um"),
+                "\(text.stdoutText)")
+
+        let subtitles = folder.file("talk.srt")
+        try "1\n00:00:02,500 --> 00:00:02,900\nworld\n".write(to: subtitles, atomically: true, encoding: .utf8)
+        let burned = try reel(["cut", talk.path, "--margin", "0", "--caption-file", subtitles.path, "-o", "-"])
+        #expect(burned.status == 0, "\(burned.stderrText)")
+        #expect(burned.stdoutText.contains(#""mode": "burn""#) && burned.stdoutText.contains("talk.srt"), "\(burned.stdoutText)")
+        let none = try reel(["cut", talk.path, "--captions", "both", "-o", "-"])
+        #expect(none.status == 64 && none.stderrText.contains("neither a --caption-file nor a --transcript"), "\(none.stderrText)")
+    }
+
     /// `--speed-silence 4`: the silence plays at four times the speed over whole output frames (28 of its 30 source
     /// frames, one in four shown), its last two frames at speed 1, and the sound after it on the grid.
     @Test func silencesPlayFastOnTheFrameGrid() throws {

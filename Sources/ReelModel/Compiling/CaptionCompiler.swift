@@ -9,48 +9,98 @@ struct CaptionCompiler: CompilerPart {
 
     /// Timeline captions (file time + `at` = movie time) and clip captions (file time + `at` = the clip's source
     /// time, retimed as the clip's picture is), as compiled captions in movie time: clip captions first, in clip
-    /// order, then the timeline's, later ones drawn on top. Nil after an error (already reported).
+    /// order (clips carrying the same captions share one entry), then the timeline's, later ones drawn on top. Nil
+    /// after an error (already reported).
     func compileCaptions(_ timeline: Timeline, placed: [PlacedItem], duration: Time, renderSize: PixelSize)
         -> [CompiledCaptions]?
     {
         var compiled: [CompiledCaptions] = []
         var valid = true
+        // Clips that carry the same captions (the same file or transcript, `at`, look and stream settings — a cut
+        // made by `reel cut` attaches its input's to every piece) give one entry: one libass track, one subtitle
+        // stream, their cues in clip order.
+        // A transcript's words are retimed first and paged afterwards, in movie time: a page holds only words the
+        // clips keep, so a filler word a cut removed does not stay in the text around it.
+        var entries: [(captions: Captions, document: CaptionDocument, words: [TranscriptWord]?, cues: [CaptionCue],
+                       shown: Set<Int>, ranges: [TimeRange])] = []
         for item in placed {
-            guard case .clip(let placedClip) = item, let captions = placedClip.clip.captions else { continue }
-            guard let document = captionDocument(captions, renderSize: renderSize) else {
-                valid = false
-                continue
+            guard case .clip(let placedClip) = item, let written = placedClip.clip.captions else { continue }
+            var key = written
+            let captions = written
+            let index: Int
+            if let found = entries.firstIndex(where: { key.path = $0.captions.path; return $0.captions == key }) {
+                index = found
+            } else {
+                var words: [TranscriptWord]?
+                if captions.isTranscript {
+                    guard let read = transcriptWords(captions) else {
+                        valid = false
+                        continue
+                    }
+                    words = read
+                }
+                guard let document = words == nil ? captionDocument(captions, renderSize: renderSize)
+                    : CaptionDocument(format: .webVTT, cues: words!.enumerated().map {
+                        CaptionCue(start: $1.start, end: $1.end, text: $1.text, number: $0 + 1, line: 0)
+                    })
+                else {
+                    valid = false
+                    continue
+                }
+                entries.append((captions, document, words, [], [], []))
+                index = entries.count - 1
             }
+            let shared = entries[index].captions
             let mapping = TimeMapping(source: placedClip.resolved.source, target: placedClip.target)
-            var cues: [CaptionCue] = []
-            var outside = 0
-            for cue in document.cues {
-                guard let start = try? cue.start + captions.at, let end = try? cue.end + captions.at,
+            entries[index].ranges.append(placedClip.resolved.source)
+            for (number, cue) in entries[index].document.cues.enumerated() {
+                guard let start = try? cue.start + shared.at, let end = try? cue.end + shared.at,
                       let sourceRange = try? TimeRange(start: start, end: end),
                       let kept = sourceRange.intersection(placedClip.resolved.source), !kept.isEmpty,
                       let movieStart = try? mapping.targetTime(atSource: kept.start),
                       let movieEnd = try? mapping.targetTime(atSource: kept.end), movieStart < movieEnd
-                else {
-                    outside += 1
-                    continue
-                }
+                else { continue }
                 var moved = cue
                 moved.start = movieStart
                 moved.end = movieEnd
-                cues.append(moved)
+                entries[index].cues.append(moved)
+                entries[index].shown.insert(number)
             }
+        }
+        for index in entries.indices where entries[index].words != nil {
+            // The retimed cues are the clips' words: page them now.
+            let words = entries[index].cues.map { TranscriptWord(text: $0.text, start: $0.start, end: $0.end) }
+            // Pieces of one word left on both sides of a cut stay two words.
+            let captions = entries[index].captions
+            entries[index].cues = TranscriptPager.cues(words, style: captions.style, highlight: captions.highlight,
+                                                        renderSize: renderSize, measure: context.measure ?? TranscriptPager.estimate)
+        }
+        for entry in entries {
+            let captions = entry.captions
+            // Cues between the clips of one entry went with the stretches an edit removed: only those beyond its
+            // clips' span (before the earliest in, after the latest out) are reported.
+            let first = entry.ranges.map(\.start).min() ?? .zero, last = entry.ranges.map(\.end).max() ?? .zero
+            let outside = entry.document.cues.enumerated().filter { number, cue in
+                guard !entry.shown.contains(number) else { return false }
+                guard let start = try? cue.start + captions.at, let end = try? cue.end + captions.at else { return true }
+                return end <= first || start >= last
+            }.count
             if outside > 0 {
+                let ranges = entry.ranges.map {
+                    "\(describeTime($0.start, frameDuration: nil))–\(describeTime($0.end, frameDuration: nil))"
+                }
+                let shownRanges = ranges.count > 3 ? ranges.prefix(3).joined(separator: ", ") + ", …" : ranges.joined(separator: ", ")
                 sink.append(Diagnostic(
                     .warning, path: captions.path.key(captions.isTranscript ? "transcript" : "file"),
-                    message: "\(outside) of \(document.cues.count) cues of \(captions.file) lie outside the clip's source range "
-                        + "\(describeTime(placedClip.resolved.source.start, frameDuration: nil))–"
-                        + "\(describeTime(placedClip.resolved.source.end, frameDuration: nil)) and are not shown",
+                    message: "\(outside) of \(entry.document.cues.count) \(entry.words == nil ? "cues" : "words") of \(captions.file) lie beyond the source "
+                        + (ranges.count == 1 ? "range of the clip" : "ranges of the \(ranges.count) clips") + " showing them "
+                        + "(\(shownRanges)) and are not shown",
                     hint: "check the clip's in and out points, or the captions' \"at\" (the source time of the file's zero)"))
             }
             var retimed = captions
             retimed.at = .zero
-            retimed.cues = cues
-            compiled.append(CompiledCaptions(captions: retimed, assHeader: document.assHeader))
+            retimed.cues = entry.cues
+            compiled.append(CompiledCaptions(captions: retimed, assHeader: entry.document.assHeader))
         }
         for captions in timeline.captions {
             guard let document = captionDocument(captions, renderSize: renderSize) else {
@@ -107,6 +157,25 @@ struct CaptionCompiler: CompilerPart {
         return valid ? compiled : nil
     }
 
+    /// The words of a transcript `captions` names, its problems reported as diagnostics at `transcript`; nil when it
+    /// is missing or refused. `checked`: the file was already checked as an input.
+    private func transcriptWords(_ captions: Captions, checked: Bool = false) -> [TranscriptWord]? {
+        let reference = InputFileReference(kind: .transcript, written: captions.file, path: captions.path.key("transcript"))
+        if !checked, let refused = LocalInputFile.diagnostic(for: reference, resolvedPath: project.resolvedPath) {
+            sink.append(refused)
+            return nil
+        }
+        let bytes = FileManager.default.contents(atPath: project.resolvedPath(captions.file)).map { [UInt8]($0) } ?? []
+        let (words, problems) = TranscriptReader.read(bytes, file: captions.file)
+        for problem in problems {
+            var diagnostic = Diagnostic(problem.severity, path: captions.path.key("transcript"),
+                                        message: (problem.cue.map { "word \($0): " } ?? "") + problem.message)
+            diagnostic.origin = problem.origin
+            sink.append(diagnostic)
+        }
+        return words
+    }
+
     /// The caption file of `captions` read, its problems reported as diagnostics at `captions.file` placed by the
     /// file's line and cue; nil when the file is missing or refused. SubRip cues that overlap are reported once
     /// (SubRip has no layers; they are drawn stacked, as libass does).
@@ -121,15 +190,7 @@ struct CaptionCompiler: CompilerPart {
             return nil
         }
         if captions.isTranscript {
-            let bytes = FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
-            let (words, problems) = TranscriptReader.read(bytes, file: captions.file)
-            for problem in problems {
-                var diagnostic = Diagnostic(problem.severity, path: captions.path.key("transcript"),
-                                            message: (problem.cue.map { "word \($0): " } ?? "") + problem.message)
-                diagnostic.origin = problem.origin
-                sink.append(diagnostic)
-            }
-            guard let words else { return nil }
+            guard let words = transcriptWords(captions, checked: true) else { return nil }
             let cues = TranscriptPager.cues(words, style: captions.style, highlight: captions.highlight,
                                             renderSize: renderSize, measure: context.measure ?? TranscriptPager.estimate)
             return CaptionDocument(format: .webVTT, cues: cues)

@@ -34,9 +34,13 @@ public enum CutProject {
     /// silence stay as clips at that speed instead of going. Throws `.invalid` when nothing is kept of any input;
     /// `.usage` when inputs with video and audio-only inputs are mixed (the storyline and the audio tracks could
     /// not follow one another), or when silence is to be sped up on audio-only inputs (audio tracks have no speed).
-    public static func json(_ inputs: [CutInput], projectDirectory: String, silenceSpeed: Rational? = nil)
-        throws(RenderError) -> String
+    public static func json(_ inputs: [CutInput], projectDirectory: String, silenceSpeed: Rational? = nil,
+                            captions: [JSONValue?] = []) throws(RenderError) -> String
     {
+        if let index = captions.indices.first(where: { captions[$0] != nil && !inputs[$0].hasVideo }) {
+            throw RenderError(.usage, "--captions: \(inputs[index].path) has no video to show captions on (audio-only "
+                              + "inputs become audio tracks, which carry no captions)")
+        }
         if inputs.contains(where: \.hasVideo), let audioOnly = inputs.first(where: { !$0.hasVideo }) {
             throw RenderError(.usage, "\(audioOnly.path) has no video while other inputs have: cut audio-only files "
                               + "and video files in separate runs")
@@ -49,10 +53,12 @@ public enum CutProject {
         var placed: [Placed] = []
         var position = Time.zero
         var usedIDs: Set<String> = []
+        var captionsOfAsset: [String: JSONValue] = [:]
         do {
-            for input in inputs {
+            for (index, input) in inputs.enumerated() {
                 let id = uniqueID(for: input.path, used: &usedIDs)
                 assets.append((id, .object(JSONObject(values: [("path", .string(written(input.path, in: projectDirectory)))]))))
+                if index < captions.count, let attached = captions[index] { captionsOfAsset[id] = attached }
                 for piece in input.pieces {
                     var entries = [Placed(asset: id, input: input, range: piece.range, at: position)]
                     if !piece.kept {
@@ -77,7 +83,7 @@ public enum CutProject {
         var timeline: [(key: String, value: JSONValue)] = []
         var output: [(key: String, value: JSONValue)] = []
         if inputs[0].hasVideo {
-            timeline.append(("clips", .array(placed.map { JSON(clip($0)) })))
+            timeline.append(("clips", .array(placed.map { JSON(clip($0, captions: captionsOfAsset[$0.asset])) })))
             let keys = placed.flatMap(volumeKeys)
             if !keys.isEmpty {
                 let main = JSONObject(values: [("track", .string("main")), ("volume", .array(keys.map { JSON($0) }))])
@@ -249,13 +255,15 @@ public enum CutProject {
 
     // MARK: Entries
 
-    private static func clip(_ piece: Placed) -> JSONValue {
+    /// A storyline clip; `captions` (its input's, in the input's source time) follow its trim as clip captions do.
+    private static func clip(_ piece: Placed, captions: JSONValue?) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [("asset", .string(piece.asset)), ("in", time(piece.range.start))]
         if !piece.reachesEnd { members.append(("out", time(piece.range.end))) }
         if piece.speed != .one {
             let speed = piece.speed
             members.append(("speed", speed.denominator == 1 ? .number(String(speed.numerator)) : time(Time(speed))))
         }
+        if let captions { members.append(("captions", captions)) }
         return .object(JSONObject(values: members))
     }
 
@@ -308,7 +316,7 @@ public enum CutProject {
     }
 
     /// `path` as the project writes it: relative to `directory` when inside it, else absolute.
-    private static func written(_ path: String, in directory: String) -> String {
+    public static func written(_ path: String, in directory: String) -> String {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         let folder = URL(fileURLWithPath: directory).standardizedFileURL.path
         return absolute.hasPrefix(folder + "/") ? String(absolute.dropFirst(folder.count + 1)) : absolute

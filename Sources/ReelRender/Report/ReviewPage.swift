@@ -64,7 +64,7 @@ public struct ReviewPage: Sendable {
         public var file: FileFacts?
         /// Its sound; nil without a file or without audio.
         public var sound: LoudnessCurve?
-        /// Why there are no facts: not rendered, or what reading it said.
+        /// What stands in place of the facts: not rendered, an HLS playlist's summary, or what reading it said.
         public var problem: String?
 
         /// A further output's section.

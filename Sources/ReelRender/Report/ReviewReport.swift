@@ -40,6 +40,10 @@ public enum ReviewReport {
                 page.renditions.append(.init(path: path, file: nil, sound: nil, problem: "Not rendered: no file at \(path)."))
                 continue
             }
+            if path.lowercased().hasSuffix(".m3u8") {
+                page.renditions.append(.init(path: path, file: nil, sound: nil, problem: playlistSummary(path)))
+                continue
+            }
             do throws(MediaError) {
                 let (file, sound) = try read(path, policy: policy, isCancelled: isCancelled)
                 page.renditions.append(.init(path: path, file: file, sound: sound, problem: nil))
@@ -49,6 +53,19 @@ public enum ReviewReport {
             }
         }
         return page
+    }
+
+    /// What an HLS media playlist lists: its segments and their summed `#EXTINF` durations (the page reads the
+    /// playlist, not the segments).
+    private static func playlistSummary(_ path: String) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return "Cannot be read: \(path)." }
+        let durations = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line -> Double? in
+            guard line.hasPrefix("#EXTINF:") else { return nil }
+            return Double(line.dropFirst("#EXTINF:".count).prefix { $0 != "," })
+        }
+        let total = durations.reduce(0, +)
+        return "An HLS playlist of \(durations.count) segment\(durations.count == 1 ? "" : "s"), "
+            + "\(ReviewPage.seconds(Time(value: Int64((total * 1000).rounded()), timescale: 1000))) s in all (its #EXTINF lines)."
     }
 
     /// A rendered file's facts (probe, packets counted) and its first audio stream's loudness.
