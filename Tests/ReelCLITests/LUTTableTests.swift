@@ -3,9 +3,13 @@ import ReelTestSupport
 import Testing
 
 /// Issue 35: a LUT (and the `eq` adjustments right after it) runs through one Y′CbCr table instead of libavfilter's
-/// R′G′B′ conversions and lut3d. Its results are bounded here against the ffmpeg CLI doing what reel did before
-/// (BT.709 video range to planar RGB, lut3d tetrahedral, back, then eq) on the same frames, frame by frame and
-/// sample by sample: the largest code-value difference, the share of samples more than 1 apart, and the PSNR.
+/// R′G′B′ conversions and lut3d; the chroma is still resampled by libswscale, with the same filters. Its results are
+/// bounded here against the ffmpeg CLI doing what reel did before (BT.709 video range to planar RGB, lut3d
+/// tetrahedral, back, then eq) on the same frames, frame by frame and sample by sample: the largest code-value
+/// difference, the share of samples more than 1 apart, and the PSNR. That chain is also what a user gets from
+/// `ffmpeg -vf scale=flags=…,lut3d=file=…,scale=out_color_matrix=bt709:out_range=tv:flags=…` with the same flags
+/// (identical bytes); a bare `-vf lut3d=file=…` differs from both (FFmpeg 5.1 converts back with BT.601 weights
+/// and rounds less accurately: see docs/decisions.md).
 @Suite struct LUTTableTests {
     let folder: TemporaryDirectory
     let reel: URL
@@ -72,41 +76,48 @@ import Testing
         let (reel, ffmpeg) = try pictures("smooth", effects: #"[{"type": "lut", "file": "look.cube"}]"#,
                                           reference: Self.lut3d(cube))
         let (largest, beyond, psnr) = Self.compare(reel, ffmpeg)
-        // Measured: largest 2, 0.03 % of samples beyond 1, PSNR 57.2 dB.
+        // The generated gradients are not the same bytes on every run. Measured on six of them: largest 1 or 2,
+        // 0 to 0.10 % of samples beyond 1, PSNR 57.1 to 58.9 dB (what is left is the 8-bit rounding of the 4:4:4
+        // chroma the table reads, where the chain keeps libswscale's 15-bit intermediates).
         #expect(largest <= 2, "largest difference \(largest), \(beyond * 100) % beyond 1, PSNR \(psnr) dB")
-        #expect(beyond <= 0.001, "\(beyond * 100) % of samples more than 1 apart")
-        #expect(psnr >= 55, "PSNR \(psnr) dB")
+        #expect(beyond <= 0.003, "\(beyond * 100) % of samples more than 1 apart")
+        #expect(psnr >= 56, "PSNR \(psnr) dB")
     }
 
-    @Test func sharpEdgesStayCloseToLut3d() throws {
+    @Test func sharpEdgesStayWithinOneCodeValueOfLut3d() throws {
         let cube = folder.file("look.cube").path
         let (reel, ffmpeg) = try pictures("sharp", effects: #"[{"type": "lut", "file": "look.cube"}]"#,
                                           reference: Self.lut3d(cube))
         let (largest, beyond, psnr) = Self.compare(reel, ffmpeg)
-        // Differences beyond 1 are where chroma changes within a few pixels: reel interpolates chroma bilinearly,
-        // swscale bicubically (with overshoot), and averages each 2×2 block's chroma where swscale filters wider.
-        // Measured on testsrc2 at 320×240 (edges everywhere): largest 21, 9.0 % beyond 1, PSNR 46.9 dB.
-        #expect(beyond <= 0.10, "\(beyond * 100) % of samples more than 1 apart (largest \(largest), PSNR \(psnr) dB)")
-        #expect(psnr >= 45, "PSNR \(psnr) dB (largest difference \(largest))")
+        // The chroma is resampled by libswscale as in the chain; what is left is the 8-bit rounding of the 4:4:4
+        // chroma the table reads, which a LUT that steepens a channel can carry to a few code values at testsrc2's
+        // saturated edges. Measured: largest 8, 0.08 % beyond 1, PSNR 60.8 dB (bilinear chroma and a 2×2 mean,
+        // before: largest 21, 9 % beyond 1, 46.9 dB).
+        #expect(beyond <= 0.002, "\(beyond * 100) % of samples more than 1 apart (largest \(largest), PSNR \(psnr) dB)")
+        #expect(largest <= 10, "largest difference \(largest) (\(beyond * 100) % beyond 1, PSNR \(psnr) dB)")
+        #expect(psnr >= 58, "PSNR \(psnr) dB (largest difference \(largest))")
         // And the LUT did something: the untouched input is far from the reference.
         let untouched = Self.compare(try runChecked("ffmpeg", ["-v", "error", "-i", folder.file("sharp.mkv").path,
                                                                  "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]), ffmpeg)
         #expect(untouched.psnr < psnr - 10, "PSNR \(untouched.psnr) dB against the unfiltered input")
     }
 
-    @Test func contrastAndSaturationAfterTheLUTAreFusedLikeEq() throws {
+    @Test(arguments: [("smooth", 3, 0.02, 55.0), ("sharp", 12, 0.008, 57.0)])
+    func contrastAndSaturationAfterTheLUTAreFusedLikeEq(input: String, largestAllowed: Int, beyondAllowed: Double,
+                                                        psnrNeeded: Double) throws {
         let cube = folder.file("look.cube").path
         let effects = #"[{"type": "lut", "file": "look.cube"}, {"type": "color", "contrast": 1.1, "saturation": 1.2},"#
             + #" {"type": "color", "brightness": 0.05, "gamma": 1.3}]"#
         let reference = Self.lut3d(cube) + ",eq=contrast=1.1:saturation=1.2,eq=brightness=0.05:gamma=1.3"
-        let (reel, ffmpeg) = try pictures("smooth", effects: effects, reference: reference)
+        let (reel, ffmpeg) = try pictures(input, effects: effects, reference: reference)
         let (largest, beyond, psnr) = Self.compare(reel, ffmpeg)
-        // eq's maps are exact; a LUT result 1 or 2 off may land further off after a contrast above 1 and gamma.
-        // Measured: largest 3, 1.0 % beyond 1 in one run and 2.2 % in a clean clone's (the generated source is
-        // not the same bytes on every run), so the share is bounded at 4 %.
-        #expect(largest <= 3, "largest difference \(largest), \(beyond * 100) % beyond 1, PSNR \(psnr) dB")
-        #expect(beyond <= 0.04, "\(beyond * 100) % of samples more than 1 apart")
-        #expect(psnr >= 48, "PSNR \(psnr) dB")
+        // eq's maps are exact; a LUT result 1 code value off lands 2 off where contrast and gamma steepen the map.
+        // Measured on smooth gradients (six runs): largest 2 or 3, 1.0 to 1.3 % beyond 1, PSNR 56.2 to 57.8 dB
+        // (before the chroma was resampled by libswscale: 1.0 to 2.2 %); on testsrc2: largest 9, 0.42 % beyond 1,
+        // PSNR 60.1 dB (before: largest 25, 10 %).
+        #expect(largest <= largestAllowed, "largest difference \(largest), \(beyond * 100) % beyond 1, PSNR \(psnr) dB")
+        #expect(beyond <= beyondAllowed, "\(beyond * 100) % of samples more than 1 apart")
+        #expect(psnr >= psnrNeeded, "PSNR \(psnr) dB")
     }
 
     @Test func alphaIsKeptThroughTheTable() throws {
@@ -123,8 +134,11 @@ import Testing
              {"type": "lut", "file": "look.cube"}]
             """#, reference: reference)
         let (largest, beyond, psnr) = Self.compare(reel, ffmpeg)
-        // Measured: 39.9 dB (the table's differences at testsrc2's edges, then the blend over black).
-        #expect(psnr >= 38, "PSNR \(psnr) dB (largest difference \(largest), \(beyond * 100) % beyond 1)")
+        // Measured: 40.5 dB, 0.3 % of samples beyond 1 (before the chroma was resampled by libswscale: 39.9 dB,
+        // 6.1 %). The largest differences (up to 196) are the key's alpha at the picture's edges, where chromakey
+        // reads whatever its neighbour buffer held and the keyer repeats the edge sample (ChromaKeyer).
+        #expect(psnr >= 39, "PSNR \(psnr) dB (largest difference \(largest), \(beyond * 100) % beyond 1)")
+        #expect(beyond <= 0.01, "\(beyond * 100) % of samples more than 1 apart (largest \(largest))")
         // Without the key's alpha the keyed parts would show their colour instead of black.
         let unkeyed = Self.compare(reel, try runChecked("ffmpeg", ["-v", "error", "-i", folder.file("sharp.mkv").path, "-vf",
                                                                      Self.lut3d(cube), "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]))

@@ -8,7 +8,9 @@ internal import CFFmpeg
 /// 160 ms per 1080p frame on one core here, more than decoding and encoding together. Those 9 neighbours fall
 /// on at most 4 chroma samples, so this keyer takes each chroma sample's distance once (the same expression, so
 /// the same double) and adds the 9 terms in `chromakey`'s order: alpha is bit-identical to the filter's inside
-/// the picture. At the picture's edges the filter reuses whatever its neighbour buffer last held (which depends
+/// the picture. Most pixels skip even that: where a chroma sample's whole neighbourhood is clearly inside or
+/// outside the key its pixels are transparent or opaque, and elsewhere a sum estimated from column sums gives the
+/// alpha whenever no sum within its rounding error would give another (the exact sum is taken otherwise). At the picture's edges the filter reuses whatever its neighbour buffer last held (which depends
 /// on its slice threads); this keyer repeats the edge sample instead.
 ///
 /// The result shares the picture's Y′, Cb and Cr buffers (nothing copied; whoever draws into it makes it writable
@@ -32,7 +34,20 @@ public final class ChromaKeyer {
 
     /// Each chroma sample's distance to the key, for the picture being keyed.
     private var distance: UnsafeMutablePointer<Double>?
+    /// For each chroma sample, whether its whole 3×3 neighbourhood is clearly inside the key (`clear`) or clearly
+    /// outside its soft edge (`solid`): the four luma pixels it covers are then transparent or opaque.
+    private var settled: UnsafeMutablePointer<UInt8>?
     private var distanceCapacity = 0
+    private static let clear: UInt8 = 1, solid: UInt8 = 2
+    /// Column sums of the three chroma rows of a luma row.
+    private var column: UnsafeMutablePointer<Double>?
+    private var columnCapacity = 0
+    /// `alphaBins`' result for `binsKey`.
+    private var binsKey: Key?
+    private let bins = UnsafeMutablePointer<UInt16>.allocate(capacity: ChromaKeyer.binCount)
+    /// `distanceTable`'s result for `tableColour`.
+    private var tableColour: (u: Int, v: Int)?
+    private let distances = UnsafeMutablePointer<Double>.allocate(capacity: 256 * 256)
     /// Alpha planes of `alphaSize` bytes, reused once the pictures holding them are freed.
     private var alphaPool: OpaquePointer?
     private var alphaSize = 0
@@ -41,6 +56,10 @@ public final class ChromaKeyer {
 
     deinit {
         distance?.deallocate()
+        settled?.deallocate()
+        column?.deallocate()
+        bins.deallocate()
+        distances.deallocate()
         // The pool itself goes when the last buffer taken from it is freed.
         av_buffer_pool_uninit(&alphaPool)
     }
@@ -57,28 +76,37 @@ public final class ChromaKeyer {
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         if distanceCapacity < chromaWidth * chromaHeight {
             distance?.deallocate()
+            settled?.deallocate()
             distance = .allocate(capacity: chromaWidth * chromaHeight)
+            settled = .allocate(capacity: chromaWidth * chromaHeight)
             distanceCapacity = chromaWidth * chromaHeight
         }
-        guard let d = distance else { throw MediaError(.internal, "the chroma keyer has no distance buffer") }
-        // Each chroma sample's distance to the key, as chromakey computes it for every neighbour.
+        guard let d = distance, let settled else { throw MediaError(.internal, "the chroma keyer has no distance buffer") }
+        // Each chroma sample's distance to the key, as chromakey computes it for every neighbour (from a table of
+        // every Cb/Cr pair's, made with the same expression).
         let cb = picture.plane(1), cr = picture.plane(2), cbStride = picture.stride(1), crStride = picture.stride(2)
-        let u = key.u, v = key.v
+        let distances = distanceTable(u: key.u, v: key.v)
         for row in 0..<chromaHeight {
             let cbRow = cb + row * cbStride, crRow = cr + row * crStride, out = d + row * chromaWidth
             for column in 0..<chromaWidth {
-                let du = Int(cbRow[column]) - u, dv = Int(crRow[column]) - v
-                out[column] = (Double(du * du + dv * dv) / (255.0 * 255.0 * 2)).squareRoot()
+                out[column] = distances[Int(cbRow[column]) &<< 8 | Int(crRow[column])]
             }
         }
         let alpha = result.plane(3), alphaStride = result.stride(3)
         let similarity = key.similarity, blend = key.blend
         let soft = blend > 0.0001
+        classify(d, into: settled, width: chromaWidth, height: chromaHeight,
+                 clearBelow: similarity * (1 - 2e-9), solidAbove: (similarity + (soft ? blend : 0)) * (1 + 2e-9))
         @inline(__always) func value(_ diff: Double) -> UInt8 {
             soft ? UInt8(min(max((diff - similarity) / blend, 0), 1) * 255.0) : (diff > similarity ? 255 : 0)
         }
-        // Inside the picture, luma pixels 2i and 2i + 1 take chroma columns (i − 1, i, i) and (i, i, i + 1): two
-        // lanes of one vector, each lane adding its 9 terms in chromakey's order, so each equals the scalar sum.
+        // Inside the picture, luma pixel 2i takes chroma columns (i − 1, i, i) and 2i + 1 takes (i, i, i + 1) of
+        // three chroma rows. Their sums are first estimated from the rows' column sums (another order of the same
+        // nine terms); the alpha is read from the estimate's bin when every sum near it has the same one
+        // (`alphaBins`), and otherwise computed from the nine terms added in chromakey's order.
+        let bins = alphaBins(for: key, value)
+        let binScale = Self.binScale, lastBin = Self.binCount - 1
+        let column: UnsafeMutablePointer<Double> = try columnSums(chromaWidth)
         let pairs = width >= 4 ? (width - 2) / 2 : 0  // pairs i = 1 ..< pairs: 2i + 2 is inside the picture
         for y in 0..<height {
             let r0 = d + (max(y - 1, 0) >> 1) * chromaWidth, r1 = d + (y >> 1) * chromaWidth
@@ -98,56 +126,113 @@ public final class ChromaKeyer {
                 sum += r2[c2]
                 out[x] = value(sum / 9.0)
             }
+            /// The alpha of pixel `x` from `estimate`, a sum of its nine terms in another order.
+            @inline(__always) func estimated(_ x: Int, _ estimate: Double) {
+                let known = bins[min(Int(estimate * binScale), lastBin)]
+                if known <= 255 { out[x] = UInt8(truncatingIfNeeded: known) } else { scalar(x) }
+            }
             scalar(0)
             if width > 1 { scalar(1) }
-            let lanes = (similarity: SIMD2<Double>(repeating: similarity), blend: SIMD2<Double>(repeating: blend),
-                         transparentBelow: SIMD2<Double>(repeating: 9 * similarity * (1 - 1e-9)),
-                         opaqueAbove: SIMD2<Double>(repeating: 9 * (similarity + (soft ? blend : 0)) * (1 + 1e-9)))
+            for c in 0..<chromaWidth { column[c] = r0[c] + r1[c] + r2[c] }
+            let settledRow = settled + (y >> 1) * chromaWidth
             for i in 1..<max(pairs, 1) {
-                func left(_ row: UnsafeMutablePointer<Double>) -> SIMD2<Double> {
-                    UnsafeRawPointer(row + i - 1).loadUnaligned(as: SIMD2<Double>.self)
-                }
-                func right(_ row: UnsafeMutablePointer<Double>) -> SIMD2<Double> {
-                    UnsafeRawPointer(row + i).loadUnaligned(as: SIMD2<Double>.self)
-                }
-                var sum = left(r0)
-                sum += SIMD2(repeating: r0[i])
-                sum += right(r0)
-                sum += left(r1)
-                sum += SIMD2(repeating: r1[i])
-                sum += right(r1)
-                sum += left(r2)
-                sum += SIMD2(repeating: r2[i])
-                sum += right(r2)
-                // Far from the soft edge the divisions cannot change the answer: a sum a hair below 9 × similarity
-                // gives a mean below it (alpha 0), one a hair above 9 × (similarity + blend) a mean beyond the edge
-                // (alpha 255); the margin (10⁻⁹ relative) is far wider than the divisions' rounding.
-                if all(sum .< lanes.transparentBelow) {
-                    out[2 * i] = 0
-                    out[2 * i + 1] = 0
+                // Luma pixels 2i and 2i + 1 both lie in chroma column i.
+                let state = settledRow[i]
+                if state != 0 {
+                    let value: UInt8 = state == Self.clear ? 0 : 255
+                    out[2 * i] = value
+                    out[2 * i + 1] = value
                     continue
                 }
-                if all(sum .> lanes.opaqueAbove) {
-                    out[2 * i] = 255
-                    out[2 * i + 1] = 255
-                    continue
-                }
-                let diff = sum / 9.0
-                if soft {
-                    var a = (diff - lanes.similarity) / lanes.blend
-                    a = a.replacing(with: 0, where: .!(a .>= 0))  // max(a, 0), as Swift.max keeps the scalar's NaN rule
-                    a = a.replacing(with: 1, where: a .> 1)
-                    a *= 255.0
-                    out[2 * i] = UInt8(a[0])
-                    out[2 * i + 1] = UInt8(a[1])
-                } else {
-                    out[2 * i] = diff[0] > similarity ? 255 : 0
-                    out[2 * i + 1] = diff[1] > similarity ? 255 : 0
-                }
+                let middle = column[i] + column[i]
+                estimated(2 * i, column[i - 1] + middle)
+                estimated(2 * i + 1, middle + column[i + 1])
             }
             for x in max(2, 2 * max(pairs, 1))..<width { scalar(x) }
         }
         return result
+    }
+
+    /// Sums of nine distances (0…9) fall in `binCount` bins of 1 ÷ `binScale` each.
+    private static let binCount = 1 << 16
+    private static let binScale = Double(binCount - 1) / 9
+    /// For each bin, the alpha every sum within 10⁻¹² of it has for `key` (as `value` turns a mean distance into
+    /// alpha), or 256 where the alpha changes there; kept while the key stays. The alpha only grows with the sum
+    /// (each step rounds monotonically), so the alphas at a bin's widened ends decide. The widening covers the
+    /// estimate's error: two sums of the same nine non-negative terms differ by less than 2 × 8 units in the last
+    /// place of the larger (below 10⁻¹⁴ for sums up to 9), and the bin index's own rounding is smaller still.
+    private func alphaBins(for key: Key, _ value: (Double) -> UInt8) -> UnsafeMutablePointer<UInt16> {
+        if let binsKey, binsKey == key { return bins }
+        binsKey = key
+        let margin = 1e-12
+        func alpha(_ sum: Double) -> UInt16 { UInt16(value(max(sum, 0) / 9.0)) }
+        for bin in 0..<Self.binCount {
+            let low = alpha(Double(bin) / Self.binScale - margin), high = alpha(Double(bin + 1) / Self.binScale + margin)
+            bins[bin] = low == high ? low : 256
+        }
+        return bins
+    }
+
+    /// Every Cb/Cr pair's distance to (`u`, `v`), at Cb · 256 + Cr, with chromakey's expression; kept while the key
+    /// colour stays.
+    private func distanceTable(u: Int, v: Int) -> UnsafeMutablePointer<Double> {
+        if tableColour?.u == u, tableColour?.v == v { return distances }
+        tableColour = (u, v)
+        for cb in 0..<256 {
+            for cr in 0..<256 {
+                let du = cb - u, dv = cr - v
+                distances[cb << 8 | cr] = (Double(du * du + dv * dv) / (255.0 * 255.0 * 2)).squareRoot()
+            }
+        }
+        return distances
+    }
+
+    /// The buffer of a picture row's column sums, `count` long.
+    private func columnSums(_ count: Int) throws(MediaError) -> UnsafeMutablePointer<Double> {
+        if columnCapacity < count {
+            column?.deallocate()
+            column = .allocate(capacity: count)
+            columnCapacity = count
+        }
+        guard let column else { throw MediaError(.internal, "the chroma keyer has no column buffer") }
+        return column
+    }
+
+    /// Marks each chroma sample of `distance` (`width`×`height`) whose 3×3 neighbourhood (edges repeated) lies
+    /// wholly below `clearBelow` (`clear`) or wholly above `solidAbove` (`solid`), 0 otherwise. Each luma pixel's
+    /// nine neighbours fall in its chroma sample's neighbourhood, so their mean is then below `similarity` or beyond
+    /// the soft edge: the thresholds' margins (2·10⁻⁹ relative) are far wider than the sum's and the division's
+    /// rounding, so the alpha is the one the arithmetic gives.
+    private func classify(_ distance: UnsafeMutablePointer<Double>, into settled: UnsafeMutablePointer<UInt8>,
+                          width: Int, height: Int, clearBelow: Double, solidAbove: Double) {
+        // Each sample's own state, then the states shared by its row neighbours, then by the rows above and below.
+        for index in 0..<width * height {
+            let v = distance[index]
+            settled[index] = v < clearBelow ? Self.clear : v > solidAbove ? Self.solid : 0
+        }
+        for row in 0..<height {
+            let line = settled + row * width
+            var previous = line[0], current = line[0]
+            for x in 0..<width {
+                let next = line[min(x + 1, width - 1)]
+                line[x] = previous & current & next
+                previous = current
+                current = next
+            }
+        }
+        guard height > 1 else { return }
+        var above = [UInt8](repeating: 0, count: width)
+        above.withUnsafeMutableBufferPointer { above in
+            above.baseAddress?.update(from: settled, count: width)
+            for row in 0..<height {
+                let line = settled + row * width, below = settled + min(row + 1, height - 1) * width
+                for x in 0..<width {
+                    let own = line[x]
+                    line[x] = above[x] & own & below[x]
+                    above[x] = own
+                }
+            }
+        }
     }
 
     /// A yuva420p frame whose Y′, Cb and Cr are `picture`'s (its buffers referenced, not copied), with its colour

@@ -82,10 +82,11 @@ public struct ThreeDLUT: Sendable {
 /// Each entry is the LUT's result for one Y′CbCr triple: the triple converted to 8-bit R′G′B′ (rounded, clipped),
 /// `lut3d`'s tetrahedral interpolation there (`ThreeDLUT.apply`), and that colour converted back to Y′CbCr
 /// (rounded). Entries are made when a picture first needs them, a brick of 4×4×4 neighbouring values at a time,
-/// and kept for the render. Each luma pixel looks its colour up with its chroma interpolated bilinearly (chroma centred
-/// in each 2×2 block, as swscale places it); each output chroma sample is the mean of its four pixels' results.
-/// The difference from libavfilter's conversions (bicubic chroma, fixed-point arithmetic) is bounded in
-/// ColorLookupTests. Use one from one thread.
+/// and kept for the render. The chroma is resampled by libswscale itself, with the filters and flags of the
+/// conversions it replaces (`scaleFlags`): up to 4:4:4, where every pixel looks up its own entry, and back down
+/// to 4:2:0. Only the R′G′B′ conversions and `lut3d` are replaced, so the results stay within a code value of
+/// theirs nearly everywhere, at sharp colour edges too (LUTTableTests bounds the difference). Use one from one
+/// thread.
 public final class ColorLookup {
     private let lut: ThreeDLUT
     /// 256³ entries (Y′ | Cb << 8 | Cr << 16 of the result) in bricks of 4×4×4 neighbouring Y′CbCr values
@@ -164,70 +165,68 @@ public final class ColorLookup {
         }
     }
 
-    /// A new picture: `picture` (yuv420p or yuva420p, alpha copied) through the LUT, then luma through `lumaMap`
+    /// The flags of every libswscale conversion around a LUT (its R′G′B′ conversions in the filter chain that
+    /// runs `lut3d`, the chroma resampling here): bicubic, accurately rounded, chroma at full resolution.
+    public static let scaleFlags = "bicubic+accurate_rnd+full_chroma_int+full_chroma_inp"
+    /// Chroma up to 4:4:4 and back down, as libswscale resamples it in the conversions to and from R′G′B′.
+    private var toFullChroma: PictureFilter?
+    private var toSubsampled: PictureFilter?
+
+    /// A new picture: `picture` (yuv420p or yuva420p, alpha kept) through the LUT, then luma through `lumaMap`
     /// and chroma through `chromaMap` (256 entries each; nil for none). Other formats throw `.unsupported`.
     public func applied(to picture: VideoFrame, lumaMap: [UInt8]? = nil, chromaMap: [UInt8]? = nil)
         throws(MediaError) -> VideoFrame {
         guard picture.format == .yuv420p || picture.format == .yuva420p else {
             throw MediaError(.unsupported, "the LUT table reads yuv420p or yuva420p, not \(picture.format.name)")
         }
+        let alpha = picture.format == .yuva420p
+        let scale = "scale=flags=" + Self.scaleFlags
+        if toFullChroma?.keepsAlpha != alpha {
+            toFullChroma = PictureFilter(description: scale, keepsAlpha: alpha, fullChroma: true)
+            toSubsampled = PictureFilter(description: scale, keepsAlpha: alpha)
+        }
+        guard let toFullChroma, let toSubsampled else { throw MediaError(.internal, "the LUT table has no scaler") }
+        // The 4:4:4 picture is this lookup's own: each pixel's entry is written over its own samples.
+        let full = try toFullChroma.apply(picture)
+        try full.makeWritable()
         let width = picture.width, height = picture.height
-        let result = try VideoFrame(width: width, height: height, format: picture.format)
-        let source = picture.avFrame, target = result.avFrame
-        target.pointee.color_range = source.pointee.color_range
-        target.pointee.colorspace = source.pointee.colorspace
-        target.pointee.color_primaries = source.pointee.color_primaries
-        target.pointee.color_trc = source.pointee.color_trc
-        result.sourceTime = picture.sourceTime
-        if picture.format == .yuva420p {
-            let from = picture.plane(3), to = result.plane(3)
+        let yPlane = full.plane(0), cbPlane = full.plane(1), crPlane = full.plane(2)
+        let yStride = full.stride(0), cbStride = full.stride(1), crStride = full.stride(2)
+        (lumaMap ?? Self.identity).withUnsafeBufferPointer { lumaMap in
             for row in 0..<height {
-                (to + row * result.stride(3)).update(from: from + row * picture.stride(3), count: width)
+                let ys = yPlane + row &* yStride, cbs = cbPlane + row &* cbStride, crs = crPlane + row &* crStride
+                // Neighbouring pixels often share their colour: the last one's entry is reused without a look-up.
+                var last = UInt32.max, entry: UInt32 = 0
+                for x in 0..<width {
+                    let key = UInt32(ys[x]) | UInt32(cbs[x]) &<< 8 | UInt32(crs[x]) &<< 16
+                    if key != last {
+                        last = key
+                        entry = lookUp(Int(ys[x]), Int(cbs[x]), Int(crs[x]))
+                    }
+                    ys[x] = lumaMap[Int(entry & 0xFF)]
+                    cbs[x] = UInt8(truncatingIfNeeded: entry &>> 8)
+                    crs[x] = UInt8(truncatingIfNeeded: entry &>> 16)
+                }
             }
         }
-        let identity = (0..<256).map { UInt8($0) }
-        let lumaMap = lumaMap ?? identity, chromaMap = chromaMap ?? identity
-        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
-        let ySource = picture.plane(0), cbSource = picture.plane(1), crSource = picture.plane(2)
-        let yStride = picture.stride(0), cbStride = picture.stride(1), crStride = picture.stride(2)
-        let yTarget = result.plane(0), cbTarget = result.plane(1), crTarget = result.plane(2)
-        let yOut = result.stride(0), cbOut = result.stride(1), crOut = result.stride(2)
-        lumaMap.withUnsafeBufferPointer { lumaMap in
+        let result = try toSubsampled.apply(full)
+        if let chromaMap {
+            // eq works on the 4:2:0 chroma the conversion back gives.
+            try result.makeWritable()
+            let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
             chromaMap.withUnsafeBufferPointer { chromaMap in
-                for cy in 0..<chromaHeight {
-                    let rowAbove = max(cy - 1, 0), rowBelow = min(cy + 1, chromaHeight - 1)
-                    let cb0 = cbSource + cy * cbStride, cr0 = crSource + cy * crStride
-                    let cbUp = cbSource + rowAbove * cbStride, crUp = crSource + rowAbove * crStride
-                    let cbDown = cbSource + rowBelow * cbStride, crDown = crSource + rowBelow * crStride
-                    let lumaRows = 2 * cy + 1 < height ? 2 : 1
-                    for cx in 0..<chromaWidth {
-                        let left = max(cx - 1, 0), right = min(cx + 1, chromaWidth - 1)
-                        let lumaColumns = 2 * cx + 1 < width ? 2 : 1
-                        var sumCb = 0, sumCr = 0
-                        for dy in 0..<lumaRows {
-                            // The luma row's vertical neighbour: the chroma row above for the upper row, below for
-                            // the lower (chroma centred between them).
-                            let cbV = dy == 0 ? cbUp : cbDown, crV = dy == 0 ? crUp : crDown
-                            let y = 2 * cy + dy
-                            for dx in 0..<lumaColumns {
-                                let h = dx == 0 ? left : right
-                                // Bilinear: 9/16 own sample, 3/16 each neighbour, 1/16 the diagonal.
-                                let cb = (9 &* Int(cb0[cx]) &+ 3 &* Int(cb0[h]) &+ 3 &* Int(cbV[cx]) &+ Int(cbV[h]) &+ 8) >> 4
-                                let cr = (9 &* Int(cr0[cx]) &+ 3 &* Int(cr0[h]) &+ 3 &* Int(crV[cx]) &+ Int(crV[h]) &+ 8) >> 4
-                                let x = 2 &* cx &+ dx
-                                let e = lookUp(Int(ySource[y &* yStride &+ x]), cb, cr)
-                                yTarget[y &* yOut &+ x] = lumaMap[Int(e & 0xFF)]
-                                sumCb &+= Int((e >> 8) & 0xFF)
-                                sumCr &+= Int((e >> 16) & 0xFF)
-                            }
-                        }
-                        let count = lumaRows * lumaColumns, half = count / 2
-                        cbTarget[cy * cbOut + cx] = chromaMap[count == 4 ? (sumCb &+ 2) >> 2 : (sumCb + half) / count]
-                        crTarget[cy * crOut + cx] = chromaMap[count == 4 ? (sumCr &+ 2) >> 2 : (sumCr + half) / count]
+                for plane in 1...2 {
+                    let base = result.plane(plane), stride = result.stride(plane)
+                    for row in 0..<chromaHeight {
+                        let samples = base + row &* stride
+                        for x in 0..<chromaWidth { samples[x] = chromaMap[Int(samples[x])] }
                     }
                 }
             }
         }
+        result.sourceTime = picture.sourceTime
         return result
     }
+
+    private static let identity = (0..<256).map { UInt8($0) }
 }

@@ -88,10 +88,28 @@ enum PlaneOps {
         for row in 0..<height {
             let top = source + row * sourceStride, weights = mask + row * maskStride
             let out = target + row * targetStride
-            for x in 0..<width {
-                let weight = maskedWeight(weights[x], opacity)
-                out[x] = UInt8(truncatingIfNeeded: (Int(top[x]) &* weight &+ Int(out[x]) &* (256 &- weight) &+ 128) >> 8)
+            @inline(__always) func mix(_ i: Int) {
+                let weight = maskedWeight(weights[i], opacity)
+                out[i] = UInt8(truncatingIfNeeded: (Int(top[i]) &* weight &+ Int(out[i]) &* (256 &- weight) &+ 128) >> 8)
             }
+            var x = 0
+            // Keyed and masked layers are mostly wholly transparent or wholly opaque: eight samples of alpha 0
+            // leave the target as it is, and at full opacity eight of alpha 255 (weight 256) are the source's.
+            while x + 8 <= width {
+                let eight = UnsafeRawPointer(weights + x).loadUnaligned(as: UInt64.self)
+                if eight == 0 {
+                    x += 8
+                    continue
+                }
+                if eight == ~0, opacity == 256 {
+                    (out + x).update(from: top + x, count: 8)
+                    x += 8
+                    continue
+                }
+                for i in x..<x + 8 { mix(i) }
+                x += 8
+            }
+            for i in x..<width { mix(i) }
         }
     }
 

@@ -354,7 +354,7 @@ final class EffectStage {
     /// The BT.709 video-range conversion to 8-bit planar RGB (`gbrp`, or `gbrap` keeping `alpha`) and back around
     /// `filters`.
     static func inRGB(_ filters: String, alpha: Bool = false) -> String {
-        let flags = "flags=bicubic+accurate_rnd+full_chroma_int+full_chroma_inp"
+        let flags = "flags=" + ColorLookup.scaleFlags
         let (rgb, yuv) = alpha ? ("gbrap", "yuva420p") : ("gbrp", "yuv420p")
         return "scale=in_color_matrix=bt709:in_range=tv:\(flags),format=pix_fmts=\(rgb),\(filters),"
             + "scale=out_color_matrix=bt709:out_range=tv:\(flags),format=pix_fmts=\(yuv)"
