@@ -14,7 +14,9 @@ extension CompiledProject {
                                         language: language, rotation: rotation)
             case .image(let path):
                 resolved.source = .image(path: resolvedPath(path))
-            case .color:
+            case .composition(.file(let path)):
+                resolved.source = .composition(.file(path: resolvedPath(path)))
+            case .color, .composition(.inline):
                 break
             }
             return resolved

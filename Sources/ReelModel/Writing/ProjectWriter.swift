@@ -48,7 +48,9 @@ public enum ProjectWriter {
             ("composition", compositionValue(compiled.composition)),
             ("audioMix", object([("inputs", .array(compiled.audioMix.inputs.map { JSON(inputValue($0)) }))])),
             ("videoComposition", videoCompositionValue(compiled.videoComposition)),
-        ])
+        ] + (compiled.compositions.isEmpty ? [] : [
+            ("compositions", object(compiled.compositions.map { ($0.name, $0.body.value) })),
+        ]))
     }
 
     // MARK: Sections
@@ -123,6 +125,8 @@ public enum ProjectWriter {
             return object([("image", .string(path))])
         case .color(let color):
             return object([("color", .string(color.description))])
+        case .composition(let reference):
+            return object([("composition", .string(reference.written))])
         }
     }
 

@@ -14,7 +14,7 @@ struct ObjectShapeTests {
         }
         #expect(ObjectShape.asset.allowed
             == ObjectShape.fileAsset.allowed + ObjectShape.imageAsset.allowed + ObjectShape.colorAsset.allowed
-                + ObjectShape.sequenceAsset.allowed)
+                + ObjectShape.sequenceAsset.allowed + ObjectShape.compositionAsset.allowed)
         #expect(ObjectShape.asset.required == [])
         #expect(ProjectReader.topLevelKeys == ObjectShape.project.allowed)
     }
