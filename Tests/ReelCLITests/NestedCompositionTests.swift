@@ -196,6 +196,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
     }
 
+    @Test func anEntrysProblemIsPlacedInTheParentsDocument() throws {
+        // The entry's clip names an asset nobody declared: the error has the entry's path and its line in parent.json.
+        try write("parent.json", parent(assets: #""card": {"composition": "card"}"#, timeline: #"{"clips": [{"asset": "card"}]}"#)
+            .replacingOccurrences(of: #""timeline":"#, with: "\"compositions\": {\"card\": {\"size\": [160, 120], \"frameRate\": 25,\n"
+                                  + #"  "timeline": {"clips": [{"asset": "nope", "duration": 1}]}}}, "timeline":"#))
+        let result = try render("parent.json", "out.mkv")
+        #expect(result.status == 65, "\(result.stderrText)")
+        #expect(result.stderrText.contains("parent.json:4:") && result.stderrText.contains("$.compositions.card.timeline.clips[0].asset")
+                && result.stderrText.contains("\"nope\""), "\(result.stderrText)")
+        // An entry no asset uses is not rendered, and its problems are not reported.
+        try write("parent.json", parent(timeline: #"{"clips": [{"asset": "black", "duration": 0.2}]}"#)
+            .replacingOccurrences(of: #""timeline":"#, with: #""compositions": {"spare": {"size": [160, 120], "timeline": {"clips": [{"asset": "nope"}]}}}, "timeline":"#))
+        let unused = try render("parent.json", "out.mkv")
+        #expect(unused.status == 0, "\(unused.stderrText)")
+    }
+
     @Test func templateVariablesReachInlineCompositions() throws {
         try write("template.json", """
             {"reel": 1, "variables": {"name": {"type": "string", "default": "A"}},
