@@ -229,4 +229,33 @@ import Testing
         #expect(first.status == 0 && second.status == 0, "\(first.stderrText)\(second.stderrText)")
         #expect(try pictureHashes("a.mkv") != pictureHashes("b.mkv"), "the variable changed the inline composition's title")
     }
+
+    @Test func withPassesValuesToAChildTemplate() throws {
+        try write("lower.json", """
+            {"reel": 1, "variables": {"who": {"type": "string", "default": "nobody"}},
+             "output": {"size": [160, 120], "frameRate": 25},
+             "assets": {"black": {"color": "#000000"}},
+             "timeline": {"clips": [{"asset": "black", "duration": 0.2}], "titles": [{"text": "{{who}}", "start": 0, "duration": 0.2}]}}
+            """)
+        func speakers(_ a: String, _ b: String) -> String {
+            parent(assets: #""one": {"composition": "lower.json", "with": {"who": "\#(a)"}}, "two": {"composition": "lower.json", "with": {"who": "\#(b)"}}"#,
+                   timeline: #"{"clips": [{"asset": "one"}, {"asset": "two"}]}"#)
+        }
+        try write("parent.json", speakers("AAAA", "WWWW"))
+        let result = try render("parent.json", "parent.mkv")
+        #expect(result.status == 0, "\(result.stderrText)")
+        let pictures = try pictureHashes("parent.mkv")
+        try #require(pictures.count == 10)
+        #expect(pictures[0] != pictures[5], "each use got its own value")
+        // The same value twice draws the same picture.
+        try write("parent.json", speakers("AAAA", "AAAA"))
+        #expect(try render("parent.json", "same.mkv").status == 0)
+        let same = try pictureHashes("same.mkv")
+        #expect(same[0] == same[5] && same[0] == pictures[0])
+        // A value for a variable the child does not declare is the child's error, named in it.
+        try write("parent.json", parent(assets: #""one": {"composition": "lower.json", "with": {"nobody": 1}}"#,
+                                        timeline: #"{"clips": [{"asset": "one"}]}"#))
+        let wrong = try render("parent.json", "out.mkv")
+        #expect(wrong.status == 65 && wrong.stderrText.contains("lower.json") && wrong.stderrText.contains("$.assets.one.with"), "\(wrong.stderrText)")
+    }
 }

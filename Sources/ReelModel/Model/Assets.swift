@@ -34,15 +34,16 @@ public enum AssetSource: Sendable, Hashable {
 
 /// What a composition asset (`{"composition": "intro.json"}` or `{"composition": "card"}`) names.
 public enum CompositionReference: Sendable, Hashable {
-    /// Another project file; its `output` gives the size and rate, its media resolve against its own folder.
-    case file(path: String)
+    /// Another project file; its `output` gives the size and rate, its media resolve against its own folder. `with`:
+    /// values for its variables when it is a template, by name, each as JSON text.
+    case file(path: String, with: [String: String] = [:])
     /// An entry of the top-level `compositions`, by name.
     case inline(name: String)
 
     /// The text written after `"composition"`.
     public var written: String {
         switch self {
-        case .file(let path): path
+        case .file(let path, _): path
         case .inline(let name): name
         }
     }
@@ -135,7 +136,7 @@ public struct Asset: Sendable, Hashable {
         switch source {
         case .file(let path, _, _, _, _), .image(let path): return path
         case .color: return nil
-        case .composition(.file(let path)): return path
+        case .composition(.file(let path, _)): return path
         case .composition(.inline): return nil
         }
     }

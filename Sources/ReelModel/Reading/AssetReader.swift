@@ -89,9 +89,25 @@ struct AssetReader: FieldReader {
         if let compositionJSON = fields["composition"] {
             // A name in `compositions` is that entry; anything else is a project file.
             guard let written = filePath(compositionJSON, path.key("composition")) else { return nil }
-            let reference: CompositionReference = context.compositionNames.contains(written)
-                ? .inline(name: written) : .file(path: written)
-            return Asset(id: id, source: .composition(reference), path: path)
+            if context.compositionNames.contains(written) {
+                if fields["with"] != nil {
+                    error(path.key("with"), "an entry of compositions takes no \"with\": the project's variables reach it",
+                          hint: "remove \"with\", or use the project's variables inside the entry")
+                    return nil
+                }
+                return Asset(id: id, source: .composition(.inline(name: written)), path: path)
+            }
+            var values: [String: String] = [:]
+            if let withJSON = fields["with"] {
+                guard case .object(let map) = withJSON.value else {
+                    typeError(withJSON, path.key("with"), expected: "an object mapping the composition's variables to values")
+                    return nil
+                }
+                for member in map.members {
+                    values[member.key] = JSONWriter.write(member.value.value, pretty: false)
+                }
+            }
+            return Asset(id: id, source: .composition(.file(path: written, with: values)), path: path)
         }
         if let sequenceJSON = fields["sequence"] {
             return readSequence(id: id, sequenceJSON, fields, path)

@@ -83,7 +83,7 @@ extension ObjectShape {
     public static let colorAsset = ObjectShape(name: "color asset", allowed: ["color"], required: ["color"])
 
     /// An asset that is another composition, used like a video file with sound (issue 38).
-    public static let compositionAsset = ObjectShape(name: "composition asset", allowed: ["composition"], required: ["composition"])
+    public static let compositionAsset = ObjectShape(name: "composition asset", allowed: ["composition", "with"], required: ["composition"])
 
     /// An entry of the top-level `compositions`: a composition written inside the project (issue 38).
     public static let inlineComposition = ObjectShape(

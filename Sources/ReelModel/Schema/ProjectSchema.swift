@@ -159,7 +159,10 @@ public enum ProjectSchema {
     private static var compositionAssetKeys: [FormatKey] {
         [FormatKey("composition", nonEmptyString,
                    "Another composition shown like a video file with sound: the name of an entry of compositions, else a project file relative to the project's folder (its media resolve against its own folder).",
-                   default: .required, example: #""intro.json""#)]
+                   default: .required, example: #""intro.json""#),
+         FormatKey("with", object([("type", .string("object")), ("propertyNames", pattern("^[A-Za-z_][A-Za-z0-9_-]{0,63}$"))]),
+                   "For a project file that is a template: values of its variables by name, as --set would give them (an entry of compositions sees this project's variables instead).",
+                   default: .described("none: the child's defaults"), example: #"{"name": "{{speaker}}"}"#)]
     }
 
     private static var inlineCompositionKeys: [FormatKey] {

@@ -126,7 +126,13 @@ public enum ProjectWriter {
         case .color(let color):
             return object([("color", .string(color.description))])
         case .composition(let reference):
-            return object([("composition", .string(reference.written))])
+            var members: [(String, JSONValue)] = [("composition", .string(reference.written))]
+            if case .file(_, let values) = reference, !values.isEmpty {
+                members.append(("with", object(values.sorted { $0.key < $1.key }.map { name, text in
+                    (name, (try? JSONParser.parse(Array(text.utf8)))?.value ?? .string(text))
+                })))
+            }
+            return object(members)
         }
     }
 

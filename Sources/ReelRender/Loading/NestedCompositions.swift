@@ -62,13 +62,19 @@ final class NestedCompositions {
         let place = asset.path.key("composition")
         let link: Link
         var childFile = file
+        var memoKey: String
         switch reference {
-        case .file(let path):
+        case .file(let path, _):
             let absolute = URL(fileURLWithPath: project.resolvedPath(path)).standardizedFileURL.path
             link = Link(identity: absolute, name: path)
             childFile = absolute
         case .inline(let name):
             link = Link(identity: (file ?? project.baseDirectory + "/-") + "#" + name, name: name)
+        }
+        memoKey = link.identity
+        if case .file(_, let values) = reference {
+            // A template filled in differently is another child.
+            memoKey += values.sorted { $0.key < $1.key }.map { "\n\($0.key)=\($0.value)" }.joined()
         }
         if chain.contains(where: { $0.identity == link.identity }) {
             let names = (chain.drop { $0.identity != link.identity } + [link]).map { "\"\($0.name)\"" }
@@ -81,22 +87,23 @@ final class NestedCompositions {
                 path: place, message: "compositions nest deeper than \(Self.maximumDepth) levels at \"\(link.name)\"",
                 hint: "use at most \(Self.maximumDepth) levels of compositions inside compositions"))
         }
-        if let known = loaded.results[link.identity] { return .facts(known) }
+        if let known = loaded.results[memoKey] { return .facts(known) }
         let inner = NestedCompositions(policy: policy, cache: cache, chain: chain + [link], depth: depth + 1,
                                        file: childFile, loaded: loaded)
         let result: MediaFactsResult
         switch reference {
-        case .file(let path):
-            result = inner.loadFile(written: path, absolute: link.identity, place: place)
+        case .file(let path, let values):
+            result = inner.loadFile(written: path, absolute: link.identity, values: values, place: asset.path)
         case .inline(let name):
             result = inner.loadEntry(name, of: project, place: place)
         }
-        if case .facts(let facts) = result { loaded.results[link.identity] = facts }
+        if case .facts(let facts) = result { loaded.results[memoKey] = facts }
         return result
     }
 
     /// A project file as a child: its problems keep their place in that file.
-    private func loadFile(written: String, absolute: String, place: JSONPath) -> MediaFactsResult {
+    private func loadFile(written: String, absolute: String, values: [String: String], place assetPath: JSONPath) -> MediaFactsResult {
+        let place = assetPath.key("composition")
         guard FileManager.default.fileExists(atPath: absolute) else {
             return .failure(Diagnostic(path: place, message: "composition file \(written) does not exist",
                                        hint: "check the path; relative paths resolve against the project file's folder",
@@ -107,11 +114,22 @@ final class NestedCompositions {
                                        hint: "check the file's permissions", category: .missingInput))
         }
         let directory = URL(fileURLWithPath: absolute).deletingLastPathComponent().path
+        var overrides = ProjectOverrides()
+        for (name, text) in values {
+            let value = (try? JSONParser.parse(Array(text.utf8)))?.value ?? .string(text)
+            overrides.variables[name] = VariableValue(value, source: ValueSource("\(assetPath.key("with").key(name))"))
+        }
         let child = ProjectLoader.load(Array(data), baseDirectory: directory, policy: policy,
-                                       overrides: ProjectOverrides(), nested: self)
+                                       overrides: overrides, nested: self)
         let problems = child.diagnostics.filter { $0.severity == .error }.map { diagnostic in
             var moved = diagnostic
-            if let origin = diagnostic.origin {
+            if diagnostic.category == .usage {
+                // A value `with` gave (for a loaded child, what --set is for a project): this project's problem.
+                moved.category = .invalid
+                moved.path = assetPath.key("with")
+                moved.position = nil
+                moved.message = "\(written): " + diagnostic.message
+            } else if let origin = diagnostic.origin {
                 // A problem deeper down: its file is named from this child's folder.
                 moved.origin?.file = origin.file.hasPrefix("/") ? origin.file : Self.join(written, origin.file)
             } else {

@@ -29,7 +29,7 @@ public enum InputProtection {
         }
         for asset in project.assets {
             switch asset.source {
-            case .file(let file, _, _, _, _), .image(let file), .composition(.file(let file)):
+            case .file(let file, _, _, _, _), .image(let file), .composition(.file(let file, _)):
                 add("asset \"\(asset.id)\"", file)
             case .color, .composition(.inline): continue
             }
