@@ -7,13 +7,6 @@ import ReelTime
 /// the next is asked for. Source time s shows the child's frame n = ⌊s / frameDuration⌋ (for a reversed
 /// segment the last frame before s), clamped to the child's frames, as a decoder shows a file's.
 final class CompositionVideoReader: VideoSourceReader {
-    /// The sink that keeps the one picture the core hands out.
-    private final class HeldPicture: MediaSink {
-        var picture: VideoFrame?
-        func consume(_ frame: ComposedFrame) throws(RenderError) { picture = frame.frame }
-        func finish() throws(RenderError) {}
-    }
-
     private let core: RenderCore
     private let frameDuration: Time
     /// The child's frames: ⌈duration / frameDuration⌉.
@@ -45,7 +38,7 @@ final class CompositionVideoReader: VideoSourceReader {
         }
         index = min(max(index, 0), max(frameCount - 1, 0))
         if let shown, shown.index == index { return shown.picture }
-        let sink = HeldPicture()
+        let sink = PictureSink()
         do {
             try core.render(at: try Time.frames(index, frameDuration: frameDuration), into: sink)
         } catch let error as RenderError {
