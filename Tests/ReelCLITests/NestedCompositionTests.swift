@@ -258,4 +258,24 @@ import Testing
         let wrong = try render("parent.json", "out.mkv")
         #expect(wrong.status == 65 && wrong.stderrText.contains("lower.json") && wrong.stderrText.contains("$.assets.one.with"), "\(wrong.stderrText)")
     }
+
+    @Test func aReversedClipOfTheChildEqualsTheSameClipOfTheChildRenderedToAFile() throws {
+        _ = try childAlone()
+        // The same reversed trim of the composition and of its rendering (alone.mkv): the same pictures and sound.
+        func reversed(_ asset: String) -> String {
+            parent(assets: #""card": {"composition": "child/card.json"}, "file": {"path": "alone.mkv"}"#,
+                   timeline: #"{"clips": [{"asset": "\#(asset)", "in": 1, "out": 2, "reverse": true}]}"#)
+        }
+        try write("nested.json", reversed("card"))
+        try write("filed.json", reversed("file"))
+        let nested = try render("nested.json", "nested.mkv"), filed = try render("filed.json", "filed.mkv")
+        #expect(nested.status == 0 && filed.status == 0, "\(nested.stderrText)\(filed.stderrText)")
+        let pictures = try pictureHashes("nested.mkv")
+        #expect(pictures.count == 25 && Set(pictures).count == 25)
+        #expect(pictures == (try pictureHashes("filed.mkv")))
+        let a = try readAudioSamples(of: folder.file("nested.mkv"), sampleRate: 48000, channels: 2)
+        let b = try readAudioSamples(of: folder.file("filed.mkv"), sampleRate: 48000, channels: 2)
+        #expect(a == b && a[0].count == 48000)
+    }
 }
+
