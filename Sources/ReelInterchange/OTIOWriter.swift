@@ -159,7 +159,10 @@ public enum OTIOWriter {
                     ("generator_kind", .string("SolidColor")),
                     ("parameters", object([("color", .string(color.description))])),
                 ])
-            case .file(let path, _, _, _, _), .image(let path):
+            case .composition(.inline):
+                // A composition written inside the project has no file to point at (issue 38).
+                return gap(recordDuration)
+            case .file(let path, _, _, _, _), .image(let path), .composition(.file(let path, _)):
                 let url = URL(fileURLWithPath: project.resolvedPath(path)).standardizedFileURL.absoluteString
                 reference = object([
                     ("OTIO_SCHEMA", .string("ExternalReference.1")), ("name", .string(assetID)),

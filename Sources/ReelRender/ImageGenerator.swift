@@ -9,13 +9,6 @@ import ReelTime
 /// instant asked for rather than on the frame grid. Sources are always decoded to the exact frame (there is no
 /// keyframe tolerance to trade for speed).
 public final class ImageGenerator {
-    /// The sink that keeps the one picture asked for.
-    private final class PictureSink: MediaSink {
-        var picture: VideoFrame?
-        func consume(_ frame: ComposedFrame) throws(RenderError) { picture = frame.frame }
-        func finish() throws(RenderError) {}
-    }
-
     /// The project pictures are taken from.
     public let project: CompiledProject
     private let core: RenderCore

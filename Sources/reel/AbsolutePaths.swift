@@ -14,7 +14,9 @@ extension CompiledProject {
                                         language: language, rotation: rotation)
             case .image(let path):
                 resolved.source = .image(path: resolvedPath(path))
-            case .color:
+            case .composition(.file(let path, let values)):
+                resolved.source = .composition(.file(path: resolvedPath(path), with: values))
+            case .color, .composition(.inline):
                 break
             }
             return resolved

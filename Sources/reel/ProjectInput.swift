@@ -77,6 +77,8 @@ func loadProject(_ argument: String, _ interchange: InterchangeArguments, probe:
                  checkOutput: Bool = false) throws -> LoadedProject {
     guard let imported = try importProject(argument, interchange) else {
         let input = try readProjectFile(argument)
+        var overrides = overrides
+        if argument != "-" { overrides.projectFile = URL(fileURLWithPath: argument).standardizedFileURL.path }
         return ProjectLoader.load(input.bytes, baseDirectory: input.baseDirectory, probe: probe, policy: policy,
                                   overrides: overrides, checkOutput: checkOutput)
     }

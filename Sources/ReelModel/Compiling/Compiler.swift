@@ -43,6 +43,7 @@ public enum Compiler {
                        hint: "add a timeline with clips, or a composition")
             compiled = nil
         }
+        compiled?.compositions = project.compositions
         if let main = compiled {
             compiled?.outputs = RenditionCompiler(sink: sink, context: context).compileRenditions(project.outputs, main: main)
         }
@@ -227,6 +228,7 @@ extension Asset {
         case .file: return nil
         case .image: return "an image"
         case .color: return "a colour"
+        case .composition: return nil
         }
     }
 

@@ -104,7 +104,7 @@ struct OverlayCompiler: CompilerPart {
         let assetPath = overlay.path.key(overlay.assetKey)
         guard let asset = declaredAsset(overlay.asset, assetPath) else { return nil }
         switch (overlay.picture, asset.source) {
-        case (.video, .file):
+        case (.video, .file), (.video, .composition):
             if case .known(let facts) = media(overlay.asset), facts.video == nil {
                 let audioOnly = facts.audio != nil
                 error(assetPath, "asset \"\(overlay.asset)\" has no video stream" + (audioOnly ? ": it is audio only" : ""),

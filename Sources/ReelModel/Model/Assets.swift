@@ -27,6 +27,59 @@ public enum AssetSource: Sendable, Hashable {
     /// A solid opaque colour, usable for any duration: its picture is the size of the canvas, so a colour clip
     /// covers the whole canvas whatever its `fit`. It has no sound.
     case color(RGBAColor)
+    /// Another composition used like a video file with sound (issue 38): a project file (path as written, relative
+    /// to the project folder) or the name of an entry of the document's `compositions`.
+    case composition(CompositionReference)
+}
+
+/// What a composition asset (`{"composition": "intro.json"}` or `{"composition": "card"}`) names.
+public enum CompositionReference: Sendable, Hashable {
+    /// Another project file; its `output` gives the size and rate, its media resolve against its own folder. `with`:
+    /// values for its variables when it is a template, by name, each as JSON text.
+    case file(path: String, with: [String: String] = [:])
+    /// An entry of the top-level `compositions`, by name.
+    case inline(name: String)
+
+    /// The text written after `"composition"`.
+    public var written: String {
+        switch self {
+        case .file(let path, _): path
+        case .inline(let name): name
+        }
+    }
+}
+
+/// One entry of the top-level `compositions`: a name and the object as written (read and compiled as its own
+/// project when a composition asset names it, so its problems are found with their place in this document).
+public struct InlineComposition: Sendable, Equatable {
+    /// Its key in `compositions`.
+    public var name: String
+    /// The object as written.
+    public var body: JSON
+
+    /// Creates an entry.
+    public init(name: String, body: JSON) {
+        self.name = name
+        self.body = body
+    }
+}
+
+/// A child composition read, probed, compiled and checked for a composition asset: what the renderer reads its
+/// pictures and sound from (the same render core and mixer as any project's). Compared by identity.
+public final class NestedComposition: Sendable, Hashable {
+    /// The child's compiled project.
+    public let compiled: CompiledProject
+    /// Its media facts by asset id (its own nested compositions among them).
+    public let facts: [String: MediaFactsResult]
+
+    /// Wraps a loaded child.
+    public init(compiled: CompiledProject, facts: [String: MediaFactsResult]) {
+        self.compiled = compiled
+        self.facts = facts
+    }
+
+    public static func == (a: NestedComposition, b: NestedComposition) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 /// A numbered image sequence (`{"sequence": "frames/img_%04d.png", "frameRate": 24}`) travels as a file asset
@@ -83,6 +136,8 @@ public struct Asset: Sendable, Hashable {
         switch source {
         case .file(let path, _, _, _, _), .image(let path): return path
         case .color: return nil
+        case .composition(.file(let path, _)): return path
+        case .composition(.inline): return nil
         }
     }
 }
@@ -98,6 +153,8 @@ public struct MediaFacts: Sendable, Hashable {
     public var audio: AudioFacts?
     /// Every stream of the file in index order: what a segment's `sourceTrack` may name.
     public var streams: [StreamFacts]
+    /// For a composition asset: the child the facts describe (its picture is stream 0, its mix stream 1).
+    public var composition: NestedComposition? = nil
 
     /// Creates facts. Without `streams`, the file is taken to hold just the chosen video and audio streams.
     public init(duration: Time?, video: VideoFacts? = nil, audio: AudioFacts? = nil, streams: [StreamFacts]? = nil) {

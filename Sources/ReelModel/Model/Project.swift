@@ -20,6 +20,8 @@ public struct Project: Sendable {
     public var videoComposition: VideoComposition?
     /// The folder relative paths resolve against (absolute).
     public var baseDirectory: String
+    /// The top-level `compositions`, as written, in document order (issue 38).
+    public var compositions: [InlineComposition] = []
     // Which videoComposition settings were written; the others are resolved by compile from output and media.
     var videoCompositionHasFrameDuration = true
     var videoCompositionHasRenderSize = true
@@ -87,6 +89,9 @@ public struct CompiledProject: Sendable, Equatable {
     public var frameCount: Int64
     /// The folder relative asset paths resolve against.
     public var baseDirectory: String
+    /// The top-level `compositions` as written, which composition assets may name: kept, not compiled into this
+    /// project (`reel compile` writes them back as they are).
+    public var compositions: [InlineComposition] = []
 
     /// Creates a compiled project (normally made by `Compiler.compile`).
     public init(output: OutputSettings, encodedSize: PixelSize, frameDuration: Time, assets: [Asset],

@@ -27,6 +27,26 @@ struct AssetReader: FieldReader {
         return assets
     }
 
+    /// `compositions` (issue 38): each entry's shape is checked here; its contents are read as a project of their
+    /// own when a composition asset uses it (`NestedCompositions` in ReelRender), so problems carry their place in
+    /// this document.
+    func readCompositions(_ json: JSON?, _ path: JSONPath) -> [InlineComposition] {
+        guard let json else { return [] }
+        guard case .object(let map) = json.value else {
+            typeError(json, path, expected: "an object mapping names to compositions")
+            return []
+        }
+        var entries: [InlineComposition] = []
+        for member in map.members {
+            let entryPath = path.key(member.key)
+            guard identifier(member.key, entryPath, what: "composition name") else { continue }
+            guard object(member.value, entryPath, .inlineComposition, expected: "a composition object") != nil else { continue }
+            entries.append(InlineComposition(name: member.key, body: member.value))
+        }
+        context.compositionNames = entries.map(\.name)
+        return entries
+    }
+
     /// `{"sequence": "frames/img_%04d.png", "frameRate": 24, "start": 1}`: numbered images played as a video.
     private func readSequence(id: String, _ json: JSON, _ fields: Fields, _ path: JSONPath) -> Asset? {
         guard let pattern = filePath(json, path.key("sequence")) else { return nil }
@@ -54,10 +74,10 @@ struct AssetReader: FieldReader {
         // A file asset, or one without a kind key, is checked against every asset key, so that a misspelt
         // "image" or "color" still gets its "did you mean".
         let kinds: [(key: String, shape: ObjectShape)] = [("path", .asset), ("image", .imageAsset), ("color", .colorAsset),
-                                                          ("sequence", .sequenceAsset)]
+                                                          ("sequence", .sequenceAsset), ("composition", .compositionAsset)]
         let present = json.value.objectValue.map { object in kinds.filter { object[$0.key] != nil } } ?? []
         if present.count > 1 {
-            error(path, "an asset is one of path, image or color, found \(present.map(\.key).joined(separator: " and "))",
+            error(path, "an asset is one of path, image, color, sequence or composition, found \(present.map(\.key).joined(separator: " and "))",
                   hint: "keep one of them")
             return nil
         }
@@ -65,6 +85,29 @@ struct AssetReader: FieldReader {
         if let imageJSON = fields["image"] {
             guard let file = filePath(imageJSON, path.key("image")) else { return nil }
             return Asset(id: id, source: .image(path: file), path: path)
+        }
+        if let compositionJSON = fields["composition"] {
+            // A name in `compositions` is that entry; anything else is a project file.
+            guard let written = filePath(compositionJSON, path.key("composition")) else { return nil }
+            if context.compositionNames.contains(written) {
+                if fields["with"] != nil {
+                    error(path.key("with"), "an entry of compositions takes no \"with\": the project's variables reach it",
+                          hint: "remove \"with\", or use the project's variables inside the entry")
+                    return nil
+                }
+                return Asset(id: id, source: .composition(.inline(name: written)), path: path)
+            }
+            var values: [String: String] = [:]
+            if let withJSON = fields["with"] {
+                guard case .object(let map) = withJSON.value else {
+                    typeError(withJSON, path.key("with"), expected: "an object mapping the composition's variables to values")
+                    return nil
+                }
+                for member in map.members {
+                    values[member.key] = JSONWriter.write(member.value.value, pretty: false)
+                }
+            }
+            return Asset(id: id, source: .composition(.file(path: written, with: values)), path: path)
         }
         if let sequenceJSON = fields["sequence"] {
             return readSequence(id: id, sequenceJSON, fields, path)

@@ -17,6 +17,8 @@ final class ReadingContext {
     var neededFrameRate = false
     /// Asset ids declared in `assets`, for reference checks.
     var assetIDs: [String] = []
+    /// Names declared in `compositions`, which a composition asset names before any file (issue 38).
+    var compositionNames: [String] = []
     /// Set when the command line replaces `output.path` (`-o`): the written path's extension then says nothing.
     var outputPathOverridden = false
     /// Which codecs each container holds (FFmpeg's answers when a render loads the project).

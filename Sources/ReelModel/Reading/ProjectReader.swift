@@ -83,6 +83,33 @@ public enum ProjectReader {
         return result
     }
 
+    /// An entry of `compositions` read as a project of its own (issue 38): its `size`, `frameRate` and `background`
+    /// are its output, its `timeline` its storyline, and it uses the assets and compositions of `parent`. Every
+    /// diagnostic's path is the entry's place in the parent's document (`$.compositions.card.timeline.clips[0]`).
+    /// The project is nil when the entry has errors.
+    public static func readInline(_ entry: InlineComposition, of parent: Project,
+                                  capabilities: ContainerCapabilities = .builtIn) -> (project: Project?, diagnostics: [Diagnostic]) {
+        let context = ReadingContext()
+        context.capabilities = capabilities
+        context.assetIDs = parent.assets.map(\.id) + parent.refusedAssetIDs.sorted()
+        context.compositionNames = parent.compositions.map(\.name)
+        let reader = DocumentReader(sink: DiagnosticSink(), context: context)
+        let path = JSONPath.root.key("compositions").key(entry.name)
+        guard let fields = entry.body.value.objectValue else { return (nil, []) }
+        let outputKeys: Set<String> = ["size", "frameRate", "background"]
+        let outputJSON = JSON(.object(JSONObject(fields.members.filter { outputKeys.contains($0.key) })),
+                              position: entry.body.position)
+        // The entry's own keys are output keys, so their paths are the entry's: `$.compositions.card.size`.
+        let output = OutputReader(sharing: reader).readOutput(outputJSON, path)
+        var project = Project(output: output, assets: parent.assets, baseDirectory: parent.baseDirectory)
+        project.compositions = parent.compositions
+        project.refusedAssetIDs = parent.refusedAssetIDs
+        if let json = fields["timeline"] {
+            project.timeline = TimelineReader(sharing: reader).readTimeline(json, path.key("timeline"))
+        }
+        return (reader.sink.hasErrors ? nil : project, reader.sink.diagnostics)
+    }
+
     /// Reads a document given as text (tests, stdin already decoded).
     public static func read(_ text: String, baseDirectory: String) -> (project: Project?, diagnostics: [Diagnostic]) {
         read(Array(text.utf8), baseDirectory: baseDirectory)
@@ -167,10 +194,12 @@ struct DocumentReader: FieldReader {
         if let schemaJSON = fields["$schema"] { _ = string(schemaJSON, root.key("$schema")) }
         let output = OutputReader(sharing: self).readOutput(fields["output"], root.key("output"))
         let outputs = OutputReader(sharing: self).readOutputs(fields["outputs"], root.key("outputs"))
+        let compositions = AssetReader(sharing: self).readCompositions(fields["compositions"], root.key("compositions"))
         let assets = AssetReader(sharing: self).readAssets(fields["assets"], root.key("assets"))
         // Ids of assets that were declared but unusable still count as declared for references.
         var project = Project(output: output, assets: assets, baseDirectory: baseDirectory)
         project.outputs = outputs
+        project.compositions = compositions
         project.refusedAssetIDs = Set(context.assetIDs).subtracting(assets.map(\.id))
 
         let explicitKeys = ["composition", "audioMix", "videoComposition"].filter { fields.has($0) }

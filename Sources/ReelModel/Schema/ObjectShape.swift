@@ -28,6 +28,7 @@ extension ObjectShape {
     public static let all: [ObjectShape] = [
         .project, .timeRange,
         .output, .videoOutput, .audioOutput, .loudness, .fileAsset, .imageAsset, .colorAsset, .sequenceAsset,
+        .compositionAsset, .inlineComposition,
         .timeline, .gap, .clip, .transition, .rectangleMotion, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .videoOverlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
         .chapter, .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
@@ -41,7 +42,7 @@ extension ObjectShape {
     public static let project = ObjectShape(
         name: "project",
         allowed: ["reel", "output", "outputs", "assets", "timeline", "composition", "audioMix", "videoComposition", "$schema",
-                  "variables"],
+                  "variables", "compositions"],
         required: ["reel"])
 
     /// A half-open time range `{"start", "duration"|"end"}` (SPEC §1); exactly one of duration and end is checked apart.
@@ -81,10 +82,18 @@ extension ObjectShape {
     /// An asset that is a solid colour (SPEC §2.2).
     public static let colorAsset = ObjectShape(name: "color asset", allowed: ["color"], required: ["color"])
 
-    /// An asset before its kind is known: the keys of the file, image and colour assets, in that
-    /// order, none required (a missing `"path"` gets its own diagnostic).
+    /// An asset that is another composition, used like a video file with sound (issue 38).
+    public static let compositionAsset = ObjectShape(name: "composition asset", allowed: ["composition", "with"], required: ["composition"])
+
+    /// An entry of the top-level `compositions`: a composition written inside the project (issue 38).
+    public static let inlineComposition = ObjectShape(
+        name: "composition entry", allowed: ["size", "frameRate", "background", "timeline"], required: ["size", "timeline"])
+
+    /// An asset before its kind is known: the keys of the file, image, colour, sequence and composition assets, in
+    /// that order, none required (a missing `"path"` gets its own diagnostic).
     public static let asset = ObjectShape(
-        name: "asset", allowed: fileAsset.allowed + imageAsset.allowed + colorAsset.allowed + sequenceAsset.allowed)
+        name: "asset", allowed: fileAsset.allowed + imageAsset.allowed + colorAsset.allowed + sequenceAsset.allowed
+            + compositionAsset.allowed)
 
     // MARK: timeline
 

@@ -63,6 +63,8 @@ public enum ProjectSchema {
             FormatTable(shape: .imageAsset, keys: imageAssetKeys),
             FormatTable(shape: .colorAsset, keys: colorAssetKeys),
             FormatTable(shape: .sequenceAsset, keys: sequenceAssetKeys),
+            FormatTable(shape: .compositionAsset, keys: compositionAssetKeys),
+            FormatTable(shape: .inlineComposition, keys: inlineCompositionKeys),
             FormatTable(shape: .timeline, keys: timelineKeys),
             FormatTable(shape: .clip, keys: clipKeys),
             FormatTable(shape: .gap, keys: gapKeys),
@@ -144,6 +146,33 @@ public enum ProjectSchema {
             FormatKey("$schema", object([("type", .string("string"))]),
                       "The schema an editor should use for completion (e.g. the output of `reel schema` saved to a file); reel ignores it.",
                       default: .described("none"), example: #""./reel.schema.json""#),
+            FormatKey("compositions", object([
+                ("type", .string("object")),
+                ("propertyNames", ref("id")),
+                ("additionalProperties", ref("inlineComposition")),
+            ]), "Compositions written inside the project, by name: a composition asset naming one shows it like a video "
+                + "file with sound (docs/format.md, \"Compositions\").",
+                      default: .described("none"), example: #"{"card": {"size": [640, 360], "timeline": {"clips": [{"asset": "logo", "duration": 3}]}}}"#),
+        ]
+    }
+
+    private static var compositionAssetKeys: [FormatKey] {
+        [FormatKey("composition", nonEmptyString,
+                   "Another composition shown like a video file with sound: the name of an entry of compositions, else a project file relative to the project's folder (its media resolve against its own folder).",
+                   default: .required, example: #""intro.json""#),
+         FormatKey("with", object([("type", .string("object")), ("propertyNames", pattern("^[A-Za-z_][A-Za-z0-9_-]{0,63}$"))]),
+                   "For a project file that is a template: values of its variables by name, as --set would give them (an entry of compositions sees this project's variables instead).",
+                   default: .described("none: the child's defaults"), example: #"{"name": "{{speaker}}"}"#)]
+    }
+
+    private static var inlineCompositionKeys: [FormatKey] {
+        [
+            FormatKey("size", ref("size"), "Its picture size [width, height] in pixels.", default: .required),
+            FormatKey("frameRate", ref("frameRate"), "Its frames per second.",
+                      default: .described("the first video clip's rate if its stream is constant-rate, else 30")),
+            FormatKey("background", ref("color"), "The colour shown where none of its layers covers it.", default: .string("#000000")),
+            FormatKey("timeline", ref("timeline"), "Its storyline, using the project's assets (and other compositions).",
+                      default: .required),
         ]
     }
 
@@ -1202,7 +1231,11 @@ public enum ProjectSchema {
                           closed(.colorAsset, colorAssetKeys)),
                 described("Numbered images played as a video (frame-exact at the stated rate).",
                           closed(.sequenceAsset, sequenceAssetKeys)),
+                described("Another composition, used like a video file with sound.",
+                          closed(.compositionAsset, compositionAssetKeys)),
             ]))])),
+            ("inlineComposition", described("A composition written inside the project.",
+                                            closed(.inlineComposition, inlineCompositionKeys))),
         ]
     }
 

@@ -48,7 +48,9 @@ public enum ProjectWriter {
             ("composition", compositionValue(compiled.composition)),
             ("audioMix", object([("inputs", .array(compiled.audioMix.inputs.map { JSON(inputValue($0)) }))])),
             ("videoComposition", videoCompositionValue(compiled.videoComposition)),
-        ])
+        ] + (compiled.compositions.isEmpty ? [] : [
+            ("compositions", object(compiled.compositions.map { ($0.name, $0.body.value) })),
+        ]))
     }
 
     // MARK: Sections
@@ -123,6 +125,14 @@ public enum ProjectWriter {
             return object([("image", .string(path))])
         case .color(let color):
             return object([("color", .string(color.description))])
+        case .composition(let reference):
+            var members: [(String, JSONValue)] = [("composition", .string(reference.written))]
+            if case .file(_, let values) = reference, !values.isEmpty {
+                members.append(("with", object(values.sorted { $0.key < $1.key }.map { name, text in
+                    (name, (try? JSONParser.parse(Array(text.utf8)))?.value ?? .string(text))
+                })))
+            }
+            return object(members)
         }
     }
 

@@ -309,8 +309,9 @@ public enum BatchPlanner {
     private static func assetFiles(of project: Project) -> [String] {
         project.assets.compactMap { asset -> String? in
             switch asset.source {
-            case .file(let file, _, _, _, _), .image(let file): OutputPlacement.normalised(project.resolvedPath(file))
-            case .color: nil
+            case .file(let file, _, _, _, _), .image(let file), .composition(.file(let file, _)):
+                OutputPlacement.normalised(project.resolvedPath(file))
+            case .color, .composition(.inline): nil
             }
         }
     }

@@ -327,20 +327,13 @@ final class AudioMixer {
     private func reader(for segment: SegmentPlan) throws(RenderError) -> any AudioSourceReader {
         let key = segment.readerKey
         if let open = readers[key] { return open }
-        guard let entry = catalog[segment.asset], entry.kind == .media, let path = entry.path else {
-            throw RenderError(.internal, "asset \"\(segment.asset)\" has no file")
+        var reader = try opener.openAudio(catalog[segment.asset], stream: segment.stream, sampleRate: sampleRate,
+                                          channels: channels, asset: segment.asset)
+        if let mirror = segment.mirror {
+            reader = ReversedAudioSource(reader, mirror: mirror, channels: channels, blockLength: sampleRate)
         }
-        do {
-            var reader = try opener.openAudio(
-                path: path, stream: segment.stream, sampleRate: sampleRate, channels: channels)
-            if let mirror = segment.mirror {
-                reader = ReversedAudioSource(reader, mirror: mirror, channels: channels, blockLength: sampleRate)
-            }
-            readers[key] = reader
-            return reader
-        } catch {
-            throw RenderError(media: error, asset: segment.asset)
-        }
+        readers[key] = reader
+        return reader
     }
 
     /// Multiplies the first `count` samples of `buffers` by one gain key list over composition samples [from, from + count).

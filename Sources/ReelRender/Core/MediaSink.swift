@@ -1,3 +1,5 @@
+import ReelMedia
+
 /// The last stage of the render core: where finished frames go.
 ///
 /// `ExportSession`'s sink encodes and muxes them (pulling the audio stage as it goes), `ImageGenerator`'s keeps
@@ -8,4 +10,12 @@ protocol MediaSink: AnyObject {
     func consume(_ frame: ComposedFrame) throws(RenderError)
     /// Called once after the last frame of a render that was neither cancelled nor failed.
     func finish() throws(RenderError)
+}
+
+/// The sink that keeps the one picture asked for (`ImageGenerator`, a composition asset's reader).
+final class PictureSink: MediaSink {
+    /// The last picture consumed.
+    var picture: VideoFrame?
+    func consume(_ frame: ComposedFrame) throws(RenderError) { picture = frame.frame }
+    func finish() throws(RenderError) {}
 }

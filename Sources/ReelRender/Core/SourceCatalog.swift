@@ -16,11 +16,13 @@ struct SourceCatalog {
             case image
             /// A solid colour; no file.
             case color(RGBAColor)
+            /// Another composition (issue 38), rendered by its own core and mixer as it plays; no file.
+            case composition(NestedComposition)
         }
 
         /// How the asset's pictures and sound are made.
         let kind: Kind
-        /// The file, made absolute against the project's folder; nil for colours.
+        /// The file, made absolute against the project's folder; nil for colours and compositions.
         let path: String?
         /// The probed video stream's index, when the probe found one.
         let videoStream: Int?
@@ -45,11 +47,15 @@ struct SourceCatalog {
             case .file(let file, _, _, _, _): (kind, path) = (.media, project.resolvedPath(file))
             case .image(let file): (kind, path) = (.image, project.resolvedPath(file))
             case .color(let color): (kind, path) = (.color(color), nil)
+            case .composition:
+                // Without facts (a load that failed) the asset is never rendered.
+                guard let child = media?.composition else { continue }
+                (kind, path) = (.composition(child), nil)
             }
             entries[asset.id] = Entry(
                 kind: kind, path: path, videoStream: media?.video?.streamIndex, rotation: media?.video?.rotation ?? 0,
                 displaySize: media?.video?.displaySize,
-                audioStream: kind == .media ? media?.audio?.streamIndex : nil)
+                audioStream: kind == .media || media?.composition != nil ? media?.audio?.streamIndex : nil)
         }
         self.entries = entries
     }

@@ -84,10 +84,10 @@ final class VideoSources {
         case .image?:
             return TrackFrame(picture: try imagePicture(asset, stream: segment.sourceTrack),
                               rotation: entry?.rotation ?? 0)
-        case .media?, nil:
+        case .media?, .composition?, nil:
             break
         }
-        guard let stream = segment.sourceTrack ?? entry?.videoStream, let path = entry?.path else {
+        guard let stream = segment.sourceTrack ?? entry?.videoStream, entry?.path != nil || entry?.kind != .media else {
             throw RenderError(.internal, "asset \"\(asset)\" has no probed video stream")
         }
         let key = ReaderKey(track: readerTrack(trackID), asset: asset, stream: stream,
@@ -97,10 +97,9 @@ final class VideoSources {
             reader = open
         } else {
             do {
-                reader = key.reversed ? try opener.openReversedVideo(path: path, stream: stream)
-                    : try opener.openVideo(path: path, stream: stream)
+                reader = try opener.openVideo(entry, path: entry?.path, stream: stream, reversed: key.reversed)
             } catch {
-                throw RenderError(media: error, asset: asset)
+                throw RenderError(error.kind, "asset \"\(asset)\": " + error.message)
             }
             readers[key] = reader
         }

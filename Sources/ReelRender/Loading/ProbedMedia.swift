@@ -22,11 +22,18 @@ public struct ProbedMedia: Sendable {
     /// Probes every file and image asset of `project` through `policy`.
     /// With `cache`, each file is probed once however many projects name it (the rows of a batch).
     public init(project: Project, policy: MediaPolicy, cache: ProbeCache? = nil) {
-        self.init(project: project, opener: MediaFileOpener(policy: policy), cache: cache)
+        self.init(project: project, policy: policy, cache: cache,
+                  nested: NestedCompositions(policy: policy, cache: cache, file: nil))
     }
 
-    /// Probes every file and image asset of `project` through `opener` (and `cache`, when given).
-    init(project: Project, opener: any SourceOpener, cache: ProbeCache? = nil) {
+    /// Probes every asset of `project` through `policy`, loading composition assets through `nested`.
+    init(project: Project, policy: MediaPolicy, cache: ProbeCache?, nested: NestedCompositions) {
+        self.init(project: project, opener: MediaFileOpener(policy: policy), cache: cache, nested: nested)
+    }
+
+    /// Probes every file and image asset of `project` through `opener` (and `cache`, when given); composition
+    /// assets are loaded through `nested` (without it they are refused).
+    init(project: Project, opener: any SourceOpener, cache: ProbeCache? = nil, nested: NestedCompositions? = nil) {
         var facts: [String: MediaFactsResult] = [:]
         var infos: [String: MediaInfo] = [:]
         for asset in project.assets {
@@ -37,6 +44,10 @@ public struct ProbedMedia: Sendable {
             case .image(let path):
                 (file, pathInDocument) = (path, asset.path.key("image"))
             case .color:
+                continue
+            case .composition(let reference):
+                facts[asset.id] = nested?.facts(of: asset, reference, in: project) ?? .failure(Diagnostic(
+                    path: asset.path.key("composition"), message: "compositions cannot be loaded here", category: .unsupported))
                 continue
             }
             do {
@@ -51,7 +62,7 @@ public struct ProbedMedia: Sendable {
                     facts[asset.id] = Self.facts(
                         from: info, videoTrack: videoTrack, audioTrack: audioTrack,
                         language: language, rotation: rotation, path: asset.path)
-                case .image, .color:
+                case .image, .color, .composition:
                     facts[asset.id] = Self.imageFacts(from: info, path: pathInDocument)
                 }
             } catch {

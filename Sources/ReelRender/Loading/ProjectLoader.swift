@@ -44,6 +44,8 @@ public struct ProjectOverrides: Sendable {
     public var variables: [String: VariableValue] = [:]
     /// Probe results shared by several loads (the rows of one batch), so each file is probed once.
     public var probeCache: ProbeCache?
+    /// The project's file (absolute), when it has one: a composition asset naming it again is a cycle.
+    public var projectFile: String?
 
     /// Sets `outputPath` and `outputDirectory` from the command line's `-o` and `--output-dir` (docs/outputs.md,
     /// "Where outputs go"): a relative `-o` is taken in the working directory, or inside `--output-dir` when both are
@@ -83,13 +85,24 @@ public enum ProjectLoader {
         _ bytes: [UInt8], baseDirectory: String, probe: Bool = true, policy: MediaPolicy = .localFilesOnly,
         overrides: ProjectOverrides = ProjectOverrides(), checkOutput: Bool = false
     ) -> LoadedProject {
+        load(bytes, baseDirectory: baseDirectory, probe: probe, policy: policy, overrides: overrides,
+             checkOutput: checkOutput,
+             nested: NestedCompositions(policy: policy, cache: overrides.probeCache, file: overrides.projectFile))
+    }
+
+    /// `load(_:baseDirectory:…)` for a project inside another one's loading: composition assets go through
+    /// `nested`, which knows the compositions being loaded around it.
+    static func load(
+        _ bytes: [UInt8], baseDirectory: String, probe: Bool = true, policy: MediaPolicy,
+        overrides: ProjectOverrides, checkOutput: Bool = false, nested: NestedCompositions
+    ) -> LoadedProject {
         var reading = ProjectReader.readDocument(
             bytes, baseDirectory: baseDirectory, outputPathOverridden: overrides.outputPath != nil,
             variables: overrides.variables, capabilities: .ffmpeg)
         // "Nf" and timecodes without output.frameRate count frames at the rate the project will render at: the
         // first video clip's, which only its media can tell. Probe that one asset, then read again.
         if probe, reading.neededFrameRate, let first = reading.project,
-           let rate = Compiler.defaultFrameRate(first, facts: ProbedMedia(project: firstVideoAssetOnly(first), policy: policy).facts) {
+           let rate = Compiler.defaultFrameRate(first, facts: ProbedMedia(project: firstVideoAssetOnly(first), policy: policy, cache: overrides.probeCache, nested: nested).facts) {
             reading = ProjectReader.readDocument(bytes, baseDirectory: baseDirectory,
                                                  outputPathOverridden: overrides.outputPath != nil, defaultFrameRate: rate,
                                                  variables: overrides.variables, capabilities: .ffmpeg)
@@ -101,7 +114,7 @@ public enum ProjectLoader {
         var diagnostics = reading.diagnostics
         diagnostics += reading.placed(apply(overrides, to: &project))
         // The reader has checked the containers (and `apply` those the flags chose).
-        let loaded = compileAndCheck(project, probe: probe, policy: policy, cache: overrides.probeCache)
+        let loaded = compileAndCheck(project, probe: probe, policy: policy, cache: overrides.probeCache, nested: nested)
         let rangePath = JSONPath.root.key("output").key("range")
         let later = loaded.diagnostics.map { diagnostic in
             guard let (start, end) = overrides.range, diagnostic.path == rangePath else { return diagnostic }
@@ -155,10 +168,18 @@ public enum ProjectLoader {
     public static func load(_ project: Project, probe: Bool = true, policy: MediaPolicy = .localFilesOnly,
                             cache: ProbeCache? = nil) -> LoadedProject
     {
+        load(project, probe: probe, policy: policy, cache: cache,
+             nested: NestedCompositions(policy: policy, cache: cache, file: nil))
+    }
+
+    /// `load(_:probe:policy:cache:)` for a project inside another one's loading (an entry of `compositions`).
+    static func load(_ project: Project, probe: Bool = true, policy: MediaPolicy, cache: ProbeCache?,
+                     nested: NestedCompositions) -> LoadedProject
+    {
         // What the reader checks of a written project's containers, so that the same mistake gets the same
         // diagnostic whether the project was written or built in code.
         let containers = project.containerDiagnostics(capabilities: .ffmpeg)
-        let loaded = compileAndCheck(project, probe: probe, policy: policy, cache: cache)
+        let loaded = compileAndCheck(project, probe: probe, policy: policy, cache: cache, nested: nested)
         guard !containers.isEmpty else { return loaded }
         let failed = containers.contains { $0.severity == .error }
         return LoadedProject(project: project, compiled: failed ? nil : loaded.compiled, catalog: loaded.catalog,
@@ -167,9 +188,9 @@ public enum ProjectLoader {
 
     /// Probes, compiles and validates a project whose containers are already checked.
     private static func compileAndCheck(_ project: Project, probe: Bool, policy: MediaPolicy,
-                                        cache: ProbeCache?) -> LoadedProject
+                                        cache: ProbeCache?, nested: NestedCompositions) -> LoadedProject
     {
-        let catalog = probe ? ProbedMedia(project: project, policy: policy, cache: cache) : nil
+        let catalog = probe ? ProbedMedia(project: project, policy: policy, cache: cache, nested: nested) : nil
         // Probe failures reach the compiler with the facts: it reports each where a clip first uses the asset.
         let (compiled, diagnostics) = ProjectCheck.run(project, facts: catalog?.facts ?? [:], probed: probe,
                                                        measure: CaptionScript.measure,

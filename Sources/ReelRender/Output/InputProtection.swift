@@ -29,8 +29,9 @@ public enum InputProtection {
         }
         for asset in project.assets {
             switch asset.source {
-            case .file(let file, _, _, _, _), .image(let file): add("asset \"\(asset.id)\"", file)
-            case .color: continue
+            case .file(let file, _, _, _, _), .image(let file), .composition(.file(let file, _)):
+                add("asset \"\(asset.id)\"", file)
+            case .color, .composition(.inline): continue
             }
         }
         for file in project.videoComposition.inputFiles(includingCaptionsWithCues: true) {

@@ -53,7 +53,7 @@ import ReelTime
          ##"error: $.assets.s.color: expected a colour "#RRGGBB" or "#RRGGBBAA", found a number"##),
         (##"{"image": ""}"##, "error: $.assets.s.image: must not be empty"),
         (##"{"image": "a.png", "color": "#000000"}"##,
-         "error: $.assets.s: an asset is one of path, image or color, found image and color\n       hint: keep one of them"),
+         "error: $.assets.s: an asset is one of path, image, color, sequence or composition, found image and color\n       hint: keep one of them"),
     ])
     func badStillAssetsAreErrors(asset: String, expected: String) {
         let errors = readErrors("""

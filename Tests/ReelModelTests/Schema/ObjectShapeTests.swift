@@ -14,7 +14,7 @@ struct ObjectShapeTests {
         }
         #expect(ObjectShape.asset.allowed
             == ObjectShape.fileAsset.allowed + ObjectShape.imageAsset.allowed + ObjectShape.colorAsset.allowed
-                + ObjectShape.sequenceAsset.allowed)
+                + ObjectShape.sequenceAsset.allowed + ObjectShape.compositionAsset.allowed)
         #expect(ObjectShape.asset.required == [])
         #expect(ProjectReader.topLevelKeys == ObjectShape.project.allowed)
     }
@@ -77,6 +77,8 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .imageAsset: ["#/$defs/asset/oneOf/1"],
     .colorAsset: ["#/$defs/asset/oneOf/2"],
     .sequenceAsset: ["#/$defs/asset/oneOf/3"],
+    .compositionAsset: ["#/$defs/asset/oneOf/4"],
+    .inlineComposition: ["#/$defs/inlineComposition"],
     .timeline: ["#/$defs/timeline"],
     .gap: ["#/$defs/gap"],
     .clip: ["#/$defs/clip"],
@@ -186,6 +188,8 @@ private let readerProbes: [ReaderProbe] = [
     ReaderProbe(shape: .imageAsset, document: editing(assets: #"{"a": {"path": "a.mp4"}, "b": {"image": "b.png", "zzzz": 1}}"#)),
     ReaderProbe(shape: .colorAsset, document: editing(assets: ##"{"a": {"path": "a.mp4"}, "b": {"color": "#000000", "zzzz": 1}}"##)),
     ReaderProbe(shape: .sequenceAsset, document: editing(assets: #"{"a": {"path": "a.mp4"}, "b": {"sequence": "f/%04d.png", "frameRate": 24, "zzzz": 1}}"#)),
+    ReaderProbe(shape: .compositionAsset, document: editing(assets: #"{"a": {"path": "a.mp4"}, "b": {"composition": "b.json", "zzzz": 1}}"#)),
+    ReaderProbe(shape: .inlineComposition, document: #"{"reel": 1, "compositions": {"c": {"zzzz": 1}}, "output": {"end": 1}, "timeline": {"clips": []}}"#),
     ReaderProbe(shape: .timeline, document: #"{"reel": 1, "timeline": {"clips": [], "zzzz": 1}}"#),
     ReaderProbe(shape: .gap, document: editing(#""clips": [{"asset": "a"}, {"gap": 1, "zzzz": 1}]"#)),
     ReaderProbe(shape: .clip, document: editing(#""clips": [{"zzzz": 1}]"#)),

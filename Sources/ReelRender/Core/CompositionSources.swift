@@ -1,0 +1,152 @@
+import ReelMedia
+import ReelModel
+import ReelTime
+
+/// The pictures of a composition asset (issue 38): the child rendered by its own `RenderCore` (the same stages and
+/// compositor as any render, reading its media through the same opener), one child frame at a time, held until
+/// the next is asked for. Source time s shows the child's frame n = ⌊s / frameDuration⌋ (for a reversed
+/// segment the last frame before s), clamped to the child's frames, as a decoder shows a file's.
+final class CompositionVideoReader: VideoSourceReader {
+    private let core: RenderCore
+    private let frameDuration: Time
+    /// The child's frames: ⌈duration / frameDuration⌉.
+    private let frameCount: Int64
+    private let backwards: Bool
+    private var shown: (index: Int64, picture: VideoFrame)?
+
+    /// A reader of `child`'s pictures, opening its media through `opener`; `backwards` for a reversed segment.
+    init(_ child: NestedComposition, opener: any SourceOpener, backwards: Bool) throws(RenderError) {
+        let compiled = child.compiled
+        core = try RenderCore(project: compiled, catalog: SourceCatalog(project: compiled, facts: child.facts),
+                              opener: opener, compositor: makeCompositor(for: compiled), depth: 1)
+        frameDuration = compiled.frameDuration
+        do {
+            frameCount = try compiled.duration.quotient(dividingBy: compiled.frameDuration, rounding: .up)
+        } catch {
+            throw RenderError(.internal, "the composition's length \(compiled.duration) s has no frame count")
+        }
+        self.backwards = backwards
+    }
+
+    func frame(at sourceTime: Time) throws(MediaError) -> VideoFrame {
+        var index: Int64
+        do {
+            index = backwards ? try sourceTime.quotient(dividingBy: frameDuration, rounding: .up) - 1
+                : try sourceTime.quotient(dividingBy: frameDuration, rounding: .down)
+        } catch {
+            throw MediaError(.internal, "source time \(sourceTime) s has no frame of the composition")
+        }
+        index = min(max(index, 0), max(frameCount - 1, 0))
+        if let shown, shown.index == index { return shown.picture }
+        let sink = PictureSink()
+        do {
+            try core.render(at: try Time.frames(index, frameDuration: frameDuration), into: sink)
+        } catch let error as RenderError {
+            throw MediaError(error.kind.mediaKind, error.message)
+        } catch {
+            throw MediaError(.internal, "frame \(index) of the composition has no time")
+        }
+        guard let picture = sink.picture else { throw MediaError(.internal, "the composition's compositor returned no picture") }
+        shown = (index, picture)
+        return picture
+    }
+}
+
+/// The sound of a composition asset: the child's mix (its own `AudioMixer`, effects and gains included) at the
+/// parent's sample rate and channels, so sample k of the asset is sample k of the child's mix; silence after its
+/// end.
+final class CompositionAudioReader: AudioSourceReader {
+    private let mixer: AudioMixer
+    private let buffers: SampleBuffers
+    /// Samples in the child: ⌈duration × sampleRate⌉.
+    private let sampleCount: Int64
+
+    /// A reader of `child`'s mix at `sampleRate` Hz in `channels`, opening its media through `opener`.
+    init(_ child: NestedComposition, opener: any SourceOpener, sampleRate: Int, channels: Int) throws(RenderError) {
+        let compiled = child.compiled
+        mixer = try AudioMixer(project: compiled, catalog: SourceCatalog(project: compiled, facts: child.facts),
+                               opener: opener, sampleRate: sampleRate, channels: channels)
+        buffers = SampleBuffers(channels: channels, capacity: AudioMixer.maximumChunk)
+        do {
+            sampleCount = try compiled.duration.count(atRate: Int64(sampleRate), rounding: .up)
+        } catch {
+            throw RenderError(.internal, "the composition's length \(compiled.duration) s has no sample count")
+        }
+    }
+
+    var endSample: Int64? { sampleCount }
+
+    func read(from firstSample: Int64, count: Int, into channels: [UnsafeMutablePointer<Float>]) throws(MediaError) {
+        for plane in channels { plane.update(repeating: 0, count: count) }
+        var done = 0
+        while done < count {
+            let start = firstSample + Int64(done)
+            let chunk = min(count - done, AudioMixer.maximumChunk)
+            defer { done += chunk }
+            // Before the start and after the end: silence.
+            let from = max(start, 0), to = min(start + Int64(chunk), sampleCount)
+            guard to > from else { continue }
+            do {
+                try mixer.mix(fromSample: from, sampleCount: Int(to - from), into: buffers)
+            } catch {
+                throw MediaError(error.kind.mediaKind, error.message)
+            }
+            let offset = done + Int(from - start)
+            for (c, plane) in channels.enumerated() where c < buffers.channels {
+                (plane + offset).update(from: buffers.planes[c], count: Int(to - from))
+            }
+        }
+    }
+}
+
+extension SourceOpener {
+    /// A reader of composition asset pictures or of a file's video stream, as `entry` says.
+    func openVideo(_ entry: SourceCatalog.Entry?, path: String?, stream: Int, reversed: Bool) throws(RenderError)
+        -> any VideoSourceReader
+    {
+        if case .composition(let child)? = entry?.kind {
+            return try CompositionVideoReader(child, opener: self, backwards: reversed)
+        }
+        guard let path else { throw RenderError(.internal, "a video source has no file") }
+        do {
+            return reversed ? try openReversedVideo(path: path, stream: stream) : try openVideo(path: path, stream: stream)
+        } catch {
+            throw RenderError(media: error)
+        }
+    }
+}
+
+extension SourceOpener {
+    /// A reader of a composition asset's mix or of a file's audio stream, as `entry` (asset `asset`'s) says.
+    func openAudio(_ entry: SourceCatalog.Entry?, stream: Int, sampleRate: Int, channels: Int,
+                   asset: String) throws(RenderError) -> any AudioSourceReader {
+        if case .composition(let child)? = entry?.kind {
+            do {
+                return try CompositionAudioReader(child, opener: self, sampleRate: sampleRate, channels: channels)
+            } catch {
+                throw RenderError(error.kind, "asset \"\(asset)\": " + error.message)
+            }
+        }
+        guard let entry, entry.kind == .media, let path = entry.path else {
+            throw RenderError(.internal, "asset \"\(asset)\" has no file")
+        }
+        do {
+            return try openAudio(path: path, stream: stream, sampleRate: sampleRate, channels: channels)
+        } catch {
+            throw RenderError(media: error, asset: asset)
+        }
+    }
+}
+
+extension RenderError.Kind {
+    /// The media error kind that carries this kind through a reader's seam (a child composition's failure).
+    var mediaKind: MediaError.Kind {
+        switch self {
+        case .missingInput: .missing
+        case .unsupported: .unsupported
+        case .io: .io
+        case .invalid, .usage: .corrupt
+        case .internal, .cannotCreateOutput, .cancelled: .internal
+        }
+    }
+}

@@ -1,0 +1,281 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Issue 38 point 1 through the built binary: a composition used as a clip or an overlay shows, frame for frame, what
+/// rendering the child alone shows at the mapped time (lossless outputs, so the decoded pictures are the rendered
+/// ones: framemd5 equal), and its sound arrives sample-exact (a PCM sawtooth); `reel compile` keeps the child as a
+/// composition and its explicit form renders the same; cycles, nesting deeper than 16, a child's missing media and a
+/// child that does not read stop with the right exit code, the child's file and JSON path, and nothing written.
+@Suite struct NestedCompositionTests {
+    let folder: TemporaryDirectory
+    let reel: URL
+
+    init() throws {
+        folder = try TemporaryDirectory(prefix: "reel-nested")
+        reel = try builtExecutable(named: "reel")
+        try FileManager.default.createDirectory(at: folder.file("child"), withIntermediateDirectories: true)
+        // The child's media, in the child's own folder: testsrc 160×120 at 25 fps for 4 s, lossless, with a sawtooth
+        // whose sample k is (k mod 4000) / 4000 − 0.5 (so an offset of a sample is seen), 48 kHz stereo PCM.
+        _ = try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=s=160x120:r=25:d=4,format=yuv420p",
+                                      "-f", "lavfi", "-i", "aevalsrc='mod(n,4000)/4000-0.5':s=48000:c=stereo:d=4",
+                                      "-c:v", "libx264", "-crf", "0", "-g", "25", "-bf", "0", "-c:a", "pcm_s16le",
+                                      folder.file("child/src.mkv").path])
+        try write("child/card.json", """
+            {"reel": 1, "output": {"size": [160, 120], "frameRate": 25, "video": {"crf": 0}, "audio": {"codec": "pcm"}},
+             "assets": {"src": {"path": "src.mkv"}},
+             "timeline": {"clips": [{"asset": "src"}],
+                          "titles": [{"text": "CARD", "start": 0.5, "duration": 3, "position": [0.5, 0.3], "size": 24}]}}
+            """)
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        try text.write(to: folder.file(name), atomically: true, encoding: .utf8)
+    }
+
+    /// `reel render name -o out` in the test folder.
+    func render(_ name: String, _ out: String) throws -> ProcessResult {
+        try run(reel.path, ["render", folder.file(name).path, "-o", folder.file(out).path, "--force", "--quiet"])
+    }
+
+    /// A parent project 160×120 at 25 fps, lossless, whose assets and timeline are given.
+    func parent(assets: String = #""card": {"composition": "child/card.json"}"#, timeline: String) -> String {
+        """
+        {"reel": 1, "output": {"size": [160, 120], "frameRate": 25, "video": {"crf": 0}, "audio": {"codec": "pcm"}},
+         "assets": {\(assets), "black": {"color": "#000000"}},
+         "timeline": \(timeline)}
+        """
+    }
+
+    /// The MD5 of each decoded picture of `file`'s video, in order.
+    func pictureHashes(_ file: String) throws -> [String] {
+        let data = try runChecked("ffmpeg", ["-v", "error", "-i", folder.file(file).path, "-map", "0:v", "-f", "framemd5", "-"])
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    /// The child rendered alone (once per test).
+    func childAlone() throws -> (pictures: [String], samples: [[Float]]) {
+        let result = try render("child/card.json", "alone.mkv")
+        try #require(result.status == 0, "\(result.stderrText)")
+        return (try pictureHashes("alone.mkv"), try readAudioSamples(of: folder.file("alone.mkv"), sampleRate: 48000, channels: 2))
+    }
+
+    @Test func aClipOfTheChildWithATrimAndSpeedTwoShowsTheChildsFramesAtTheMappedTimes() throws {
+        let alone = try childAlone()
+        #expect(alone.pictures.count == 100)
+        // in 1, out 3 at speed 2: 1 s on the timeline, output frame k shows source time 1 + 2k/25, the child's frame 25 + 2k.
+        try write("parent.json", parent(timeline: #"{"clips": [{"asset": "card", "in": 1, "out": 3, "speed": 2}]}"#))
+        let result = try render("parent.json", "parent.mkv")
+        #expect(result.status == 0, "\(result.stderrText)")
+        let pictures = try pictureHashes("parent.mkv")
+        #expect(pictures.count == 25)
+        for (k, hash) in pictures.enumerated() {
+            #expect(hash == alone.pictures[25 + 2 * k], "output frame \(k) is not the child's frame \(25 + 2 * k)")
+        }
+        // Not a picture repeated: the child's frames differ (the testsrc counter moves).
+        #expect(Set(pictures).count == 25)
+    }
+
+    @Test func theChildsSoundArrivesSampleExactAfterABlackClip() throws {
+        let alone = try childAlone()
+        // 0.5 s of black, then the child from 1 s to 2.5 s: output sample 24000 + j is the child's sample 48000 + j.
+        try write("parent.json", parent(timeline: #"""
+            {"clips": [{"asset": "black", "duration": 0.5}, {"asset": "card", "in": 1, "out": 2.5}]}
+            """#))
+        let result = try render("parent.json", "parent.mkv")
+        #expect(result.status == 0, "\(result.stderrText)")
+        let samples = try readAudioSamples(of: folder.file("parent.mkv"), sampleRate: 48000, channels: 2)
+        try #require(samples[0].count == 96000, "\(samples[0].count) samples")
+        for c in 0..<2 {
+            #expect(samples[c][0..<24000].allSatisfy { $0 == 0 }, "the black clip is silent")
+            let mismatches = (0..<72000).filter { samples[c][24000 + $0] != alone.samples[c][48000 + $0] }
+            #expect(mismatches.isEmpty, "channel \(c): \(mismatches.count) samples differ, first at \(mismatches.first ?? -1)")
+        }
+        // And the pictures: output frame 12 + k is the child's frame 25 + k.
+        let pictures = try pictureHashes("parent.mkv")
+        #expect(pictures.count == 50)
+        for k in 0..<37 { #expect(pictures[13 + k] == alone.pictures[25 + k], "output frame \(13 + k)") }
+    }
+
+    @Test func anInlineCompositionAsAVideoOverlayShowsItsFramesFromItsStart() throws {
+        let alone = try childAlone()
+        // An entry of compositions showing the child file's clip again (compositions nest), as an overlay at 0.4 s over
+        // black: output frame 10 + k is the child's frame k.
+        try write("parent.json", parent(
+            assets: #""card": {"composition": "child/card.json"}, "inline": {"composition": "wrapper"}"#,
+            timeline: #"""
+            {"clips": [{"asset": "black", "duration": 2}], "overlays": [{"video": "inline", "start": 0.4, "duration": 1.2}]}
+            """#).replacingOccurrences(of: #""timeline":"#, with: #""compositions": {"wrapper": {"size": [160, 120], "frameRate": 25, "#
+                                  + #""timeline": {"clips": [{"asset": "card"}]}}}, "timeline":"#))
+        let result = try render("parent.json", "parent.mkv")
+        #expect(result.status == 0, "\(result.stderrText)")
+        let pictures = try pictureHashes("parent.mkv")
+        #expect(pictures.count == 50)
+        for k in 0..<30 { #expect(pictures[10 + k] == alone.pictures[k], "output frame \(10 + k)") }
+        #expect(pictures[0] != alone.pictures[0], "before the overlay starts the canvas is black")
+        // Its sound plays from the overlay's start.
+        let samples = try readAudioSamples(of: folder.file("parent.mkv"), sampleRate: 48000, channels: 2)
+        #expect(Array(samples[0][19200..<(19200 + 48000)]) == Array(alone.samples[0][0..<48000]))
+    }
+
+    @Test func compileKeepsTheCompositionAndItsExplicitFormRendersTheSame() throws {
+        try write("parent.json", parent(timeline: #"{"clips": [{"asset": "card", "in": 1, "out": 3, "speed": 2}]}"#))
+        #expect(try render("parent.json", "parent.mkv").status == 0)
+        let compiled = try run(reel.path, ["compile", folder.file("parent.json").path])
+        #expect(compiled.status == 0, "\(compiled.stderrText)")
+        #expect(compiled.stdoutText.contains(#""composition": "\#(folder.file("child/card.json").path)""#), "\(compiled.stdoutText)")
+        try write("explicit.json", compiled.stdoutText)
+        let result = try render("explicit.json", "explicit.mkv")
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(try pictureHashes("explicit.mkv") == pictureHashes("parent.mkv"))
+    }
+
+    @Test func cyclesAreRefusedWithNothingWritten() throws {
+        // a.json uses b.json, which uses a.json.
+        try write("a.json", parent(assets: #""b": {"composition": "b.json"}"#, timeline: #"{"clips": [{"asset": "b"}]}"#))
+        try write("b.json", parent(assets: #""a": {"composition": "a.json"}"#, timeline: #"{"clips": [{"asset": "a"}]}"#))
+        let result = try render("a.json", "out.mkv")
+        #expect(result.status == 65, "\(result.stderrText)")
+        #expect(result.stderrText.contains("b.json") && result.stderrText.contains("$.assets.a.composition"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("uses itself"), "\(result.stderrText)")
+        // An entry of compositions that shows itself.
+        try write("self.json", parent(assets: #""me": {"composition": "loop"}"#, timeline: #"{"clips": [{"asset": "me"}]}"#)
+            .replacingOccurrences(of: #""timeline":"#, with: #""compositions": {"loop": {"size": [160, 120], "frameRate": 25, "#
+                                  + #""timeline": {"clips": [{"asset": "me"}]}}}, "timeline":"#))
+        let selfResult = try render("self.json", "out.mkv")
+        #expect(selfResult.status == 65, "\(selfResult.stderrText)")
+        #expect(selfResult.stderrText.contains("$.assets.me.composition") && selfResult.stderrText.contains("uses itself"),
+                "\(selfResult.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
+    }
+
+    @Test func nestingDeeperThanSixteenIsRefused() throws {
+        // level0.json uses level1.json … uses levelN.json, a black clip.
+        func chain(_ levels: Int) throws {
+            for level in 0..<levels {
+                try write("level\(level).json", parent(assets: #""next": {"composition": "level\#(level + 1).json"}"#,
+                                                       timeline: #"{"clips": [{"asset": "next"}]}"#))
+            }
+            try write("level\(levels).json", parent(timeline: #"{"clips": [{"asset": "black", "duration": 0.2}]}"#))
+        }
+        try chain(16)
+        let deepest = try render("level0.json", "ok.mkv")
+        #expect(deepest.status == 0, "16 levels are allowed: \(deepest.stderrText)")
+        #expect(try countFrames(folder.file("ok.mkv")) == 5)
+        try chain(17)
+        let result = try render("level0.json", "out.mkv")
+        #expect(result.status == 65, "\(result.stderrText)")
+        #expect(result.stderrText.contains("deeper than 16"), "\(result.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
+    }
+
+    @Test func aChildsMissingMediaNamesTheChildFileAndItsPath() throws {
+        try FileManager.default.createDirectory(at: folder.file("broken"), withIntermediateDirectories: true)
+        try write("broken/card.json", """
+            {"reel": 1, "output": {"size": [160, 120], "frameRate": 25},
+             "assets": {"gone": {"path": "gone.mp4"}}, "timeline": {"clips": [{"asset": "gone"}]}}
+            """)
+        try write("parent.json", parent(assets: #""card": {"composition": "broken/card.json"}"#,
+                                        timeline: #"{"clips": [{"asset": "card"}]}"#))
+        let result = try render("parent.json", "out.mkv")
+        #expect(result.status == 66, "\(result.stderrText)")
+        #expect(result.stderrText.contains("broken/card.json") && result.stderrText.contains("$.assets.gone.path"),
+                "\(result.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
+        // A child file that is missing, and one that is not a project.
+        try write("parent.json", parent(assets: #""card": {"composition": "nowhere.json"}"#,
+                                        timeline: #"{"clips": [{"asset": "card"}]}"#))
+        let missing = try render("parent.json", "out.mkv")
+        #expect(missing.status == 66 && missing.stderrText.contains("$.assets.card.composition"), "\(missing.stderrText)")
+        try write("notjson.json", "{\"reel\": 1, ")
+        try write("parent.json", parent(assets: #""card": {"composition": "notjson.json"}"#,
+                                        timeline: #"{"clips": [{"asset": "card"}]}"#))
+        let unreadable = try render("parent.json", "out.mkv")
+        #expect(unreadable.status == 65 && unreadable.stderrText.contains("notjson.json"), "\(unreadable.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
+    }
+
+    @Test func anEntrysProblemIsPlacedInTheParentsDocument() throws {
+        // The entry's clip names an asset nobody declared: the error has the entry's path and its line in parent.json.
+        try write("parent.json", parent(assets: #""card": {"composition": "card"}"#, timeline: #"{"clips": [{"asset": "card"}]}"#)
+            .replacingOccurrences(of: #""timeline":"#, with: "\"compositions\": {\"card\": {\"size\": [160, 120], \"frameRate\": 25,\n"
+                                  + #"  "timeline": {"clips": [{"asset": "nope", "duration": 1}]}}}, "timeline":"#))
+        let result = try render("parent.json", "out.mkv")
+        #expect(result.status == 65, "\(result.stderrText)")
+        #expect(result.stderrText.contains("parent.json:4:") && result.stderrText.contains("$.compositions.card.timeline.clips[0].asset")
+                && result.stderrText.contains("\"nope\""), "\(result.stderrText)")
+        // An entry no asset uses is not rendered, and its problems are not reported.
+        try write("parent.json", parent(timeline: #"{"clips": [{"asset": "black", "duration": 0.2}]}"#)
+            .replacingOccurrences(of: #""timeline":"#, with: #""compositions": {"spare": {"size": [160, 120], "timeline": {"clips": [{"asset": "nope"}]}}}, "timeline":"#))
+        let unused = try render("parent.json", "out.mkv")
+        #expect(unused.status == 0, "\(unused.stderrText)")
+    }
+
+    @Test func templateVariablesReachInlineCompositions() throws {
+        try write("template.json", """
+            {"reel": 1, "variables": {"name": {"type": "string", "default": "A"}},
+             "output": {"size": [160, 120], "frameRate": 25, "video": {"crf": 0}, "audio": false},
+             "compositions": {"third": {"size": [160, 120], "frameRate": 25,
+                                        "timeline": {"clips": [{"asset": "black", "duration": 0.2}],
+                                                     "titles": [{"text": "{{name}}", "start": 0, "duration": 0.2}]}}},
+             "assets": {"black": {"color": "#000000"}, "third": {"composition": "third"}},
+             "timeline": {"clips": [{"asset": "third"}]}}
+            """)
+        let first = try run(reel.path, ["render", folder.file("template.json").path, "-o", folder.file("a.mkv").path,
+                                        "--set", "name=AAAA", "--force", "--quiet"])
+        let second = try run(reel.path, ["render", folder.file("template.json").path, "-o", folder.file("b.mkv").path,
+                                         "--set", "name=WWWW", "--force", "--quiet"])
+        #expect(first.status == 0 && second.status == 0, "\(first.stderrText)\(second.stderrText)")
+        #expect(try pictureHashes("a.mkv") != pictureHashes("b.mkv"), "the variable changed the inline composition's title")
+    }
+
+    @Test func withPassesValuesToAChildTemplate() throws {
+        try write("lower.json", """
+            {"reel": 1, "variables": {"who": {"type": "string", "default": "nobody"}},
+             "output": {"size": [160, 120], "frameRate": 25},
+             "assets": {"black": {"color": "#000000"}},
+             "timeline": {"clips": [{"asset": "black", "duration": 0.2}], "titles": [{"text": "{{who}}", "start": 0, "duration": 0.2}]}}
+            """)
+        func speakers(_ a: String, _ b: String) -> String {
+            parent(assets: #""one": {"composition": "lower.json", "with": {"who": "\#(a)"}}, "two": {"composition": "lower.json", "with": {"who": "\#(b)"}}"#,
+                   timeline: #"{"clips": [{"asset": "one"}, {"asset": "two"}]}"#)
+        }
+        try write("parent.json", speakers("AAAA", "WWWW"))
+        let result = try render("parent.json", "parent.mkv")
+        #expect(result.status == 0, "\(result.stderrText)")
+        let pictures = try pictureHashes("parent.mkv")
+        try #require(pictures.count == 10)
+        #expect(pictures[0] != pictures[5], "each use got its own value")
+        // The same value twice draws the same picture.
+        try write("parent.json", speakers("AAAA", "AAAA"))
+        #expect(try render("parent.json", "same.mkv").status == 0)
+        let same = try pictureHashes("same.mkv")
+        #expect(same[0] == same[5] && same[0] == pictures[0])
+        // A value for a variable the child does not declare is the child's error, named in it.
+        try write("parent.json", parent(assets: #""one": {"composition": "lower.json", "with": {"nobody": 1}}"#,
+                                        timeline: #"{"clips": [{"asset": "one"}]}"#))
+        let wrong = try render("parent.json", "out.mkv")
+        #expect(wrong.status == 65 && wrong.stderrText.contains("lower.json") && wrong.stderrText.contains("$.assets.one.with"), "\(wrong.stderrText)")
+    }
+
+    @Test func aReversedClipOfTheChildEqualsTheSameClipOfTheChildRenderedToAFile() throws {
+        _ = try childAlone()
+        // The same reversed trim of the composition and of its rendering (alone.mkv): the same pictures and sound.
+        func reversed(_ asset: String) -> String {
+            parent(assets: #""card": {"composition": "child/card.json"}, "file": {"path": "alone.mkv"}"#,
+                   timeline: #"{"clips": [{"asset": "\#(asset)", "in": 1, "out": 2, "reverse": true}]}"#)
+        }
+        try write("nested.json", reversed("card"))
+        try write("filed.json", reversed("file"))
+        let nested = try render("nested.json", "nested.mkv"), filed = try render("filed.json", "filed.mkv")
+        #expect(nested.status == 0 && filed.status == 0, "\(nested.stderrText)\(filed.stderrText)")
+        let pictures = try pictureHashes("nested.mkv")
+        #expect(pictures.count == 25 && Set(pictures).count == 25)
+        #expect(pictures == (try pictureHashes("filed.mkv")))
+        let a = try readAudioSamples(of: folder.file("nested.mkv"), sampleRate: 48000, channels: 2)
+        let b = try readAudioSamples(of: folder.file("filed.mkv"), sampleRate: 48000, channels: 2)
+        #expect(a == b && a[0].count == 48000)
+    }
+}
+
