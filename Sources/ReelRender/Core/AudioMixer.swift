@@ -48,10 +48,9 @@ final class AudioMixer {
         /// In a run (a speed ramp, issue 39): the segment before it, which ends where it starts in source and
         /// target; the run is played as one stretch.
         var previous: SegmentPlan?
-        /// In a run: whether a segment follows it.
-        var hasNext = false
-        /// In a run: the lowest and highest rate of its segments; nil for a segment on its own.
-        var runRates: ClosedRange<Double>?
+        /// In a run whose rate changes (a speed ramp): the mappings of its segments, in order (the ramp's map); nil for
+        /// a segment on its own and in a run at one rate (played as one segment would be).
+        var rampMap: [TimeMapping]?
 
         init(track: Int, asset: String, stream: Int, mapping: TimeMapping, rate: Rational, varispeed: Bool,
              first: Int64, end: Int64) {
@@ -176,18 +175,18 @@ final class AudioMixer {
             while end < segments.count, continues(segments[end - 1], segments[end]) { end += 1 }
             let run = segments[start..<end]
             if run.count > 1 {
-                let rates = run.map(\.rate.doubleValue)
-                let range = (rates.min() ?? 1)...(rates.max() ?? 1)
                 let low = run.map(\.mapping.source.start).min() ?? .zero
                 let high = run.map(\.mapping.source.end).max() ?? .zero
                 let reversed = run.first?.mirror != nil
                 let mirror = try low.count(atRate: sampleRate, rounding: .nearest)
                     + high.count(atRate: sampleRate, rounding: .nearest) - 1
                 for (offset, plan) in run.enumerated() {
-                    plan.runRates = range
                     plan.previous = offset > 0 ? run[run.startIndex + offset - 1] : nil
-                    plan.hasNext = offset < run.count - 1
                     if reversed { try plan.mirrorRun(low: low, high: high, mirror: mirror) }
+                }
+                if Set(run.map(\.rate)).count > 1 {
+                    let map = run.map(\.mapping)
+                    for plan in run { plan.rampMap = map }
                 }
             }
             start = end
@@ -290,7 +289,7 @@ final class AudioMixer {
     private func render(_ segment: SegmentPlan, from: Int64, count: Int) throws(RenderError) {
         let reader = try reader(for: segment)
         let rate = Int64(sampleRate)
-        if segment.rate == Rational(1), segment.runRates == nil {
+        if segment.rate == Rational(1) {
             let sourceIndex: Int64
             do {
                 let time = Time(value: from, timescale: rate)
@@ -316,11 +315,10 @@ final class AudioMixer {
                 segment.stretch = try StretchedSegment(
                     segment: segment.mapping, rate: segment.rate, varispeed: segment.varispeed,
                     startingAt: from, sampleRate: sampleRate, channels: channels, asset: segment.asset,
-                    tempoRange: segment.runRates)
+                    rampMap: segment.rampMap)
             }
         }
         guard let stretch = segment.stretch else { return }
-        stretch.runContinues = segment.hasNext
         try stretch.render(count: count, from: reader, into: scratch)
     }
 
