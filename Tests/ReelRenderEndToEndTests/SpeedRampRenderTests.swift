@@ -210,9 +210,14 @@ import Testing
             let apart = min(abs(phase - expected), period - abs(phase - expected))
             // The model's step from the sample before: the map's rate over that sample.
             let modelStep = position - (clip.source(local - 1 / Self.sampleRate) * Self.sampleRate - (clip.reversed ? 1 : 0))
-            if abs(modelStep) < 0.02 {
-                // Where the map itself is slower than a segment may be (0.01: the eased map key starting from rest),
-                // the sound's piece runs at 0.01 and strays from it by a fraction of a sample: checked apart.
+            // Within 5 ms of where the map itself is slower than a segment may be (0.01: an eased map key starting
+            // from rest, rate 0 at the key), the sound's piece there runs at its chord (≥ 0.01) and strays from the
+            // curve by a fraction of a sample (2.4/c for a rate rising as c·t): checked apart, to a sample.
+            let nearRest = stride(from: -0.005, through: 0.005, by: 0.0005).contains { dt in
+                let a = local + dt
+                return a > 0 && a < clip.length && (clip.offset(a + 0.0005) - clip.offset(a)) / 0.0005 < 0.01
+            }
+            if nearRest {
                 worstSlow = max(worstSlow, apart)
                 slow += 1
             } else {
@@ -232,9 +237,9 @@ import Testing
         // Sample-exact: every checked sample within half a sample of the map (the chords of the compiled pieces stray by
         // at most a quarter), and no step between neighbours away from the rate at that instant (no click).
         #expect(worst <= 0.5, "largest position error \(worst) samples at output sample \(worstAt), \(wrongSamples) over 0.5")
-        #expect(slow < 300 && worstSlow <= 1, "\(slow) samples where the map is slower than 0.02, largest error \(worstSlow)")
+        #expect(slow < 1000 && worstSlow <= 1, "\(slow) samples near where the map rests, largest error \(worstSlow)")
         #expect(largestStep <= 0.2, "largest step away from the map's \(largestStep) samples")
-        print("varispeed: \(checked) samples, largest position error \(worst) samples at output sample \(worstAt) (\(wrongSamples) over 0.5), \(slow) where the map is slower than 0.02 (largest error \(worstSlow)), largest step error \(largestStep)")
+        print("varispeed: \(checked) samples, largest position error \(worst) samples at output sample \(worstAt) (\(wrongSamples) over 0.5), \(slow) near where the map rests (largest error \(worstSlow)), largest step error \(largestStep)")
     }
 
     @Test func theExplicitFormRendersTheSame() throws {
