@@ -24,16 +24,6 @@ extension PlacedClip {
             }
         }
         bounds.append(range.end)
-        if atKeys {
-            // A grid bound within a 48 kHz sample of a key gives way to it: a piece shorter than a sample would fall
-            // off the sample grid and split the run the mixer plays as one stretch.
-            let sample = Time(value: 1, timescale: 48000)
-            func near(_ a: Time, _ b: Time) -> Bool { ((try? (a > b ? a - b : b - a)) ?? sample) < sample }
-            let keys = ramp.keys.compactMap { try? target.start + $0.time }
-                .filter { $0 > range.start && $0 < range.end && !near($0, range.start) && !near($0, range.end) }
-            let grid = bounds.filter { b in b == range.start || b == range.end || !keys.contains { near($0, b) } }
-            bounds = (grid + keys).sorted().reduce(into: [Time]()) { kept, b in if kept.last != b { kept.append(b) } }
-        }
         func sourceTime(at b: Time) -> Time {
             if b >= target.end { return clip.reverse ? source.start : source.end }
             let offset = ramp.sourceOffset(at: (try? b - target.start) ?? .zero)
@@ -42,6 +32,22 @@ extension PlacedClip {
             // The explicit form writes timescales up to 2^31, differences of instants included: every instant goes
             // on one grid (those on a frame or sample stay where they are).
             return SpeedRamp.onGrid(clamped)
+        }
+        if atKeys {
+            // A grid bound within a 48 kHz sample of a key gives way to it: a piece shorter than a sample would fall
+            // off the sample grid and split the run the mixer plays as one stretch.
+            let sample = Time(value: 1, timescale: 48000)
+            func near(_ a: Time, _ b: Time) -> Bool { ((try? (a > b ? a - b : b - a)) ?? sample) < sample }
+            let keys = ramp.keys.compactMap { try? target.start + $0.time }
+                .filter { $0 > range.start && $0 < range.end && !near($0, range.start) && !near($0, range.end) }
+            // Where the curve rests at a key (an eased map starting or ending at rate 0), the piece beside the key is
+            // cut where its chord just passes 0.01, the slowest a segment plays: the shortest piece that may stand
+            // there, so the one that strays least from the curve.
+            let rests = keys.flatMap { key in [Int64(1), -1].compactMap { side in
+                restCut(at: key, side: side, within: range, keys: keys, sourceTime: sourceTime).map { (key, $0) } } }
+            func resting(_ b: Time) -> Bool { rests.contains { min($0.0, $0.1) < b && b < max($0.0, $0.1) } }
+            let grid = bounds.filter { b in b == range.start || b == range.end || (!keys.contains { near($0, b) } && !resting(b)) }
+            bounds = (grid + keys + rests.map(\.1)).sorted().reduce(into: [Time]()) { kept, b in if kept.last != b { kept.append(b) } }
         }
         var pieces: [(source: TimeRange, target: TimeRange)] = []
         var previousSource = sourceTime(at: bounds[0])
@@ -61,6 +67,30 @@ extension PlacedClip {
             }
         }
         return pieces
+    }
+
+    /// The instant beside `key` (after it for `side` 1, before for −1) where the chord from the key first reaches a
+    /// rate of 0.0101, when the curve is slower than 0.01 right at the key (within 50 ms and before the next key);
+    /// nil otherwise.
+    private func restCut(at key: Time, side: Int64, within range: TimeRange, keys: [Time],
+                         sourceTime: (Time) -> Time) -> Time? {
+        func instant(_ h: Double) -> Time? {
+            let step = Time(value: Int64((h * Double(SpeedRamp.grid)).rounded(.up)), timescale: SpeedRamp.grid)
+            return side > 0 ? try? key + step : try? key - step
+        }
+        func chord(_ h: Double) -> Double {
+            guard let b = instant(h), let moved = try? sourceTime(b) - sourceTime(key) else { return 1 }
+            return abs(moved.seconds) / h
+        }
+        let ends = (keys + [range.start, range.end]).filter { side > 0 ? $0 > key : $0 < key }
+        let room = ends.compactMap { try? (side > 0 ? $0 - key : key - $0).seconds }.min() ?? 0
+        var low = 1e-6, high = min(0.05, room * 0.999)
+        guard high > low, chord(low) < 0.01, chord(high) >= 0.0101 else { return nil }
+        for _ in 0..<40 {
+            let middle = (low + high) / 2
+            if chord(middle) >= 0.0101 { high = middle } else { low = middle }
+        }
+        return instant(high)
     }
 
     private static func sameRate(_ a: (source: TimeRange, target: TimeRange), _ b: (source: TimeRange, target: TimeRange)) -> Bool {
