@@ -113,7 +113,9 @@ import Testing
         Curve(kind: .rates, keys: [(0, 0.5, Curve.linear), (1.5, 2, Curve.bezier(0.42, 0, 0.58, 1))], inPoint: 1, outPoint: 5),
         // easeIn = cubic-bezier(0.42, 0, 1, 1) arrives with x′(s) = y′(s) = 0: its end slope dy/dx is y″/x″ = 6 / (6 · 0.58).
         // (A difference quotient is off by about √h there, which put the next clip tens of microseconds late.)
-        Curve(kind: .map, keys: [(0, 2, Curve.linear), (1, 2.5, Curve.linear), (2, 4.5, Curve.bezier(0.42, 0, 1, 1))],
+        // The key at 1 s maps to source 2.52 s, off the counter's period (2.5 s would put the map's rest, rate 0 right
+        // after the key, inside the counter's wrap, where the sound cannot be checked).
+        Curve(kind: .map, keys: [(0, 2, Curve.linear), (1, 2.52, Curve.linear), (2, 4.5, Curve.bezier(0.42, 0, 1, 1))],
               inPoint: 2, outPoint: 6, endSlope: 1 / 0.58),
         Curve(kind: .rates, keys: [(0, 1, Curve.linear), (1, 3, Curve.linear)], inPoint: 1, outPoint: 3, reversed: true),
     ]
@@ -128,7 +130,7 @@ import Testing
            {"asset": "a", "in": 1, "out": 5, "pitch": "\(pitch)",
             "speed": [{"time": 0, "value": 0.5}, {"time": 1.5, "value": 2, "easing": "easeInOut"}]},
            {"asset": "a", "out": 6, "pitch": "\(pitch)",
-            "timeMap": [{"time": 0, "value": 2}, {"time": 1, "value": 2.5}, {"time": 2, "value": 4.5, "easing": "easeIn"}]},
+            "timeMap": [{"time": 0, "value": 2}, {"time": 1, "value": 2.52}, {"time": 2, "value": 4.5, "easing": "easeIn"}]},
            {"asset": "a", "in": 1, "out": 3, "reverse": true, "pitch": "\(pitch)",
             "speed": [{"time": 0, "value": 1}, {"time": 1, "value": 3}]}]}}
         """
@@ -212,7 +214,7 @@ import Testing
             let modelStep = position - (clip.source(local - 1 / Self.sampleRate) * Self.sampleRate - (clip.reversed ? 1 : 0))
             // Within 5 ms of where the map itself is slower than a segment may be (0.01: an eased map key starting
             // from rest, rate 0 at the key), the sound's piece there runs at its chord (≥ 0.01) and strays from the
-            // curve by a fraction of a sample (2.4/c for a rate rising as c·t): checked apart, to a sample.
+            // curve by 2.4/c samples for a rate rising as c·t (0.32 here, c = 7.6/s): counted apart.
             let nearRest = stride(from: -0.005, through: 0.005, by: 0.0005).contains { dt in
                 let a = local + dt
                 return a > 0 && a < clip.length && (clip.offset(a + 0.0005) - clip.offset(a)) / 0.0005 < 0.01
@@ -237,7 +239,7 @@ import Testing
         // Sample-exact: every checked sample within half a sample of the map (the chords of the compiled pieces stray by
         // at most a quarter), and no step between neighbours away from the rate at that instant (no click).
         #expect(worst <= 0.5, "largest position error \(worst) samples at output sample \(worstAt), \(wrongSamples) over 0.5")
-        #expect(slow < 1000 && worstSlow <= 1, "\(slow) samples near where the map rests, largest error \(worstSlow)")
+        #expect(slow > 100 && slow < 1000 && worstSlow <= 0.5, "\(slow) samples near where the map rests, largest error \(worstSlow)")
         #expect(largestStep <= 0.2, "largest step away from the map's \(largestStep) samples")
         print("varispeed: \(checked) samples, largest position error \(worst) samples at output sample \(worstAt) (\(wrongSamples) over 0.5), \(slow) near where the map rests (largest error \(worstSlow)), largest step error \(largestStep)")
     }
