@@ -304,9 +304,23 @@ public struct SpeedRamp: Sendable, Hashable {
         let rise = Amount(exact: (try? to.value - from.value) ?? .zero)
         let chord = rise.divided(by: span)
         if to.easing.isLinear { return chord }
+        if case .cubicBezier(let x1, let y1, let x2, let y2) = to.easing {
+            return Amount(approximate: chord.double * Self.endSlope(x1, y1, x2, y2))
+        }
         let h = 1e-6
         let slope = (to.easing.fraction(1) - to.easing.fraction(1 - h)) / h
         return Amount(approximate: chord.double * slope)
+    }
+
+    /// dy/dx of a cubic Bézier easing where it ends, from the derivatives of both coordinates in the curve's parameter
+    /// at s = 1 (the first that does not vanish in x): a difference quotient in x is off by about √h where x′(1) = 0,
+    /// as for `easeIn`, whose slope there is 1/0.58.
+    private static func endSlope(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> Double {
+        let first = (x: 3 * (1 - x2), y: 3 * (1 - y2))
+        if abs(first.x) > 1e-12 { return first.y / first.x }
+        let second = (x: 6 * (1 - 2 * x2 + x1), y: 6 * (1 - 2 * y2 + y1))
+        if abs(second.x) > 1e-12 { return second.y / second.x }
+        return (1 + 3 * y1 - 3 * y2) / (1 + 3 * x1 - 3 * x2)
     }
 
     private func mapLength(forSource length: Time) -> Time? {

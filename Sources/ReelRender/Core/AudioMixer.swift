@@ -48,10 +48,9 @@ final class AudioMixer {
         /// In a run (a speed ramp, issue 39): the segment before it, which ends where it starts in source and
         /// target; the run is played as one stretch.
         var previous: SegmentPlan?
-        /// In a run: whether a segment follows it.
-        var hasNext = false
-        /// In a run: the lowest and highest rate of its segments; nil for a segment on its own.
-        var runRates: ClosedRange<Double>?
+        /// In a run whose rate changes (a speed ramp): the mappings of its segments, in order (the ramp's map); nil for
+        /// a segment on its own and in a run at one rate (played as one segment would be).
+        var rampMap: [TimeMapping]?
 
         init(track: Int, asset: String, stream: Int, mapping: TimeMapping, rate: Rational, varispeed: Bool,
              first: Int64, end: Int64) {
@@ -166,40 +165,55 @@ final class AudioMixer {
     }
 
     /// Links runs of segments that continue one another — same asset, stream, direction and pitch, each starting in
-    /// source and on the sample grid where the one before ends, none at rate 1 — so that each run plays as one
-    /// stretch: the segments a speed ramp compiles to (issue 39). A reversed run shares one mirror, so that its
-    /// segments read forwards through one reversed reader.
+    /// source and on the sample grid where the one before ends — so that each run plays as one stretch: the segments
+    /// a speed ramp compiles to (issue 39). A chain of such segments at two or more rates other than 1 is a ramp and
+    /// is one run, its pieces at rate 1 included (a ramp's hold or steps at 1: played exactly, they would cut the
+    /// grains off where the sound leaves them, a click). Otherwise segments at rate 1 stay out of runs: they play their
+    /// samples as they are, and the stretches around them start and end as a segment's on its own does (a cut's
+    /// silence played fast and the speech after it, `reel cut --speed-silence`, stay as they were). A reversed run
+    /// shares one mirror, so that its segments read forwards through one reversed reader.
     private static func linkRuns(_ segments: [SegmentPlan], sampleRate: Int64) throws(TimeError) {
         var start = 0
         while start < segments.count {
             var end = start + 1
             while end < segments.count, continues(segments[end - 1], segments[end]) { end += 1 }
-            let run = segments[start..<end]
-            if run.count > 1 {
-                let rates = run.map(\.rate.doubleValue)
-                let range = (rates.min() ?? 1)...(rates.max() ?? 1)
-                let low = run.map(\.mapping.source.start).min() ?? .zero
-                let high = run.map(\.mapping.source.end).max() ?? .zero
-                let reversed = run.first?.mirror != nil
-                let mirror = try low.count(atRate: sampleRate, rounding: .nearest)
-                    + high.count(atRate: sampleRate, rounding: .nearest) - 1
-                for (offset, plan) in run.enumerated() {
-                    plan.runRates = range
-                    plan.previous = offset > 0 ? run[run.startIndex + offset - 1] : nil
-                    plan.hasNext = offset < run.count - 1
-                    if reversed { try plan.mirrorRun(low: low, high: high, mirror: mirror) }
+            let chain = segments[start..<end]
+            if Set(chain.map(\.rate).filter { $0 != Rational(1) }).count > 1 {
+                try link(chain, sampleRate: sampleRate)
+            } else {
+                var first = chain.startIndex
+                while first < chain.endIndex {
+                    guard chain[first].rate != Rational(1) else { first += 1; continue }
+                    var last = first + 1
+                    while last < chain.endIndex, chain[last].rate != Rational(1) { last += 1 }
+                    try link(chain[first..<last], sampleRate: sampleRate)
+                    first = last
                 }
             }
             start = end
         }
     }
 
-    /// Segments at rate 1 are never in a run: they play their samples as they are, exactly, and the stretch of the
-    /// segments around them starts and ends as a segment's on its own does (a cut's silence played fast and the
-    /// speech after it, `reel cut --speed-silence`, stay as they were).
+    private static func link(_ run: ArraySlice<SegmentPlan>, sampleRate: Int64) throws(TimeError) {
+        guard run.count > 1 else { return }
+        let low = run.map(\.mapping.source.start).min() ?? .zero
+        let high = run.map(\.mapping.source.end).max() ?? .zero
+        let reversed = run.first?.mirror != nil
+        let mirror = try low.count(atRate: sampleRate, rounding: .nearest)
+            + high.count(atRate: sampleRate, rounding: .nearest) - 1
+        for (offset, plan) in run.enumerated() {
+            plan.previous = offset > 0 ? run[run.startIndex + offset - 1] : nil
+            if reversed { try plan.mirrorRun(low: low, high: high, mirror: mirror) }
+        }
+        if Set(run.map(\.rate)).count > 1 {
+            let map = run.map(\.mapping)
+            for plan in run { plan.rampMap = map }
+        }
+    }
+
+    /// Whether `b` starts where `a` ends, in source and on the sample grid, and plays alike.
     private static func continues(_ a: SegmentPlan, _ b: SegmentPlan) -> Bool {
-        guard a.rate != Rational(1), b.rate != Rational(1),
-              a.track == b.track, a.asset == b.asset, a.stream == b.stream, a.varispeed == b.varispeed,
+        guard a.track == b.track, a.asset == b.asset, a.stream == b.stream, a.varispeed == b.varispeed,
               (a.mirror == nil) == (b.mirror == nil), a.end == b.first, a.mapping.target.end == b.mapping.target.start
         else { return false }
         if a.mirror == nil { return a.mapping.source.end == b.mapping.source.start }
@@ -290,7 +304,7 @@ final class AudioMixer {
     private func render(_ segment: SegmentPlan, from: Int64, count: Int) throws(RenderError) {
         let reader = try reader(for: segment)
         let rate = Int64(sampleRate)
-        if segment.rate == Rational(1), segment.runRates == nil {
+        if segment.rate == Rational(1), segment.rampMap == nil {
             let sourceIndex: Int64
             do {
                 let time = Time(value: from, timescale: rate)
@@ -316,11 +330,10 @@ final class AudioMixer {
                 segment.stretch = try StretchedSegment(
                     segment: segment.mapping, rate: segment.rate, varispeed: segment.varispeed,
                     startingAt: from, sampleRate: sampleRate, channels: channels, asset: segment.asset,
-                    tempoRange: segment.runRates)
+                    rampMap: segment.rampMap)
             }
         }
         guard let stretch = segment.stretch else { return }
-        stretch.runContinues = segment.hasNext
         try stretch.render(count: count, from: reader, into: scratch)
     }
 

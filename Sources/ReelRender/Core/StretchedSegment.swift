@@ -9,12 +9,10 @@ final class StretchedSegment {
     private var sourcePosition: Int64
     private var sourceEnd: Int64
     private var rate: Double
-    /// Whether it plays a run of segments (a speed ramp): source is then fed in small blocks, so that each block is
-    /// stretched at the tempo of the segment it belongs to.
-    private let inRun: Bool
-    /// Whether the segment being played has a next one in its run: the source is then read on past its end.
-    var runContinues = false
+    /// Pitch-kept, one segment on its own: libavfilter's atempo at the segment's constant rate.
     private let stretcher: TempoStretcher?
+    /// Pitch-kept, a run of segments (a speed ramp): grains placed by the run's map.
+    private let rampStretcher: RampStretcher?
     private let asset: String
     private let channels: Int
     private let sampleRate: Int
@@ -25,10 +23,10 @@ final class StretchedSegment {
     private let input: SampleBuffers
     private var inputFinished = false
 
-    /// A stretch of `mapping` from composition sample `target` on. `tempoRange`: the rates of the run of segments it
-    /// will go on to play (`continue(with:rate:)`), nil for a segment on its own.
+    /// A stretch of `mapping` from composition sample `target` on. `rampMap`: when it starts a run of segments whose
+    /// rate changes (`continue(with:rate:)` plays the next ones), their mappings in order; nil otherwise.
     init(segment mapping: TimeMapping, rate: Rational, varispeed: Bool, startingAt target: Int64,
-         sampleRate: Int, channels: Int, asset: String, tempoRange: ClosedRange<Double>? = nil) throws(RenderError) {
+         sampleRate: Int, channels: Int, asset: String, rampMap: [TimeMapping]? = nil) throws(RenderError) {
         let scale = Int64(sampleRate)
         let sourceStart: Time
         do {
@@ -47,23 +45,47 @@ final class StretchedSegment {
         self.asset = asset
         self.channels = channels
         self.sampleRate = sampleRate
-        inRun = tempoRange != nil
         window = SampleBuffers(channels: channels, capacity: AudioMixer.maximumChunk * 2 + 4096)
         input = SampleBuffers(channels: channels, capacity: 4096)
         if varispeed {
             stretcher = nil
+            rampStretcher = nil
+        } else if let rampMap {
+            stretcher = nil
+            rampStretcher = RampStretcher(startingAt: target, sampleRate: sampleRate, channels: channels, asset: asset) {
+                (sample) throws(RenderError) in try Self.sourcePosition(of: sample, on: rampMap, sampleRate: sampleRate, asset: asset)
+            }
         } else {
+            rampStretcher = nil
             do {
-                stretcher = try TempoStretcher(tempo: rate, sampleRate: sampleRate, channels: channels, range: tempoRange)
+                stretcher = try TempoStretcher(tempo: rate, sampleRate: sampleRate, channels: channels)
             } catch {
                 throw RenderError(media: error, asset: asset)
             }
         }
     }
 
+    /// The source position, in samples, of composition sample `sample` on a ramp's map: the mapping of the segment
+    /// holding it (the first one's before the run, the last one's after it, extended at their rates).
+    private static func sourcePosition(of sample: Int64, on run: [TimeMapping], sampleRate: Int,
+                                       asset: String) throws(RenderError) -> Double {
+        let scale = Int64(sampleRate)
+        let time = Time(value: sample, timescale: scale)
+        var low = 0, high = run.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if run[middle].target.start <= time { low = middle } else { high = middle - 1 }
+        }
+        do {
+            return try run[low].sourceTime(atTarget: time).multiplied(by: Rational(scale)).seconds
+        } catch {
+            throw RenderError(.internal, "cannot map a stretched segment of asset \"\(asset)\"")
+        }
+    }
+
     /// Goes on into the next segment of a run, which starts where this one ends in both source and target: the
     /// stretcher's state carries over, so the sound does not restart. Varispeed re-anchors its position on the new
-    /// mapping, exactly; pitch-kept changes atempo's tempo from the next block on.
+    /// mapping, exactly; pitch-kept already follows the whole run's map.
     func `continue`(with mapping: TimeMapping, rate newRate: Rational) throws(RenderError) {
         let scale = Int64(sampleRate)
         do {
@@ -78,18 +100,13 @@ final class StretchedSegment {
             throw RenderError(.internal, "cannot map a stretched segment of asset \"\(asset)\"")
         }
         rate = newRate.doubleValue
-        if let stretcher {
-            do {
-                try stretcher.setTempo(rate)
-            } catch {
-                throw RenderError(media: error, asset: asset)
-            }
-        }
     }
 
     /// Writes the next `count` timeline samples of the segment into `output`.
     func render(count: Int, from reader: any AudioSourceReader, into output: SampleBuffers) throws(RenderError) {
-        if let stretcher {
+        if let rampStretcher {
+            try rampStretcher.render(from: nextTarget, count: count, reader: reader, into: output)
+        } else if let stretcher {
             try renderTempo(count: count, stretcher: stretcher, reader: reader, output: output)
         } else {
             try renderVarispeed(count: count, reader: reader, output: output)
@@ -128,9 +145,8 @@ final class StretchedSegment {
                 // atempo holds back part of a window: fed only up to the out point, its last output would fall short
                 // of the segment's end. Feeding up to 100 ms more of the source fills that latency; the samples it
                 // yields past the segment's end are never pulled.
-                let feedEnd = runContinues ? Int64.max / 2 : sourceEnd + Int64(sampleRate / 10)
-                let block = inRun ? max(64, sampleRate / 200) : input.capacity
-                let chunk = Int(min(Int64(block), max(0, feedEnd - sourcePosition)))
+                let feedEnd = sourceEnd + Int64(sampleRate / 10)
+                let chunk = Int(min(Int64(input.capacity), max(0, feedEnd - sourcePosition)))
                 do {
                     if chunk > 0 {
                         try readSource(reader, count: chunk, into: input, offset: 0)

@@ -161,4 +161,24 @@ import ReelTime
             """#), facts: Self.facts)
         #expect(diagnostics.contains { $0.humanText.contains("$.timeline.clips[0].timeMap: the clip plays at rate 160") }, "\(diagnostics.map(\.humanText))")
     }
+
+    @Test func soundIsCutAtAMapsKeysAndTheRateAfterItsLastKeyIsExact() throws {
+        // The map's rate jumps from 1/2 to 0 at a key off the frames' grid (1.01 s): the sound's pieces are cut there,
+        // so that no chord spans the kink (it strayed by |jump|·h/4, several samples).
+        let (compiled, diagnostics) = compileProject(project(#"""
+            {"asset": "a", "out": 6, "pitch": "varispeed",
+             "timeMap": [{"time": 0, "value": 2}, {"time": 1.01, "value": 2.505}, {"time": 2.01, "value": 4.505, "easing": "easeIn"}]}
+            """#), facts: Self.facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let project = try #require(compiled)
+        let audio = try #require(project.composition.track(2)), video = try #require(project.composition.track(1))
+        #expect(audio.segments.contains { $0.target.start == t(101, 100) })
+        #expect(audio.segments.contains { $0.target.start == t(201, 100) })
+        #expect(!video.segments.contains { $0.target.start == t(101, 100) })
+        // After the last key (easeIn arrives with x′(1) = y′(1) = 0) the source runs on at the curve's end slope,
+        // dy/dx = y″/x″ = 1/0.58, times the stretch's 2 s/s.
+        let map = ramp([(.zero, Rational(2), .linear), (t(1), Rational(5, 2), .linear), (t(2), Rational(9, 2), .easeIn)], kind: .map)
+        let tail = try map.sourceOffset(at: t(3)) - map.sourceOffset(at: t(2))
+        #expect(abs(tail.seconds - 2 / 0.58) < 1e-8, "\(tail.seconds)")
+    }
 }
