@@ -64,6 +64,15 @@ public final class AudioFilterGraph {
         sink = made[made.count - 1]
     }
 
+    /// Sends the runtime command `command` with `argument` to every filter of type (or instance name) `target`,
+    /// as libavfilter's `avfilter_graph_send_command` does (afftdn's `sample_noise`, for one).
+    public func send(_ command: String, argument: String, to target: String) throws(MediaError) {
+        var response = [CChar](repeating: 0, count: 64)
+        let count = Int32(response.count)
+        try check(avfilter_graph_send_command(graph.avGraph, target, command, argument, &response, count, 0), .internal,
+                  "cannot send \(command)=\(argument) to \(target)", function: "avfilter_graph_send_command")
+    }
+
     /// The frame each push is assembled in; blank between pushes.
     private var input: UnsafeMutablePointer<AVFrame> { inputFrame.avFrame }
     /// The frame being pulled from; `hasOutput` says whether it holds samples.
