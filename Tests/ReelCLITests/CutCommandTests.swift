@@ -99,7 +99,7 @@ import Testing
         let transcript = folder.file("captioned.words.json")
         try Data("""
             [{"word": "Hello", "start": 0.1, "end": 0.4}, {"word": "Um,", "start": 0.41, "end": 0.62},
-             {"word": "world.", "start": 2.5, "end": 2.9}]
+             {"word": "Hi", "start": 2.2, "end": 2.2}, {"word": "world.", "start": 2.5, "end": 2.9}]
             """.utf8).write(to: transcript)
         let project = folder.file("captioned.json")
         let cut = try reel(["cut", talk.path, "--transcript", transcript.path, "--fillers", "--silence", "-35",
@@ -110,8 +110,9 @@ import Testing
         #expect(render.status == 0, "\(render.stderrText)")
         #expect(!render.stderrText.contains("warning"), "\(render.stderrText)")
         // Kept: frames 0–11 (0–0.4 s), 19–29 (0.6333–1 s), 60–89 (2–3 s): 53 frames. "world." at 2.5 s of the source is
-        // 0.5 s into the last clip, which starts at 23 frames = 0.7667 s: 1.2667–1.6667 s. Both words are one page
-        // ("Hello world."), the first word's cue lasting until the second's starts. Matroska shifts every stream by
+        // 0.5 s into the last clip, which starts at 23 frames = 0.7667 s: 1.2667–1.6667 s; "Hi", a word without length
+        // at 2.2 s, is at 0.9667 s. The words are one page ("Hello Hi world."), each word's cue lasting until the
+        // next one's starts. Matroska shifts every stream by
         // the video's start (its first packet's delay), so times are read from there.
         let probe = try run("ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries",
                                         "packet=pts_time,duration_time", "-of", "csv=p=0", output.path])
@@ -119,17 +120,18 @@ import Testing
                                           "-of", "csv=p=0", output.path])
         #expect(streams.stdoutText.split(separator: "\n").count == 1, "subtitle streams: \(streams.stdoutText)")
         let packets = probe.stdoutText.split(separator: "\n").map { $0.split(separator: ",").compactMap { Double($0) } }
-        #expect(packets.count == 2, "\(probe.stdoutText)")
+        #expect(packets.count == 3, "\(probe.stdoutText)")
         let videoStart = try run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=start_time",
                                              "-of", "csv=p=0", output.path]).stdoutText
         let zero = Double(videoStart.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        if packets.count == 2, packets.allSatisfy({ $0.count == 2 }) {
-            let (first, second) = (packets[0].map { $0 - zero }, packets[1].map { $0 - zero })
-            #expect(abs(first[0] - 0.1) < 0.002 && abs(first[0] + packets[0][1] - 1.2667) < 0.002, "\(packets[0]) from \(zero)")
-            #expect(abs(second[0] - 1.2667) < 0.002 && abs(second[0] + packets[1][1] - 1.6667) < 0.002, "\(packets[1]) from \(zero)")
+        if packets.count == 3, packets.allSatisfy({ $0.count == 2 }) {
+            for (packet, (start, end)) in zip(packets, [(0.1, 0.9667), (0.9667, 1.2667), (1.2667, 1.6667)]) {
+                #expect(abs(packet[0] - zero - start) < 0.002 && abs(packet[0] - zero + packet[1] - end) < 0.002,
+                        "\(packet) from \(zero): expected \(start)–\(end)")
+            }
         }
         let text = try run("ffmpeg", ["-v", "error", "-i", output.path, "-map", "0:s", "-f", "srt", "-"])
-        #expect(text.stdoutText.contains("Hello") && text.stdoutText.contains("world.") && !text.stdoutText.contains("Um"),
+        #expect(text.stdoutText.contains("Hello Hi world.") && !text.stdoutText.contains("Um"),
                 "\(text.stdoutText)")
 
         let subtitles = folder.file("talk.srt")

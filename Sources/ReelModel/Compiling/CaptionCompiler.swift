@@ -54,6 +54,17 @@ struct CaptionCompiler: CompilerPart {
             let mapping = TimeMapping(source: placedClip.resolved.source, target: placedClip.target)
             entries[index].ranges.append(placedClip.resolved.source)
             for (number, cue) in entries[index].document.cues.enumerated() {
+                // A word without length (some recognisers give them) is kept where its instant falls in the clip.
+                if entries[index].words != nil, cue.start == cue.end {
+                    guard let at = try? cue.start + shared.at, placedClip.resolved.source.contains(at),
+                          let movie = try? mapping.targetTime(atSource: at) else { continue }
+                    var moved = cue
+                    moved.start = movie
+                    moved.end = movie
+                    entries[index].cues.append(moved)
+                    entries[index].shown.insert(number)
+                    continue
+                }
                 guard let start = try? cue.start + shared.at, let end = try? cue.end + shared.at,
                       let sourceRange = try? TimeRange(start: start, end: end),
                       let kept = sourceRange.intersection(placedClip.resolved.source), !kept.isEmpty,
