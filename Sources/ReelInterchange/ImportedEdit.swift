@@ -197,6 +197,9 @@ public struct ImportedEdit: Sendable {
     public var diagnostics: [Diagnostic]
     /// Markers and locators kept as text (`name @ time`), for `reel import`'s metadata.
     public var markers: [String]
+    /// The timeline's own markers with their times (OTIO markers on the top-level stack and its tracks, in timeline
+    /// time), which `--markers-as-chapters` turns into chapters.
+    public var timedMarkers: [(at: Time, name: String)] = []
 
     /// Whether any diagnostic is an error.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }

@@ -35,6 +35,8 @@ public struct InterchangeOptions: Sendable {
     public var relinkBase: String
     /// What a missing medium is.
     public var missingMedia: MissingMediaPolicy
+    /// Whether the timeline's markers become `timeline.chapters` (`--markers-as-chapters`).
+    public var markersAsChapters = false
 
     /// Options; the defaults resolve media only through the file's own locators.
     public init(frameRate: Rational? = nil, mediaDirectories: [String] = [], relinkMap: [String: String] = [:],
@@ -106,6 +108,7 @@ public enum Interchange {
                                      relinkBase: options.relinkBase, baseDirectory: baseDirectory)
         var builder = ProjectBuilder(edit: edit, resolver: resolver, missingMedia: options.missingMedia,
                                      projectDirectory: projectDirectory)
+        builder.markersAsChapters = options.markersAsChapters
         let document = builder.build()
         return ImportedProject(edit: edit, document: document, diagnostics: edit.diagnostics + builder.diagnostics,
                                origins: builder.origins)

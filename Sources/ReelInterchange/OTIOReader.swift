@@ -115,8 +115,10 @@ struct OTIOReader {
         var video: [ImportedTrack] = []
         var audio: [ImportedTrack] = []
         let stackPath = path.key("tracks")
+        var timed: [(at: Time, name: String)] = []
         if let stack = object["tracks"]?.value.objectValue {
             markersOf(stack, stackPath)
+            timed += timedMarkers(of: stack)
             for (offset, child) in (stack["children"]?.value.arrayValue ?? []).enumerated() {
                 let childPath = stackPath.key("children").index(offset)
                 guard let track = child.value.objectValue, let (kindName, _) = schema(track),
@@ -126,6 +128,7 @@ struct OTIOReader {
                     continue
                 }
                 let kindText = track["kind"]?.value.stringValue ?? "Video"
+                timed += timedMarkers(of: track)
                 guard let laid = layoutTrack(track, childPath) else { continue }
                 let imported = ImportedTrack(kind: kindText == "Audio" ? .audio : .video,
                                              name: track["name"]?.value.stringValue ?? "", pieces: laid.pieces,
@@ -139,6 +142,10 @@ struct OTIOReader {
             if let stackRange = stack["source_range"], !isNull(stackRange) {
                 if let trim = range(stackRange, stackPath.key("source_range")) {
                     let end = (try? trim.start + trim.duration) ?? trim.start
+                    timed = timed.compactMap { marker in
+                        guard marker.at >= trim.start, marker.at < end, let moved = try? marker.at - trim.start else { return nil }
+                        return (moved, marker.name)
+                    }
                     video = video.map { track in var t = track; t.pieces = track.pieces(in: trim.start, end, movedTo: .zero); t.duration = trim.duration; return t }
                     audio = audio.map { track in var t = track; t.pieces = track.pieces(in: trim.start, end, movedTo: .zero); t.duration = trim.duration; return t }
                 }
@@ -148,9 +155,26 @@ struct OTIOReader {
         }
         var edit = ImportedEdit(name: title, frameRate: firstRate ?? Rational(24), videoTracks: video, audioTracks: audio,
                                 startTime: startTime, diagnostics: diagnostics, markers: markers)
+        edit.timedMarkers = timed
         // Rates above 240 are timescales (rate 24000 counts 1/24000 s), not frame rates.
         edit.frameRateIsStated = firstRate != nil
         return edit
+    }
+
+    /// The markers of the top-level stack or one of its tracks with their start times (timeline time), leaving out
+    /// the caption cues `export-otio` writes as markers; a marker without a usable time is left out.
+    func timedMarkers(of object: JSONObject) -> [(at: Time, name: String)] {
+        (object["markers"]?.value.arrayValue ?? []).compactMap { marker in
+            // Read quietly: a marker's time only matters with --markers-as-chapters, and an odd one is left out.
+            guard let markerObject = marker.value.objectValue,
+                  markerObject["metadata"]?.value.objectValue?["reel"]?.value.objectValue?["captions"] == nil,
+                  let start = markerObject["marked_range"]?.value.objectValue?["start_time"]?.value.objectValue,
+                  let rateValue = start["rate"].flatMap({ OTIOJSON.number($0.value) }),
+                  let value = start["value"].flatMap({ OTIOJSON.number($0.value) }),
+                  let rate = ExactTime.rate(rateValue), case .exact(let at, _) = ExactTime.time(value: value, rate: rate)
+            else { return nil }
+            return (at, markerObject["name"]?.value.stringValue ?? "")
+        }
     }
 
     mutating func markersOf(_ object: JSONObject, _ path: JSONPath) {

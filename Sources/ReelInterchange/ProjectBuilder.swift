@@ -32,6 +32,9 @@ struct ProjectBuilder {
     private var usedIDs: Set<String> = []
     private let frameDuration: Time
 
+    /// Whether the edit's timed markers become `timeline.chapters`.
+    var markersAsChapters = false
+
     init(edit: ImportedEdit, resolver: MediaResolver, missingMedia: MissingMediaPolicy, projectDirectory: String) {
         self.edit = edit
         self.resolver = resolver
@@ -241,6 +244,20 @@ struct ProjectBuilder {
         if !metadata.isEmpty { output.append(("metadata", object(metadata))) }
         var timeline: [(String, JSONValue)] = [("clips", .array(clips.map { JSON($0) }))]
         if !audio.isEmpty { timeline.append(("audio", .array(audio.map { JSON($0) }))) }
+        if markersAsChapters {
+            // One chapter per instant inside the edit, in time order (the first marker's name where several share one).
+            var chapters: [(at: Time, name: String)] = []
+            for marker in edit.timedMarkers.sorted(by: { $0.at < $1.at })
+            where marker.at >= .zero && marker.at < edit.duration && chapters.last?.at != marker.at {
+                chapters.append(marker)
+            }
+            if !chapters.isEmpty {
+                timeline.append(("chapters", .array(chapters.enumerated().map { index, chapter in
+                    JSON(object([("at", json(chapter.at)),
+                                 ("title", .string(chapter.name.isEmpty ? "Chapter \(index + 1)" : chapter.name))]))
+                })))
+            }
+        }
         return object([
             ("reel", .number("1")),
             ("output", object(output)),

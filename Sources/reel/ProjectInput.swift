@@ -18,6 +18,10 @@ struct InterchangeArguments: ParsableArguments {
     @Option(help: "A JSON object mapping clip names, reel names, URLs or paths to media files.")
     var relink: String?
 
+    @Flag(name: .customLong("markers-as-chapters"),
+          help: "An OTIO timeline's markers (on its stack and tracks) become timeline.chapters, at their start times.")
+    var markersAsChapters = false
+
     @Option(name: .customLong("missing-media"), help: "What a clip whose medium is not found becomes: error (default) or black.")
     var missingMedia: String = "error"
 
@@ -35,6 +39,7 @@ struct InterchangeArguments: ParsableArguments {
         var options = InterchangeOptions(
             frameRate: frameRate.flatMap { try? TimeSyntax.parseFrameRate($0) }, mediaDirectories: mediaDirectories,
             missingMedia: MissingMediaPolicy(rawValue: missingMedia) ?? .error)
+        options.markersAsChapters = markersAsChapters
         for directory in mediaDirectories {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {

@@ -79,6 +79,36 @@ import Testing
         #expect(text.contains(#""name": "Clip moment""#) && text.contains(#""chapter": true"#), "\(text)")
     }
 
+    /// `reel import --markers-as-chapters`: the markers `export-otio` wrote come back as `timeline.chapters` at their
+    /// times, and the imported project's render carries them; without the flag, no chapters.
+    @Test func importTurnsMarkersIntoChaptersWhenAsked() throws {
+        // (Imported OTIO refuses a speed change on an audio-only clip, so this edit has none.)
+        let path = try write("roundtrip.json", """
+            { "reel": 1, "output": { "path": "roundtrip.mkv", "size": [64, 36], "frameRate": 30, "audio": false },
+              "assets": { "bg": { "color": "#202020" }, "clip": { "path": "clip.mp4" } },
+              "timeline": {
+                "clips": [ { "asset": "bg", "duration": 1 },
+                           { "asset": "clip", "in": 0.25, "out": 1, "chapters": [ { "at": 0.5, "title": "Clip moment" } ] } ],
+                "chapters": [ { "at": "0.75s", "title": "Second" }, { "at": 0, "title": "Intro" } ] } }
+            """)
+        let otio = folder.file("roundtrip.otio")
+        let exported = try reel(["export-otio", path, "-o", otio.path])
+        #expect(exported.status == 0, "\(exported.stderrText)")
+        let imported = folder.file("imported.json")
+        let result = try reel(["import", otio.path, "--markers-as-chapters", "-o", imported.path, "--force"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: imported)) as? [String: Any])
+        let chapters = try #require((object["timeline"] as? [String: Any])?["chapters"] as? [[String: Any]])
+        #expect(chapters.map { $0["title"] as? String } == ["Intro", "Second", "Clip moment"], "\(chapters)")
+        #expect(chapters.map { "\($0["at"] ?? "")" } == ["0", "3/4", "5/4"], "\(chapters)")
+        let plain = try reel(["import", otio.path, "-o", "-"])
+        #expect(plain.status == 0 && !plain.stdoutText.contains(#""chapters""#), "\(plain.stderrText)")
+        let rendered = folder.file("imported.mkv")
+        let render = try reel(["render", imported.path, "-o", rendered.path, "-q", "--force"])
+        #expect(render.status == 0, "\(render.stderrText)")
+        #expect(try self.chapters("imported.mkv").map(\.2) == ["Intro", "Second", "Clip moment"])
+    }
+
     @Test func reelChaptersPrintsYouTubesListAndWarnsWhenTheFirstIsNotAtZero() throws {
         let path = try write("list.json", """
             { "reel": 1, "output": { "path": "list.mp4", "size": [64, 36], "frameRate": 30, "end": 4000 },
