@@ -373,12 +373,7 @@ public enum ProjectSchema {
             FormatKey("effects", arrayOf(ref("effect")),
                       "Filters run in order on the clip's source picture before it is placed (docs/effects.md); rect, radius and size in canvas pixels, start in seconds from the clip's start on the timeline.",
                       default: .described("none"), example: #"[{"type": "blur", "radius": 8, "rect": [100, 60, 200, 120]}]"#),
-            FormatKey("cornerRadius", cornerRadiusValue,
-                      "Rounds the corners of the visible picture (its crop): a radius in canvas pixels, or [rx, ry]; a shorthand for a rounded-rectangle mask (docs/format.md, \"Masks and rounded corners\").",
-                      default: .number("0"), example: "24"),
-            FormatKey("mask", ref("mask"),
-                      "A shape the picture is cut to: its per-pixel alpha is multiplied by the shape's coverage, after the effects (docs/format.md, \"Masks and rounded corners\").",
-                      default: .described("none"), example: #"{"shape": {"type": "ellipse", "size": [400, 400]}, "feather": 8}"#),
+        ] + cornerAndMaskKeys() + [
             FormatKey("audioEffects", arrayOf(ref("audioEffect")),
                       "Audio effects run in order on the clip's sound before its volume (docs/effects.md, \"Audio effects\"); start in seconds from the clip's start on the timeline.",
                       default: .described("none"), example: #"[{"preset": "voice"}]"#),
@@ -545,11 +540,22 @@ public enum ProjectSchema {
             FormatKey("effects", arrayOf(ref("effect")),
                       "Timeline overlays only: filters run in order on the image before it is placed (docs/effects.md); rect, radius and size in canvas pixels, start in seconds from the overlay's start. The overlay is then drawn from a track of its own.",
                       default: .described("none"), example: #"[{"type": "pixelate", "size": 12}]"#),
-            FormatKey("cornerRadius", cornerRadiusValue,
-                      "Timeline overlays only (the overlay is then drawn from a track of its own): rounds the corners of the visible picture (its crop): a radius in canvas pixels, or [rx, ry]; a shorthand for a rounded-rectangle mask (docs/format.md, \"Masks and rounded corners\").",
+        ] + cornerAndMaskKeys(onlyOn: "Timeline overlays only", drawnApart: true)
+    }
+
+    /// `cornerRadius` and `mask`, as clips and overlays take them; `onlyOn` prefixes their descriptions where only
+    /// some of the objects of that kind take them (`drawnApart`: the object is then drawn from a track of its own).
+    private static func cornerAndMaskKeys(onlyOn restriction: String? = nil, drawnApart: Bool = false) -> [FormatKey] {
+        let rounds = "rounds the corners of the visible picture (its crop): a radius in canvas pixels, or [rx, ry]; a shorthand for a rounded-rectangle mask (docs/format.md, \"Masks and rounded corners\")."
+        let shape = "a shape the picture is cut to: its per-pixel alpha is multiplied by the shape's coverage, after the effects (docs/format.md, \"Masks and rounded corners\")."
+        func described(_ text: String, apart: Bool) -> String {
+            guard let restriction else { return text.prefix(1).uppercased() + text.dropFirst() }
+            return restriction + (apart ? " (the overlay is then drawn from a track of its own)" : "") + ": " + text
+        }
+        return [
+            FormatKey("cornerRadius", cornerRadiusValue, described(rounds, apart: drawnApart),
                       default: .number("0"), example: "24"),
-            FormatKey("mask", ref("mask"),
-                      "Timeline overlays only: a shape the picture is cut to: its per-pixel alpha is multiplied by the shape's coverage, after the effects (docs/format.md, \"Masks and rounded corners\").",
+            FormatKey("mask", ref("mask"), described(shape, apart: false),
                       default: .described("none"), example: #"{"shape": {"type": "ellipse", "size": [400, 400]}, "feather": 8}"#),
         ]
     }
@@ -578,13 +584,7 @@ public enum ProjectSchema {
             FormatKey("audioEffects", arrayOf(ref("audioEffect")),
                       "Audio effects run in order on the overlay's sound before its volume (docs/effects.md, \"Audio effects\"); start and learnFrom in seconds from the overlay's start.",
                       default: .described("none"), example: #"[{"type": "highpass", "frequency": 120}]"#),
-            FormatKey("cornerRadius", cornerRadiusValue,
-                      "Rounds the corners of the visible picture (its crop): a radius in canvas pixels, or [rx, ry]; a shorthand for a rounded-rectangle mask (docs/format.md, \"Masks and rounded corners\").",
-                      default: .number("0"), example: "24"),
-            FormatKey("mask", ref("mask"),
-                      "A shape the picture is cut to: its per-pixel alpha is multiplied by the shape's coverage, after the effects (docs/format.md, \"Masks and rounded corners\").",
-                      default: .described("none"), example: #"{"shape": {"type": "ellipse", "size": [400, 400]}, "feather": 8}"#),
-        ]
+        ] + cornerAndMaskKeys()
     }
 
     /// The timing and placement keys titles and overlays share.

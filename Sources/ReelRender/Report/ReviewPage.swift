@@ -268,18 +268,24 @@ public struct ReviewPage: Sendable {
         }
         let target = project.output.audio?.loudness
         let measurement = sound.measurement
-        html += "<table class=\"facts\"><tr><th>integrated</th><td id=\"integrated\" data-value=\""
-            + (measurement.integrated.map { Self.number($0, 2) } ?? "") + "\">"
-            + (measurement.integrated.map { Self.number($0, 1) + " LUFS" } ?? "below the −70 LUFS gate") + "</td></tr>"
-            + "<tr><th>loudness range</th><td id=\"lra\">\(Self.number(measurement.range, 1)) LU</td></tr>"
-            + "<tr><th>true peak</th><td id=\"true-peak\">"
-            + (measurement.truePeak.map { Self.number($0, 1) + " dBTP" } ?? "none (digital silence)") + "</td></tr>"
+        html += "<table class=\"facts\">" + Self.loudnessRows(measurement, named: { " id=\"\($0)\"" })
             + "<tr><th>target</th><td>" + (target.map {
                 "\(Self.number($0.integrated, 1)) LUFS, true peak ≤ \(Self.number($0.truePeak, 1)) dBTP"
             } ?? "none set (lines drawn at EBU R128's −23 LUFS and −1 dBTP)") + "</td></tr></table>\n"
         html += waveform(sound)
         html += loudnessCurve(sound, target: target?.integrated ?? -23, ceiling: target?.truePeak ?? -1)
         return html + "</section>\n"
+    }
+
+    /// The integrated loudness (its value in `data-value`), loudness range and true peak as table rows; `named`
+    /// gives each value's cell its `id` or `class` attribute from "integrated", "lra" and "true-peak".
+    private static func loudnessRows(_ measurement: LoudnessMeasurement, named: (String) -> String) -> String {
+        "<tr><th>integrated</th><td\(named("integrated")) data-value=\""
+            + (measurement.integrated.map { number($0, 2) } ?? "") + "\">"
+            + (measurement.integrated.map { number($0, 1) + " LUFS" } ?? "below the −70 LUFS gate") + "</td></tr>"
+            + "<tr><th>loudness range</th><td\(named("lra"))>\(number(measurement.range, 1)) LU</td></tr>"
+            + "<tr><th>true peak</th><td\(named("true-peak"))>"
+            + (measurement.truePeak.map { number($0, 1) + " dBTP" } ?? "none (digital silence)") + "</td></tr>"
     }
 
     private func waveform(_ sound: LoudnessCurve) -> String {
@@ -397,13 +403,8 @@ public struct ReviewPage: Sendable {
             }
             html += Self.facts(of: file, sizeID: "")
             if let measurement = rendition.sound?.measurement {
-                html += "<table class=\"facts\"><tr><th>integrated</th><td class=\"integrated\" data-value=\""
-                    + (measurement.integrated.map { Self.number($0, 2) } ?? "") + "\">"
-                    + (measurement.integrated.map { Self.number($0, 1) + " LUFS" } ?? "below the −70 LUFS gate")
-                    + "</td></tr><tr><th>loudness range</th><td>\(Self.number(measurement.range, 1)) LU</td></tr>"
-                    + "<tr><th>true peak</th><td>"
-                    + (measurement.truePeak.map { Self.number($0, 1) + " dBTP" } ?? "none (digital silence)")
-                    + "</td></tr></table>\n"
+                html += "<table class=\"facts\">" + Self.loudnessRows(measurement, named: { " class=\"\($0)\"" })
+                    + "</table>\n"
             }
             html += "</section>\n"
         }
