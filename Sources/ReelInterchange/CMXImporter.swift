@@ -51,8 +51,13 @@ enum CMXImporter {
                 .warning, "audio channels (A1, A2, …) are not routed: each audio event plays its source's sound as a whole"))
         }
         let markers = list.locators.map { "\($0.text) (line \($0.line))" }
-        return ImportedEdit(name: list.title, frameRate: rate, videoTracks: video, audioTracks: audio,
-                            startTime: start, diagnostics: diagnostics, markers: markers)
+        var edit = ImportedEdit(name: list.title, frameRate: rate, videoTracks: video, audioTracks: audio,
+                                startTime: start, diagnostics: diagnostics, markers: markers)
+        edit.timedMarkers = builder.recordMarkers.compactMap { marker in
+            (try? marker.at - start).map { ImportedMarker(at: $0, name: marker.name) }
+        }
+        edit.markerDiagnostics = builder.locatorDiagnostics
+        return edit
     }
 
     private static func channelNumber(_ name: String) -> Int { Int(name.dropFirst()) ?? 0 }
@@ -64,6 +69,10 @@ enum CMXImporter {
         var diagnostics: [Diagnostic]
         var tracks: [String: ImportedTrack] = [:]
         var earliestRecord: Time?
+        /// Locators written in record timecode, at their record times (before the list's start is subtracted).
+        var recordMarkers: [ImportedMarker] = []
+        /// Locators that could not be placed: said only when markers are asked for (`--markers-as-chapters`).
+        var locatorDiagnostics: [Diagnostic] = []
         let frameDuration: Time
 
         init(file: String, rate: Rational, diagnostics: [Diagnostic]) {
@@ -234,6 +243,8 @@ enum CMXImporter {
             piece.freeze = freeze
             piece.transitionIn = transition
             piece.isStill = Self.isStillName(name) || Self.isStillName(edit.sourceFile ?? "")
+            placeLocators(of: edit, on: &piece, source: sourceIn..<max(sourceOut, sourceIn + (freeze ? 1 : 0)),
+                          record: recordIn..<recordOut)
 
             let (video, audio) = channels(of: edit, origin)
             if video {
@@ -244,6 +255,31 @@ enum CMXImporter {
             if !video || edit.extraAudioChannels.count > 0 {
                 for channel in audio + edit.extraAudioChannels {
                     overwrite(piece, on: "A\(channel)", kind: .audio)
+                }
+            }
+        }
+
+        /// An event's locators: a timecode inside the event's source range marks the clip (its media's time, so
+        /// the marker moves with the clip); otherwise one inside its record range marks the timeline. Lists differ
+        /// in which one they write (Avid writes source timecode, others record timecode); a source range that
+        /// overlaps the record range reads as source.
+        mutating func placeLocators(of edit: CMXEdit, on piece: inout ImportedPiece, source: Range<Int64>,
+                                    record: Range<Int64>) {
+            for locator in edit.locators {
+                let origin = ImportOrigin(file: file, line: locator.line, event: edit.event)
+                guard let label = try? Timecode(parsing: locator.timecode.text.replacingSeparators(dropFrame: locator.timecode.dropFrame)),
+                      let frame = try? label.frameNumber(frameRate: rate),
+                      let at = try? Time.frames(frame, frameDuration: frameDuration)
+                else {
+                    locatorDiagnostics.append(origin.diagnostic(.warning, "locator timecode \(locator.timecode.text) is not a timecode at \(rate.doubleRateText) fps; the locator is left out"))
+                    continue
+                }
+                if source.contains(frame) {
+                    piece.markers.append(ImportedMarker(at: at, name: locator.name))
+                } else if record.contains(frame) {
+                    recordMarkers.append(ImportedMarker(at: at, name: locator.name))
+                } else {
+                    locatorDiagnostics.append(origin.diagnostic(.warning, "locator \(locator.timecode.text) lies outside event \(edit.event)'s source (\(edit.sourceIn.text)–\(edit.sourceOut.text)) and record (\(edit.recordIn.text)–\(edit.recordOut.text)) ranges; it is left out"))
                 }
             }
         }

@@ -33,6 +33,8 @@ struct CMXEdit: Sendable {
     var motion: (speed: Rational, text: String, line: Int)?
     /// Comment lines naming effects (`* AVX2 EFFECT, RESIZE`) the list cannot carry parameters for.
     var unsupportedEffects: [(text: String, line: Int)] = []
+    /// `* LOC: timecode [colour] name` lines after the edit: the timecode field and the rest, and the line.
+    var locators: [(timecode: CMXTimecode, name: String, line: Int)] = []
 }
 
 /// A timecode field of an EDL line: its text and whether it is drop-frame (`FCM: DROP FRAME` in force, or `;`).
@@ -110,7 +112,7 @@ enum CMXParser {
                 list.diagnostics.append(origin.diagnostic(.warning, "SPLIT (audio/video delay) is not supported; the edit is cut as if there were no split"))
                 continue
             }
-            parseComment(line, origin: origin, list: &list)
+            parseComment(line, dropFrame: dropFrame, origin: origin, list: &list)
         }
         return list
     }
@@ -168,7 +170,11 @@ enum CMXParser {
         list.edits[index].motion = (speed, speedText, line)
     }
 
-    private static func parseComment(_ line: String, origin: ImportOrigin, list: inout CMXList) {
+    /// The colour words of Avid's locators (and OTIO's marker colours), which come before a locator's name.
+    static let locatorColours: Set<String> = ["RED", "GREEN", "BLUE", "CYAN", "MAGENTA", "YELLOW", "BLACK", "WHITE",
+                                              "ORANGE", "PINK", "PURPLE"]
+
+    private static func parseComment(_ line: String, dropFrame: Bool, origin: ImportOrigin, list: inout CMXList) {
         var body = Substring(line)
         let starred = body.first == "*"
         while body.first == "*" || body.first == " " || body.first == "\t" { body = body.dropFirst() }
@@ -197,7 +203,16 @@ enum CMXParser {
         } else if upper.hasPrefix("FROM CLIP:") {
             list.edits[last].sourceFile = value(after: "FROM CLIP:")
         } else if upper.hasPrefix("LOC:") {
-            list.locators.append((value(after: "LOC:"), origin.line ?? 0))
+            let text = value(after: "LOC:")
+            list.locators.append((text, origin.line ?? 0))
+            var words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            if !words.isEmpty {
+                let timecode = words.removeFirst()
+                // Avid writes a colour word before the name; a name may also follow the timecode directly.
+                if let colour = words.first, locatorColours.contains(colour.uppercased()) { words.removeFirst() }
+                list.edits[last].locators.append((CMXTimecode(text: timecode, dropFrame: dropFrame || timecode.contains(";")),
+                                                  words.joined(separator: " "), origin.line ?? 0))
+            }
         } else if upper.hasPrefix("AVX") || upper.hasPrefix("EFFECT ") {
             list.edits[last].unsupportedEffects.append((String(body), origin.line ?? 0))
         } else if !starred, !upper.hasPrefix("EFFECTS NAME IS"), !upper.hasPrefix("FROM CLIP NAME") {

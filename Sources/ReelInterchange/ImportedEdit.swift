@@ -123,9 +123,35 @@ public struct ImportedPiece: Sendable, Hashable {
     public var withAudio = false
     /// Whether the medium is a still image (OTIO still references, EDL `.jpg` clips).
     public var isStill = false
+    /// Markers on the clip in its media's time (OTIO clip markers, EDL locators inside the event's source range),
+    /// which `--markers-as-chapters` places where the piece shows them.
+    public var markers: [ImportedMarker] = []
 
     /// The record end, exclusive.
     public var recordEnd: Time { (try? recordStart + recordDuration) ?? recordStart }
+
+    /// The piece's markers at the record times where it shows them: source offset / speed after the record start
+    /// (a freeze shows only its held instant).
+    public var markersInTimelineTime: [ImportedMarker] {
+        markers.compactMap { marker in
+            guard let offset = try? marker.at - sourceStart, !offset.isNegative else { return nil }
+            if freeze { return offset.isZero ? ImportedMarker(at: recordStart, name: marker.name) : nil }
+            guard let shown = try? offset.divided(by: speed), shown < recordDuration,
+                  let at = try? recordStart + shown else { return nil }
+            return ImportedMarker(at: at, name: marker.name)
+        }
+    }
+}
+
+/// A named instant: a marker or locator, in the time of what carries it (a clip's media, or the timeline).
+public struct ImportedMarker: Sendable, Hashable {
+    public var at: Time
+    public var name: String
+
+    public init(at: Time, name: String) {
+        self.at = at
+        self.name = name
+    }
 }
 
 /// One track of an imported timeline: pieces in record order, not overlapping; the stretches between them are gaps.
@@ -197,12 +223,22 @@ public struct ImportedEdit: Sendable {
     public var diagnostics: [Diagnostic]
     /// Markers and locators kept as text (`name @ time`), for `reel import`'s metadata.
     public var markers: [String]
-    /// The timeline's own markers with their times (OTIO markers on the top-level stack and its tracks, in timeline
-    /// time), which `--markers-as-chapters` turns into chapters.
-    public var timedMarkers: [(at: Time, name: String)] = []
+    /// The timeline's own markers with their times (OTIO markers on the top-level stack and its tracks, EDL
+    /// locators on the record side, in timeline time), which `--markers-as-chapters` turns into chapters.
+    public var timedMarkers: [ImportedMarker] = []
+    /// Markers that could not be placed (an EDL locator whose timecode is in neither of its event's ranges): said
+    /// only when markers are asked for, so that an import that does not want them does not fail on them.
+    public var markerDiagnostics: [Diagnostic] = []
 
     /// Whether any diagnostic is an error.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// Every marker in timeline time, in time order: the timeline's own first, then each piece's where the piece
+    /// shows its instant (a marker in a part of the clip that was trimmed away is left out).
+    public var markersInTimelineTime: [ImportedMarker] {
+        let placed = timedMarkers + (videoTracks + audioTracks).flatMap { $0.pieces.flatMap(\.markersInTimelineTime) }
+        return placed.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+    }
 
     /// The length of the edit: the end of the last piece on any track.
     public var duration: Time {

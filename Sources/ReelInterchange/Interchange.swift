@@ -110,7 +110,8 @@ public enum Interchange {
                                      projectDirectory: projectDirectory)
         builder.markersAsChapters = options.markersAsChapters
         let document = builder.build()
-        return ImportedProject(edit: edit, document: document, diagnostics: edit.diagnostics + builder.diagnostics,
+        let markerDiagnostics = options.markersAsChapters ? edit.markerDiagnostics : []
+        return ImportedProject(edit: edit, document: document, diagnostics: edit.diagnostics + markerDiagnostics + builder.diagnostics,
                                origins: builder.origins)
     }
 }

@@ -115,7 +115,7 @@ struct OTIOReader {
         var video: [ImportedTrack] = []
         var audio: [ImportedTrack] = []
         let stackPath = path.key("tracks")
-        var timed: [(at: Time, name: String)] = []
+        var timed: [ImportedMarker] = []
         if let stack = object["tracks"]?.value.objectValue {
             markersOf(stack, stackPath)
             timed += timedMarkers(of: stack)
@@ -144,7 +144,7 @@ struct OTIOReader {
                     let end = (try? trim.start + trim.duration) ?? trim.start
                     timed = timed.compactMap { marker in
                         guard marker.at >= trim.start, marker.at < end, let moved = try? marker.at - trim.start else { return nil }
-                        return (moved, marker.name)
+                        return ImportedMarker(at: moved, name: marker.name)
                     }
                     video = video.map { track in var t = track; t.pieces = track.pieces(in: trim.start, end, movedTo: .zero); t.duration = trim.duration; return t }
                     audio = audio.map { track in var t = track; t.pieces = track.pieces(in: trim.start, end, movedTo: .zero); t.duration = trim.duration; return t }
@@ -163,7 +163,7 @@ struct OTIOReader {
 
     /// The markers of the top-level stack or one of its tracks with their start times (timeline time), leaving out
     /// the caption cues `export-otio` writes as markers; a marker without a usable time is left out.
-    func timedMarkers(of object: JSONObject) -> [(at: Time, name: String)] {
+    func timedMarkers(of object: JSONObject) -> [ImportedMarker] {
         (object["markers"]?.value.arrayValue ?? []).compactMap { marker in
             // Read quietly: a marker's time only matters with --markers-as-chapters, and an odd one is left out.
             guard let markerObject = marker.value.objectValue,
@@ -173,7 +173,7 @@ struct OTIOReader {
                   let value = start["value"].flatMap({ OTIOJSON.number($0.value) }),
                   let rate = ExactTime.rate(rateValue), case .exact(let at, _) = ExactTime.time(value: value, rate: rate)
             else { return nil }
-            return (at, markerObject["name"]?.value.stringValue ?? "")
+            return ImportedMarker(at: at, name: markerObject["name"]?.value.stringValue ?? "")
         }
     }
 
@@ -497,6 +497,7 @@ struct OTIOReader {
         let content = mediaContent(reference, referencePath, clipName: name)
         var piece = ImportedPiece(name: name, origin: ImportOrigin(file: file, jsonPath: path), recordStart: .zero,
                                   recordDuration: sourceRange.duration, content: content, sourceStart: sourceRange.start)
+        piece.markers = timedMarkers(of: object)
         if case .media(let link) = content, let locator = link.locator {
             let lower = locator.lowercased()
             piece.isStill = [".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp"].contains { lower.hasSuffix($0) }

@@ -246,8 +246,8 @@ struct ProjectBuilder {
         if !audio.isEmpty { timeline.append(("audio", .array(audio.map { JSON($0) }))) }
         if markersAsChapters {
             // One chapter per instant inside the edit, in time order (the first marker's name where several share one).
-            var chapters: [(at: Time, name: String)] = []
-            for marker in edit.timedMarkers.sorted(by: { $0.at < $1.at })
+            var chapters: [ImportedMarker] = []
+            for marker in edit.markersInTimelineTime
             where marker.at >= .zero && marker.at < edit.duration && chapters.last?.at != marker.at {
                 chapters.append(marker)
             }

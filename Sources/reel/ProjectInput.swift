@@ -19,7 +19,7 @@ struct InterchangeArguments: ParsableArguments {
     var relink: String?
 
     @Flag(name: .customLong("markers-as-chapters"),
-          help: "An OTIO timeline's markers (on its stack and tracks) become timeline.chapters, at their start times.")
+          help: "Markers (OTIO timeline and clip markers) and EDL * LOC: locators become timeline.chapters.")
     var markersAsChapters = false
 
     @Option(name: .customLong("missing-media"), help: "What a clip whose medium is not found becomes: error (default) or black.")

@@ -109,6 +109,76 @@ import Testing
         #expect(try self.chapters("imported.mkv").map(\.2) == ["Intro", "Second", "Clip moment"])
     }
 
+    /// A clip's own OTIO markers are in its media's time: each becomes a chapter where the clip shows it, and one in
+    /// the part trimmed away is left out.
+    @Test func clipMarkersBecomeChaptersWhereTheClipShowsThem() throws {
+        let path = try write("clipmarks.json", """
+            { "reel": 1, "output": { "path": "clipmarks.mkv", "size": [64, 36], "frameRate": 30, "audio": false },
+              "assets": { "bg": { "color": "#202020" }, "clip": { "path": "clip.mp4" } },
+              "timeline": { "clips": [ { "asset": "bg", "duration": 1 }, { "asset": "clip", "in": 0.25, "out": 1 } ] } }
+            """)
+        let otio = folder.file("clipmarks.otio")
+        let exported = try reel(["export-otio", path, "-o", otio.path])
+        #expect(exported.status == 0, "\(exported.stderrText)")
+        // Put two markers on the media clip, in its media's time: 0.5 s (shown at 1 + 0.25 s) and 0.1 s (trimmed away).
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: otio)) as? [String: Any])
+        func marker(_ name: String, frames: Int) -> [String: Any] {
+            ["OTIO_SCHEMA": "Marker.2", "name": name, "color": "RED", "metadata": [String: Any](),
+             "marked_range": ["OTIO_SCHEMA": "TimeRange.1",
+                              "start_time": ["OTIO_SCHEMA": "RationalTime.1", "rate": 30, "value": frames],
+                              "duration": ["OTIO_SCHEMA": "RationalTime.1", "rate": 30, "value": 0]]]
+        }
+        var stack = try #require(object["tracks"] as? [String: Any])
+        var tracks = try #require(stack["children"] as? [[String: Any]])
+        let videoIndex = try #require(tracks.firstIndex { $0["kind"] as? String == "Video" })
+        var children = try #require(tracks[videoIndex]["children"] as? [[String: Any]])
+        let clipIndex = try #require(children.lastIndex { ($0["OTIO_SCHEMA"] as? String)?.hasPrefix("Clip") == true })
+        children[clipIndex]["markers"] = [marker("Media moment", frames: 15), marker("Trimmed away", frames: 3)]
+        tracks[videoIndex]["children"] = children
+        stack["children"] = tracks
+        object["tracks"] = stack
+        try JSONSerialization.data(withJSONObject: object).write(to: otio)
+
+        let imported = try reel(["import", otio.path, "--markers-as-chapters", "-o", "-"])
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        let project = try #require(try JSONSerialization.jsonObject(with: Data(imported.stdoutText.utf8)) as? [String: Any])
+        let chapters = try #require((project["timeline"] as? [String: Any])?["chapters"] as? [[String: Any]], "\(imported.stdoutText)")
+        #expect(chapters.map { $0["title"] as? String } == ["Media moment"], "\(chapters)")
+        #expect(chapters.map { "\($0["at"] ?? "")" } == ["5/4"], "\(chapters)")
+    }
+
+    /// EDL locators: one in the event's source timecode moves with the clip, one in record timecode is timeline
+    /// time from the list's first record in, one in neither range is left out with a warning (only when asked).
+    @Test func edlLocatorsBecomeChaptersBySourceOrRecordTimecode() throws {
+        let edl = try write("locators.edl", """
+            TITLE: LOCATORS
+            FCM: NON-DROP FRAME
+
+            001  CLIP     V     C        00:00:00:06 00:00:01:00 01:00:00:00 01:00:00:24
+            * FROM CLIP NAME: clip.mp4
+            * LOC: 00:00:00:21 RED     Source mark
+            * LOC: 01:00:00:04 Record mark
+            * LOC: 02:00:00:00 BLUE    Nowhere
+            002  CLIP     V     C        00:00:00:00 00:00:00:12 01:00:00:24 01:00:01:06
+            * FROM CLIP NAME: clip.mp4
+            * LOC: 00:00:00:03 YELLOW  Second event
+            """)
+        let options = ["--media-dir", folder.url.path, "--frame-rate", "30"]
+        let imported = try reel(["import", edl, "--markers-as-chapters", "-o", "-"] + options)
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        let project = try #require(try JSONSerialization.jsonObject(with: Data(imported.stdoutText.utf8)) as? [String: Any])
+        let chapters = try #require((project["timeline"] as? [String: Any])?["chapters"] as? [[String: Any]], "\(imported.stdoutText)")
+        // Record mark: record frame 4; Source mark: 15 frames after the source in; Second event: record 24 + 3 frames
+        // (import writes whole frames as "Nf").
+        #expect(chapters.map { $0["title"] as? String } == ["Record mark", "Source mark", "Second event"], "\(chapters)")
+        #expect(chapters.map { "\($0["at"] ?? "")" } == ["4f", "15f", "27f"], "\(chapters)")
+        #expect(imported.stderrText.contains("locator 02:00:00:00 lies outside event 001's source"), "\(imported.stderrText)")
+        let plain = try reel(["import", edl, "-o", "-"] + options)
+        #expect(plain.status == 0 && !plain.stdoutText.contains(#""chapters""#), "\(plain.stderrText)")
+        let strict = try reel(["validate", edl, "--strict"] + options)
+        #expect(strict.status == 0 && !strict.stderrText.contains("locator"), "\(strict.stderrText)")
+    }
+
     @Test func reelChaptersPrintsYouTubesListAndWarnsWhenTheFirstIsNotAtZero() throws {
         let path = try write("list.json", """
             { "reel": 1, "output": { "path": "list.mp4", "size": [64, 36], "frameRate": 30, "end": 4000 },
