@@ -16,14 +16,16 @@ struct Cut: ParsableCommand {
             Each input is read once (its sound for silence and words, its pictures for --scenes and --still) \
             and becomes its kept clips, in order, with exact source in and out points on the video's frame \
             boundaries (on sample boundaries for audio-only inputs) and a 10 ms audio fade on each side of every \
-            cut. Silence (--silence, default -35 dBFS) is the criterion unless --fillers, --remove-words, --scenes \
-            or --still name another; name --silence too for both. --scenes splits each kept stretch into one clip \
+            cut. Silence (--silence, default -35 dBFS, or relative to the input's loudness: -25LU) is the \
+            criterion unless --fillers, --remove-words, --scenes or --still name another; name --silence too for \
+            both. --scenes splits each kept stretch into one clip \
             per shot. The project validates and renders like any other; nothing is written unless the analysis \
             succeeds.
 
             Examples:
               reel cut talk.mp4 -o talk-cut.json
               reel cut talk.mp4 --silence -40 --min-silence 0.8 --margin 0.1 -o - | reel render - -o cut.mp4
+              reel cut interview.mov --audio-track 2 --channel 1 --silence -25LU -o interview-cut.json
               reel cut a.mp4 b.mp4 --remove 0..2.5 --report cuts.json -o both.json
               reel cut talk.mp4 --transcript talk.words.json --fillers --silence -35 -o talk-cut.json
               reel cut lecture.mp4 --speed-silence 4 -o lecture-fast.json
@@ -38,8 +40,18 @@ struct Cut: ParsableCommand {
     var output: String
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Cut sound whose peak stays below DB dBFS (default -35; e.g. -40 or -40dB).", valueName: "DB"))
+        "Cut sound whose peak stays below DB dBFS (default -35; e.g. -40 or -40dB), or N dB below the input's "
+            + "integrated loudness (e.g. -25LU).", valueName: "DB"))
     var silence: String?
+
+    @Option(name: .customLong("audio-track"), help: ArgumentHelp(
+        "Measure and keep this audio stream (its index in the file, as an asset's audioTrack; default: the file's "
+            + "default audio stream).", valueName: "N"))
+    var audioTrack: Int?
+
+    @Option(help: ArgumentHelp("Decide silence by this channel alone (1 = the first; default: the peak over all).",
+                               valueName: "C"))
+    var channel: Int?
 
     @Option(name: .customLong("min-silence"), help: ArgumentHelp(
         "Only silences at least this long are cut (default 0.5, at least 0.01).", valueName: "T"))
@@ -205,9 +217,18 @@ struct Cut: ParsableCommand {
         // Silence is the criterion when none is named; named with others, all apply.
         let othersNamed = !words.isEmpty || scenes != nil || stillLength != nil
         let silenceThreshold = silence != nil || !othersNamed ? try threshold() : nil
+        if let audioTrack, audioTrack < 0 {
+            throw Exit.report(.usage("--audio-track \(audioTrack): a stream index, 0 or more"))
+        }
+        if let channel, channel < 1 {
+            throw Exit.report(.usage("--channel \(channel): a channel number, 1 for the first"))
+        }
+        if channel != nil, silenceThreshold == nil {
+            throw Exit.report(.usage("--channel chooses the channel silence is measured on: name --silence too"))
+        }
         return CutRequest(inputs: inputs, silenceThreshold: silenceThreshold, settings: settings,
                           transcripts: transcript, words: words, sceneThreshold: try sceneThreshold(),
-                          stillLength: stillLength)
+                          stillLength: stillLength, audioTrack: audioTrack, channel: channel)
     }
 
     /// A comma-separated list of words and phrases; `default` for `Cut.defaultList` (the flag given alone).
@@ -262,15 +283,28 @@ struct Cut: ParsableCommand {
         return result
     }
 
-    /// `--silence`'s threshold in dBFS: a number, optionally followed by dB, from -150 to 0.
-    private func threshold() throws -> Double {
-        guard let silence else { return -35 }
+    /// `--silence`'s threshold: a number in dBFS, optionally followed by dB or dBFS, from -150 to 0; or a number
+    /// followed by LU, from -60 to 0, relative to the input's integrated loudness.
+    private func threshold() throws -> SilenceThreshold {
+        guard let silence else { return .peak(-35) }
         var text = silence.trimmingCharacters(in: .whitespaces)
-        if text.lowercased().hasSuffix("db") { text.removeLast(2) }
-        guard let value = Double(text), value.isFinite, value >= -150, value <= 0 else {
-            throw Exit.report(.usage("--silence \(silence): a level in dBFS from -150 to 0 (e.g. -35 or -40dB)"))
+        let lower = text.lowercased()
+        if lower.hasSuffix("lu") {
+            text.removeLast(2)
+            guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= -60, value <= 0 else {
+                throw Exit.report(.usage("--silence \(silence): a level relative to the loudness from -60LU to 0LU (e.g. -25LU)"))
+            }
+            return .belowLoudness(value)
         }
-        return value
+        if lower.hasSuffix("dbfs") {
+            text.removeLast(4)
+        } else if lower.hasSuffix("db") {
+            text.removeLast(2)
+        }
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= -150, value <= 0 else {
+            throw Exit.report(.usage("--silence \(silence): a level in dBFS from -150 to 0 (e.g. -35 or -40dB), or relative to the loudness (e.g. -25LU)"))
+        }
+        return .peak(value)
     }
 
     /// The cut project, compiled as every command compiles a project, as an OpenTimelineIO timeline named after

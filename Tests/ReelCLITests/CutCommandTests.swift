@@ -228,6 +228,88 @@ import Testing
         #expect(samples.count == 37200, "\(samples.count) samples")
     }
 
+    /// `--silence -20LU`: the threshold follows each file's own loudness, so one setting cuts the same pause from a
+    /// recording and from a copy 40 dB quieter, where a fixed dBFS threshold cuts all of the quiet one; the loudness
+    /// in the report is ffmpeg `ebur128`'s.
+    @Test func aThresholdRelativeToTheLoudnessFitsLoudAndQuietRecordings() throws {
+        // 48 kHz mono float, 3 s: a tone on an offset (never near zero), 40 dB lower from 1 s to 2 s.
+        func recording(_ name: String, gain: String) throws -> URL {
+            let wav = folder.file(name)
+            _ = try runChecked("ffmpeg", [
+                "-v", "error", "-y", "-f", "lavfi",
+                "-i", "aevalsrc=exprs='\(gain)*if(gte(t,1)*lt(t,2),0.01,1)*(0.4+0.1*sin(2*PI*300*t))':s=48000:d=3",
+                "-c:a", "pcm_f32le", wav.path,
+            ])
+            return wav
+        }
+        for (file, gain) in [("relative-loud.wav", "1"), ("relative-quiet.wav", "0.01")] {
+            let wav = try recording(file, gain: gain)
+            let report = folder.file(file + ".report.json")
+            let cut = try reel(["cut", wav.path, "--silence", "-20LU", "--margin", "0", "--report", report.path, "-o", "-"])
+            #expect(cut.status == 0, "\(file): \(cut.stderrText)")
+            let reportJSON = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+            let input = try #require((reportJSON["inputs"] as? [[String: Any]])?.first)
+            let ranges = try #require(input["removedRanges"] as? [[String: Any]])
+            #expect(ranges.map { [$0["start"] as? Double, $0["end"] as? Double] } == [[1, 2]], "\(file): \(ranges)")
+            let loudness = try #require(input["loudness"] as? Double)
+            let measured = try LoudnessTargetTests.ffmpegMeasure(wav.path).integrated
+            #expect(abs(loudness - measured) <= 0.1, "\(file): reel \(loudness) LUFS, ebur128 \(measured) LUFS")
+            let level = try #require(input["silenceLevel"] as? Double)
+            #expect(abs(level - (loudness - 20)) <= 0.01, "\(file): \(level) dBFS from \(loudness) LUFS")
+            if gain != "1" {
+                // A fixed -35 dBFS finds the whole quiet file silent.
+                let fixed = try reel(["cut", wav.path, "--silence", "-35", "--margin", "0", "-o", "-"])
+                #expect(fixed.status == 65 && fixed.stderrText.contains("nothing is left to keep"), "\(fixed.stderrText)")
+            }
+        }
+        let silent = try recording("relative-silent.wav", gain: "0")
+        let gated = try reel(["cut", silent.path, "--silence", "-20LU", "-o", "-"])
+        #expect(gated.status == 65 && gated.stderrText.contains("−70 LUFS gate"), "\(gated.stderrText)")
+        let badLU = try reel(["cut", silent.path, "--silence", "-80LU", "-o", "-"])
+        #expect(badLU.status == 64 && badLU.stderrText.contains("--silence -80LU"), "\(badLU.stderrText)")
+    }
+
+    /// `--audio-track N` measures (and the project keeps) that stream; `--channel C` decides silence by one channel.
+    @Test func theStreamAndChannelSilenceIsMeasuredOnCanBeChosen() throws {
+        // Stream 1: stereo, the left channel pausing from 1 s to 2 s, the right one never; stream 2: mono, never.
+        let file = folder.file("two-streams.mkv")
+        let tone = "0.4+0.1*sin(2*PI*300*t)"
+        _ = try runChecked("ffmpeg", [
+            "-v", "error", "-y",
+            "-f", "lavfi", "-i", "aevalsrc=exprs='if(gte(t,1)*lt(t,2),0,\(tone))|\(tone)':s=48000:d=3",
+            "-f", "lavfi", "-i", "aevalsrc=exprs='\(tone)':s=48000:d=3",
+            "-map", "0:a", "-map", "1:a", "-c:a", "pcm_s16le", file.path,
+        ])
+        func removed(_ options: [String]) throws -> (ranges: [[Double?]], project: [String: Any]) {
+            let report = folder.file("streams-report.json")
+            let cut = try reel(["cut", file.path, "--margin", "0", "--report", report.path, "--force", "-o", "-"] + options)
+            #expect(cut.status == 0, "\(options): \(cut.stderrText)")
+            let reportJSON = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+            let input = try #require((reportJSON["inputs"] as? [[String: Any]])?.first)
+            let ranges = try #require(input["removedRanges"] as? [[String: Any]])
+            let project = try #require(try JSONSerialization.jsonObject(with: cut.stdout) as? [String: Any])
+            return (ranges.map { [$0["start"] as? Double, $0["end"] as? Double] }, project)
+        }
+        // The peak over both channels never drops: nothing is cut.
+        #expect(try removed(["--silence", "-35"]).ranges.isEmpty)
+        // The left channel alone pauses.
+        #expect(try removed(["--silence", "-35", "--channel", "1"]).ranges == [[1, 2]])
+        #expect(try removed(["--silence", "-35", "--channel", "2"]).ranges.isEmpty)
+        // Stream 1 (the second stream of the file) never pauses; the project's asset names it.
+        let second = try removed(["--silence", "-35", "--audio-track", "1", "--channel", "1"])
+        #expect(second.ranges.isEmpty)
+        let assets = try #require(second.project["assets"] as? [String: [String: Any]])
+        #expect(assets.values.first?["audioTrack"] as? Int == 1, "\(assets)")
+
+        let notAudio = try reel(["cut", file.path, "--audio-track", "5", "-o", "-"])
+        #expect(notAudio.status == 65 && notAudio.stderrText.contains("its audio streams: 0, 1"), "\(notAudio.stderrText)")
+        let noChannel = try reel(["cut", file.path, "--channel", "3", "-o", "-"])
+        #expect(noChannel.status == 65 && noChannel.stderrText.contains("--channel 3: the audio stream has 2 channels"),
+                "\(noChannel.stderrText)")
+        let channelAlone = try reel(["cut", file.path, "--fillers", "--transcript", file.path, "--channel", "1", "-o", "-"])
+        #expect(channelAlone.status == 64, "\(channelAlone.stderrText)")
+    }
+
     @Test func errorsNameTheInputAndTheOptionAndWriteNothing() throws {
         let silent = folder.file("picture-only.mkv")
         try IndexedMedia.makeVideo(at: silent, frameCount: 10, frameRate: "30")

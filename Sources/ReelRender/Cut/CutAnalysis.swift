@@ -7,8 +7,13 @@ import ReelTime
 public struct CutRequest: Sendable {
     /// The media files, in the order their clips follow each other.
     public var inputs: [String]
-    /// `--silence`: the threshold in dBFS below which sound counts as silence; nil when silence is not a criterion.
-    public var silenceThreshold: Double?
+    /// `--silence`: the level below which sound counts as silence; nil when silence is not a criterion.
+    public var silenceThreshold: SilenceThreshold?
+    /// `--audio-track`: the stream (its index in the file, as an asset's `audioTrack`) whose sound is measured and
+    /// kept; nil for the file's default audio stream.
+    public var audioTrack: Int?
+    /// `--channel`: the one channel (1 = the first) whose level decides silence; nil for the peak over all channels.
+    public var channel: Int?
     /// Margins, shortest silence and clip, stretches kept or removed by hand.
     public var settings: CutSettings
     /// Word-level transcripts (`--transcript`), by input: the first for the first input, and so on.
@@ -26,10 +31,12 @@ public struct CutRequest: Sendable {
     public static let defaultSceneThreshold = 10.0
 
     /// Creates a request.
-    public init(inputs: [String], silenceThreshold: Double?, settings: CutSettings, transcripts: [String] = [],
+    public init(inputs: [String], silenceThreshold: SilenceThreshold?, settings: CutSettings, transcripts: [String] = [],
                 words: WordCriteria = WordCriteria(fillers: [], words: []), sceneThreshold: Double? = nil,
-                stillLength: Time? = nil) {
+                stillLength: Time? = nil, audioTrack: Int? = nil, channel: Int? = nil) {
         self.inputs = inputs
+        self.audioTrack = audioTrack
+        self.channel = channel
         self.silenceThreshold = silenceThreshold
         self.settings = settings
         self.transcripts = transcripts
@@ -40,6 +47,14 @@ public struct CutRequest: Sendable {
 
     /// Whether a criterion needs the pictures decoded.
     var looksAtPictures: Bool { sceneThreshold != nil || stillLength != nil }
+}
+
+/// `--silence`'s level: a peak level in dBFS, or a number of dB below (negative) the input's integrated loudness.
+public enum SilenceThreshold: Sendable, Equatable {
+    /// A peak below this many dBFS is silent (`--silence -35`).
+    case peak(Double)
+    /// A peak below the input's integrated loudness (LUFS, BS.1770) plus this many dB is silent (`--silence -25LU`).
+    case belowLoudness(Double)
 }
 
 /// One input as analysed and planned: its facts and its pieces.
@@ -59,6 +74,12 @@ public struct CutInput: Sendable {
     public internal(set) var shotStarts: [Time] = []
     /// What the analysis noticed without failing (a transcript running past the media), one line each.
     public let warnings: [String]
+    /// The audio stream chosen by `--audio-track` (written on the project's asset); nil for the default stream.
+    public var audioTrack: Int?
+    /// With silence as a criterion: the peak level in dBFS below which sound was silent, and the integrated
+    /// loudness it was taken from when `--silence` was relative to it.
+    public var silenceLevel: Double?
+    public var loudness: Double?
 }
 
 /// Reads each input once, decoding only what the criteria need (for silence and words: its best audio stream, no
@@ -89,7 +110,17 @@ public enum CutAnalysis {
             throw located(error, path)
         }
         let video = info.bestVideoStream
-        let audio = info.bestAudioStream
+        let audio: StreamInfo?
+        if let chosen = request.audioTrack {
+            guard let stream = info.streams.first(where: { $0.index == chosen }), stream.type == .audio else {
+                let audioIndexes = info.streams.filter { $0.type == .audio }.map { String($0.index) }
+                throw RenderError(.invalid, "\(path): --audio-track \(chosen): stream \(chosen) is not an audio stream (" +
+                                  (audioIndexes.isEmpty ? "the file has none" : "its audio streams: \(audioIndexes.joined(separator: ", "))") + ")")
+            }
+            audio = stream
+        } else {
+            audio = info.bestAudioStream
+        }
         guard video != nil || audio != nil else {
             throw RenderError(.invalid, "\(path): the file has neither a video nor an audio stream")
         }
@@ -97,21 +128,43 @@ public enum CutAnalysis {
         // container's); an audio-only file's end is its last decoded sample when the sound was read.
         var duration = video?.duration ?? info.duration ?? .zero
         var candidates: [CutCandidate] = []
+        var silenceLevel: Double?
+        var loudness: Double?
         if let threshold = request.silenceThreshold {
             guard let audio, audio.sampleRate > 0, audio.channels > 0 else {
                 throw RenderError(.invalid, "\(path): --silence needs sound, and the file has no audio stream")
             }
-            let reader: any AudioSourceReader
-            do {
-                reader = try opener.openAudio(path: path, stream: audio.index, sampleRate: audio.sampleRate,
-                                              channels: audio.channels)
-            } catch {
-                throw located(error, path)
+            if let channel = request.channel, channel > audio.channels {
+                throw RenderError(.invalid, "\(path): --channel \(channel): the audio stream has \(audio.channels) channel\(audio.channels == 1 ? "" : "s")")
+            }
+            func open() throws(RenderError) -> any AudioSourceReader {
+                do {
+                    return try opener.openAudio(path: path, stream: audio.index, sampleRate: audio.sampleRate,
+                                                channels: audio.channels)
+                } catch {
+                    throw located(error, path)
+                }
             }
             let rate = Int64(audio.sampleRate)
             let expected = info.duration.flatMap { try? $0.count(atRate: rate, rounding: .up) }
-            let (silences, sampleCount) = try SilenceDetector(thresholdDecibels: threshold, minimumLength: request.settings.minimumSilence).silences(
-                reading: reader, of: path, sampleRate: audio.sampleRate, channels: audio.channels,
+            switch threshold {
+            case .peak(let level):
+                silenceLevel = level
+            case .belowLoudness(let offset):
+                // The level is relative to the whole sound's loudness, so the sound is read once more before.
+                let measured = try SilenceDetector.integratedLoudness(reading: open(), of: path, sampleRate: audio.sampleRate,
+                                                                      channels: audio.channels, channel: request.channel,
+                                                                      expectedSamples: expected, cancellation: cancellation)
+                guard let measured else {
+                    throw RenderError(.invalid, "\(path): --silence \(formattedLU(offset)): the sound is below BS.1770's −70 LUFS gate, so it has no loudness to be relative to; give --silence in dBFS")
+                }
+                loudness = measured
+                silenceLevel = min(0, measured + offset)
+            }
+            let detector = SilenceDetector(thresholdDecibels: silenceLevel ?? -35, minimumLength: request.settings.minimumSilence,
+                                           channel: request.channel)
+            let (silences, sampleCount) = try detector.silences(
+                reading: open(), of: path, sampleRate: audio.sampleRate, channels: audio.channels,
                 expectedSamples: expected, cancellation: cancellation)
             candidates += silences
             if video == nil { duration = Time(value: sampleCount, timescale: rate) }
@@ -160,11 +213,20 @@ public enum CutAnalysis {
                 .filter { $0 > .zero && $0 < duration }
             let pieces = try CutPlanner.plan(duration: duration, candidates: candidates, settings: request.settings,
                                              grid: grid, shotStarts: shots)
-            return CutInput(path: path, hasVideo: video != nil, duration: duration, grid: grid, pieces: pieces,
-                            shotStarts: shots, warnings: warnings)
+            var input = CutInput(path: path, hasVideo: video != nil, duration: duration, grid: grid, pieces: pieces,
+                                 shotStarts: shots, warnings: warnings)
+            input.audioTrack = request.audioTrack
+            input.silenceLevel = silenceLevel
+            input.loudness = loudness
+            return input
         } catch {
             throw RenderError(.invalid, "\(path): the cut's times cannot be represented exactly (\(error))")
         }
+    }
+
+    /// A relative level as written: "-25LU".
+    static func formattedLU(_ value: Double) -> String {
+        (value == value.rounded() ? String(Int(value)) : String(value)) + "LU"
     }
 
     /// A media error as an error naming `path` once (media errors often name their file already).

@@ -57,7 +57,9 @@ public enum CutProject {
         do {
             for (index, input) in inputs.enumerated() {
                 let id = uniqueID(for: input.path, used: &usedIDs)
-                assets.append((id, .object(JSONObject(values: [("path", .string(written(input.path, in: projectDirectory)))]))))
+                var asset: [(key: String, value: JSONValue)] = [("path", .string(written(input.path, in: projectDirectory)))]
+                if let track = input.audioTrack { asset.append(("audioTrack", .number(String(track)))) }
+                assets.append((id, .object(JSONObject(values: asset))))
                 if index < captions.count, let attached = captions[index] { captionsOfAsset[id] = attached }
                 for piece in input.pieces {
                     var entries = [Placed(asset: id, input: input, range: piece.range, at: position)]
@@ -136,6 +138,8 @@ public enum CutProject {
                 ("kept", number(kept, places: 6)), ("removed", number(removed, places: 6)),
                 ("removedRanges", .array(ranges)),
             ]
+            if let level = input.silenceLevel { members.append(("silenceLevel", number(level, places: 2))) }
+            if let loudness = input.loudness { members.append(("loudness", number(loudness, places: 2))) }
             if !input.shotStarts.isEmpty {
                 members.append(("shotStarts", .array(input.shotStarts.map { JSON(seconds($0)) })))
             }

@@ -16,6 +16,8 @@ struct SilenceDetector {
     let thresholdDecibels: Double
     /// Runs shorter than this are not reported (`--min-silence`), so zero crossings never become candidates.
     let minimumLength: Time
+    /// `--channel`: the one channel (1 = the first) whose peak decides; nil for the peak over all channels.
+    var channel: Int? = nil
 
     /// Reads `reader` from sample 0 to the stream's end and returns every silent stretch (in source seconds,
     /// sample-exact) with its highest peak in dBFS, and the number of samples read. `expectedSamples` (the
@@ -23,21 +25,12 @@ struct SilenceDetector {
     func silences(reading reader: any AudioSourceReader, of input: String, sampleRate: Int, channels: Int,
                   expectedSamples: Int64?, cancellation: CancellationFlag?) throws(RenderError) -> (silences: [CutCandidate], sampleCount: Int64)
     {
-        let block = 65536
         let threshold = Float(pow(10, thresholdDecibels / 20))
-        let buffers = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: block) }
-        let peaks = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        defer {
-            for buffer in buffers { buffer.deallocate() }
-            peaks.deallocate()
-        }
-        // Past the expected end by a minute with no end known: the reader cannot tell it, the probe's length holds.
-        let readLimit = (expectedSamples ?? Int64(sampleRate) * 86_400) + Int64(sampleRate) * 60
-
+        let peaks = UnsafeMutablePointer<Float>.allocate(capacity: Self.block)
+        defer { peaks.deallocate() }
         var result: [CutCandidate] = []
         var runStart: Int64?
         var runPeak: Float = 0
-        var position: Int64 = 0
         let rate = Int64(sampleRate)
         let minimumSamples = max(1, (try? minimumLength.count(atRate: rate, rounding: .up)) ?? 1)
         func close(at end: Int64) throws(RenderError) {
@@ -53,20 +46,11 @@ struct SilenceDetector {
                 throw RenderError(.internal, "silence at sample \(start): \(error)")
             }
         }
-        while true {
-            if cancellation?.isCancelled == true { throw RenderError(.cancelled, "interrupted") }
-            do {
-                try reader.read(from: position, count: block, into: buffers)
-            } catch {
-                let failure = RenderError(media: error)
-                let time = Time(value: position, timescale: rate)
-                throw RenderError(failure.kind, "\(input) at \(time) s: \(failure.message)")
-            }
-            let end = reader.endSample ?? (position >= readLimit ? position : nil)
-            let valid = end.map { Int(max(0, min(Int64(block), $0 - position))) } ?? block
+        let count = try Self.readBlocks(of: reader, input: input, sampleRate: sampleRate, channels: channels, channel: channel,
+                                        expectedSamples: expectedSamples, cancellation: cancellation) { measured, position, valid throws(RenderError) in
             // The peak over the channels of each instant, one channel at a time (a loop the compiler vectorises).
-            for k in 0..<valid { peaks[k] = abs(buffers[0][k]) }
-            for buffer in buffers.dropFirst() {
+            for k in 0..<valid { peaks[k] = abs(measured[0][k]) }
+            for buffer in measured.dropFirst() {
                 for k in 0..<valid { peaks[k] = max(peaks[k], abs(buffer[k])) }
             }
             for k in 0..<valid {
@@ -78,11 +62,63 @@ struct SilenceDetector {
                     try close(at: position + Int64(k))
                 }
             }
-            position += Int64(valid)
-            if let end, position >= end { break }
         }
-        try close(at: position)
-        return (result, position)
+        try close(at: count)
+        return (result, count)
+    }
+
+    /// The integrated loudness (LUFS, BS.1770) of `reader`'s whole sound, or of its channel `channel` (1 = the
+    /// first) alone; nil when nothing passes the −70 LUFS gate.
+    static func integratedLoudness(reading reader: any AudioSourceReader, of input: String, sampleRate: Int, channels: Int,
+                                   channel: Int?, expectedSamples: Int64?,
+                                   cancellation: CancellationFlag?) throws(RenderError) -> Double? {
+        let meter: LoudnessMeter
+        do {
+            meter = try LoudnessMeter(channels: channel == nil ? channels : 1, sampleRate: sampleRate, integratedOnly: true)
+        } catch {
+            throw RenderError(media: error)
+        }
+        _ = try readBlocks(of: reader, input: input, sampleRate: sampleRate, channels: channels, channel: channel,
+                           expectedSamples: expectedSamples, cancellation: cancellation) { measured, _, valid throws(RenderError) in
+            do throws(MediaError) {
+                try meter.add(measured.map { UnsafePointer($0) }, count: valid)
+            } catch {
+                throw RenderError(media: error)
+            }
+        }
+        return meter.measurement.integrated
+    }
+
+    /// Samples read per block.
+    private static let block = 65536
+
+    /// Reads `reader` from sample 0 to the stream's end in blocks and hands `body` each block: the measured
+    /// channels' buffers (all, or `channel` alone), the block's first sample and its number of samples. Returns the
+    /// number of samples read. `expectedSamples` bounds the read when the reader cannot tell its end.
+    private static func readBlocks(of reader: any AudioSourceReader, input: String, sampleRate: Int, channels: Int,
+                                   channel: Int?, expectedSamples: Int64?, cancellation: CancellationFlag?,
+                                   _ body: ([UnsafeMutablePointer<Float>], Int64, Int) throws(RenderError) -> Void) throws(RenderError) -> Int64 {
+        let buffers = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: block) }
+        defer { for buffer in buffers { buffer.deallocate() } }
+        let measured = channel.map { [buffers[$0 - 1]] } ?? buffers
+        // Past the expected end by a minute with no end known: the reader cannot tell it, the probe's length holds.
+        let readLimit = (expectedSamples ?? Int64(sampleRate) * 86_400) + Int64(sampleRate) * 60
+        var position: Int64 = 0
+        while true {
+            if cancellation?.isCancelled == true { throw RenderError(.cancelled, "interrupted") }
+            do {
+                try reader.read(from: position, count: block, into: buffers)
+            } catch {
+                let failure = RenderError(media: error)
+                let time = Time(value: position, timescale: Int64(sampleRate))
+                throw RenderError(failure.kind, "\(input) at \(time) s: \(failure.message)")
+            }
+            let end = reader.endSample ?? (position >= readLimit ? position : nil)
+            let valid = end.map { Int(max(0, min(Int64(block), $0 - position))) } ?? block
+            try body(measured, position, valid)
+            position += Int64(valid)
+            if let end, position >= end { return position }
+        }
     }
 }
 
