@@ -688,6 +688,42 @@ def run_scenes(reel, minutes, rounds, warmup):
     return results
 
 
+def ensure_report_media(minutes):
+    """The report part's source: a moving 1080p test pattern with a tone (every picture different)."""
+    return ensure_long_media("report-1080p", [
+        "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate={FPS}",
+        "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate={SAMPLE_RATE},aformat=channel_layouts=stereo",
+    ], ["-c:a", "aac", "-b:a", "128k"], minutes)
+
+
+def run_report(reel, minutes, rounds, warmup):
+    """`reel report` of a `minutes`-long 1080p render (issue 40: at most 5 % of the render): the render of 20 cuts of
+    the source, then the page (a picture per instruction, the output's sound analysed) of that render."""
+    source = ensure_report_media(minutes)
+    duration = probe_duration(source)
+    WORK.mkdir(parents=True, exist_ok=True)
+    output = WORK / "report-render.mp4"
+    piece = duration / 20
+    project = {
+        "reel": 1,
+        "output": {**reel_output_settings(output, ENCODER_PRESET), "size": [1920, 1080]},
+        "assets": {"talk": {"path": str(source)}},
+        "timeline": {"clips": [{"asset": "talk", "in": round(k * piece, 3), "out": round((k + 1) * piece, 3)}
+                               for k in range(20)]},
+    }
+    path = write_project(project, "report")
+    print(f"\nreport: a {minutes} min 1080p render of 20 cuts, then reel report of it", flush=True)
+    results = timed_rounds({"render": reel_render_args(reel, path)}, rounds, warmup, "report")
+    page = WORK / "report.html"
+    results.update(timed_rounds({"report": [str(reel), "report", str(path), "--output", str(output), "-o", str(page),
+                                            "--force"]}, rounds, warmup, "report"))
+    render_wall, render_cpu = medians(results["render"])
+    report_wall, report_cpu = medians(results["report"])
+    print(f"report / render: wall {report_wall / render_wall:.3f}, cpu {report_cpu / render_cpu:.3f} "
+          f"(target <= 0.05: {'met' if report_wall <= 0.05 * render_wall else 'NOT met'})")
+    return results
+
+
 # ---------------------------------------------------------------- projects
 
 
@@ -1470,6 +1506,11 @@ def parse_arguments():
                              "a 1080p re-encode as long); 0 skips it (default: %(default)s)")
     parser.add_argument("--audio-effects-seconds", type=int, default=600,
                         help="length of the audio-effects part's talk (default: %(default)s; issue 37 says an hour, 3600)")
+    parser.add_argument("--report-minutes", type=int, default=10,
+                        help="length of the report part's 1080p render (reel report vs the render); 0 to skip "
+                             "(default: %(default)s)")
+    parser.add_argument("--report-rounds", type=int, default=1,
+                        help="timed rounds of the report part (default: %(default)s)")
     parser.add_argument("--renditions-rounds", type=int, default=3,
                         help="timed rounds of the renditions part (three sizes in one pass vs three renders); 0 to "
                              "skip (default: %(default)s)")
@@ -1526,6 +1567,8 @@ def main():
         scenes = ({} if args.ffmpeg_only or args.scene_minutes < 1 or args.cut_rounds < 1
                   else run_scenes(reel, args.scene_minutes, args.cut_rounds, args.warmup))
 
+        reported = ({} if args.ffmpeg_only or args.report_minutes < 1 or args.report_rounds < 1
+                    else run_report(reel, args.report_minutes, args.report_rounds, args.warmup))
         audio_effects = ({} if args.ffmpeg_only or args.audio_effects_rounds < 1
                          else run_audio_effects(reel, args.audio_effects_rounds, args.warmup, args.audio_effects_seconds))
     except BenchError as error:
@@ -1546,6 +1589,7 @@ def main():
             "renditions": {name: [vars(m) for m in runs] for name, runs in renditions.items()},
             "cut": {name: [vars(m) for m in runs] for name, runs in cut.items()},
             "scenes": {name: [vars(m) for m in runs] for name, runs in scenes.items()},
+            "report": {name: [vars(m) for m in runs] for name, runs in reported.items()},
 
             "audioEffects": {name: [vars(m) for m in runs] for name, runs in audio_effects.items()},
         }

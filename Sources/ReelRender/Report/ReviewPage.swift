@@ -468,7 +468,6 @@ public struct ReviewPage: Sendable {
 
     // MARK: Text
 
-    /// `text` with `&`, `<`, `>`, `"` and `'` escaped for HTML text and attribute values.
     /// The start of every page reel writes for reviewers, up to `<body>`: self-contained by its content security
     /// policy (nothing is fetched; images are data: URIs), with inline `style` and, when `scripts`, inline scripts.
     static func head(title: String, style: String, scripts: Bool = false) -> String {
@@ -483,6 +482,7 @@ public struct ReviewPage: Sendable {
         """
     }
 
+    /// `text` with `&`, `<`, `>`, `"` and `'` escaped for HTML text and attribute values.
     static func escaped(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.count)
