@@ -79,6 +79,27 @@ import Testing
         #expect(text.contains(#""name": "Clip moment""#) && text.contains(#""chapter": true"#), "\(text)")
     }
 
+    /// A chunked render's parts carry no chapters; `reel join` writes the whole export's, as the plain render has them.
+    @Test func aJoinedChunkedRenderHasTheChaptersOfThePlainRender() throws {
+        let path = try project("joined", extension: "mp4")
+        var parts: [String] = []
+        for index in 0..<2 {
+            let part = folder.file("joined-part\(index).mkv").path
+            let rendered = try reel(["render", path, "--chunk", "\(index)/2", "-o", part, "-q"])
+            #expect(rendered.status == 0, "\(rendered.stderrText)")
+            parts.append(part)
+        }
+        #expect(try chapters("joined-part0.mkv").isEmpty)
+        let joined = try reel(["join", path] + parts + ["-o", folder.file("joined.mp4").path])
+        #expect(joined.status == 0, "\(joined.stderrText)")
+        let plain = try reel(["render", path, "-o", folder.file("plain.mp4").path, "-q"])
+        #expect(plain.status == 0, "\(plain.stderrText)")
+        let read = try chapters("joined.mp4")
+        #expect(read.map(\.2) == ["Intro", "Second", "Clip moment"], "\(read)")
+        let expected = try chapters("plain.mp4")
+        #expect(read.map(\.0) == expected.map(\.0) && read.map(\.1) == expected.map(\.1), "\(read) vs \(expected)")
+    }
+
     /// `reel import --markers-as-chapters`: the markers `export-otio` wrote come back as `timeline.chapters` at their
     /// times, and the imported project's render carries them; without the flag, no chapters.
     @Test func importTurnsMarkersIntoChaptersWhenAsked() throws {

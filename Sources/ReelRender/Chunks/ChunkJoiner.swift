@@ -253,10 +253,13 @@ public final class ChunkJoiner {
             // The parts are picture-only; the soft subtitle streams come from the project, over the whole export.
             let subtitles = try SubtitleTrackPlan.plans(project: project, from: FrameGrid(project).start,
                                                         to: project.exportRange.end, container: settings.container)
+            // The chapters of the whole export, as a render without chunks writes them (the parts carry none).
+            var container = OutputWriter.Container(name: settings.container, metadata: project.output.metadata,
+                                                   faststart: project.output.faststart)
+            container.chapters = ChapterMark.marks(project.composition.chapters, over: project.exportRange)
             let writer = try OutputWriter(
                 destination: target,
-                container: .init(name: settings.container, metadata: project.output.metadata,
-                                 faststart: project.output.faststart),
+                container: container,
                 video: .spliced(video), audio: audio, frameRate: plan.frameRate, progress: progress,
                 subtitles: subtitles)
             let packet = try Packet()
