@@ -19,7 +19,7 @@ APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
 # apt-get needs root; go through sudo otherwise.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: help deps build man install-man demo test test-unit test-e2e ci bench play-bench clean otio-judge sanitize tsan asan fuzz
+.PHONY: help deps build man install-man demo test test-unit test-e2e ci bench auto-editor play-bench clean otio-judge sanitize tsan asan fuzz
 # Prerequisites such as `demo: deps build` must run in order, even under -j.
 .NOTPARALLEL:
 
@@ -180,7 +180,25 @@ otio-judge:
 	fi
 
 bench: deps build
+	-@$(MAKE) --no-print-directory auto-editor
 	$(PYTHON) scripts/bench.py --reel $(REEL)
+
+# auto-editor from PyPI, for the bench's informational comparison of `reel cut` (issue 36): the last release that is a
+# Python package (later ones download a binary). Its PyAV 10 builds against Debian's FFmpeg 5.1 (libavdevice-dev,
+# Cython < 3) and needs numpy < 2. Without it the bench says so and skips the comparison.
+AUTO_EDITOR_VENV := .bench/auto-editor
+auto-editor:
+	@if [ -x $(AUTO_EDITOR_VENV)/bin/auto-editor ]; then \
+	  echo "auto-editor: present in $(AUTO_EDITOR_VENV)"; \
+	else \
+	  dpkg -s libavdevice-dev 2>/dev/null | grep -qx 'Status: install ok installed' || \
+	    { $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends libavdevice-dev; } && \
+	  $(PYTHON) -m venv $(AUTO_EDITOR_VENV) && \
+	  printf 'cython<3\nnumpy<2\n' > $(AUTO_EDITOR_VENV)/constraints.txt && \
+	  PIP_CONSTRAINT=$(CURDIR)/$(AUTO_EDITOR_VENV)/constraints.txt \
+	    $(AUTO_EDITOR_VENV)/bin/pip install --quiet 'auto-editor==23.32.1' 'numpy<2' || \
+	  { rm -rf $(AUTO_EDITOR_VENV); echo "auto-editor: could not install it; the bench skips the comparison" >&2; exit 1; }; \
+	fi
 
 play-bench: deps build
 	bash scripts/play-bench.sh $(REEL)

@@ -657,11 +657,54 @@ def run_cut(reel, minutes, rounds, warmup):
         "silencedetect": ["ffmpeg", "-v", "error", "-nostdin", "-vn", "-i", str(source),
                           "-af", "silencedetect=n=-35dB:d=0.5", "-f", "null", "-"],
     }
+    auto_editor = AUTO_EDITOR if AUTO_EDITOR.exists() else None
+    if auto_editor:
+        # auto-editor's threshold is relative to the file's highest peak; at the same absolute level it is this many
+        # dB below it. Its shortest cut is 6 frames (0.2 s) unless told; reel's --min-silence is the same length here.
+        relative = -35 - peak_dbfs(source)
+        commands["auto-editor"] = [str(auto_editor), str(source), "--edit", f"audio:threshold={relative:.2f}dB",
+                                   "--margin", "0.2sec", "--export", "timeline:api=3", "--no-open"]
     results = timed_rounds(commands, rounds, warmup, "cut")
     print_share_of_duration(results, duration)
     reel_wall = medians(results["reel cut"])[0]
     print(f"reel cut target (< 1 % of the duration): {'met' if reel_wall < 0.01 * duration else 'NOT met'}")
+    if auto_editor:
+        # Informational (issue 36): the kept duration of each at the same level and margins.
+        reel_kept = kept_seconds_of_reel_cut(reel, source)
+        editor_kept = kept_seconds_of_auto_editor(commands["auto-editor"])
+        print(f"kept: reel cut {reel_kept:.2f} s, auto-editor {editor_kept:.2f} s "
+              f"({100 * (reel_kept - editor_kept) / editor_kept:+.2f} %)")
+    else:
+        print(f"auto-editor: not installed at {AUTO_EDITOR.relative_to(REPO)} (`make auto-editor`), not compared")
     return results
+
+
+# auto-editor from PyPI for the cut part's comparison (bench only; `make auto-editor` installs it).
+AUTO_EDITOR = REPO / ".bench/auto-editor/bin/auto-editor"
+
+
+def peak_dbfs(path):
+    """The highest sample peak of the file's first audio stream in dBFS (ffmpeg's astats)."""
+    text = subprocess.run(["ffmpeg", "-nostdin", "-v", "info", "-vn", "-i", str(path), "-af",
+                           "astats=measure_perchannel=none", "-f", "null", "-"], capture_output=True, text=True).stderr
+    levels = [float(line.rsplit(":", 1)[1]) for line in text.splitlines() if "Peak level dB" in line]
+    if not levels:
+        raise BenchError(f"no peak level of {path}")
+    return max(levels)
+
+
+def kept_seconds_of_reel_cut(reel, source):
+    report = WORK / "cut-report.json"
+    run_quietly([str(reel), "cut", str(source), "--silence", "-35", "--min-silence", "0.2", "--margin", "0.2",
+                 "--report", str(report), "-o", str(WORK / "cut-compared.json"), "--force"], "reel cut with a report")
+    return json.loads(report.read_text())["totals"]["kept"]
+
+
+def kept_seconds_of_auto_editor(argv):
+    text = run_quietly(argv, "auto-editor's timeline")
+    timeline = json.loads(text[text.index("{"):])
+    numerator, denominator = (int(x) for x in timeline["timebase"].split("/"))
+    return sum(clip["dur"] for clip in timeline["a"][0]) * denominator / numerator
 
 
 def ensure_scene_media(minutes):
