@@ -196,6 +196,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
     }
 
+    /// A child's warnings reach the parent's validation, named by the child's file and JSON path, once however many
+    /// assets use the child; `--strict` then refuses the parent.
+    @Test func aChildsWarningsAreTheParentsNamedByTheChildFile() throws {
+        try FileManager.default.createDirectory(at: folder.file("warned"), withIntermediateDirectories: true)
+        _ = try runChecked("ffmpeg", ["-v", "error", "-y", "-i", folder.file("child/src.mkv").path, "-c", "copy",
+                                      folder.file("warned/src.mkv").path])
+        // A clip chapter in the part trimmed away is a warning (the chapter is left out).
+        try write("warned/card.json", """
+            {"reel": 1, "output": {"size": [160, 120], "frameRate": 25},
+             "assets": {"src": {"path": "src.mkv"}},
+             "timeline": {"clips": [{"asset": "src", "in": 1, "out": 2, "chapters": [{"at": 0.5, "title": "Gone"}]}]}}
+            """)
+        try write("parent.json", parent(assets: #""card": {"composition": "warned/card.json"}, "again": {"composition": "warned/card.json"}"#,
+                                        timeline: #"{"clips": [{"asset": "card"}, {"asset": "again"}]}"#))
+        let checked = try run(reel.path, ["validate", folder.file("parent.json").path])
+        #expect(checked.status == 0, "\(checked.stderrText)")
+        let lines = checked.stderrText.split(separator: "\n").filter { $0.contains("$.timeline.clips[0].chapters[0].at") }
+        #expect(lines.count == 1 && lines[0].contains("warned/card.json") && lines[0].contains("warning"), "\(checked.stderrText)")
+        let strict = try run(reel.path, ["render", folder.file("parent.json").path, "-o", folder.file("out.mkv").path,
+                                         "--strict", "--force", "--quiet"])
+        #expect(strict.status == 65, "\(strict.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
+    }
+
     @Test func anEntrysProblemIsPlacedInTheParentsDocument() throws {
         // The entry's clip names an asset nobody declared: the error has the entry's path and its line in parent.json.
         try write("parent.json", parent(assets: #""card": {"composition": "card"}"#, timeline: #"{"clips": [{"asset": "card"}]}"#)

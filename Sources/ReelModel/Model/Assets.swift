@@ -71,11 +71,15 @@ public final class NestedComposition: Sendable, Hashable {
     public let compiled: CompiledProject
     /// Its media facts by asset id (its own nested compositions among them).
     public let facts: [String: MediaFactsResult]
+    /// Its warnings (its own children's among them), placed where they are written: in the child's file, or in
+    /// the parent's document for an entry of `compositions`.
+    public let warnings: [Diagnostic]
 
     /// Wraps a loaded child.
-    public init(compiled: CompiledProject, facts: [String: MediaFactsResult]) {
+    public init(compiled: CompiledProject, facts: [String: MediaFactsResult], warnings: [Diagnostic] = []) {
         self.compiled = compiled
         self.facts = facts
+        self.warnings = warnings
     }
 
     public static func == (a: NestedComposition, b: NestedComposition) -> Bool { a === b }

@@ -121,7 +121,7 @@ final class NestedCompositions {
         }
         let child = ProjectLoader.load(Array(data), baseDirectory: directory, policy: policy,
                                        overrides: overrides, nested: self)
-        let problems = child.diagnostics.filter { $0.severity == .error }.map { diagnostic in
+        let placed = child.diagnostics.map { diagnostic in
             var moved = diagnostic
             if diagnostic.category == .usage {
                 // A value `with` gave (for a loaded child, what --set is for a project): this project's problem.
@@ -139,7 +139,7 @@ final class NestedCompositions {
             moved.position = nil
             return moved
         }
-        return result(child, problems: problems, place: place, name: written)
+        return result(child, diagnostics: placed, place: place, name: written)
     }
 
     /// An entry of `compositions` as a child: read from this document, so its problems are placed in it.
@@ -149,11 +149,11 @@ final class NestedCompositions {
         }
         let reading = ProjectReader.readInline(entry, of: parent, capabilities: .ffmpeg)
         guard let project = reading.project else {
-            return result(nil, problems: reading.diagnostics.filter { $0.severity == .error }, place: place, name: name)
+            return result(nil, diagnostics: reading.diagnostics, place: place, name: name)
         }
         let child = ProjectLoader.load(project, policy: policy, cache: cache, nested: self)
         let entryPath = JSONPath.root.key("compositions").key(name)
-        let problems = child.diagnostics.filter { $0.severity == .error }.map { diagnostic in
+        let placed = child.diagnostics.map { diagnostic in
             // Its output is the entry itself: `$.output.size` is `$.compositions.<name>.size`.
             var moved = diagnostic
             if case .key("output")? = diagnostic.path.components.first {
@@ -161,11 +161,12 @@ final class NestedCompositions {
             }
             return moved
         }
-        return result(child, problems: problems, place: place, name: name)
+        return result(child, diagnostics: placed, place: place, name: name)
     }
 
-    /// The facts of a loaded child, or its problems as the asset's failure.
-    private func result(_ child: LoadedProject?, problems: [Diagnostic], place: JSONPath, name: String) -> MediaFactsResult {
+    /// The facts of a loaded child (its warnings with them), or its errors as the asset's failure.
+    private func result(_ child: LoadedProject?, diagnostics: [Diagnostic], place: JSONPath, name: String) -> MediaFactsResult {
+        let problems = diagnostics.filter { $0.severity == .error }
         guard let child, let compiled = child.compiled, problems.isEmpty else {
             guard let first = problems.first else {
                 return .failure(Diagnostic(path: place, message: "composition \"\(name)\" did not compile"))
@@ -184,7 +185,9 @@ final class NestedCompositions {
             audio: hasSound ? MediaFacts.AudioFacts(streamIndex: CompositionStreams.audio, duration: compiled.duration,
                                                     sampleRate: audio?.sampleRate ?? 48000, channels: audio?.channels ?? 2)
                 : nil)
-        facts.composition = NestedComposition(compiled: compiled, facts: child.catalog?.facts ?? [:])
+        // Its own children's warnings are among its diagnostics already (its load added them).
+        facts.composition = NestedComposition(compiled: compiled, facts: child.catalog?.facts ?? [:],
+                                              warnings: diagnostics.filter { $0.severity == .warning })
         return .facts(facts)
     }
 

@@ -13,6 +13,16 @@ public struct ProbedMedia: Sendable {
     /// The raw probe results by asset id, for `reel inspect`.
     public let infos: [String: MediaInfo]
 
+    /// The warnings of the compositions the project's assets load, once each (two assets naming one child give
+    /// its warnings once), by asset id.
+    public var compositionWarnings: [Diagnostic] {
+        var seen: Set<Diagnostic> = []
+        return facts.sorted { $0.key < $1.key }.flatMap { _, result -> [Diagnostic] in
+            guard case .facts(let facts) = result, let child = facts.composition else { return [] }
+            return child.warnings.filter { seen.insert($0).inserted }
+        }
+    }
+
     /// Demuxers that read one still picture from one file (a subset of the media demuxers ReelMedia allows).
     /// Animated GIFs and video files are refused as images: they belong in `{"path": …}` assets.
     static let stillImageFormats: Set<String> = [

@@ -195,7 +195,8 @@ public enum ProjectLoader {
         let (compiled, diagnostics) = ProjectCheck.run(project, facts: catalog?.facts ?? [:], probed: probe,
                                                        measure: CaptionScript.measure,
                                                        slots: RenderChecks.slots(catalog: catalog, cache: cache))
-        return LoadedProject(project: project, compiled: compiled, catalog: catalog, diagnostics: diagnostics)
+        return LoadedProject(project: project, compiled: compiled, catalog: catalog,
+                             diagnostics: diagnostics + (catalog?.compositionWarnings ?? []))
     }
 
     /// Applies the command line's overrides. Problems they cause are `.usage` diagnostics that name the flag
