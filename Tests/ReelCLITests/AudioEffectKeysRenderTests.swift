@@ -61,27 +61,32 @@ import Testing
 
     /// Key times on the 256-sample grid at 48 kHz (0.512 s is block 96), so that the CLI's fixed blocks meet them.
     static let cases: [(name: String, effect: String, filters: String, target: String, option: String,
-                        points: [(Double, Double)], convert: (Double) -> Double)] = [
+                        points: [(Double, Double)], decibels: Bool)] = [
         ("highpass", #"{"type": "highpass", "frequency": [{"at": 0, "value": 200}, {"start": 0.512, "end": 2.048, "from": 200, "to": 3000}, {"at": 3.072, "value": 500}]}"#,
-         "highpass=f=200", "highpass", "f", [(0.512, 200), (2.048, 3000), (3.072, 3000), (3.072, 500)], { $0 }),
+         "highpass=f=200", "highpass", "f", [(0.512, 200), (2.048, 3000), (3.072, 3000), (3.072, 500)], false),
         ("highpass24", #"{"type": "highpass", "slope": 24, "frequency": [{"start": 0.512, "end": 2.048, "from": 150, "to": 1500}]}"#,
-         "highpass=f=150,highpass=f=150", "highpass", "f", [(0.512, 150), (2.048, 1500)], { $0 }),
+         "highpass@a=f=150,highpass@b=f=150", "highpass@a|highpass@b", "f", [(0.512, 150), (2.048, 1500)], false),
         ("compressor", #"{"type": "compressor", "ratio": 8, "threshold": [{"at": 0, "value": -10}, {"at": 2.048, "value": -40, "easing": "linear"}]}"#,
-         "acompressor=threshold=0.31622776601683794:ratio=8", "acompressor", "threshold", [(0, -10), (2.048, -40)], { pow(10, $0 / 20) }),
+         "acompressor=threshold=0.31622776601683794:ratio=8", "acompressor", "threshold", [(0, -10), (2.048, -40)], true),
         ("eq", #"{"type": "eq", "bands": [{"type": "peak", "frequency": 6000, "gain": 0}, {"type": "peak", "frequency": 60, "q": 2, "gain": [{"start": 1.024, "duration": 2.048, "from": -20, "to": 12}]}]}"#,
-         "equalizer@a=f=6000:g=0:w=1,equalizer@b=f=60:g=-20:w=2", "equalizer@b", "g", [(1.024, -20), (3.072, 12)], { $0 }),
+         "equalizer@a=f=6000:g=0:w=1,equalizer@b=f=60:g=-20:w=2", "equalizer@b", "g", [(1.024, -20), (3.072, 12)], false),
     ]
 
     /// The values sent before each block: the curve at the block's first sample, as the CLI's `asendcmd` sends them
-    /// when that block's frame passes (its time in whole microseconds, as sendcmd compares it).
+    /// when that block's frame passes (its time in whole microseconds, as sendcmd compares it), to each filter of
+    /// `target` (`|`-separated instance names).
     private func commands(_ index: Int) -> String {
-        let (_, _, _, target, option, points, convert) = Self.cases[index]
+        let (_, _, _, target, option, points, decibels) = Self.cases[index]
         var text = ""
         for block in 0..<(4 * Self.rate / Self.block) {
             let sample = block * Self.block
             let microseconds = (Double(sample) * 1_000_000 / Double(Self.rate)).rounded()
-            let value = convert(Self.curve(points, at: Double(sample) / Double(Self.rate)))
-            text += String(format: "%.6f", microseconds / 1_000_000) + " \(target) \(option) \(value);\n"
+            let curve = Self.curve(points, at: Double(sample) / Double(Self.rate))
+            // A level the filter takes as a linear factor, as reel converts it.
+            let value = decibels ? pow(10, curve / 20) : curve
+            // sendcmd stops at the first filter that takes a command, so each of several is named.
+            let sent = target.split(separator: "|").map { "\($0) \(option) \(value)" }.joined(separator: ", ")
+            text += String(format: "%.6f", microseconds / 1_000_000) + " \(sent);\n"
         }
         return text
     }
