@@ -6,49 +6,9 @@ import Testing
 /// a keyed filter option equals the ffmpeg CLI sending the same values with `asendcmd` before the same 256-sample
 /// blocks (`asetnsamples=n=256`), a constant key list equals the plain value bit for bit, nothing changes before the
 /// first sample at or after a key, a `--range` render hears what the whole render has there, and errors name the
-/// JSON path with nothing written.
-@Suite(.serialized) struct AudioEffectKeysRenderTests {
-    let folder: TemporaryDirectory
-    let reel: URL
-    static let rate = 48000
+/// JSON path with nothing written. They are tests of `AudioEffectRenderTests` (its input files and helpers).
+extension AudioEffectRenderTests {
     static let block = 256
-
-    init() throws {
-        folder = try TemporaryDirectory(prefix: "reel-audio-keys")
-        reel = try builtExecutable(named: "reel")
-        // Speech-like noise in syllables over a low hum and a high whistle, 4 s, as 32-bit floats so that reel and
-        // the CLI read the very same samples.
-        let voice = "0.3*(random(0)*2-1)*max(0,sin(2*PI*3.3*t))+0.05*sin(2*PI*60*t)+0.04*sin(2*PI*6000*t)"
-        let result = try run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc='\(voice)':s=\(Self.rate):d=4",
-                                        "-c:a", "pcm_f32le", folder.file("mono.wav").path])
-        #expect(result.status == 0, "\(result.stderrText)")
-    }
-
-    /// A project playing mono.wav as an extra audio track with `effects`, written to `name`.wav.
-    private func project(_ name: String, effects: String) throws -> String {
-        let url = folder.file(name + ".json")
-        try """
-            { "reel": 1,
-              "output": { "path": "\(name).wav", "size": [64, 36], "frameRate": 30, "end": 4,
-                          "audio": { "sampleRate": \(Self.rate), "channels": 1 } },
-              "assets": { "sound": { "path": "mono.wav" } },
-              "timeline": { "clips": [], "audio": [ { "id": "sound", "asset": "sound", "effects": \(effects) } ] } }
-            """.write(to: url, atomically: true, encoding: .utf8)
-        return url.path
-    }
-
-    private func render(_ project: String, _ extra: [String] = []) throws -> [Float] {
-        let output = (project as NSString).deletingPathExtension + ".wav"
-        let result = try run(reel.path, ["render", project, "-o", output, "--force", "-q"] + extra)
-        #expect(result.status == 0, "\(result.stderrText)")
-        return try samples(output)
-    }
-
-    private func samples(_ file: String, filters: String? = nil) throws -> [Float] {
-        let result = try run("ffmpeg", ["-v", "error", "-i", file] + (filters.map { ["-af", $0] } ?? []) + ["-f", "f32le", "-"])
-        #expect(result.status == 0, "\(result.stderrText)")
-        return result.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-    }
 
     /// A piecewise-linear curve of (seconds, value) points: the first value before the first point, the last after.
     static func curve(_ points: [(Double, Double)], at seconds: Double) -> Double {
@@ -60,7 +20,7 @@ import Testing
     }
 
     /// Key times on the 256-sample grid at 48 kHz (0.512 s is block 96), so that the CLI's fixed blocks meet them.
-    static let cases: [(name: String, effect: String, filters: String, target: String, option: String,
+    static let keyedCases: [(name: String, effect: String, filters: String, target: String, option: String,
                         points: [(Double, Double)], decibels: Bool)] = [
         ("highpass", #"{"type": "highpass", "frequency": [{"at": 0, "value": 200}, {"start": 0.512, "end": 2.048, "from": 200, "to": 3000}, {"at": 3.072, "value": 500}]}"#,
          "highpass=f=200", "highpass", "f", [(0.512, 200), (2.048, 3000), (3.072, 3000), (3.072, 500)], false),
@@ -76,7 +36,7 @@ import Testing
     /// when that block's frame passes (its time in whole microseconds, as sendcmd compares it), to each filter of
     /// `target` (`|`-separated instance names).
     private func commands(_ index: Int) -> String {
-        let (_, _, _, target, option, points, decibels) = Self.cases[index]
+        let (_, _, _, target, option, points, decibels) = Self.keyedCases[index]
         var text = ""
         for block in 0..<(4 * Self.rate / Self.block) {
             let sample = block * Self.block
@@ -91,20 +51,20 @@ import Testing
         return text
     }
 
-    @Test(arguments: cases.indices)
+    @Test(arguments: keyedCases.indices)
     func aKeyedOptionMatchesTheCLISendingTheSameCommands(index: Int) throws {
-        let (name, effect, filters, _, _, _, _) = Self.cases[index]
+        let (name, effect, filters, _, _, _, _) = Self.keyedCases[index]
         let rendered = try render(try project("keyed-" + name, effects: "[\(effect)]"))
         let file = folder.file("keyed-\(name).cmd")
         try commands(index).write(to: file, atomically: true, encoding: .utf8)
         let mono = folder.file("mono.wav").path
         let reference = try samples(mono, filters: "asetnsamples=n=\(Self.block),asendcmd=f=\(file.path),\(filters)")
         #expect(rendered.count == 4 * Self.rate && reference.count == rendered.count)
-        let difference = AudioEffectRenderTests.relativeDifference(rendered, reference)
+        let difference = Self.relativeDifference(rendered, reference)
         #expect(difference <= -60, "\(name): reel differs from the CLI's asendcmd by \(difference) dB")
         // The keys matter: the filter at its first value all along is far from both.
         let fixed = try samples(mono, filters: filters)
-        let change = AudioEffectRenderTests.relativeDifference(fixed, reference)
+        let change = Self.relativeDifference(fixed, reference)
         #expect(change > -40, "\(name): the keys change the sound by only \(change) dB")
     }
 
@@ -146,7 +106,7 @@ import Testing
         #expect(part == Array(whole[first..<(first + part.count)]), "the range's samples differ from the whole render's")
     }
 
-    @Test func errorsNameTheJSONPathAndNothingIsWritten() throws {
+    @Test func keyErrorsNameTheJSONPathAndNothingIsWritten() throws {
         let cases: [(effect: String, message: String)] = [
             (#"{"type": "denoise", "model": [{"at": 0, "value": "nlm"}]}"#, "$.timeline.audio[0].effects[0].model: expected"),
             (#"{"type": "gate", "attack": [{"at": 0, "value": 5}]}"#, "$.timeline.audio[0].effects[0].attack: gate's attack cannot be keyed"),
