@@ -32,7 +32,7 @@ import Testing
     }
 
     /// A project playing `source` as an extra audio track with `effects`, written to `output` (pcm WAV).
-    private func project(_ name: String, source: String = "mono.wav", channels: Int = 1, effects: String,
+    func project(_ name: String, source: String = "mono.wav", channels: Int = 1, effects: String,
                          outputEffects: String = "") throws -> String {
         let url = folder.file(name + ".json")
         let mix = outputEffects.isEmpty ? "" : #", "effects": \#(outputEffects)"#
@@ -47,7 +47,7 @@ import Testing
     }
 
     /// Renders `project` and returns its samples, channel after channel interleaved, as floats.
-    private func render(_ project: String, _ extra: [String] = []) throws -> [Float] {
+    func render(_ project: String, _ extra: [String] = []) throws -> [Float] {
         let output = (project as NSString).deletingPathExtension + ".wav"
         let result = try run(reel.path, ["render", project, "-o", output, "--force", "-q"] + extra)
         #expect(result.status == 0, "\(result.stderrText)")
@@ -55,7 +55,7 @@ import Testing
     }
 
     /// The samples of `file` (or of `filters` run on it by the ffmpeg CLI) as interleaved floats.
-    private func samples(_ file: String, filters: String? = nil) throws -> [Float] {
+    func samples(_ file: String, filters: String? = nil) throws -> [Float] {
         let result = try run("ffmpeg", ["-v", "error", "-i", file] + (filters.map { ["-af", $0] } ?? []) + ["-f", "f32le", "-"])
         #expect(result.status == 0, "\(result.stderrText)")
         return result.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }

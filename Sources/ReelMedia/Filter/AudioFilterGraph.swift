@@ -9,6 +9,8 @@ public final class AudioFilterGraph {
     private let graph: FilterGraph
     private let source: UnsafeMutablePointer<AVFilterContext>
     private let sink: UnsafeMutablePointer<AVFilterContext>
+    /// The filters of `filters`, in order (the source, sink and format conversion left out).
+    private let filterContexts: [UnsafeMutablePointer<AVFilterContext>]
     private let inputFrame: Frame
     private let outputFrame: Frame
     private let channelCount: Int
@@ -62,6 +64,7 @@ public final class AudioFilterGraph {
         self.graph = graph
         source = made[0]
         sink = made[made.count - 1]
+        filterContexts = Array(made[1...filters.count])
     }
 
     /// Sends the runtime command `command` with `argument` to every filter of type (or instance name) `target`,
@@ -71,6 +74,19 @@ public final class AudioFilterGraph {
         let count = Int32(response.count)
         try check(avfilter_graph_send_command(graph.avGraph, target, command, argument, &response, count, 0), .internal,
                   "cannot send \(command)=\(argument) to \(target)", function: "avfilter_graph_send_command")
+    }
+
+    /// Sends the runtime command `command` with `argument` to the filter at `index` of the `filters` the graph was
+    /// made with (`avfilter_process_command`). It acts on the samples the filter has not taken yet: pull everything
+    /// ready first, so that the samples pushed before it have gone through.
+    public func send(_ command: String, argument: String, toFilterAt index: Int) throws(MediaError) {
+        guard filterContexts.indices.contains(index) else {
+            throw MediaError(.internal, "no filter \(index) in an audio filter graph of \(filterContexts.count)")
+        }
+        var response = [CChar](repeating: 0, count: 64)
+        let count = Int32(response.count)
+        try check(avfilter_process_command(filterContexts[index], command, argument, &response, count, 0), .internal,
+                  "cannot send \(command)=\(argument) to filter \(index)", function: "avfilter_process_command")
     }
 
     /// The frame each push is assembled in; blank between pushes.

@@ -74,7 +74,7 @@ struct AudioMixCompiler: CompilerPart {
     }
 
     /// A clip's `audioEffects` in composition time: each range (or, without one, the whole clip) moved by the clip's
-    /// start on the timeline and cut to the clip's sound on its track, gain keys moved with it; an effect whose range
+    /// start on the timeline and cut to the clip's sound on its track, keys moved with it; an effect whose range
     /// misses the clip's sound is dropped.
     func compiledAudioEffects(_ clip: PlacedClip) -> [AudioEffect] {
         guard clip.resolved.sounds else { return [] }
@@ -100,7 +100,10 @@ struct AudioMixCompiler: CompilerPart {
                 }
                 effect.learnFrom = moved
             }
-            if let keys = written.gainKeys { effect.gainKeys = EffectCompiler.shifted(keys, by: clip.target.start) { $0 } }
+            effect.keys = written.keys.mapValues { EffectCompiler.shifted($0, by: clip.target.start) { $0 } }
+            for index in effect.bands.indices {
+                effect.bands[index].keys = written.bands[index].keys.mapValues { EffectCompiler.shifted($0, by: clip.target.start) { $0 } }
+            }
             return effect
         }
     }

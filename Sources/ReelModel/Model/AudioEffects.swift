@@ -23,8 +23,9 @@ public struct AudioEffect: Sendable, Hashable {
     /// in the same time frame as `timeRange`; the profile then applies over the effect's whole range. nil: afftdn's
     /// built-in white-noise profile.
     public var learnFrom: TimeRange?
-    /// `gain` whose `gain` is keyed: linear keys of decibels, in the effect's time frame; nil: constant.
-    public var gainKeys: KeyList<Double>?
+    /// The keyed parameters (docs/effects.md, "Keyed audio parameters"): key lists in the table's units and the
+    /// effect's time frame, by key. `values` holds each one's first key's value, which holds before that key.
+    public var keys: [String: KeyList<Double>] = [:]
     /// When it applies, half-open; nil: always.
     public var timeRange: TimeRange?
     /// Where it was written (`$.timeline.clips[0].audioEffects[1]`).
@@ -79,11 +80,14 @@ public struct EQBand: Sendable, Hashable {
     public var type: EQBandType
     /// `frequency` (Hz), `gain` (dB) and `q`.
     public var values: [String: Double]
+    /// The keyed ones, as `AudioEffect.keys`.
+    public var keys: [String: KeyList<Double>] = [:]
 
     /// A band.
-    public init(type: EQBandType, values: [String: Double]) {
+    public init(type: EQBandType, values: [String: Double], keys: [String: KeyList<Double>] = [:]) {
         self.type = type
         self.values = values
+        self.keys = keys
     }
 }
 
@@ -139,6 +143,24 @@ public enum AudioOptionConversion: Sendable, Hashable {
     }
 }
 
+/// Whether an audio effect's parameter may be a key list, and how the renderer moves it (docs/effects.md, "Keyed
+/// audio parameters").
+public enum AudioParameterKeying: Sendable, Hashable {
+    /// The filter takes the option as a runtime command: the renderer sends the keys' value before every block of at
+    /// most `AudioEffectParameter.keyBlock` samples (and at every key's start and end), when it changed.
+    case commands
+    /// reel applies it to every sample itself (a gain, a pan's two gains).
+    case samples
+    /// Not keyable, for the reason given (shown under the error).
+    case fixed(String)
+
+    /// Whether a key list is allowed.
+    public var isAnimatable: Bool {
+        if case .fixed = self { return false }
+        return true
+    }
+}
+
 /// One numeric parameter of an audio effect, declared once: the reader checks its range and fills its default, the
 /// schema and docs/format.md describe it, and the renderer hands it to the libavfilter option named.
 public struct AudioEffectParameter: Sendable {
@@ -158,9 +180,18 @@ public struct AudioEffectParameter: Sendable {
     public let option: String?
     /// How the value becomes the option's value.
     public let conversion: AudioOptionConversion
+    /// Whether it may be keyed, and how.
+    public let keying: AudioParameterKeying
+    /// Whether it may be a key list (`keying` is not `.fixed`).
+    public var animatable: Bool { keying.isAnimatable }
+
+    /// The longest run of samples a keyed parameter sent as commands holds one value: 256 samples, 5.3 ms at
+    /// 48 kHz (docs/decisions.md, "Keyed audio parameters").
+    public static let keyBlock = 256
 
     init(_ key: String, _ owner: AudioParameterOwner, _ range: ClosedRange<Double>, default defaultValue: Double?,
-         _ unit: String, _ meaning: String, option: String?, _ conversion: AudioOptionConversion = .same) {
+         _ unit: String, _ meaning: String, option: String?, _ conversion: AudioOptionConversion = .same,
+         keying: AudioParameterKeying = .commands) {
         self.key = key
         self.owner = owner
         self.range = range
@@ -169,6 +200,7 @@ public struct AudioEffectParameter: Sendable {
         self.meaning = meaning
         self.option = option
         self.conversion = conversion
+        self.keying = keying
     }
 
     /// The row of `owner`'s parameter `key`, nil when it has none.
@@ -189,10 +221,10 @@ public struct AudioEffectParameter: Sendable {
     public static let table: [AudioEffectParameter] = [
         .init("frequency", .effect(.highpass), 1...20000, default: 3000, "Hz", "the cut-off frequency", option: "f"),
         .init("slope", .effect(.highpass), 12...24, default: 12, "dB per octave",
-              "12 (one two-pole filter) or 24 (two in series)", option: nil),
+              "12 (one two-pole filter) or 24 (two in series)", option: nil, keying: slopeFixed),
         .init("frequency", .effect(.lowpass), 1...20000, default: 500, "Hz", "the cut-off frequency", option: "f"),
         .init("slope", .effect(.lowpass), 12...24, default: 12, "dB per octave",
-              "12 (one two-pole filter) or 24 (two in series)", option: nil),
+              "12 (one two-pole filter) or 24 (two in series)", option: nil, keying: slopeFixed),
         .init("frequency", .band(.peak), 1...20000, default: nil, "Hz", "the band's centre", option: "f"),
         .init("gain", .band(.peak), -30...30, default: 0, "dB", "the boost (or cut, below 0) at the centre", option: "g"),
         .init("q", .band(.peak), 0.1...100, default: 1, "", "the quality factor: higher is narrower", option: "w"),
@@ -215,24 +247,40 @@ public struct AudioEffectParameter: Sendable {
         .init("ceiling", .effect(.limiter), -24...0, default: 0, "dBFS", "the highest sample level let through",
               option: "limit", .decibelsToLinear),
         .init("attack", .effect(.limiter), 0.1...80, default: 5, "ms", "the look-ahead (compensated: the sound is not delayed)",
-              option: "attack"),
-        .init("release", .effect(.limiter), 1...8000, default: 50, "ms", "how fast reduction ends", option: "release"),
+              option: "attack", keying: startOnly("alimiter")),
+        .init("release", .effect(.limiter), 1...8000, default: 50, "ms", "how fast reduction ends", option: "release",
+              keying: startOnly("alimiter")),
         .init("threshold", .effect(.gate), -90...0, default: dB(0.125), "dB", "the level below which gain is reduced",
-              option: "threshold", .decibelsToLinear),
+              option: "threshold", .decibelsToLinear, keying: startOnly("agate")),
         .init("ratio", .effect(.gate), 1...9000, default: 2, "", "the expansion below the threshold", option: "ratio"),
-        .init("attack", .effect(.gate), 0.01...9000, default: 20, "ms", "how fast the gate opens", option: "attack"),
-        .init("release", .effect(.gate), 0.01...9000, default: 250, "ms", "how fast the gate closes", option: "release"),
-        .init("amount", .effect(.deesser), 0...1, default: 0, "", "the de-essing intensity (0 does nothing)", option: "i"),
+        .init("attack", .effect(.gate), 0.01...9000, default: 20, "ms", "how fast the gate opens", option: "attack",
+              keying: startOnly("agate")),
+        .init("release", .effect(.gate), 0.01...9000, default: 250, "ms", "how fast the gate closes", option: "release",
+              keying: startOnly("agate")),
+        .init("amount", .effect(.deesser), 0...1, default: 0, "", "the de-essing intensity (0 does nothing)", option: "i",
+              keying: deesserFixed),
         .init("frequency", .effect(.deesser), 0...1, default: 0.5, "",
-              "how much of the original high frequencies to keep (libavfilter's deesser has no frequency in Hz)", option: "f"),
+              "how much of the original high frequencies to keep (libavfilter's deesser has no frequency in Hz)", option: "f",
+              keying: deesserFixed),
         .init("amount", .denoise(.fft), 0.01...97, default: 12, "dB", "the noise reduction", option: "nr"),
         .init("floor", .denoise(.fft), -80...(-20), default: -50, "dB", "the noise floor", option: "nf"),
         .init("strength", .denoise(.nlm), 0.00001...10000, default: 0.00001, "", "the denoising strength", option: "s"),
-        .init("mix", .denoise(.rnn), -1...1, default: 1, "", "how much of the denoised sound to keep (1: all)", option: "mix"),
-        .init("gain", .effect(.gain), -96...48, default: 0, "dB", "the gain; may be linear keys", option: "volume"),
+        .init("mix", .denoise(.rnn), -1...1, default: 1, "", "how much of the denoised sound to keep (1: all)", option: "mix",
+              keying: .fixed("no rnnoise model is at hand to check that arnndn keeps its state across a runtime command; split the effect with start and duration")),
+        .init("gain", .effect(.gain), -96...48, default: 0, "dB", "the gain", option: "volume", keying: .samples),
         .init("position", .effect(.pan), -1...1, default: 0, "",
-              "the balance: −1 left only, 0 unchanged, 1 right only (stereo mixes; a mono mix is unchanged)", option: nil),
+              "the balance: −1 left only, 0 unchanged, 1 right only (stereo mixes; a mono mix is unchanged)", option: nil,
+              keying: .samples),
     ]
+
+    private static let slopeFixed = AudioParameterKeying.fixed("the slope picks how many filters run (12: one, 24: two in series); write 12 or 24")
+    private static let deesserFixed = AudioParameterKeying.fixed("libavfilter's deesser takes no runtime commands (FFmpeg 5.1); split the effect with start and duration")
+
+    /// A parameter `filter` reads only when it starts: FFmpeg 5.1 accepts the runtime command but does not recompute
+    /// what it derived from the option (measured: the command at 0 s does not give the option's sound).
+    private static func startOnly(_ filter: String) -> AudioParameterKeying {
+        .fixed("\(filter) reads it only when it starts: FFmpeg 5.1 takes the runtime command but does not recompute what it derived from it; split the effect with start and duration")
+    }
 
     /// The keys an effect object may have besides `type`, `preset`, `start` and `duration`, per owner: its numeric
     /// parameters and the non-numeric ones (`bands`, `model`, `modelFile`).

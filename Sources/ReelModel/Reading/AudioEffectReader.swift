@@ -62,24 +62,9 @@ struct AudioEffectReader: FieldReader {
             valid = false
         }
         let owner: AudioParameterOwner = type == .denoise ? .denoise(model ?? .fft) : .effect(type)
-        var gainKeys: KeyList<Double>?
-        var keysFailed = false
-        let values = parameters(owner, fields, path, valid: &valid) { row, json, keyPath in
-            // Only the gain effect's gain may be keyed: the other filters take one value for their whole range.
-            guard case .array = json.value else { return false }
-            guard row.owner == .effect(.gain) else {
-                error(keyPath, "\(row.key) cannot be keyed: only the gain effect's gain may change over time",
-                      hint: "write one number, or split the effect into several with start and duration")
-                keysFailed = true
-                return true
-            }
-            gainKeys = animatedKeys(json, keyPath) { json, keyPath in self.number(row, json, keyPath) }
-            if gainKeys == nil { keysFailed = true }
-            return true
-        }
-        if keysFailed { valid = false }
+        let (values, keys) = parameters(owner, fields, path, valid: &valid)
         var effect = AudioEffect(owner: owner, values: values, timeRange: timeRange, path: path)
-        effect.gainKeys = gainKeys
+        effect.keys = keys
         if let slope = values["slope"], slope != 12, slope != 24 {
             error(path.key("slope"), "slope \(plain(slope)) is neither 12 nor 24", hint: "write 12 (dB per octave) or 24")
             valid = false
@@ -143,18 +128,21 @@ struct AudioEffectReader: FieldReader {
                 valid = false
                 continue
             }
-            let values = parameters(.band(type), fields, bandPath, valid: &valid) { _, _, _ in false }
-            bands.append(EQBand(type: type, values: values))
+            let (values, keys) = parameters(.band(type), fields, bandPath, valid: &valid)
+            bands.append(EQBand(type: type, values: values, keys: keys))
         }
         return valid ? bands : nil
     }
 
     /// Every numeric parameter of `owner` written in `fields`, checked against its row, the required ones reported
-    /// when missing; `special` reads a value its own way first (returns true when it did).
-    private func parameters(_ owner: AudioParameterOwner, _ fields: Fields, _ path: JSONPath, valid: inout Bool,
-                            special: (AudioEffectParameter, JSON, JSONPath) -> Bool) -> [String: Double] {
+    /// when missing, and the keyed ones (a key list where the row is animatable, docs/effects.md, "Keyed audio
+    /// parameters"): their keys, and in `values` their first key's value.
+    private func parameters(_ owner: AudioParameterOwner, _ fields: Fields, _ path: JSONPath,
+                            valid: inout Bool) -> (values: [String: Double], keys: [String: KeyList<Double>]) {
         var values: [String: Double] = [:]
+        var keys: [String: KeyList<Double>] = [:]
         for row in AudioEffectParameter.rows(owner) {
+            let keyPath = path.key(row.key)
             guard let json = fields[row.key] else {
                 if let value = row.defaultValue {
                     values[row.key] = value
@@ -164,13 +152,24 @@ struct AudioEffectReader: FieldReader {
                 }
                 continue
             }
-            if special(row, json, path.key(row.key)) {
-                values[row.key] = row.defaultValue
+            guard case .array = json.value else {
+                if let value = number(row, json, keyPath) { values[row.key] = value } else { valid = false }
                 continue
             }
-            if let value = number(row, json, path.key(row.key)) { values[row.key] = value } else { valid = false }
+            if case .fixed(let reason) = row.keying {
+                error(keyPath, "\(owner.name)'s \(row.key) cannot be keyed", hint: reason)
+                valid = false
+                continue
+            }
+            guard let list = animatedKeys(json, keyPath, value: { json, keyPath in self.number(row, json, keyPath) }),
+                  let first = list.keys.first?.values.first else {
+                valid = false
+                continue
+            }
+            keys[row.key] = list
+            values[row.key] = first
         }
-        return values
+        return (values, keys)
     }
 
     /// A number within `row`'s range.

@@ -906,11 +906,12 @@ public enum ProjectSchema {
             let sharing = rows.filter { $0.key == key }
             let low = sharing.map(\.range.lowerBound).min() ?? 0, high = sharing.map(\.range.upperBound).max() ?? 0
             let value = number(minimum: plain(low), maximum: plain(high))
-            let schema = key == "gain" && !bands ? object([("oneOf", array([value, ref("numberKeys")]))]) : value
+            let schema = sharing.contains(where: \.animatable) ? object([("oneOf", array([value, ref("numberKeys")]))]) : value
             let text = sharing.map { row in
                 let unit = row.unit.isEmpty ? "" : " \(row.unit)"
                 let fallback = row.defaultValue.map { "default \(plain($0))" } ?? "required"
-                return "\(row.owner.name): \(row.meaning), \(plain(row.range.lowerBound))…\(plain(row.range.upperBound))\(unit), \(fallback) (\(filterName(row.owner))\(row.option.map { " \($0)" } ?? ""))"
+                let keyed = row.animatable ? ", may be keys" : ""
+                return "\(row.owner.name): \(row.meaning), \(plain(row.range.lowerBound))…\(plain(row.range.upperBound))\(unit), \(fallback)\(keyed) (\(filterName(row.owner))\(row.option.map { " \($0)" } ?? ""))"
             }.joined(separator: "; ")
             return FormatKey(key, schema, text + ".", default: .described("the libavfilter filter's own default, as each row says"))
         }

@@ -434,17 +434,13 @@ public enum ProjectWriter {
         return object(members)
     }
 
-    /// An audio effect with every parameter (defaults written out, so the explicit form says what runs), its bands,
-    /// model, learning stretch and time range (docs/effects.md, "Audio effects").
+    /// An audio effect with every parameter (defaults written out, so the explicit form says what runs; keyed ones as
+    /// their keys), its bands, model, learning stretch and time range (docs/effects.md, "Audio effects").
     static func audioEffectValue(_ effect: AudioEffect) -> JSONValue {
         var members: [(String, JSONValue)] = [("type", .string(effect.type.rawValue))]
         if case .denoise(let model) = effect.owner { members.append(("model", .string(model.rawValue))) }
         for row in AudioEffectParameter.rows(effect.owner) {
-            if row.key == "gain", let keys = effect.gainKeys {
-                members.append((row.key, keysValue(keys) { numberValue($0) }))
-            } else {
-                members.append((row.key, numberValue(effect.value(row.key))))
-            }
+            members.append((row.key, effect.keys[row.key].map { keysValue($0) { numberValue($0) } } ?? numberValue(effect.value(row.key))))
         }
         if let file = effect.modelFile { members.append(("modelFile", .string(file))) }
         if let learn = effect.learnFrom {
@@ -454,7 +450,8 @@ public enum ProjectWriter {
             members.append(("bands", .array(effect.bands.map { band in
                 JSON(object([("type", .string(band.type.rawValue))]
                     + AudioEffectParameter.rows(.band(band.type)).compactMap { row in
-                        band.values[row.key].map { (row.key, numberValue($0)) }
+                        band.keys[row.key].map { (row.key, keysValue($0) { numberValue($0) }) }
+                            ?? band.values[row.key].map { (row.key, numberValue($0)) }
                     }))
             })))
         }

@@ -33,15 +33,16 @@ public enum AudioPart {
     /// 16 hex digits (FNV-1a, 64 bits) for `project`'s audio encoded with `settings`.
     /// One of `output.audio.effects` as the fingerprint hears it (the output settings are left out of the project
     /// written above, so the whole mix's effects are described here): every parameter in table order, its bands,
-    /// model file, gain keys and range.
+    /// model file, keys and range.
     private static func describe(_ effect: AudioEffect) -> String {
         let values = AudioEffectParameter.rows(effect.owner).map { "\($0.key)=\(effect.value($0.key))" }
         let bands = effect.bands.map { band in
-            "\(band.type.rawValue)(" + AudioEffectParameter.rows(.band(band.type)).map { "\($0.key)=\(band.values[$0.key] ?? 0)" }
-                .joined(separator: ",") + ")"
+            "\(band.type.rawValue)(" + AudioEffectParameter.rows(.band(band.type)).map { row in
+                "\(row.key)=\(band.keys[row.key].map { "\($0.keys)" } ?? "\(band.values[row.key] ?? 0)")"
+            }.joined(separator: ",") + ")"
         }
         return "effect \(effect.owner.name) " + (values + bands).joined(separator: " ")
-            + " model \(effect.modelFile ?? "-") learn \(effect.learnFrom.map { "\($0)" } ?? "-") keys \(effect.gainKeys.map { "\($0.keys)" } ?? "-")"
+            + " model \(effect.modelFile ?? "-") learn \(effect.learnFrom.map { "\($0)" } ?? "-") keys \(effect.keys.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.keys)" })"
             + " range \(effect.timeRange.map { "\($0)" } ?? "-")\n"
     }
 

@@ -65,14 +65,21 @@ final class AudioEffectChain {
         for (index, (effect, range)) in zip(effects, ranges).enumerated() {
             let cut = max(range.lowerBound, first)..<max(range.upperBound, max(range.lowerBound, first))
             guard !cut.isEmpty else { continue }
-            if let keys = effect.gainKeys {
-                stage = GainKeysStage(upstream: stage, position: first, range: cut, keys: keys, sampleRate: sampleRate)
+            if let gains = Self.sampleGains(effect, channels: channels) {
+                stage = SampleKeysStage(upstream: stage, position: first, range: cut, sampleRate: sampleRate, gains: gains)
                 continue
             }
             let (filters, latency) = try Self.filters(effect, sampleRate: sampleRate, channels: channels, baseDirectory: baseDirectory,
                                                       noiseProfile: try learnedProfile(ofEffectAt: index))
             guard !filters.isEmpty else { continue }
-            stage = FilterStage(upstream: stage, position: first, range: cut, channels: channels) { () throws(RenderError) in
+            // The compensation wrapper puts apad before the effect's own filters.
+            let keyed = Self.keyedOptions(effect).map { option in
+                var moved = option
+                moved.filters = option.filters.map { $0 + (latency > 0 ? 1 : 0) }
+                return moved
+            }
+            let schedule = try KeySchedule(options: keyed, anchor: range.lowerBound, sampleRate: sampleRate, path: effect.path)
+            stage = FilterStage(upstream: stage, position: first, range: cut, channels: channels, schedule: schedule) { () throws(RenderError) in
                 do throws(MediaError) {
                     return try AudioFilterGraph(filters: Self.compensated(filters, latency: latency),
                                                 sampleRate: self.sampleRate, channels: self.channels)
@@ -149,6 +156,53 @@ final class AudioEffectChain {
         return [("apad", "pad_len=\(latency)")] + filters + [("atrim", "start_sample=\(latency)")]
     }
 
+    /// The keyed parameters of `effect` its filters take as runtime commands (docs/effects.md, "Keyed audio
+    /// parameters"): for each, the indices in `filters(effect, …)` of the filters it goes to (both filters of a 24 dB
+    /// slope, the band's filter of an eq) and their option.
+    static func keyedOptions(_ effect: AudioEffect) -> [KeyedOption] {
+        func options(_ owner: AudioParameterOwner, _ keys: [String: KeyList<Double>], _ values: (String) -> Double,
+                     filters: [Int]) -> [KeyedOption] {
+            AudioEffectParameter.rows(owner).compactMap { row in
+                guard row.keying == .commands, let option = row.option, let list = keys[row.key] else { return nil }
+                return KeyedOption(filters: filters, option: option, keys: list, initial: values(row.key), conversion: row.conversion)
+            }
+        }
+        switch effect.owner {
+        case .effect(.eq):
+            return effect.bands.enumerated().flatMap { index, band in
+                options(.band(band.type), band.keys, { band.values[$0] ?? 0 }, filters: [index])
+            }
+        case .effect(.highpass), .effect(.lowpass):
+            return options(effect.owner, effect.keys, effect.value, filters: effect.value("slope") == 24 ? [0, 1] : [0])
+        default:
+            return options(effect.owner, effect.keys, effect.value, filters: [0])
+        }
+    }
+
+    /// The per-channel gain at a sample's composition time of a keyed `gain` or `pan` (applied by reel to every
+    /// sample, docs/effects.md, "Keyed audio parameters"); nil for any other effect, or one not keyed (run by its
+    /// filter), or a pan on a mix that is not stereo (unchanged).
+    static func sampleGains(_ effect: AudioEffect, channels: Int) -> ((Time) -> [Float])? {
+        switch effect.owner {
+        case .effect(.gain):
+            guard let keys = effect.keys["gain"] else { return nil }
+            let initial = effect.value("gain")
+            return { time in
+                let factor = Float(pow(10, keys.value(at: time, default: initial) / 20))
+                return Array(repeating: factor, count: channels)
+            }
+        case .effect(.pan):
+            guard let keys = effect.keys["position"], channels == 2 else { return nil }
+            let initial = effect.value("position")
+            return { time in
+                let position = keys.value(at: time, default: initial)
+                return [Float(min(1, 1 - position)), Float(min(1, 1 + position))]
+            }
+        default:
+            return nil
+        }
+    }
+
     /// The libavfilter filters one effect runs (docs/effects.md, "Audio effects"), with the delay in samples they
     /// put on their output (0 when none or when the filter compensates it itself). Empty: nothing to run (a pan on
     /// a mono mix).
@@ -204,7 +258,7 @@ final class AudioEffectChain {
     }
 
     /// A number as libavfilter reads it back exactly (the shortest text that round-trips).
-    private static func number(_ value: Double) -> String {
+    static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
 }
@@ -248,11 +302,16 @@ private final class FilterStage: SoundStage {
     /// Graph output not yet handed out, per channel.
     private var pending: [[Float]]
     private let scratch: SampleBuffers
+    /// The keyed parameters sent as commands, and what each was sent last (reset with each graph).
+    private let schedule: KeySchedule
+    private var sent: [Double]
 
-    init(upstream: any SoundStage, position: Int64, range: Range<Int64>, channels: Int,
+    init(upstream: any SoundStage, position: Int64, range: Range<Int64>, channels: Int, schedule: KeySchedule,
          makeGraph: @escaping () throws(RenderError) -> AudioFilterGraph) {
         self.upstream = upstream
         self.range = range
+        self.schedule = schedule
+        sent = schedule.options.map(\.initial)
         self.makeGraph = makeGraph
         self.position = position
         fed = max(position, range.lowerBound)
@@ -285,11 +344,19 @@ private final class FilterStage: SoundStage {
 
     /// Feeds the graph until it has given back at least `count` samples not yet handed out.
     private func fill(_ count: Int) throws(RenderError) {
-        if graph == nil { graph = try makeGraph() }
+        if graph == nil {
+            graph = try makeGraph()
+            sent = schedule.options.map(\.initial)
+        }
         guard let graph else { return }
         while pending[0].count < count {
             if fed < range.upperBound {
-                let run = Int(min(Int64(AudioMixer.maximumChunk), range.upperBound - fed))
+                var run = Int(min(Int64(AudioMixer.maximumChunk), range.upperBound - fed))
+                if !schedule.options.isEmpty {
+                    // Every sample before `fed` has gone through (pulled below): the values take effect from it.
+                    try schedule.send(at: fed, to: graph, last: &sent)
+                    run = min(run, Int(schedule.nextBoundary(after: fed) - fed))
+                }
                 try upstream.read(count: run, into: scratch.planes)
                 do { try graph.push(scratch.readOnly, count: run) } catch { throw RenderError(media: error) }
                 fed += Int64(run)
@@ -313,31 +380,99 @@ private final class FilterStage: SoundStage {
     }
 }
 
-/// A `gain` effect whose gain is keyed: the upstream sound times 10^(dB / 20) at each sample's composition time,
-/// inside `range`.
-private final class GainKeysStage: SoundStage {
+/// A keyed `gain` or `pan`: the upstream sound times each channel's gain at each sample's composition time, inside
+/// `range`.
+private final class SampleKeysStage: SoundStage {
     private let upstream: any SoundStage
     private var position: Int64
     private let range: Range<Int64>
-    private let keys: KeyList<Double>
     private let sampleRate: Int
+    private let gains: (Time) -> [Float]
 
-    init(upstream: any SoundStage, position: Int64, range: Range<Int64>, keys: KeyList<Double>, sampleRate: Int) {
+    init(upstream: any SoundStage, position: Int64, range: Range<Int64>, sampleRate: Int, gains: @escaping (Time) -> [Float]) {
         self.upstream = upstream
         self.position = position
         self.range = range
-        self.keys = keys
         self.sampleRate = sampleRate
+        self.gains = gains
     }
 
     func read(count: Int, into planes: [UnsafeMutablePointer<Float>]) throws(RenderError) {
         try upstream.read(count: count, into: planes)
         let rate = Int64(sampleRate)
         for k in 0..<count where range.contains(position + Int64(k)) {
-            let decibels = keys.value(at: Time(value: position + Int64(k), timescale: rate), default: 0)
-            let factor = Float(pow(10, decibels / 20))
-            for plane in planes { plane[k] *= factor }
+            for (plane, gain) in zip(planes, gains(Time(value: position + Int64(k), timescale: rate))) { plane[k] *= gain }
         }
         position += Int64(count)
+    }
+}
+
+/// One keyed parameter an effect's filters take as a runtime command.
+struct KeyedOption {
+    /// The indices of the filters it goes to, in the graph's filter list.
+    var filters: [Int]
+    /// The filter option (`f`, `threshold`).
+    let option: String
+    /// Its keys, in reel's units and composition time.
+    let keys: KeyList<Double>
+    /// The value the graph was made with (the first key's), which holds before the first key.
+    let initial: Double
+    /// How a value becomes the option's.
+    let conversion: AudioOptionConversion
+}
+
+/// When an effect's keyed values are sent (docs/effects.md, "Keyed audio parameters"): before every block of
+/// `AudioEffectParameter.keyBlock` samples counted from the effect's first sample, and before the first sample at or
+/// after each key's start and end, each parameter with its keys' value at that sample, when it changed. The blocks
+/// are counted from the effect's start, not from where a render begins, so that a `--range` render, a chunk or a
+/// seek sends the same values at the same samples as the whole render.
+struct KeySchedule {
+    let options: [KeyedOption]
+    private let anchor: Int64
+    private let sampleRate: Int
+    /// The samples at which a key starts or ends, ascending.
+    private let edges: [Int64]
+
+    init(options: [KeyedOption], anchor: Int64, sampleRate: Int, path: JSONPath) throws(RenderError) {
+        self.options = options
+        self.anchor = anchor
+        self.sampleRate = sampleRate
+        var edges: Set<Int64> = []
+        do {
+            for option in options {
+                for key in option.keys.keys {
+                    edges.insert(try key.start.count(atRate: Int64(sampleRate), rounding: .up))
+                    edges.insert(try key.end.count(atRate: Int64(sampleRate), rounding: .up))
+                }
+            }
+        } catch {
+            throw RenderError(.invalid, "\(path): a key's time cannot be placed on the \(sampleRate) Hz sample grid")
+        }
+        self.edges = edges.sorted()
+    }
+
+    /// The first sample after `sample` at which values are sent: the next block's start or key edge.
+    func nextBoundary(after sample: Int64) -> Int64 {
+        let block = Int64(AudioEffectParameter.keyBlock)
+        let offset = sample - anchor
+        let nextBlock = anchor + (offset >= 0 ? (offset / block + 1) * block : 0)
+        let nextEdge = edges.first { $0 > sample } ?? Int64.max
+        return min(nextBlock, nextEdge)
+    }
+
+    /// Sends to `graph` each value at `sample` that differs from what was `last` sent.
+    func send(at sample: Int64, to graph: AudioFilterGraph, last: inout [Double]) throws(RenderError) {
+        let time = Time(value: sample, timescale: Int64(sampleRate))
+        for (index, option) in options.enumerated() {
+            let value = option.keys.value(at: time, default: option.initial)
+            guard value != last[index] else { continue }
+            let argument = AudioEffectChain.number(option.conversion.apply(value))
+            do {
+                for filter in option.filters { try graph.send(option.option, argument: argument, toFilterAt: filter) }
+            } catch {
+                throw RenderError(media: error)
+            }
+            last[index] = value
+        }
     }
 }

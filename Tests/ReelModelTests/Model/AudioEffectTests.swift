@@ -55,9 +55,14 @@ import ReelTime
         (#"{"preset": "voice", "ratio": 2}"#, "ratio", #""ratio" does not go with "preset""#,
          "a preset takes only start and duration; write the chain's effects one by one to change them"),
         (#"{"preset": "voise"}"#, "preset", #"unknown audio preset "voise""#, #"did you mean "voice"?"#),
-        (#"{"type": "compressor", "ratio": [{"at": 0, "value": 2}]}"#, "ratio",
-         "ratio cannot be keyed: only the gain effect's gain may change over time",
-         "write one number, or split the effect into several with start and duration"),
+        (#"{"type": "gate", "threshold": [{"at": 0, "value": -30}]}"#, "threshold", "gate's threshold cannot be keyed",
+         "agate reads it only when it starts: FFmpeg 5.1 takes the runtime command but does not recompute what it derived from it; split the effect with start and duration"),
+        (#"{"type": "deesser", "amount": [{"at": 0, "value": 0.5}]}"#, "amount", "deesser's amount cannot be keyed",
+         "libavfilter's deesser takes no runtime commands (FFmpeg 5.1); split the effect with start and duration"),
+        (#"{"type": "highpass", "slope": [{"at": 0, "value": 12}]}"#, "slope", "highpass's slope cannot be keyed",
+         "the slope picks how many filters run (12: one, 24: two in series); write 12 or 24"),
+        (#"{"type": "compressor", "ratio": [{"at": 0, "value": 2}, {"start": 1, "duration": 1, "from": 2, "to": 40}]}"#,
+         "ratio[1].to", "ratio 40 is outside 1…20", "compressor's ratio is the reduction above the threshold (3 is 3:1), from 1 to 20"),
     ])
     func errorsNameTheJSONPath(effect: String, key: String, message: String, hint: String) {
         let errors = readErrors(project(clips: #"{"asset": "a", "audioEffects": [\#(effect)]}"#))
@@ -97,7 +102,7 @@ import ReelTime
         let effects = try #require(compiled).audioMix.effects(forTrack: 2)
         // The second clip starts at 2 s and lasts 3 s: its 0.5 s is movie time 2.5 s, cut at the clip's end (5 s).
         #expect(effects.map(\.timeRange) == [range(t(5, 2), t(5)), range(t(2), t(5))])
-        #expect(effects[1].gainKeys?.keys == [.ramp(range(t(2), t(3)), from: -20, to: 0)])
+        #expect(effects[1].keys["gain"]?.keys == [.ramp(range(t(2), t(3)), from: -20, to: 0)])
     }
 
     @Test func trackAndOutputEffectsAreCarried() throws {
@@ -135,5 +140,37 @@ import ReelTime
                                     facts: Self.facts).diagnostics.map(\.humanText)
         #expect(errors.count == 1 && errors[0].contains("$.timeline.clips[0].audioEffects[0].learnFrom: learnFrom [2.5 s, 3.5 s] is not inside the clip's sound, which runs from 0 s to 3 s"),
                 "\(errors)")
+    }
+
+    /// Key lists on every animatable parameter (docs/effects.md, "Keyed audio parameters"): read with their first key's
+    /// value as the plain one, moved to composition time by compile, written back as keys by the explicit form and
+    /// read back the same.
+    @Test func keyedParametersMoveWithTheirClipAndRoundTrip() throws {
+        let (compiled, diagnostics) = compileProject(project(clips: #"""
+            {"asset": "a", "out": 2},
+            {"asset": "a", "out": 3, "audioEffects": [
+                {"type": "highpass", "frequency": [{"start": 0.5, "duration": 1, "from": 100, "to": 2000, "easing": "easeIn"}], "slope": 24},
+                {"type": "compressor", "threshold": [{"at": 0, "value": -10}, {"at": 1, "value": -30, "easing": "linear"}], "ratio": 4},
+                {"type": "eq", "bands": [{"type": "peak", "frequency": 1000, "gain": [{"at": 1, "value": 6}]}]},
+                {"type": "pan", "position": [{"at": 0, "value": -1}, {"at": 2, "value": 1}]}]}
+            """#), facts: Self.facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let project = try #require(compiled)
+        let effects = project.audioMix.effects(forTrack: 2)
+        #expect(effects.count == 4)
+        // The clip starts at 2 s: every key moves by 2 s; the plain value is the first key's.
+        #expect(effects[0].keys["frequency"]?.keys == [.ramp(range(t(5, 2), t(7, 2)), from: 100, to: 2000, easing: .easeIn)])
+        #expect(effects[0].values["frequency"] == 100)
+        #expect(effects[1].keys["threshold"]?.keys == [.set(at: t(2), value: -10), .ramp(range(t(2), t(3)), from: -10, to: -30)])
+        #expect(effects[1].values["threshold"] == -10 && effects[1].keys["ratio"] == nil)
+        #expect(effects[2].bands[0].keys["gain"]?.keys == [.set(at: t(3), value: 6)])
+        #expect(effects[3].keys["position"]?.keys == [.set(at: t(2), value: -1), .set(at: t(4), value: 1)])
+        let written = ProjectWriter.explicitProject(project)
+        let (again, againDiagnostics) = compileProject(written, facts: Self.facts)
+        #expect(againDiagnostics.map(\.humanText) == [])
+        let reread = try #require(again).audioMix.effects(forTrack: 2)
+        #expect(reread.map(\.keys) == effects.map(\.keys))
+        #expect(reread.map(\.bands) == effects.map(\.bands))
+        #expect(reread.map(\.values) == effects.map(\.values))
     }
 }

@@ -1,0 +1,128 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Keyed audio effect parameters rendered and read back from outside (docs/effects.md, "Keyed audio parameters"):
+/// a keyed filter option equals the ffmpeg CLI sending the same values with `asendcmd` before the same 256-sample
+/// blocks (`asetnsamples=n=256`), a constant key list equals the plain value bit for bit, nothing changes before the
+/// first sample at or after a key, a `--range` render hears what the whole render has there, and errors name the
+/// JSON path with nothing written. They are tests of `AudioEffectRenderTests` (its input files and helpers).
+extension AudioEffectRenderTests {
+    static let block = 256
+
+    /// A piecewise-linear curve of (seconds, value) points: the first value before the first point, the last after.
+    static func curve(_ points: [(Double, Double)], at seconds: Double) -> Double {
+        guard let first = points.first, seconds >= first.0 else { return points.first?.1 ?? 0 }
+        for (p, q) in zip(points, points.dropFirst()) where seconds < q.0 {
+            return p.0 == q.0 ? q.1 : p.1 + (q.1 - p.1) * (seconds - p.0) / (q.0 - p.0)
+        }
+        return points.last?.1 ?? 0
+    }
+
+    /// Key times on the 256-sample grid at 48 kHz (0.512 s is block 96), so that the CLI's fixed blocks meet them.
+    static let keyedCases: [(name: String, effect: String, filters: String, target: String, option: String,
+                        points: [(Double, Double)], decibels: Bool)] = [
+        ("highpass", #"{"type": "highpass", "frequency": [{"at": 0, "value": 200}, {"start": 0.512, "end": 2.048, "from": 200, "to": 3000}, {"at": 3.072, "value": 500}]}"#,
+         "highpass=f=200", "highpass", "f", [(0.512, 200), (2.048, 3000), (3.072, 3000), (3.072, 500)], false),
+        ("highpass24", #"{"type": "highpass", "slope": 24, "frequency": [{"start": 0.512, "end": 2.048, "from": 150, "to": 1500}]}"#,
+         "highpass@a=f=150,highpass@b=f=150", "highpass@a|highpass@b", "f", [(0.512, 150), (2.048, 1500)], false),
+        ("compressor", #"{"type": "compressor", "ratio": 8, "threshold": [{"at": 0, "value": -10}, {"at": 2.048, "value": -40, "easing": "linear"}]}"#,
+         "acompressor=threshold=0.31622776601683794:ratio=8", "acompressor", "threshold", [(0, -10), (2.048, -40)], true),
+        ("eq", #"{"type": "eq", "bands": [{"type": "peak", "frequency": 6000, "gain": 0}, {"type": "peak", "frequency": 60, "q": 2, "gain": [{"start": 1.024, "duration": 2.048, "from": -20, "to": 12}]}]}"#,
+         "equalizer@a=f=6000:g=0:w=1,equalizer@b=f=60:g=-20:w=2", "equalizer@b", "g", [(1.024, -20), (3.072, 12)], false),
+    ]
+
+    /// The values sent before each block: the curve at the block's first sample, as the CLI's `asendcmd` sends them
+    /// when that block's frame passes (its time in whole microseconds, as sendcmd compares it), to each filter of
+    /// `target` (`|`-separated instance names).
+    private func commands(_ index: Int) -> String {
+        let (_, _, _, target, option, points, decibels) = Self.keyedCases[index]
+        var text = ""
+        for block in 0..<(4 * Self.rate / Self.block) {
+            let sample = block * Self.block
+            let microseconds = (Double(sample) * 1_000_000 / Double(Self.rate)).rounded()
+            let curve = Self.curve(points, at: Double(sample) / Double(Self.rate))
+            // A level the filter takes as a linear factor, as reel converts it.
+            let value = decibels ? pow(10, curve / 20) : curve
+            // sendcmd stops at the first filter that takes a command, so each of several is named.
+            let sent = target.split(separator: "|").map { "\($0) \(option) \(value)" }.joined(separator: ", ")
+            text += String(format: "%.6f", microseconds / 1_000_000) + " \(sent);\n"
+        }
+        return text
+    }
+
+    @Test(arguments: keyedCases.indices)
+    func aKeyedOptionMatchesTheCLISendingTheSameCommands(index: Int) throws {
+        let (name, effect, filters, _, _, _, _) = Self.keyedCases[index]
+        let rendered = try render(try project("keyed-" + name, effects: "[\(effect)]"))
+        let file = folder.file("keyed-\(name).cmd")
+        try commands(index).write(to: file, atomically: true, encoding: .utf8)
+        let mono = folder.file("mono.wav").path
+        let reference = try samples(mono, filters: "asetnsamples=n=\(Self.block),asendcmd=f=\(file.path),\(filters)")
+        #expect(rendered.count == 4 * Self.rate && reference.count == rendered.count)
+        let difference = Self.relativeDifference(rendered, reference)
+        #expect(difference <= -60, "\(name): reel differs from the CLI's asendcmd by \(difference) dB")
+        // The keys matter: the filter at its first value all along is far from both.
+        let fixed = try samples(mono, filters: filters)
+        let change = Self.relativeDifference(fixed, reference)
+        #expect(change > -40, "\(name): the keys change the sound by only \(change) dB")
+    }
+
+    @Test func aConstantKeyListIsThePlainValueBitForBit() throws {
+        for (keyed, plain) in [
+            (#"{"type": "highpass", "frequency": [{"at": 0, "value": 700}]}"#, #"{"type": "highpass", "frequency": 700}"#),
+            (#"{"type": "compressor", "threshold": [{"at": 1, "value": -30}], "ratio": [{"start": 0, "end": 3, "from": 6, "to": 6}]}"#,
+             #"{"type": "compressor", "threshold": -30, "ratio": 6}"#),
+            (#"{"type": "denoise", "amount": [{"at": 0.3, "value": 25}]}"#, #"{"type": "denoise", "amount": 25}"#),
+        ] {
+            let a = try render(try project("constant", effects: "[\(keyed)]"))
+            let b = try render(try project("plainValue", effects: "[\(plain)]"))
+            #expect(a.count == 4 * Self.rate && a == b, "\(keyed) differs from \(plain)")
+        }
+    }
+
+    /// A key off the block grid (2.0001 s is 96004.8 samples): the value changes at sample 96005, the first at or
+    /// after the key, and not one sample before.
+    @Test func nothingChangesBeforeTheKeysFirstSample() throws {
+        let plain = try render(try project("before", effects: #"[{"type": "highpass", "frequency": 300}]"#))
+        let keyed = try render(try project("keyedLate", effects: #"[{"type": "highpass", "frequency": [{"at": 0, "value": 300}, {"at": 2.0001, "value": 3000}]}]"#))
+        let first = 96005
+        #expect(Array(keyed[..<first]) == Array(plain[..<first]), "the keyed highpass changed sound before sample \(first)")
+        #expect(keyed[first] != plain[first], "the new frequency does not act from sample \(first)")
+    }
+
+    @Test func aRangeRenderHearsWhatTheWholeRenderHas() throws {
+        let effects = #"""
+            [{"type": "highpass", "frequency": [{"start": 0.3, "end": 2.5, "from": 100, "to": 2500, "easing": "easeInOut"}]},
+             {"type": "compressor", "ratio": 6, "release": 800, "threshold": [{"at": 0, "value": -10}, {"at": 1.7, "value": -40, "easing": "easeIn"}]},
+             {"type": "denoise", "amount": [{"start": 1, "end": 2, "from": 5, "to": 30}]},
+             {"type": "gain", "gain": [{"start": 1, "end": 3, "from": -12, "to": 0}]}]
+            """#
+        let path = try project("rangeKeyed", effects: effects)
+        let whole = try render(path)
+        let part = try render(path, ["--range", "1.5..3"])
+        let first = Self.rate * 3 / 2
+        #expect(part.count == Self.rate * 3 / 2)
+        #expect(part == Array(whole[first..<(first + part.count)]), "the range's samples differ from the whole render's")
+    }
+
+    @Test func keyErrorsNameTheJSONPathAndNothingIsWritten() throws {
+        let cases: [(effect: String, message: String)] = [
+            (#"{"type": "denoise", "model": [{"at": 0, "value": "nlm"}]}"#, "$.timeline.audio[0].effects[0].model: expected"),
+            (#"{"type": "gate", "attack": [{"at": 0, "value": 5}]}"#, "$.timeline.audio[0].effects[0].attack: gate's attack cannot be keyed"),
+            (#"{"type": "highpass", "frequency": [{"at": 0, "value": 200}, {"at": 1, "value": 30000}]}"#,
+             "$.timeline.audio[0].effects[0].frequency[1].value: frequency 30000 is outside 1…20000 Hz"),
+            (#"{"type": "eq", "bands": [{"type": "lowShelf", "gain": [{"start": 0, "duration": 1, "from": 0, "to": 40}]}]}"#,
+             "$.timeline.audio[0].effects[0].bands[0].gain[0].to: gain 40 is outside -30…30 dB"),
+            (#"{"type": "compressor", "ratio": []}"#, "$.timeline.audio[0].effects[0].ratio: an animated parameter needs at least one key"),
+        ]
+        for (effect, message) in cases {
+            let path = try project("refusedKeys", effects: "[\(effect)]")
+            try? FileManager.default.removeItem(at: folder.file("refusedKeys.wav"))
+            let result = try run(reel.path, ["render", path, "-o", folder.file("refusedKeys.wav").path, "-q"])
+            #expect(result.status == 65, "\(effect): \(result.status) \(result.stderrText)")
+            #expect(result.stderrText.contains(message), "\(effect): \(result.stderrText)")
+            #expect(!FileManager.default.fileExists(atPath: folder.file("refusedKeys.wav").path))
+        }
+    }
+}
