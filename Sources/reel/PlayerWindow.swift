@@ -1,5 +1,6 @@
 import CSDL2
 import Foundation
+import ReelCodecs
 import ReelModel
 import ReelRender
 import ReelTime
@@ -374,7 +375,7 @@ final class PlayerWindow {
         var pgm = Array("P5\n\(width) \(height)\n255\n".utf8)
         pgm.reserveCapacity(pgm.count + width * height)
         for i in 0..<(width * height) {
-            let luma = 0.299 * Double(rgb[3 * i]) + 0.587 * Double(rgb[3 * i + 1]) + 0.114 * Double(rgb[3 * i + 2])
+            let luma = ColorMatrix.bt601.luma(red: Double(rgb[3 * i]), green: Double(rgb[3 * i + 1]), blue: Double(rgb[3 * i + 2]))
             pgm.append(UInt8(min(255, luma.rounded())))
         }
         dumpCount += 1

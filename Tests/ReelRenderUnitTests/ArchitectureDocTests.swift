@@ -23,7 +23,7 @@ import Testing
         return rows
     }
 
-    @Test(arguments: ["frame", "sample", "project"])
+    @Test(arguments: ["frame", "sample", "project", "blend"])
     func everyHopNamesAFunctionItsFileDeclares(table: String) throws {
         let rows = try Self.hops(table)
         #expect(rows.count >= 5, "the \(table) table has \(rows.count) rows")

@@ -1,3 +1,4 @@
+import ReelCodecs
 import ReelMedia
 import ReelModel
 import Testing
@@ -103,5 +104,139 @@ import Testing
             [LayerSource(track: 2, frame: layer, rotation: 90), LayerSource(track: 1, frame: below)], width: 16, height: 16)
         #expect(TestPicture.sample(picture, 3, 8) == 40)
         #expect(TestPicture.sample(picture, 12, 8) == 200)
+    }
+}
+
+/// The one compositing kernel (`PlaneOps.blendMasked`) for every layer drawn over a frame: premultiplied titles,
+/// overlays and shapes (`LayerBlender`) and one-colour caption bitmaps (`CaptionBlender`) round as the compositor's
+/// alpha layers do, within one code value of the exact blend.
+@Suite struct CompositingKernelTests {
+    /// Runs the kernel on one sample.
+    static func kernel(_ source: UInt8, mask: UInt8, below: UInt8, opacity: Int, premultiplied: Bool) -> Int {
+        Int(kernel([source], masks: [mask], below: below, opacity: opacity, premultiplied: premultiplied)[0])
+    }
+
+    /// Runs the kernel on one row of samples over a row of `below`.
+    static func kernel(_ sources: [UInt8], masks: [UInt8], below: UInt8, opacity: Int, premultiplied: Bool) -> [UInt8] {
+        var out = [UInt8](repeating: below, count: sources.count)
+        sources.withUnsafeBufferPointer { top in
+            masks.withUnsafeBufferPointer { mask in
+                out.withUnsafeMutableBufferPointer { out in
+                    PlaneOps.blendMasked(from: top.baseAddress!, sourceStride: top.count, mask: mask.baseAddress!,
+                                         maskStride: mask.count, onto: out.baseAddress!, targetStride: out.count,
+                                         width: top.count, height: 1, alpha: opacity, premultiplied: premultiplied)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Every alpha, a spread of values, layers and opacities: the premultiplied kernel (on p = round(s·α/255)) is
+    /// within 1 of its straight twin and within 1.5 of the exact blend s·a + d·(1 − a), a = α/255 · opacity; the
+    /// straight kernel within 1 of it. The share of samples off the exactly rounded blend is bounded too.
+    @Test func bothFormsStayWithinOneOfTheExactBlend() {
+        var worstStraight = 0.0, worstPremultiplied = 0.0, worstTwins = 0
+        var off = 0, count = 0
+        let masks = (0...255).map { UInt8($0) }
+        for opacity in [256, 255, 200, 154, 128, 64, 1] {
+            for source in stride(from: 16, through: 240, by: 7) {
+                let straightRow = [UInt8](repeating: UInt8(source), count: 256)
+                let premultipliedRow = masks.map { UInt8((Double(source * Int($0)) / 255).rounded()) }
+                for below in stride(from: 16, through: 240, by: 9) {
+                    let straight = Self.kernel(straightRow, masks: masks, below: UInt8(below), opacity: opacity,
+                                               premultiplied: false)
+                    let fromPremultiplied = Self.kernel(premultipliedRow, masks: masks, below: UInt8(below),
+                                                        opacity: opacity, premultiplied: true)
+                    for alpha in 0...255 {
+                        let a = Double(alpha) / 255 * Double(opacity) / 256
+                        let exact = Double(source) * a + Double(below) * (1 - a)
+                        worstStraight = max(worstStraight, abs(Double(straight[alpha]) - exact))
+                        worstPremultiplied = max(worstPremultiplied, abs(Double(fromPremultiplied[alpha]) - exact))
+                        worstTwins = max(worstTwins, abs(Int(straight[alpha]) - Int(fromPremultiplied[alpha])))
+                        count += 1
+                        if Int(fromPremultiplied[alpha]) != Int(exact.rounded()) { off += 1 }
+                    }
+                }
+            }
+        }
+        #expect(worstStraight <= 1, "straight: \(worstStraight)")
+        #expect(worstPremultiplied <= 1.5, "premultiplied: \(worstPremultiplied)")
+        #expect(worstTwins <= 1, "straight vs premultiplied: \(worstTwins)")
+        // 18.5 % when written (the rounding of p included): the 8-bit weights' price, bounded here.
+        #expect(Double(off) / Double(count) < 0.2, "\(off) of \(count) off the rounded exact blend")
+    }
+
+    /// Wholly opaque samples at full opacity are the layer's own, transparent ones leave the frame as it was, in
+    /// both forms; a premultiplied sample never overflows.
+    @Test func theEndsAreExact() {
+        for value in [0, 16, 128, 235, 255] {
+            for below in [0, 16, 200, 255] {
+                for premultiplied in [false, true] {
+                    #expect(Self.kernel(UInt8(value), mask: 255, below: UInt8(below), opacity: 256,
+                                        premultiplied: premultiplied) == value)
+                    let transparent = premultiplied ? 0 : value
+                    #expect(Self.kernel(UInt8(transparent), mask: 0, below: UInt8(below), opacity: 200,
+                                        premultiplied: premultiplied) == below)
+                }
+            }
+        }
+        for alpha in 1...255 {
+            #expect(Self.kernel(UInt8(alpha), mask: UInt8(alpha), below: 255, opacity: 256, premultiplied: true) <= 255)
+        }
+    }
+
+    /// A title's picture goes through the same kernel: a flat 8×8 raster of one colour and alpha, placed by whole
+    /// even pixels, gives the kernel's straight values (its premultiplied samples are exact for these numbers).
+    @Test func aLayerPictureIsBlendedByTheKernel() throws {
+        // White at α = 51 (0.2): Y′·α = 235·0.2 = 47, Cb·α = Cr·α = 128·0.2 = 25.6.
+        let pixels = [UInt8](repeating: 51, count: 8 * 8 * 4)
+        let picture = LayerPicture(LayerRaster(width: 8, height: 8, pixels: pixels, anchor: LayerPoint(x: 4, y: 4)))
+        let frame = try TestPicture.flat(width: 16, height: 16, y: 100, u: 110, v: 140)
+        LayerBlender.draw(picture, onto: frame, at: LayerBlender.Placement(
+            centre: LayerPoint(x: 8, y: 8), scale: LayerPoint(x: 1, y: 1), rotation: 0, opacity: 0.75))
+        let opacity = 192
+        #expect(TestPicture.sample(frame, 8, 8)
+                == Self.kernel(picture.luma[0], mask: 51, below: 100, opacity: opacity, premultiplied: true))
+        #expect(TestPicture.sample(frame, plane: 1, 4, 4)
+                == Self.kernel(picture.cb[0], mask: 51, below: 110, opacity: opacity, premultiplied: true))
+        #expect(TestPicture.sample(frame, 0, 0) == 100 && TestPicture.sample(frame, 12, 12) == 100)
+        // Against the exact straight blend of white over the frame: within one.
+        let exact = 235 * 0.2 * 0.75 + 100 * (1 - 0.2 * 0.75)
+        #expect(abs(Double(TestPicture.sample(frame, 8, 8)) - exact) <= 1, "\(TestPicture.sample(frame, 8, 8)) vs \(exact)")
+    }
+}
+
+/// The one colour table (`ColorMatrix`, ReelCodecs): its two 3×3 maps are inverses, `limitedRange` is `fromRGB`
+/// scaled to video range, and the conversions that read it agree with it.
+@Suite struct ColorTableTests {
+    @Test(arguments: [ColorMatrix.bt601, .bt709])
+    func theMapsAreInversesAndLimitedRangeIsTheForwardMap(matrix: ColorMatrix) {
+        let to = matrix.toRGB, from = matrix.fromRGB
+        for i in 0..<3 {
+            for j in 0..<3 {
+                let product = (0..<3).reduce(0.0) { $0 + to[i][$1] * from[$1][j] }
+                #expect(abs(product - (i == j ? 1 : 0)) < 1e-12, "\(matrix) [\(i)][\(j)] = \(product)")
+            }
+        }
+        for (r, g, b) in [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (0.3, 0.6, 0.9)] {
+            let e = matrix.limitedRange(red: r, green: g, blue: b)
+            let expected = (0..<3).map { row in from[row][0] * r + from[row][1] * g + from[row][2] * b }
+            #expect(abs(e.luma - 219 * expected[0]) < 1e-9 && abs(e.cb - 224 * expected[1]) < 1e-9
+                        && abs(e.cr - 224 * expected[2]) < 1e-9, "\(matrix) \(r) \(g) \(b)")
+            #expect(abs(matrix.luma(red: r, green: g, blue: b) - expected[0]) < 1e-12)
+        }
+    }
+
+    @Test func colourCardsAndTheTintReadTheTable() {
+        #expect(YUVColor(RGBAColor(red: 255, green: 255, blue: 255)) == YUVColor(y: 235, u: 128, v: 128))
+        #expect(YUVColor(RGBAColor(red: 0, green: 0, blue: 0)) == YUVColor(y: 16, u: 128, v: 128))
+        // BT.709 red: Y′ = 16 + 219·0.2126 = 62.56, Cr = 128 + 112 = 240; BT.601 red: Y′ = 16 + 219·0.299 = 81.48.
+        #expect(YUVColor(RGBAColor(red: 255, green: 0, blue: 0)) == YUVColor(y: 63, u: 102, v: 240))
+        #expect(YUVColor(bt601: RGBAColor(red: 255, green: 0, blue: 0)).y == 81)
+        // The tint's gains keep a grey's BT.709 luma.
+        var adjustment = ColorAdjustment()
+        adjustment.tint = 0.7
+        let gains = adjustment.tintGains
+        #expect(abs(ColorMatrix.bt709.luma(red: gains.redBlue, green: gains.green, blue: gains.redBlue) - 1) < 1e-12)
     }
 }

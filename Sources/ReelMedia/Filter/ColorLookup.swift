@@ -1,4 +1,5 @@
 import Foundation
+import ReelCodecs
 
 /// A 3D LUT as libavfilter's `lut3d` holds it after reading a `.cube` file: `size`³ output colours (red, green,
 /// blue, each 0…1 nominally), red index slowest (`lut3d`'s `lut[r·size² + g·size + b]`), and the input scale per
@@ -143,8 +144,7 @@ public final class ColorLookup {
         made[brick] = true
         let y0 = (brick & 63) << 2, cr0 = ((brick >> 6) & 63) << 2, cb0 = (brick >> 12) << 2
         // BT.709 video range: Y′ 16…235, Cb and Cr 16…240 around 128.
-        let (kr, kb) = ColorMatrix.bt709.weights
-        let kg = 1 - kr - kb
+        let toRGB = ColorMatrix.bt709.toRGB
         func byte(_ v: Double) -> Int { Int(min(max((v * 255).rounded(), 0), 255)) }
         func sample(_ v: Double) -> UInt32 { UInt32(min(max(v.rounded(), 0), 255)) }
         for cb in cb0..<cb0 + 4 {
@@ -152,9 +152,9 @@ public final class ColorLookup {
                 let pb = (Double(cb) - 128) / 224, pr = (Double(cr) - 128) / 224
                 for y in y0..<y0 + 4 {
                     let luma = (Double(y) - 16) / 219
-                    let red = byte(luma + 2 * (1 - kr) * pr)
-                    let green = byte(luma - 2 * (1 - kb) * kb / kg * pb - 2 * (1 - kr) * kr / kg * pr)
-                    let blue = byte(luma + 2 * (1 - kb) * pb)
+                    let red = byte(toRGB[0][0] * luma + toRGB[0][1] * pb + toRGB[0][2] * pr)
+                    let green = byte(toRGB[1][0] * luma + toRGB[1][1] * pb + toRGB[1][2] * pr)
+                    let blue = byte(toRGB[2][0] * luma + toRGB[2][1] * pb + toRGB[2][2] * pr)
                     let out = lut.apply(red: red, green: green, blue: blue)
                     let e = ColorMatrix.bt709.limitedRange(red: Double(out.red) / 255, green: Double(out.green) / 255,
                                                            blue: Double(out.blue) / 255)

@@ -1,32 +1,8 @@
 internal import CFFmpeg
+import ReelCodecs
 
-/// The Y′CbCr matrices reel tells apart. Pictures reel makes (canvases, colour cards, converted sources) and every
-/// output are BT.709; decoded pictures say which they use, or are judged by their size.
-public enum ColorMatrix: Sendable, Equatable {
-    /// ITU-R BT.601 (SD video, JPEG).
-    case bt601
-    /// ITU-R BT.709 (HD video; reel's working space).
-    case bt709
-
-    /// Luma weights of red and blue (green's is what remains): every conversion between R′G′B′ and Y′CbCr in
-    /// reel reads them here.
-    @inlinable public var weights: (red: Double, blue: Double) {
-        switch self {
-        case .bt601: (0.299, 0.114)
-        case .bt709: (0.2126, 0.0722)
-        }
-    }
-
-    /// Limited-range Y′CbCr excursions of R′G′B′ values in 0…scale: Y′ − 16·scale (219 steps for the full luma
-    /// range), Cb − 128·scale and Cr − 128·scale (224 steps each), unrounded. The caller adds the offsets scaled
-    /// as its values are (by α for premultiplied pixels) and rounds.
-    @inlinable public func limitedRange(red r: Double, green g: Double, blue b: Double) -> (luma: Double, cb: Double, cr: Double) {
-        let (kr, kb) = weights
-        let kg = 1 - kr - kb
-        let luma = kr * r + kg * g + kb * b
-        return (219 * luma, 224 * (b - luma) / (2 * (1 - kb)), 224 * (r - luma) / (2 * (1 - kr)))
-    }
-
+/// FFmpeg's side of the colour table (`ColorMatrix` lives in ReelCodecs, where the model reads it too).
+extension ColorMatrix {
     var swscaleCoefficients: Int32 {
         switch self {
         case .bt601: SWS_CS_ITU601
@@ -81,15 +57,7 @@ func recodeMatrix(_ frame: VideoFrame, from source: ColorMatrix, to destination:
     guard source != destination, frame.format == .yuv420p else { return }
     // Normalised y in 0…1 and u, v in −½…½.
     let lumaOffset = 16.0, lumaScale = 219.0, chromaScale = 224.0
-    func toRGB(_ m: ColorMatrix) -> [[Double]] {
-        let (kr, kb) = m.weights, kg = 1 - kr - kb
-        return [[1, 0, 2 * (1 - kr)], [1, -2 * (1 - kb) * kb / kg, -2 * (1 - kr) * kr / kg], [1, 2 * (1 - kb), 0]]
-    }
-    func fromRGB(_ m: ColorMatrix) -> [[Double]] {
-        let (kr, kb) = m.weights, kg = 1 - kr - kb
-        return [[kr, kg, kb], [-kr / (2 * (1 - kb)), -kg / (2 * (1 - kb)), 0.5], [0.5, -kg / (2 * (1 - kr)), -kb / (2 * (1 - kr))]]
-    }
-    let a = fromRGB(destination), b = toRGB(source)
+    let a = destination.fromRGB, b = source.toRGB
     var t = [[Double]](repeating: [0, 0, 0], count: 3)
     for i in 0..<3 { for j in 0..<3 { t[i][j] = (0..<3).reduce(0) { $0 + a[i][$1] * b[$1][j] } } }
 

@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import ReelCodecs
 
 /// Scales and converts pictures with libswscale (bicubic), caching one context per geometry and format.
 ///

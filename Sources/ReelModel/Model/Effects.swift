@@ -1,3 +1,4 @@
+import ReelCodecs
 import ReelTime
 
 /// One entry of a layer's `"effects"` (docs/effects.md): a filter run on the layer's source picture before its
@@ -301,7 +302,8 @@ public enum EffectKind: Sendable, Hashable {
 public enum MaskChannel: String, Sendable, Hashable, CaseIterable {
     /// Its alpha: opaque keeps, transparent hides.
     case alpha
-    /// Its BT.709 luma (0.2126 R + 0.7152 G + 0.0722 B of the picture over black): white keeps, black hides.
+    /// Its BT.709 luma (`ColorMatrix.bt709.luma`: 0.2126 R + 0.7152 G + 0.0722 B of the picture over black): white
+    /// keeps, black hides.
     case luma
 }
 
@@ -368,7 +370,8 @@ public struct ColorAdjustment: Sendable, Hashable {
     /// The red and blue gain (the same) and the green gain of `tint`: magenta is red and blue up by 0.3 × tint and
     /// green down by as much BT.709 luma as they add, so a grey keeps its luma.
     public var tintGains: (redBlue: Double, green: Double) {
-        (1 + 0.3 * tint, 1 - 0.3 * tint * (0.2126 + 0.0722) / 0.7152)
+        let (red, blue) = ColorMatrix.bt709.weights
+        return (1 + 0.3 * tint, 1 - 0.3 * tint * (red + blue) / ColorMatrix.bt709.greenWeight)
     }
 }
 

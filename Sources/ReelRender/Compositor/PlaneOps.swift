@@ -19,7 +19,8 @@ struct TapBounds {
     let minX, maxX, minY, maxY: Int
 }
 
-/// The pixel loops of the built-in compositor, on 8-bit planes.
+/// The pixel loops of the built-in compositor, on 8-bit planes, and reel's one blending kernel: the layers drawn
+/// after the compositor (titles, overlays, shapes, burned-in captions) blend through `blendMasked` too.
 ///
 /// Blending uses straight alpha on the encoded values with an 8-bit weight α in 0…256:
 /// out = (src·α + dst·(256 − α) + 128) >> 8, which is exact for α = 256 and α = 0 and keeps every intermediate
@@ -78,23 +79,51 @@ enum PlaneOps {
     }
 
     /// Blends `width`×`height` source samples over the target in place, each with its own alpha from `mask`
-    /// (same layout as the source, 0…255) times the layer's opacity weight `alpha` (0…256).
+    /// (same layout as the source, 0…255) times the layer's opacity weight `alpha` (0…256): the one kernel every
+    /// layer with per-pixel alpha goes through — keyed and alpha sources in the compositor (straight values), and
+    /// titles, image overlays, shapes and caption bitmaps after it (`LayerBlender`, `CaptionBlender`).
+    ///
+    /// With weight w = `maskedWeight(mask, alpha)`, a straight source s gives (s·w + d·(256 − w) + 128) >> 8 and a
+    /// premultiplied one p (p = s·mask/255, `premultiplied: true`) gives (p·alpha + d·(256 − w) + 128) >> 8 (at most
+    /// 255): the same rounding rule as `blend`, so a premultiplied layer and its straight counterpart agree to within
+    /// the rounding of p. A `sourceStride` of 0 repeats one row (a layer of one colour).
     static func blendMasked(from source: UnsafePointer<UInt8>, sourceStride: Int,
                             mask: UnsafePointer<UInt8>, maskStride: Int,
                             onto target: UnsafeMutablePointer<UInt8>, targetStride: Int,
-                            width: Int, height: Int, alpha: Int) {
+                            width: Int, height: Int, alpha: Int, premultiplied: Bool = false) {
         guard width > 0 else { return }
+        if premultiplied {
+            blendMaskedRows(from: source, sourceStride: sourceStride, mask: mask, maskStride: maskStride, onto: target,
+                            targetStride: targetStride, width: width, height: height, alpha: alpha, premultiplied: true)
+        } else {
+            blendMaskedRows(from: source, sourceStride: sourceStride, mask: mask, maskStride: maskStride, onto: target,
+                            targetStride: targetStride, width: width, height: height, alpha: alpha, premultiplied: false)
+        }
+    }
+
+    /// `blendMasked`'s loop, inlined into each of its two calls so that `premultiplied` is a constant there.
+    @inline(__always)
+    private static func blendMaskedRows(from source: UnsafePointer<UInt8>, sourceStride: Int,
+                                        mask: UnsafePointer<UInt8>, maskStride: Int,
+                                        onto target: UnsafeMutablePointer<UInt8>, targetStride: Int,
+                                        width: Int, height: Int, alpha: Int, premultiplied: Bool) {
         let opacity = max(0, min(256, alpha))
         for row in 0..<height {
             let top = source + row * sourceStride, weights = mask + row * maskStride
             let out = target + row * targetStride
             @inline(__always) func mix(_ i: Int) {
                 let weight = maskedWeight(weights[i], opacity)
-                out[i] = UInt8(truncatingIfNeeded: (Int(top[i]) &* weight &+ Int(out[i]) &* (256 &- weight) &+ 128) >> 8)
+                if premultiplied {
+                    let sum = (Int(top[i]) &* opacity &+ Int(out[i]) &* (256 &- weight) &+ 128) >> 8
+                    out[i] = UInt8(truncatingIfNeeded: min(255, sum))
+                } else {
+                    out[i] = UInt8(truncatingIfNeeded: (Int(top[i]) &* weight &+ Int(out[i]) &* (256 &- weight) &+ 128) >> 8)
+                }
             }
             var x = 0
             // Keyed and masked layers are mostly wholly transparent or wholly opaque: eight samples of alpha 0
-            // leave the target as it is, and at full opacity eight of alpha 255 (weight 256) are the source's.
+            // leave the target as it is (a premultiplied sample of alpha 0 is 0), and at full opacity eight of
+            // alpha 255 (weight 256) are the source's.
             while x + 8 <= width {
                 let eight = UnsafeRawPointer(weights + x).loadUnaligned(as: UInt64.self)
                 if eight == 0 {

@@ -1,3 +1,4 @@
+import ReelCodecs
 import ReelMedia
 import ReelModel
 

@@ -234,53 +234,60 @@ enum CaptionScript {
     private static func number(_ value: Double) -> String { ProjectWriter.numberText(value) }
 }
 
-/// libass's bitmaps blended onto a Y′CbCr 4:2:0 frame.
+/// libass's bitmaps blended onto a Y′CbCr 4:2:0 frame by the compositor's kernel (`PlaneOps.blendMasked`): each
+/// bitmap is a layer of one colour whose per-pixel alpha is the bitmap and whose opacity is the colour's alpha.
 enum CaptionBlender {
     /// Blends `image` (an alpha mask and one colour, RGBA with alpha 0 = opaque) over `frame`: luma per pixel, each
-    /// chroma sample by the mean coverage of its 2×2 luma pixels. Colours are converted to BT.709 limited range, or
-    /// taken through BT.601 when `bt601Colours` (VSFilter's handling of scripts without a `YCbCr Matrix` header).
+    /// chroma sample by the mean coverage of its 2×2 luma pixels (pixels outside the bitmap count as uncovered).
+    /// Colours are converted to BT.709 limited range, or taken through BT.601 when `bt601Colours` (VSFilter's
+    /// handling of scripts without a `YCbCr Matrix` header).
     static func blend(_ image: ASS_Image, onto frame: VideoFrame, bt601Colours: Bool) {
         let width = Int(image.w), height = Int(image.h)
         guard width > 0, height > 0, let bitmap = image.bitmap else { return }
         let colour = image.color
         let rgba = RGBAColor(red: UInt8(colour >> 24), green: UInt8((colour >> 16) & 255), blue: UInt8((colour >> 8) & 255))
-        let opacity = 255 - Int(colour & 255)
-        guard opacity > 0 else { return }
+        // The colour's opacity as the compositor's 8-bit layer weight (0…256).
+        let weight = Int((Double(255 - Int(colour & 255)) / 255 * 256).rounded())
+        guard weight > 0 else { return }
         let yuv = bt601Colours ? YUVColor(bt601: rgba) : YUVColor(rgba)
         let left = max(0, Int(image.dst_x)), top = max(0, Int(image.dst_y))
         let right = min(frame.width, Int(image.dst_x) + width), bottom = min(frame.height, Int(image.dst_y) + height)
         guard left < right, top < bottom else { return }
         let stride = Int(image.stride)
-        func coverage(_ x: Int, _ y: Int) -> Int {
-            // 0…255·255: mask × colour opacity.
-            Int(bitmap[(y - Int(image.dst_y)) * stride + (x - Int(image.dst_x))]) * opacity
-        }
-        let lumaPlane = frame.plane(0), lumaStride = frame.stride(0)
-        for y in top..<bottom {
-            let row = lumaPlane + y * lumaStride
-            for x in left..<right {
-                let a = coverage(x, y)
-                guard a > 0 else { continue }
-                let old = Int(row[x])
-                row[x] = UInt8((old * (65025 - a) + Int(yuv.y) * a + 32512) / 65025)
+        let coverage = UnsafePointer(bitmap) + (top - Int(image.dst_y)) * stride + (left - Int(image.dst_x))
+        // The chroma samples touched, and the even-aligned luma block they cover.
+        let chromaLeft = left / 2, chromaTop = top / 2
+        let chromaWidth = (right - 1) / 2 - chromaLeft + 1, chromaHeight = (bottom - 1) / 2 - chromaTop + 1
+        let blockWidth = 2 * chromaWidth, blockHeight = 2 * chromaHeight
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(blockWidth, 1)) { row in
+            guard let row = row.baseAddress else { return }
+            func blendPlane(_ plane: Int, value: UInt8, mask: UnsafePointer<UInt8>, maskStride: Int,
+                            x: Int, y: Int, width: Int, height: Int) {
+                row.update(repeating: value, count: width)
+                PlaneOps.blendMasked(from: row, sourceStride: 0, mask: mask, maskStride: maskStride,
+                                     onto: frame.plane(plane) + y * frame.stride(plane) + x, targetStride: frame.stride(plane),
+                                     width: width, height: height, alpha: weight)
             }
-        }
-        let cbPlane = frame.plane(1), crPlane = frame.plane(2)
-        let cbStride = frame.stride(1), crStride = frame.stride(2)
-        for cy in (top / 2)...((bottom - 1) / 2) {
-            for cx in (left / 2)...((right - 1) / 2) {
-                var sum = 0
-                for dy in 0..<2 {
-                    for dx in 0..<2 {
-                        let x = cx * 2 + dx, y = cy * 2 + dy
-                        if x >= left, x < right, y >= top, y < bottom { sum += coverage(x, y) }
-                    }
-                }
-                let a = sum / 4
-                guard a > 0 else { continue }
-                let cb = cbPlane + cy * cbStride + cx, cr = crPlane + cy * crStride + cx
-                cb.pointee = UInt8((Int(cb.pointee) * (65025 - a) + Int(yuv.u) * a + 32512) / 65025)
-                cr.pointee = UInt8((Int(cr.pointee) * (65025 - a) + Int(yuv.v) * a + 32512) / 65025)
+            blendPlane(0, value: yuv.y, mask: coverage, maskStride: stride,
+                       x: left, y: top, width: right - left, height: bottom - top)
+            // The bitmap's coverage on the even-aligned block (zero outside the bitmap), halved to the chroma grid.
+            let block = UnsafeMutablePointer<UInt8>.allocate(capacity: blockWidth * blockHeight)
+            let chroma = UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * chromaHeight)
+            defer {
+                block.deallocate()
+                chroma.deallocate()
+            }
+            block.update(repeating: 0, count: blockWidth * blockHeight)
+            let blockLeft = 2 * chromaLeft, blockTop = 2 * chromaTop
+            for y in top..<bottom {
+                (block + (y - blockTop) * blockWidth + (left - blockLeft))
+                    .update(from: coverage + (y - top) * stride, count: right - left)
+            }
+            PlaneOps.halveMask(block, stride: blockWidth, width: blockWidth, height: blockHeight,
+                               into: chroma, targetStride: chromaWidth)
+            for (plane, value) in [(1, yuv.u), (2, yuv.v)] {
+                blendPlane(plane, value: value, mask: chroma, maskStride: chromaWidth,
+                           x: chromaLeft, y: chromaTop, width: chromaWidth, height: chromaHeight)
             }
         }
     }

@@ -2,7 +2,8 @@ import Foundation
 import ReelMedia
 import ReelModel
 
-/// Blends `LayerPicture`s onto yuv420p frames.
+/// Places `LayerPicture`s (premultiplied) on yuv420p frames; the blending itself is the compositor's kernel,
+/// `PlaneOps.blendMasked` with `premultiplied: true`, so titles, overlays and shapes round as video layers do.
 ///
 /// A layer whose placement is a whole-pixel shift by even amounts (a static title or overlay: rasters are
 /// drawn so that their resting place is exactly that) is blended sample for sample. Any other placement —
@@ -41,14 +42,6 @@ enum LayerBlender {
         }
     }
 
-    /// out = (layer·w + below·(256·255 − α·w) / 255) / 256, rounded, for 8-bit samples and w in 1…256.
-    @inline(__always)
-    private static func blend(_ below: UInt8, layer: Int, alpha: Int, weight: Int) -> UInt8 {
-        let a = alpha * weight  // 0…65280
-        let value = layer * weight * 255 + Int(below) * (65280 - a)
-        return UInt8(min(255, (value + 32640) / 65280))
-    }
-
     private static func shift(_ picture: LayerPicture, onto canvas: VideoFrame, dx: Int, dy: Int, weight: Int) {
         for plane in 0..<3 {
             let shift = plane == 0 ? 0 : 1
@@ -62,17 +55,14 @@ enum LayerBlender {
             let values = plane == 0 ? picture.luma : plane == 1 ? picture.cb : picture.cr
             let alphas = plane == 0 ? picture.alpha : picture.chromaAlpha
             let target = canvas.plane(plane), stride = canvas.stride(plane)
+            let offset = (y0 - oy) * sourceWidth + (x0 - ox)
             values.withUnsafeBufferPointer { values in
                 alphas.withUnsafeBufferPointer { alphas in
-                    for y in y0..<y1 {
-                        let row = target + y * stride
-                        let source = (y - oy) * sourceWidth - ox
-                        for x in x0..<x1 {
-                            let a = Int(alphas[source + x])
-                            guard a != 0 else { continue }
-                            row[x] = blend(row[x], layer: Int(values[source + x]), alpha: a, weight: weight)
-                        }
-                    }
+                    guard let values = values.baseAddress, let alphas = alphas.baseAddress else { return }
+                    PlaneOps.blendMasked(from: values + offset, sourceStride: sourceWidth,
+                                         mask: alphas + offset, maskStride: sourceWidth,
+                                         onto: target + y0 * stride + x0, targetStride: stride,
+                                         width: x1 - x0, height: y1 - y0, alpha: weight, premultiplied: true)
                 }
             }
         }
@@ -111,10 +101,20 @@ enum LayerBlender {
             let sourceWidth = plane == 0 ? picture.width : picture.chromaWidth
             let sourceHeight = plane == 0 ? picture.height : picture.chromaHeight
             let target = canvas.plane(plane), stride = canvas.stride(plane)
+            // Each row is resampled into a premultiplied row of values and alphas (0, 0 where the picture does not
+            // reach), then blended by the compositor's kernel.
+            let span = x1 - x0
+            let rowValues = UnsafeMutablePointer<UInt8>.allocate(capacity: span)
+            let rowAlphas = UnsafeMutablePointer<UInt8>.allocate(capacity: span)
+            defer {
+                rowValues.deallocate()
+                rowAlphas.deallocate()
+            }
             values.withUnsafeBufferPointer { values in
                 alphas.withUnsafeBufferPointer { alphas in
                     for y in y0..<y1 {
-                        let row = target + y * stride
+                        rowValues.update(repeating: 0, count: span)
+                        rowAlphas.update(repeating: 0, count: span)
                         // Sample centres in luma-pixel units: (i + ½)·unit.
                         let cy = (Double(y) + 0.5) * unit - placement.centre.y
                         for x in x0..<x1 {
@@ -137,9 +137,12 @@ enum LayerBlender {
                             let topA = a00 * (256 - wx) + a10 * wx, bottomA = a01 * (256 - wx) + a11 * wx
                             let value = (top * (256 - wy) + bottom * wy + 32768) >> 16
                             let alpha = (topA * (256 - wy) + bottomA * wy + 32768) >> 16
-                            guard alpha > 0 else { continue }
-                            row[x] = blend(row[x], layer: value, alpha: alpha, weight: weight)
+                            rowValues[x - x0] = UInt8(truncatingIfNeeded: value)
+                            rowAlphas[x - x0] = UInt8(truncatingIfNeeded: alpha)
                         }
+                        PlaneOps.blendMasked(from: rowValues, sourceStride: span, mask: rowAlphas, maskStride: span,
+                                             onto: target + y * stride + x0, targetStride: stride,
+                                             width: span, height: 1, alpha: weight, premultiplied: true)
                     }
                 }
             }

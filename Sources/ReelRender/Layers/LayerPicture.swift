@@ -1,4 +1,5 @@
 import Foundation
+import ReelCodecs
 import ReelMedia
 import ReelModel
 

@@ -1,5 +1,6 @@
 import Foundation
 import CPangoCairo
+import ReelCodecs
 import ReelMedia
 import ReelModel
 
@@ -94,8 +95,8 @@ enum MaskRasterizer {
                     value = Int(scaled.pixels[index + 3])
                 case .luma:
                     // Premultiplied components: the picture over black.
-                    let luma = 0.2126 * Double(scaled.pixels[index]) + 0.7152 * Double(scaled.pixels[index + 1])
-                        + 0.0722 * Double(scaled.pixels[index + 2])
+                    let luma = ColorMatrix.bt709.luma(red: Double(scaled.pixels[index]), green: Double(scaled.pixels[index + 1]),
+                                                      blue: Double(scaled.pixels[index + 2]))
                     value = Int(luma.rounded())
                 }
                 out[sy * width + sx] = UInt8(max(0, min(255, value)))
