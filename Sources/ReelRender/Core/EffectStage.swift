@@ -254,7 +254,14 @@ final class EffectStage {
         let drawn: [UInt8]
         if let file = mask.image {
             guard let opener else { throw MediaError(.internal, "no opener for the mask image \(file)") }
-            let image = try ImageLayer.decode(path: resolvePath(file), stream: 0, opener: opener)
+            // An SVG matte is drawn at the size it covers (the visible rectangle, else the whole picture).
+            var covered = PixelSize(width: picture.width, height: picture.height)
+            if let rect = effect.rect, rect.width.isFinite, rect.height.isFinite {
+                let side = Double(SVGImage.largestSide)
+                covered = PixelSize(width: Int(max(1, min(side, rect.width.rounded()))),
+                                    height: Int(max(1, min(side, rect.height.rounded()))))
+            }
+            let image = try ImageLayer.decode(path: resolvePath(file), stream: 0, opener: opener, size: covered)
             drawn = try MaskRasterizer.coverage(mask, image: image, rect: effect.rect, width: picture.width,
                                                 height: picture.height, rotation: rotation)
         } else {

@@ -53,7 +53,10 @@ final class FrameRequests {
         }
         var layers: [LayerSource] = []
         for layer in instruction.layers {
-            guard var found = try sources.frame(track: layer.track, at: time) else { continue }
+            // A vector picture is drawn at the size it is shown, unless effects (whose rectangles and radii are in
+            // the picture's nominal pixels) run on it first.
+            let shownScale = layer.effects.isEmpty ? evaluator.shownScale(of: layer, at: time) : nil
+            guard var found = try sources.frame(track: layer.track, at: time, shownScale: shownScale) else { continue }
             if let effects, !layer.effects.isEmpty {
                 found = try effects.apply(layer.effects, track: layer.track, to: found, at: time)
             }
