@@ -143,6 +143,21 @@ import Testing
         }
     }
 
+    @Test func anEnlargedSVGClipWithAMaskStaysSharp() throws {
+        // The circle at 4× cut by an ellipse mask of 160×80 canvas pixels: the circle's own edges on row 80 (16, 144)
+        // and the mask's on column 80 (40, 120) are all sharp and in place: the mask is scaled to the larger drawing.
+        let clip = #"{"asset": "logo", "duration": 1, "mask": {"shape": {"type": "ellipse", "size": [160, 80]}}}"#
+        let (result, out) = try render(project(assets: #""logo": {"image": "circle.svg"}"#, clips: clip))
+        #expect(result.status == 0, "\(result.stderrText)")
+        let pixels = try luma(out)
+        let column = (0..<160).map { pixels[$0 * 160 + 80] }
+        for (samples, near) in [(Self.row(pixels, 80), 16.0), (Self.row(pixels, 80), 144), (column, 40), (column, 120)] {
+            let found = Self.edge(samples, near: near)
+            #expect(found.map { abs($0.position - near) <= 1 && $0.width <= 2 } == true,
+                    "edge near \(near): \(String(describing: found))")
+        }
+    }
+
     @Test(.enabled(if: hasRsvgConvert, "needs rsvg-convert (Debian: librsvg2-bin)"))
     func theSVGPictureEqualsRsvgConvertAtTheSizeShown() throws {
         // The 40×30 badge fitted to 160×120 (4×), against rsvg-convert's 160×120 picture over black, both made Y′CbCr

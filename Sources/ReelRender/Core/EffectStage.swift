@@ -59,8 +59,14 @@ final class EffectStage {
     /// is active then.
     func apply(_ effects: [LayerEffect], track: Int, to frame: TrackFrame, at time: Time) throws(RenderError) -> TrackFrame {
         // Animated parameters are evaluated here, so a chain whose values changed is rebuilt like one whose effects did.
-        let active = effects.filter { $0.isActive(at: time) }.map { $0.evaluated(at: time) }
+        var active = effects.filter { $0.isActive(at: time) }.map { $0.evaluated(at: time) }
         guard !active.isEmpty else { return frame }
+        if let nominal = frame.fullSize, nominal.width > 0, nominal.height > 0 {
+            // A picture drawn larger than the pixels its masks are measured in (an SVG shown enlarged).
+            let scaleX = Double(frame.picture.width) / Double(nominal.width)
+            let scaleY = Double(frame.picture.height) / Double(nominal.height)
+            active = active.map { Self.scaledMask($0, x: scaleX, y: scaleY) }
+        }
         var chain = chains[track].flatMap { $0.effects == active ? $0 : nil } ?? Chain(effects: active)
         if chain.output == nil || chain.input !== frame.picture {
             do {
@@ -73,8 +79,19 @@ final class EffectStage {
         chains[track] = chain
         var filtered = frame
         if let output = chain.output { filtered.picture = output }
-        filtered.fullSize = chain.fullSize
+        filtered.fullSize = chain.fullSize ?? frame.fullSize
         return filtered
+    }
+
+    /// A mask effect measured in pixels `x`×`y` times larger: its region, radii and feather; other effects as they are.
+    static func scaledMask(_ effect: LayerEffect, x: Double, y: Double) -> LayerEffect {
+        guard case .mask(var mask) = effect.kind, x != 1 || y != 1 else { return effect }
+        var scaled = effect
+        scaled.rect = effect.rect.map { CropRect(x: $0.x * x, y: $0.y * y, width: $0.width * x, height: $0.height * y) }
+        mask.cornerRadius = LayerPoint(x: mask.cornerRadius.x * x, y: mask.cornerRadius.y * y)
+        mask.feather *= (x * y).squareRoot()
+        scaled.kind = .mask(mask)
+        return scaled
     }
 
     /// Runs `chain`'s effects on `picture`, making or remaking its steps where the picture's shape asks for it;
