@@ -14,7 +14,8 @@ APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
                 libswscale-dev libavfilter-dev libebur128-dev pkg-config ffmpeg libfreetype-dev \
                 libpango1.0-dev libcairo2-dev libfontconfig-dev \
                 fonts-dejavu-core python3 parallel libsdl2-dev xvfb xauth \
-                libass-dev fonts-wqy-microhei chromium
+                libass-dev fonts-wqy-microhei chromium \
+                librsvg2-dev librsvg2-bin
 
 # apt-get needs root; go through sudo otherwise.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)

@@ -28,11 +28,12 @@ let package = Package(
             pkgConfig: "pangocairo fontconfig",
             providers: [.apt(["libpango1.0-dev", "libcairo2-dev", "libfontconfig-dev"])]
         ),
+        .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         .systemLibrary(name: "CLibass", pkgConfig: "libass", providers: [.apt(["libass-dev"])]),
         .target(name: "ReelMedia", dependencies: ["CFFmpeg", "CEBUR128", "ReelCodecs", "ReelTime"]),
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
-        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelCodecs", "ReelTime", "CPangoCairo", "CLibass"]),
+        .target(name: "ReelRender", dependencies: ["ReelMedia", "ReelModel", "ReelCodecs", "ReelTime", "CPangoCairo", "CRsvg", "CLibass"]),
         .executableTarget(name: "reel", dependencies: [
             "ReelRender", "ReelMedia", "ReelModel", "ReelCodecs", "ReelTime", "ReelInterchange", "CSDL2",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -70,6 +70,12 @@ import Testing
         // A rounded rectangle 120×60, radius 12, feathered by 6 and inverted.
         (#""mask": {"shape": {"type": "rectangle", "size": [120, 60], "cornerRadius": 12}, "feather": 6, "invert": true}"#,
          "lte(pow(max(abs(U-80)-48,0),2)+pow(max(abs(V-60)-18,0),2),144)", 6, true),
+        // A triangle (polygon) in a 100×70 box centred on the picture: apex (80, 25), base on row 95.
+        (#""mask": {"shape": {"type": "polygon", "size": [100, 70], "points": [[0, 70], [50, 0], [100, 70]]}}"#,
+         "lte(1.4*abs(U-80),V-25)*lte(V,95)", 0, false),
+        // A diamond drawn as SVG path data (relative lines) in the same box, feathered by 4.
+        (#""mask": {"shape": {"type": "path", "size": [100, 70], "path": "M 50 0 l 50 35 l -50 35 l -50 -35 z"}, "feather": 4}"#,
+         "lte(abs(U-80)/50+abs(V-60)/35,1)", 4, false),
     ]
 
     @Test(arguments: 0..<maskCases.count)

@@ -204,7 +204,7 @@ public struct PictureEffectParameter: Sendable {
         case .color: ["preset"]
         case .blur, .pixelate: ["rect", "shape"]
         case .chromaKey: ["color"]
-        case .mask: ["rect", "shape", "cornerRadius", "invert", "image", "channel"]
+        case .mask: ["rect", "shape", "cornerRadius", "invert", "image", "channel", "outline"]
         }
     }
 
@@ -328,6 +328,10 @@ public struct LayerMask: Sendable, Hashable {
     public var image: String?
     /// Which of `image`'s channels is the coverage.
     public var channel = MaskChannel.alpha
+    /// A polygon or path mask's outline (`kind` polygon or path, `size` its box, `points` or `path` in the box's
+    /// pixels, fill and stroke unused), stretched from its box over the region, filled non-zero; nil: the region's
+    /// rectangle or ellipse (`LayerEffect.shape`).
+    public var outline: ShapeStyle?
 
     /// A hard-edged mask with square corners keeping the inside.
     public init(cornerRadius: LayerPoint = LayerPoint(x: 0, y: 0), feather: Double = 0, invert: Bool = false,

@@ -140,6 +140,14 @@ struct EffectReader: FieldReader {
                 if let invert = bool(json, path.key("invert")) { mask.invert = invert } else { valid = false }
             }
             if !readMaskImage(fields, path, into: &mask) { valid = false }
+            if let json = fields["outline"] {
+                if let outline = readOutline(json, path.key("outline")) { mask.outline = outline } else { valid = false }
+                for key in ["image", "shape"] where fields.has(key) {
+                    error(path.key(key), "a mask is an outline, a shape or an image, not two of them",
+                          hint: "remove \"\(key)\" or \"outline\"")
+                    valid = false
+                }
+            }
             kind = .mask(mask)
         }
 
@@ -218,7 +226,8 @@ extension EffectReader {
         return (masks, valid)
     }
 
-    /// `{"shape": {"type": "rectangle" | "ellipse", "size": [w, h], "cornerRadius": r}, "feather": px, "invert": bool}`.
+    /// `{"shape": {"type": "rectangle" | "ellipse", "size": [w, h], "cornerRadius": r}, "feather": px, "invert": bool}`,
+    /// or a polygon or path shape (`points` or `path` in its box), read by the shape overlays' reader.
     private func readMask(_ json: JSON, _ path: JSONPath) -> LayerEffect? {
         guard let fields = object(json, path, .mask, expected: "a mask object {\"shape\", \"feather\", \"invert\"}") else {
             return nil
@@ -229,15 +238,23 @@ extension EffectReader {
         if let json = fields["shape"], let shapeFields = object(json, path.key("shape"), .shape,
                                                                expected: "a shape object {\"type\", \"size\", …}") {
             let shapePath = path.key("shape")
-            for key in ["points", "path", "fill", "stroke"] where shapeFields.has(key) {
+            var outlined = false
+            if case .string(let type)? = shapeFields["type"]?.value { outlined = type == "polygon" || type == "path" }
+            for key in ["points", "path", "fill", "stroke"] where shapeFields.has(key) && !(outlined && ["points", "path"].contains(key)) {
                 error(shapePath.key(key), "\"\(key)\" does not apply to a mask's shape",
-                      hint: "a mask keeps a rectangle (type, size, cornerRadius) or an ellipse (type, size)")
+                      hint: "a mask keeps a rectangle (type, size, cornerRadius), an ellipse (type, size), a polygon (type, size, points) or a path (type, size, path)")
                 valid = false
             }
-            if let typeJSON = shapeFields["type"] {
+            if outlined {
+                // A polygon or path: the shape overlays' reader reads it (size, points, path data).
+                if let outline = readOutline(json, shapePath) {
+                    mask.outline = outline
+                    mask.size = outline.size
+                } else { valid = false }
+            } else if let typeJSON = shapeFields["type"] {
                 if let type: RegionShape = enumeration(typeJSON, shapePath.key("type"), "mask shape") { shape = type } else { valid = false }
             }
-            if let json = shapeFields["size"] {
+            if !outlined, let json = shapeFields["size"] {
                 if let size = point(json, shapePath.key("size"), what: "a size [width, height] in canvas pixels",
                                     in: 0...65_536) {
                     if size.x > 0, size.y > 0 {
@@ -249,7 +266,7 @@ extension EffectReader {
                     }
                 } else { valid = false }
             }
-            if let json = shapeFields["cornerRadius"] {
+            if !outlined, let json = shapeFields["cornerRadius"] {
                 if let radius = cornerRadius(json, shapePath.key("cornerRadius"), units: "canvas pixels") {
                     mask.cornerRadius = radius
                 } else { valid = false }
@@ -273,6 +290,19 @@ extension EffectReader {
         var effect = LayerEffect(kind: .mask(mask), path: path)
         effect.shape = shape
         return effect
+    }
+
+    /// A polygon or path outline (`type`, `size`, `points` or `path`), read as a shape overlay's shape is, without paint.
+    private func readOutline(_ json: JSON, _ path: JSONPath) -> ShapeStyle? {
+        guard var style = LayerReader(sharing: self).readShape(json, path) else { return nil }
+        guard style.kind == .polygon || style.kind == .path else {
+            error(path.key("type"), "an outline is a polygon or a path, not a \(style.kind.rawValue)",
+                  hint: "use \"shape\" and \"cornerRadius\" for rectangles and ellipses")
+            return nil
+        }
+        style.fill = nil
+        style.stroke = nil
+        return style
     }
 
     /// A mask's `image` (a file) and `channel`; false after reporting a problem.

@@ -265,8 +265,8 @@ extension ObjectShape {
     /// A clip's or an overlay's `mask` (docs/format.md, "Masks and rounded corners").
     public static let mask = ObjectShape(name: "mask", allowed: ["shape", "image", "channel", "feather", "invert"])
 
-    /// A shape overlay's or a `mask`'s `shape` (docs/format.md, "Shapes"); a mask's takes `type`, `size` and
-    /// `cornerRadius` only, a shape overlay's needs `type` and `size`.
+    /// A shape overlay's or a `mask`'s `shape` (docs/format.md, "Shapes"); a mask's takes no `fill` or `stroke`, a
+    /// shape overlay's needs `type` and `size`, as a polygon or path mask's does.
     public static let shape = ObjectShape(name: "shape", allowed: ["type", "size", "cornerRadius", "points", "path", "fill", "stroke"])
 
     /// An entry of `overlays` showing a shape (docs/format.md, "Shapes").

@@ -301,7 +301,7 @@ public enum ProjectSchema {
     }
 
     private static var imageAssetKeys: [FormatKey] {
-        [FormatKey("image", nonEmptyString, "A still image file (PNG, JPEG, WebP, BMP, TIFF), relative to the project's folder; usable for any duration.",
+        [FormatKey("image", nonEmptyString, "A still image file (PNG, JPEG, WebP, BMP, TIFF, or SVG drawn at the size it is shown), relative to the project's folder; usable for any duration.",
                    default: .required, example: #""media/logo.png""#)]
     }
 
@@ -888,6 +888,8 @@ public enum ProjectSchema {
                       default: .described("none: the shape"), example: #""matte.png""#),
             FormatKey("channel", enumeration(MaskChannel.allCases), "mask: the image's channel that keeps the picture: alpha, or luma (white keeps).",
                       default: .enumCase(MaskChannel.alpha)),
+            FormatKey("outline", ref("shape"), "mask: a polygon or path (type, size, points or path in the box's pixels) whose box is stretched over rect, in place of shape.",
+                      default: .described("none: the shape"), example: #"{"type": "polygon", "size": [100, 80], "points": [[0, 80], [50, 0], [100, 80]]}"#),
             FormatKey("start", ref("time"), "When the effect starts: seconds from the clip's start on a clip, composition seconds on a layer instruction.",
                       default: .number("0")),
             FormatKey("duration", ref("duration"), "How long the effect lasts; outside [start, start + duration) the picture is untouched.",
@@ -987,7 +989,7 @@ public enum ProjectSchema {
 
     private static var shapeKeys: [FormatKey] {
         [
-            FormatKey("type", enumeration(ShapeStyle.Kind.allCases), "rectangle (corners rounded by cornerRadius), ellipse (inscribed in size), polygon (points) or path (SVG path data); a mask takes rectangle or ellipse.",
+            FormatKey("type", enumeration(ShapeStyle.Kind.allCases), "rectangle (corners rounded by cornerRadius), ellipse (inscribed in size), polygon (points) or path (SVG path data); a mask takes all four, without fill or stroke.",
                       default: .described("required for a shape overlay; rectangle in a mask"), example: #""ellipse""#),
             FormatKey("size", pair(number(minimum: "0", maximum: "65536")), "The box [width, height] in pixels at the render size, both greater than 0; a shape overlay's position places its centre, a mask's is centred on the picture.",
                       default: .described("required for a shape overlay; the visible picture's size in a mask"), example: "[400, 300]"),

@@ -412,6 +412,7 @@ public enum ProjectWriter {
                 members.append(("image", .string(image)))
                 if mask.channel != .alpha { members.append(("channel", .string(mask.channel.rawValue))) }
             }
+            if let outline = mask.outline { members.append(("outline", shapeValue(outline))) }
         }
         if let rect = effect.rect { members.append(("rect", rectValue(rect))) }
         if effect.shape != .rectangle { members.append(("shape", .string(effect.shape.rawValue))) }

@@ -59,8 +59,14 @@ final class EffectStage {
     /// is active then.
     func apply(_ effects: [LayerEffect], track: Int, to frame: TrackFrame, at time: Time) throws(RenderError) -> TrackFrame {
         // Animated parameters are evaluated here, so a chain whose values changed is rebuilt like one whose effects did.
-        let active = effects.filter { $0.isActive(at: time) }.map { $0.evaluated(at: time) }
+        var active = effects.filter { $0.isActive(at: time) }.map { $0.evaluated(at: time) }
         guard !active.isEmpty else { return frame }
+        if let nominal = frame.fullSize, nominal.width > 0, nominal.height > 0 {
+            // A picture drawn larger than the pixels its masks are measured in (an SVG shown enlarged).
+            let scaleX = Double(frame.picture.width) / Double(nominal.width)
+            let scaleY = Double(frame.picture.height) / Double(nominal.height)
+            active = active.map { Self.scaledMask($0, x: scaleX, y: scaleY) }
+        }
         var chain = chains[track].flatMap { $0.effects == active ? $0 : nil } ?? Chain(effects: active)
         if chain.output == nil || chain.input !== frame.picture {
             do {
@@ -73,8 +79,19 @@ final class EffectStage {
         chains[track] = chain
         var filtered = frame
         if let output = chain.output { filtered.picture = output }
-        filtered.fullSize = chain.fullSize
+        filtered.fullSize = chain.fullSize ?? frame.fullSize
         return filtered
+    }
+
+    /// A mask effect measured in pixels `x`×`y` times larger: its region, radii and feather; other effects as they are.
+    static func scaledMask(_ effect: LayerEffect, x: Double, y: Double) -> LayerEffect {
+        guard case .mask(var mask) = effect.kind, x != 1 || y != 1 else { return effect }
+        var scaled = effect
+        scaled.rect = effect.rect.map { CropRect(x: $0.x * x, y: $0.y * y, width: $0.width * x, height: $0.height * y) }
+        mask.cornerRadius = LayerPoint(x: mask.cornerRadius.x * x, y: mask.cornerRadius.y * y)
+        mask.feather *= (x * y).squareRoot()
+        scaled.kind = .mask(mask)
+        return scaled
     }
 
     /// Runs `chain`'s effects on `picture`, making or remaking its steps where the picture's shape asks for it;
@@ -254,7 +271,14 @@ final class EffectStage {
         let drawn: [UInt8]
         if let file = mask.image {
             guard let opener else { throw MediaError(.internal, "no opener for the mask image \(file)") }
-            let image = try ImageLayer.decode(path: resolvePath(file), stream: 0, opener: opener)
+            // An SVG matte is drawn at the size it covers (the visible rectangle, else the whole picture).
+            var covered = PixelSize(width: picture.width, height: picture.height)
+            if let rect = effect.rect, rect.width.isFinite, rect.height.isFinite {
+                let side = Double(SVGImage.largestSide)
+                covered = PixelSize(width: Int(max(1, min(side, rect.width.rounded()))),
+                                    height: Int(max(1, min(side, rect.height.rounded()))))
+            }
+            let image = try ImageLayer.decode(path: resolvePath(file), stream: 0, opener: opener, size: covered)
             drawn = try MaskRasterizer.coverage(mask, image: image, rect: effect.rect, width: picture.width,
                                                 height: picture.height, rotation: rotation)
         } else {

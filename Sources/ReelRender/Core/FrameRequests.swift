@@ -53,7 +53,11 @@ final class FrameRequests {
         }
         var layers: [LayerSource] = []
         for layer in instruction.layers {
-            guard var found = try sources.frame(track: layer.track, at: time) else { continue }
+            // A vector picture is drawn at the size it is shown, unless effects other than masks (which the effect
+            // stage scales to it) run on it first: their parameters are in the picture's nominal pixels.
+            let onlyMasks = layer.effects.allSatisfy { if case .mask = $0.kind { true } else { false } }
+            let shownScale = onlyMasks ? evaluator.shownScale(of: layer, at: time) : nil
+            guard var found = try sources.frame(track: layer.track, at: time, shownScale: shownScale) else { continue }
             if let effects, !layer.effects.isEmpty {
                 found = try effects.apply(layer.effects, track: layer.track, to: found, at: time)
             }

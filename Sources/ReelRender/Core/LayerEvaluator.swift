@@ -27,6 +27,13 @@ final class LayerEvaluator {
         self.compositionSize = compositionSize
     }
 
+    /// Canvas pixels per source pixel along the source's x and y axes where `layer` is placed at `time`.
+    func shownScale(of layer: LayerInstruction, at time: Time) -> LayerPoint {
+        let t = layer.transform.value(at: time, default: .identity, interpolate: AffineTransform.interpolate)
+        return LayerPoint(x: (t.a * t.a + t.b * t.b).squareRoot() * geometryScale,
+                          y: (t.c * t.c + t.d * t.d).squareRoot() * geometryScale)
+    }
+
     /// The layers `layer` draws over `frame` at `time`, top first.
     func layers(for layer: LayerInstruction, frame: TrackFrame, at time: Time) throws(MediaError) -> [LayerSource] {
         let opacity = max(0, min(1, layer.opacity.value(at: time, default: 1) { $0 + ($1 - $0) * $2 }))

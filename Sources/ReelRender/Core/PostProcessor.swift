@@ -38,6 +38,8 @@ final class PostProcessor {
     private var pictures: [PictureKey: LayerPicture] = [:]
     /// Decoded overlay images by asset id, at their own size, kept while a layer showing them is drawn.
     private var images: [String: LayerRaster] = [:]
+    /// Overlay SVG images by asset id, parsed once, kept as long as `images`.
+    private var vectors: [String: SVGImage] = [:]
     /// The captions burned in, drawn above the titles.
     private let captions: [CompiledCaptions]
     /// libass, started when the first cue shows.
@@ -138,11 +140,19 @@ final class PostProcessor {
                 resolved, scale: canvasScale * level,
                 phase: LayerPoint(x: restX - evenFloor(restX), y: restY - evenFloor(restY)))
         case .image(let asset, let size):
-            var image = try self.image(asset, layer: layer)
-            let width = Double(size?.width ?? image.width) * canvasScale * level
-            let height = Double(size?.height ?? image.height) * canvasScale * level
+            var image: LayerRaster
             do {
-                image = try ImageLayer.scaled(image, width: max(1, Int(width.rounded())), height: max(1, Int(height.rounded())))
+                if let svg = try vector(asset) {
+                    // Drawn at the size it is shown, not a small raster magnified.
+                    let width = Double(size?.width ?? svg.size.width) * canvasScale * level
+                    let height = Double(size?.height ?? svg.size.height) * canvasScale * level
+                    image = try svg.raster(width: max(1, Int(width.rounded())), height: max(1, Int(height.rounded())))
+                } else {
+                    image = try self.image(asset, layer: layer)
+                    let width = Double(size?.width ?? image.width) * canvasScale * level
+                    let height = Double(size?.height ?? image.height) * canvasScale * level
+                    image = try ImageLayer.scaled(image, width: max(1, Int(width.rounded())), height: max(1, Int(height.rounded())))
+                }
             } catch {
                 throw RenderError(media: error, asset: asset)
             }
@@ -178,25 +188,33 @@ final class PostProcessor {
         return min(layer.largestScale, limit)
     }
 
+    /// The parsed document of overlay image `asset` when it is an SVG file, else nil.
+    private func vector(_ asset: String) throws(MediaError) -> SVGImage? {
+        if let parsed = vectors[asset] { return parsed }
+        guard let path = catalog[asset]?.path, SVGImage.isSVG(path) else { return nil }
+        let parsed = try SVGImage(path: path)
+        vectors[asset] = parsed
+        return parsed
+    }
+
     /// The decoded picture of overlay image `asset`.
-    private func image(_ asset: String, layer: MovieLayer) throws(RenderError) -> LayerRaster {
+    private func image(_ asset: String, layer: MovieLayer) throws(MediaError) -> LayerRaster {
         if let decoded = images[asset] { return decoded }
         guard let entry = catalog[asset], let path = entry.path, let stream = entry.videoStream else {
-            throw RenderError(.internal, "overlay image \"\(asset)\" was not probed")
+            throw MediaError(.internal, "overlay image \"\(asset)\" was not probed")
         }
-        do {
-            let decoded = try ImageLayer.decode(path: path, stream: stream, opener: opener)
-            images[asset] = decoded
-            return decoded
-        } catch {
-            throw RenderError(media: error, asset: asset)
-        }
+        let decoded = try ImageLayer.decode(path: path, stream: stream, opener: opener)
+        images[asset] = decoded
+        return decoded
     }
 
     private func dropPictures(keeping shown: Set<Int>) {
         guard !pictures.isEmpty else { return }
         pictures = pictures.filter { shown.contains($0.key.layer) }
-        if pictures.isEmpty { images.removeAll() }
+        if pictures.isEmpty {
+            images.removeAll()
+            vectors.removeAll()
+        }
     }
 
     /// A private copy of a shared source frame, to draw into.

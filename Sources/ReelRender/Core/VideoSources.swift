@@ -57,6 +57,17 @@ final class VideoSources {
     private let background: RGBAColor
     /// Pictures of still assets by id, made on first use and kept until the render ends.
     private var stills: [String: VideoFrame] = [:]
+    /// SVG image assets by id, parsed on first use, and their pictures drawn at the sizes shown, the latest few.
+    private var vectors: [String: SVGImage] = [:]
+    private var vectorPictures: [(key: VectorKey, picture: VideoFrame)] = []
+    /// How many drawn SVG pictures are kept (an animated scale draws one per size it reaches).
+    static let vectorPictureLimit = 8
+
+    private struct VectorKey: Equatable {
+        let asset: String
+        let width: Int
+        let height: Int
+    }
 
     /// Sources for the video tracks of `project`, reading the assets `catalog` resolves through `opener`.
     init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener) {
@@ -73,7 +84,10 @@ final class VideoSources {
     }
 
     /// The picture track `trackID` shows at `time` (composition seconds), or nil where the track is empty.
-    func frame(track trackID: Int, at time: Time) throws(RenderError) -> TrackFrame? {
+    /// `shownScale`: canvas pixels per source pixel along each axis where the layer is placed now; an SVG image is
+    /// drawn at its nominal size times this (sharp however far it is enlarged), and stands for its nominal size
+    /// (`TrackFrame.fullSize`). nil: at its nominal size.
+    func frame(track trackID: Int, at time: Time, shownScale: LayerPoint? = nil) throws(RenderError) -> TrackFrame? {
         guard let segment = segment(of: trackID, at: time), let asset = segment.asset,
             let mapping = segment.mapping
         else { return nil }
@@ -82,6 +96,7 @@ final class VideoSources {
         case .color(let color)?:
             return TrackFrame(picture: try colorPicture(asset, color), rotation: 0)
         case .image?:
+            if let path = entry?.path, SVGImage.isSVG(path) { return try vectorPicture(asset, path: path, scale: shownScale) }
             return TrackFrame(picture: try imagePicture(asset, stream: segment.sourceTrack),
                               rotation: entry?.rotation ?? 0)
         case .media?, .composition?, nil:
@@ -200,6 +215,37 @@ final class VideoSources {
         }
         stills[asset] = picture
         return picture
+    }
+
+    /// The picture of SVG image asset `asset` drawn at its nominal size × `scale` (per axis), standing for its
+    /// nominal size; the latest `vectorPictureLimit` pictures are kept.
+    private func vectorPicture(_ asset: String, path: String, scale: LayerPoint?) throws(RenderError) -> TrackFrame {
+        do {
+            let svg: SVGImage
+            if let parsed = vectors[asset] { svg = parsed } else {
+                svg = try SVGImage(path: path)
+                vectors[asset] = svg
+            }
+            let nominal = svg.size
+            func side(_ length: Int, _ factor: Double?) -> Int {
+                let scaled = (Double(length) * (factor ?? 1)).rounded()
+                return scaled.isFinite ? max(1, min(SVGImage.largestSide, Int(scaled))) : length
+            }
+            let key = VectorKey(asset: asset, width: side(nominal.width, scale.map { abs($0.x) }),
+                                height: side(nominal.height, scale.map { abs($0.y) }))
+            let picture: VideoFrame
+            if let index = vectorPictures.firstIndex(where: { $0.key == key }) {
+                picture = vectorPictures.remove(at: index).picture
+            } else {
+                picture = try ImageLayer.withAlpha(try svg.raster(width: key.width, height: key.height),
+                                                   transparentShowing: background)
+            }
+            vectorPictures.append((key, picture))
+            if vectorPictures.count > Self.vectorPictureLimit { vectorPictures.removeFirst() }
+            return TrackFrame(picture: picture, rotation: 0, fullSize: nominal)
+        } catch {
+            throw RenderError(media: error, asset: asset)
+        }
     }
 
     private func segment(of trackID: Int, at time: Time) -> Segment? {

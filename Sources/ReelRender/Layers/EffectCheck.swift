@@ -8,6 +8,7 @@ import ReelModel
 /// layer instructions carry it. An audio effect's rnnoise model file (docs/effects.md, "Audio effects") is checked
 /// the same way: missing or unreadable is exit 66, a file that is not an rnnoise model arnndn can load is exit 65;
 /// a denoise's `learnFrom` must end inside the movie (exit 65; on a clip the compiler has checked it lies in the clip).
+/// A mask image that is an SVG file librsvg cannot read is exit 65 at the mask's `image`.
 enum EffectCheck {
     static func diagnostics(for compiled: CompiledProject) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
@@ -19,6 +20,13 @@ enum EffectCheck {
                         for: InputFileReference(kind: .maskImage, written: written, path: effect.path.key("image")),
                         resolvedPath: compiled.resolvedPath) {
                         diagnostics.append(refused)
+                    } else if case .mask(let mask) = effect.kind, let written = mask.image, SVGImage.isSVG(written) {
+                        // An SVG matte librsvg cannot read is found before anything is written (exit 65).
+                        do {
+                            _ = try SVGImage(path: compiled.resolvedPath(written))
+                        } catch {
+                            diagnostics.append(ProbedMedia.diagnostic(for: error, path: effect.path.key("image")))
+                        }
                     }
                     guard case .lut(let written) = effect.kind else { continue }
                     let path = effect.path.key("file")

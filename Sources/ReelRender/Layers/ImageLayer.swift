@@ -7,8 +7,15 @@ import ReelModel
 /// and premultiplied before any scaling, so that resampling never bleeds the colour of transparent pixels into
 /// the edge of the picture.
 enum ImageLayer {
-    /// The upright, premultiplied picture of the image file at `path` (its video stream `stream`).
-    static func decode(path: String, stream: Int, opener: any SourceOpener) throws(MediaError) -> LayerRaster {
+    /// The upright, premultiplied picture of the image file at `path` (its video stream `stream`). An SVG file is
+    /// drawn by librsvg at `size` (its nominal size when nil); other images come at their own size, whatever `size`.
+    static func decode(path: String, stream: Int, opener: any SourceOpener,
+                       size: PixelSize? = nil) throws(MediaError) -> LayerRaster {
+        if SVGImage.isSVG(path) {
+            let svg = try SVGImage(path: path)
+            let drawn = size ?? svg.size
+            return try svg.raster(width: drawn.width, height: drawn.height)
+        }
         let decoded = try opener.openVideo(path: path, stream: stream).frame(at: .zero)
         return try premultiplied(decoded).oriented(exif: decoded.exifOrientation ?? 1)
     }
@@ -47,7 +54,32 @@ enum ImageLayer {
     static func withAlpha(_ decoded: VideoFrame, transparentShowing background: RGBAColor) throws(MediaError)
         -> VideoFrame {
         let converted = try Scaler().converted(decoded, width: decoded.width, height: decoded.height, format: .rgba)
-        guard var pixels = converted.rgbaBytes else { throw MediaError(.internal, "the image did not convert to rgba") }
+        guard let pixels = converted.rgbaBytes else { throw MediaError(.internal, "the image did not convert to rgba") }
+        return try withAlpha(straight: pixels, width: decoded.width, height: decoded.height,
+                             transparentShowing: background)
+    }
+
+    /// The yuva420p picture of a premultiplied raster (an SVG image drawn for a clip), as `withAlpha(_:…)` makes it.
+    static func withAlpha(_ raster: LayerRaster, transparentShowing background: RGBAColor) throws(MediaError)
+        -> VideoFrame {
+        var straight = raster.pixels
+        var index = 0
+        while index < straight.count {
+            let alpha = Int(straight[index + 3])
+            if alpha > 0 && alpha < 255 {
+                for channel in 0..<3 {
+                    straight[index + channel] = UInt8(min(255, (Int(straight[index + channel]) * 255 + alpha / 2) / alpha))
+                }
+            }
+            index += 4
+        }
+        return try withAlpha(straight: straight, width: raster.width, height: raster.height,
+                             transparentShowing: background)
+    }
+
+    private static func withAlpha(straight: [UInt8], width: Int, height: Int,
+                                  transparentShowing background: RGBAColor) throws(MediaError) -> VideoFrame {
+        var pixels = straight
         var index = 0
         while index < pixels.count {
             if pixels[index + 3] == 0 {
@@ -57,7 +89,7 @@ enum ImageLayer {
             }
             index += 4
         }
-        let frame = try VideoFrame.rgba(width: decoded.width, height: decoded.height, pixels: pixels)
-        return try Scaler().converted(frame, width: decoded.width, height: decoded.height, format: .yuva420p)
+        let frame = try VideoFrame.rgba(width: width, height: height, pixels: pixels)
+        return try Scaler().converted(frame, width: width, height: height, format: .yuva420p)
     }
 }

@@ -28,7 +28,16 @@ enum MaskRasterizer {
         let cr = surface.context
         let x0 = max(-1e6, min(1e6, bounds.x0)) + Double(padding), y0 = max(-1e6, min(1e6, bounds.y0)) + Double(padding)
         let x1 = max(-1e6, min(1e6, bounds.x1)) + Double(padding), y1 = max(-1e6, min(1e6, bounds.y1)) + Double(padding)
-        if x1 > x0, y1 > y0 {
+        if x1 > x0, y1 > y0, let outline = mask.outline {
+            // A polygon or path, its box stretched over the region (drawn as a shape overlay's outline is).
+            cairo_save(cr)
+            cairo_translate(cr, x0, y0)
+            cairo_scale(cr, (x1 - x0) / outline.size.x, (y1 - y0) / outline.size.y)
+            ShapeRasterizer.outline(outline, cr)
+            cairo_restore(cr)
+            cairo_set_source_rgba(cr, 0, 0, 0, 1)
+            cairo_fill(cr)
+        } else if x1 > x0, y1 > y0 {
             switch shape {
             case .ellipse:
                 cairo_save(cr)

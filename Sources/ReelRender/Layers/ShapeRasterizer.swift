@@ -59,7 +59,7 @@ enum ShapeRasterizer {
     }
 
     /// The shape's outline as Cairo's current path, in box pixels.
-    private static func outline(_ style: ShapeStyle, _ cr: OpaquePointer) {
+    static func outline(_ style: ShapeStyle, _ cr: OpaquePointer) {
         let width = style.size.x, height = style.size.y
         switch style.kind {
         case .rectangle:

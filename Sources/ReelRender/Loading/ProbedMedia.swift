@@ -60,6 +60,10 @@ public struct ProbedMedia: Sendable {
                     path: asset.path.key("composition"), message: "compositions cannot be loaded here", category: .unsupported))
                 continue
             }
+            if case .image = asset.source, SVGImage.isSVG(file) {
+                facts[asset.id] = Self.svgFacts(of: project.resolvedPath(file), path: pathInDocument)
+                continue
+            }
             do {
                 let resolved = project.resolvedPath(file)
                 let info: MediaInfo
@@ -104,6 +108,23 @@ public struct ProbedMedia: Sendable {
                 streamIndex: video.index, duration: nil, displaySize: display, storedSize: stored,
                 rotation: video.rotation, frameRate: nil, averageFrameRate: nil),
             streams: streamFacts(of: info)))
+    }
+
+    /// Facts for an SVG image asset, read by librsvg (not FFmpeg): its nominal size, as a still picture's.
+    /// A file librsvg cannot read is refused like a picture FFmpeg cannot decode (`.invalid`).
+    static func svgFacts(of file: String, path: JSONPath) -> MediaFactsResult {
+        let size: PixelSize
+        do {
+            size = try SVGImage(path: file).size
+        } catch {
+            return .failure(diagnostic(for: error, path: path))
+        }
+        return .facts(MediaFacts(
+            duration: nil,
+            video: MediaFacts.VideoFacts(
+                streamIndex: 0, duration: nil, displaySize: size, storedSize: size,
+                rotation: 0, frameRate: nil, averageFrameRate: nil),
+            streams: [MediaFacts.StreamFacts(index: 0, type: MediaType.video.rawValue, duration: nil)]))
     }
 
     static func diagnostic(for error: MediaError, path: JSONPath) -> Diagnostic {

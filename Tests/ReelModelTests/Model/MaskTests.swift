@@ -127,6 +127,31 @@ import ReelTime
         #expect(inputs.map(\.kind) == [.maskImage])
     }
 
+    @Test func polygonAndPathMasksKeepTheirOutlineThroughCompileWriteAndRead() throws {
+        // big is shown at half size: the 20×10 canvas-pixel box is 40×20 source pixels centred on (64, 36).
+        for shape in [#"{"type": "polygon", "size": [20, 10], "points": [[0, 10], [10, 0], [20, 10]]}"#,
+                      #"{"type": "path", "size": [20, 10], "path": "M 0 10 L 10 0 L 20 10 Z"}"#] {
+            let (compiled, diagnostics) = compileProject(project(#"{"asset": "big", "mask": {"shape": "# + shape + "}}"),
+                                                         facts: Self.facts)
+            #expect(diagnostics.map(\.humanText) == [])
+            let project = try #require(compiled)
+            let effect = try #require(project.videoComposition.instructions.first?.layers.first?.effects.first)
+            guard case .mask(let mask) = effect.kind, let outline = mask.outline else {
+                Issue.record("no outline: \(effect)")
+                continue
+            }
+            #expect(effect.rect == CropRect(x: 44, y: 26, width: 40, height: 20))
+            #expect(outline.size == LayerPoint(x: 20, y: 10) && outline.fill == nil)
+            #expect(outline.kind == .polygon ? outline.points.count == 3 : outline.path == "M 0 10 L 10 0 L 20 10 Z")
+            let written = ProjectWriter.explicitProject(project)
+            #expect(written.contains(#""outline""#))
+            let (again, againDiagnostics) = compileProject(written, facts: Self.facts)
+            #expect(againDiagnostics.map(\.humanText) == [])
+            let after = try #require(again?.videoComposition.instructions.first?.layers.first?.effects.first)
+            #expect(after.kind == effect.kind && after.rect == effect.rect)
+        }
+    }
+
     static let refusals: [(entry: String, path: String)] = [
         (#"{"asset": "a", "cornerRadius": -1}"#, "$.timeline.clips[0].cornerRadius"),
         (#"{"asset": "a", "cornerRadius": [1, 2, 3]}"#, "$.timeline.clips[0].cornerRadius"),
@@ -139,6 +164,14 @@ import ReelTime
         (#"{"asset": "a", "mask": {"image": "m.png", "shape": {"type": "ellipse"}}}"#, "$.timeline.clips[0].mask.shape"),
         (#"{"asset": "a", "mask": {"channel": "luma"}}"#, "$.timeline.clips[0].mask.channel"),
         (#"{"asset": "a", "mask": {"image": "m.png", "channel": "red"}}"#, "$.timeline.clips[0].mask.channel"),
+        (#"{"asset": "a", "mask": {"shape": {"type": "polygon", "size": [4, 4], "points": [[0, 0], [1, 1]]}}}"#,
+         "$.timeline.clips[0].mask.shape.points"),
+        (#"{"asset": "a", "mask": {"shape": {"type": "path", "size": [4, 4], "path": "M 0 0 Q"}}}"#,
+         "$.timeline.clips[0].mask.shape.path"),
+        (#"{"asset": "a", "mask": {"shape": {"type": "polygon", "points": [[0, 0], [1, 1], [2, 0]]}}}"#,
+         "$.timeline.clips[0].mask.shape"),
+        (#"{"asset": "a", "mask": {"shape": {"type": "ellipse", "points": [[0, 0], [1, 1], [2, 0]]}}}"#,
+         "$.timeline.clips[0].mask.shape.points"),
     ]
 
     @Test(arguments: 0..<refusals.count)
