@@ -196,6 +196,51 @@ import Testing
         #expect(item.droppedFrameCount == 0)
     }
 
+    /// The player's sound runs the project's audio effects (a clip's keyed highpass and compressor, the mix's
+    /// limiter) as the export does: at rate 1 it hands out the exported samples, up to the export's 16-bit rounding.
+    @Test func soundWithAudioEffectsIsTheExportedSound() throws {
+        let folder = try TemporaryDirectory(prefix: "reel-player-effects")
+        defer { folder.remove() }
+        _ = try run("ffmpeg", ["-v", "error", "-f", "lavfi",
+                               "-i", "aevalsrc=exprs='0.4*sin(2*PI*60*t)+0.2*sin(2*PI*3000*t)*sin(2*PI*0.5*t)':s=48000:c=stereo:d=3",
+                               "-c:a", "pcm_s16le", folder.file("tone.wav").path])
+        try IndexedMedia.makeVideo(at: folder.file("a.mp4"), frameCount: 90, frameRate: "30")
+        let json = """
+            {"reel": 1, "output": {"path": "out.mkv", "size": [64, 36], "frameRate": 30,
+                                   "audio": {"codec": "pcm", "sampleRate": 48000, "channels": 2,
+                                             "effects": [{"type": "limiter", "ceiling": -6}]}},
+             "assets": {"a": {"path": "a.mp4"}, "tone": {"path": "tone.wav"}},
+             "timeline": {"clips": [{"asset": "a", "duration": 3, "muted": true}],
+                          "audio": [{"id": "tone", "asset": "tone", "at": 0,
+                                     "effects": [{"type": "highpass", "frequency": [{"start": 0.5, "duration": 1.5, "from": 40, "to": 400}]},
+                                                 {"type": "compressor", "threshold": -20, "ratio": 4}]}]}}
+            """
+        let loaded = ProjectLoader.load(Array(json.utf8), baseDirectory: folder.url.path)
+        let project = try #require(loaded.compiled, "\(loaded.diagnostics.map(\.humanText))")
+        let facts = try #require(loaded.catalog).facts
+        try ExportSession(project: project, facts: facts, policy: .localFilesOnly)
+            .export(to: .file(folder.file("out.mkv").path), overwrite: false)
+        let exported = try readAudioSamples(of: folder.file("out.mkv"), sampleRate: 48_000, channels: 2)
+
+        let item = PlayerItem(project: project, facts: facts, policy: .localFilesOnly)
+        item.rate = 1
+        let count = 120_000
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: count * 2)
+        defer { buffer.deallocate() }
+        #expect(item.readAudioWaiting(into: buffer, count: count) == count)
+        try #require(exported[0].count >= count)
+        var worst: Float = 0
+        for k in 0..<count {
+            for channel in 0..<2 { worst = max(worst, abs(buffer[2 * k + channel] - exported[channel][k])) }
+        }
+        // 16-bit rounding of the export (half a step) and nothing else.
+        #expect(worst <= 1.0 / 32768, "largest difference \(worst)")
+        // The effects did something: the player's sound is not the dry tone.
+        let dry = try readAudioSamples(of: folder.file("tone.wav"), sampleRate: 48_000, channels: 2)
+        let changed = (0..<count).map { abs(buffer[2 * $0] - dry[0][$0]) }.max() ?? 0
+        #expect(changed > 0.05, "the effects changed the sound by at most \(changed)")
+    }
+
     @Test func rateTwoKeepsPitchUnlessVarispeed() throws {
         let folder = try TemporaryDirectory(prefix: "reel-player-pitch")
         defer { folder.remove() }
