@@ -230,6 +230,60 @@ import Testing
         #expect(edge[1] > 180 && edge[0] < 90 && edge[2] < 90, "stroke \(edge)")
     }
 
+    /// A white 160×120 clip, 1 s at 25 fps, lossless, for edges read from outside.
+    func whiteClip() throws {
+        _ = try runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i",
+                                      "color=white:s=160x120:r=25:d=1,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"]
+                           + Self.tags + ["-c:v", "libx264", "-crf", "0", "-g", "25", "-bf", "0", folder.file("white.mp4").path])
+    }
+
+    func whiteProject(mask: String) -> String {
+        """
+        {"reel": 1, "output": {"path": "out.mp4", "video": {"crf": 0}, "audio": false, "size": [160, 120], "frameRate": 25,
+                               "background": "#000000"},
+         "assets": {"white": {"path": "white.mp4"}},
+         "timeline": {"clips": [{"asset": "white", "mask": \(mask)}]}}
+        """
+    }
+
+    @Test func anAnimatedMaskWidthPutsEachFramesEdgesWhereTheRampSays() throws {
+        try whiteClip()
+        // The width ramps 40 → 140 over the second: frame k (t = k/25) is 40 + 4k wide, centred on x = 80.
+        let (result, out) = try render(whiteProject(mask: #"""
+            {"shape": {"type": "rectangle", "size": [{"start": 0, "duration": 1, "from": [40, 120], "to": [140, 120]}]}}
+            """#))
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(try countFrames(out) == 25)
+        for frame in [0, 5, 12, 24] {
+            let pixels = try luma(out, frame: frame).map { Int($0) }
+            let half = Double(40 + 4 * frame) / 2
+            let found = Self.crossings((0..<160).map { pixels[60 * 160 + $0] })
+            #expect(found.count == 2 && abs(found[0] - (80 - half)) <= 1 && abs(found[1] - (80 + half)) <= 1,
+                    "frame \(frame): edges \(found), expected \(80 - half), \(80 + half)")
+        }
+    }
+
+    @Test func anAnimatedFeatherWidensTheEdgeFrameByFrame() throws {
+        try whiteClip()
+        // A mask 80 wide whose feather ramps 0 → 16 over the second: the soft edge (10 %…90 % of white) widens.
+        let (result, out) = try render(whiteProject(mask: #"""
+            {"shape": {"size": [80, 120]}, "feather": [{"start": 0, "duration": 1, "from": 0, "to": 16}]}
+            """#))
+        #expect(result.status == 0, "\(result.stderrText)")
+        var widths: [Int] = []
+        for frame in [0, 12, 24] {
+            let pixels = try luma(out, frame: frame).map { Int($0) }
+            let row = (0..<160).map { pixels[60 * 160 + $0] }
+            widths.append(row.filter { $0 > 16 + 22 && $0 < 235 - 22 }.count)
+            // The edges stay where the shape says, the half-way crossings at 40 and 120.
+            let found = Self.crossings(row)
+            #expect(found.count == 2 && abs(found[0] - 40) <= 1 && abs(found[1] - 120) <= 1, "frame \(frame): \(found)")
+        }
+        // Both edges: frame 0 is hard (at most a pixel of grey each side); σ = feather / 2 gives a 10–90 % width of
+        // about 2.56 σ per edge: ≈ 10 px at frame 12 (feather 7.68), ≈ 20 px at frame 24 (feather 15.36).
+        #expect(widths[0] <= 4 && widths[1] >= 12 && widths[2] >= 28 && widths[2] > widths[1] + 8, "grey widths \(widths)")
+    }
+
     static let refusals: [(overlay: String, path: String)] = [
         (#"{"shape": {"type": "path", "size": [10, 10], "path": "M 0 0 L 5"}, "start": 0, "duration": 1}"#,
          "$.timeline.overlays[0].shape.path"),
@@ -241,6 +295,10 @@ import Testing
          "$.timeline.overlays[0].shape.fill.stops[1][0]"),
         (##"{"video": "top", "start": 0, "mask": {"shape": {"type": "ellipse", "fill": "#FFFFFF"}}}"##,
          "$.timeline.overlays[0].mask.shape.fill"),
+        (##"{"video": "top", "start": 0, "mask": {"shape": {"size": [{"at": 0, "value": [10, -1]}]}}}"##,
+         "$.timeline.overlays[0].mask.shape.size[0].value"),
+        (##"{"video": "top", "start": 0, "mask": {"feather": [{"at": 0, "value": 4}, {"start": 1, "duration": 1, "from": 4, "to": 2000}]}}"##,
+         "$.timeline.overlays[0].mask.feather[1].to"),
     ]
 
     @Test(arguments: 0..<refusals.count)

@@ -31,12 +31,18 @@ struct EffectCompiler: CompilerPart {
                 mask.feather /= scale
                 if written.rect == nil, let visible = Self.visibleSource(clip) {
                     // Centred on the visible picture, the written size (canvas pixels) or the picture's own.
-                    let width = mask.size.map { $0.x / scaleX } ?? visible.width
-                    let height = mask.size.map { $0.y / scaleY } ?? visible.height
-                    effect.rect = CropRect(x: visible.x + (visible.width - width) / 2, y: visible.y + (visible.height - height) / 2,
-                                           width: width, height: height)
+                    func centred(_ size: LayerPoint?) -> CropRect {
+                        let width = size.map { $0.x / scaleX } ?? visible.width
+                        let height = size.map { $0.y / scaleY } ?? visible.height
+                        return CropRect(x: visible.x + (visible.width - width) / 2, y: visible.y + (visible.height - height) / 2,
+                                        width: width, height: height)
+                    }
+                    effect.rect = centred(mask.size)
+                    // An animated size: keys of the centred rectangle, in composition time.
+                    if let keys = mask.sizeKeys { effect.ramps.rect = Self.shifted(keys, by: clip.target.start, centred) }
                 }
                 mask.size = nil
+                mask.sizeKeys = nil
                 effect.kind = .mask(mask)
             }
             if let rect = written.rect { effect.rect = Self.sourceBounds(of: rect, placement: placement) }
@@ -46,7 +52,7 @@ struct EffectCompiler: CompilerPart {
             // Animated parameters: the same mapping for every key, and their times moved into composition time.
             let origin = clip.target.start
             for (parameter, keys) in written.ramps.values {
-                let sized = parameter == .radius || parameter == .size
+                let sized = parameter == .radius || parameter == .size || parameter == .feather
                 effect.ramps.values[parameter] = Self.shifted(keys, by: origin) { sized ? $0 / scale : $0 }
             }
             if let keys = written.ramps.rect {
@@ -92,8 +98,9 @@ struct EffectCompiler: CompilerPart {
     }
 
     /// `keys` later by `offset`, each value through `transform`.
-    static func shifted<Value>(_ keys: KeyList<Value>, by offset: Time, _ transform: (Value) -> Value) -> KeyList<Value> {
-        KeyList(keys.keys.compactMap { key -> Key<Value>? in
+    static func shifted<Value, Output>(_ keys: KeyList<Value>, by offset: Time,
+                                       _ transform: (Value) -> Output) -> KeyList<Output> {
+        KeyList(keys.keys.compactMap { key -> Key<Output>? in
             switch key {
             case .set(let at, let value):
                 return (try? at + offset).map { .set(at: $0, value: transform(value)) }

@@ -71,6 +71,8 @@ public enum EffectParameter: String, Sendable, Hashable, CaseIterable {
     case exposure, temperature, tint, hue
     /// `chromaKey`'s similarity and blend.
     case similarity, blend
+    /// `mask`'s soft edge width.
+    case feather
 }
 
 /// The shape of an effect's region (`"shape"`, docs/effects.md).
@@ -192,7 +194,7 @@ public struct PictureEffectParameter: Sendable {
         .init("spill", .chromaKey, 0...1, .value(0), animatable: false,
               "spill suppression strength for green or blue keys, 0 is off (despill's screen channel scale).",
               hint: "spill suppression strength, from 0 (off) to 1", example: "0.6"),
-        .init("feather", .mask, 0...1024, .value(0), animatable: false,
+        .init("feather", .mask, 0...1024, .value(0),
               "the width of the soft edge, a gaussian blur of σ = feather / 2 across it, in the rect's pixels.",
               hint: "the width of the soft edge in UNITS, from 0 (hard) to 1024", example: "8"),
     ]
@@ -253,6 +255,7 @@ public enum EffectKind: Sendable, Hashable {
         case (.color(let adjustment), .hue): adjustment.hue
         case (.chromaKey(let key), .similarity): key.similarity
         case (.chromaKey(let key), .blend): key.blend
+        case (.mask(let mask), .feather): mask.feather
         default: nil
         }
     }
@@ -272,7 +275,7 @@ public enum EffectKind: Sendable, Hashable {
             case .temperature: adjustment.temperature = value
             case .tint: adjustment.tint = value
             case .hue: adjustment.hue = value
-            case .radius, .size, .similarity, .blend: return self
+            case .radius, .size, .similarity, .blend, .feather: return self
             }
             return .color(adjustment)
         case (.chromaKey(var key), .similarity):
@@ -281,6 +284,9 @@ public enum EffectKind: Sendable, Hashable {
         case (.chromaKey(var key), .blend):
             key.blend = value
             return .chromaKey(key)
+        case (.mask(var mask), .feather):
+            mask.feather = value
+            return .mask(mask)
         default: return self
         }
     }
@@ -323,6 +329,9 @@ public struct LayerMask: Sendable, Hashable {
     /// Editing form only, when the effect has no `rect`: the shape's size in canvas pixels, centred on the layer's
     /// visible picture (its crop); nil: the visible picture's own size. The compiler turns it into `rect`.
     public var size: LayerPoint?
+    /// Editing form only: `size` animated, keys of [width, height] in canvas pixels and the clip's time (the first
+    /// key's value is `size`); the compiler turns them into keys of `rect`, each centred on the visible picture.
+    public var sizeKeys: KeyList<LayerPoint>?
     /// An image file (as written, relative to the project's folder) whose `channel` is the coverage, stretched over
     /// the region, in place of the shape; nil: the shape.
     public var image: String?

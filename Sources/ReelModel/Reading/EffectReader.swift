@@ -255,15 +255,24 @@ extension EffectReader {
                 if let type: RegionShape = enumeration(typeJSON, shapePath.key("type"), "mask shape") { shape = type } else { valid = false }
             }
             if !outlined, let json = shapeFields["size"] {
-                if let size = point(json, shapePath.key("size"), what: "a size [width, height] in canvas pixels",
-                                    in: 0...65_536) {
-                    if size.x > 0, size.y > 0 {
-                        mask.size = size
-                    } else {
-                        error(shapePath.key("size"), "a mask's width and height must be greater than 0",
-                              hint: "write [width, height] in canvas pixels")
-                        valid = false
+                // A size, or keys of sizes (docs/format.md, "Animated masks").
+                let size = { (json: JSON, path: JSONPath) -> LayerPoint? in
+                    guard let size = self.point(json, path, what: "a size [width, height] in canvas pixels", in: 0...65_536)
+                    else { return nil }
+                    guard size.x > 0, size.y > 0 else {
+                        self.error(path, "a mask's width and height must be greater than 0",
+                                   hint: "write [width, height] in canvas pixels")
+                        return nil
                     }
+                    return size
+                }
+                if case .array(let elements) = json.value, case .object? = elements.first?.value {
+                    if let keys = animatedKeys(json, shapePath.key("size"), value: size), let first = keys.keys.first?.values.first {
+                        mask.size = first
+                        mask.sizeKeys = keys
+                    } else { valid = false }
+                } else if let value = size(json, shapePath.key("size")) {
+                    mask.size = value
                 } else { valid = false }
             }
             if !outlined, let json = shapeFields["cornerRadius"] {
@@ -274,9 +283,17 @@ extension EffectReader {
         } else if fields.has("shape") {
             valid = false
         }
+        var ramps = EffectRamps()
         if let json = fields["feather"] {
             let range = PictureEffectParameter.row(.mask, "feather")?.range ?? 0...1024
-            if let feather = double(json, path.key("feather"), in: range) { mask.feather = feather } else { valid = false }
+            if case .array = json.value {
+                // Keys of widths, in the clip's time (docs/format.md, "Animated masks").
+                if let keys = animatedKeys(json, path.key("feather"), value: { self.double($0, $1, in: range) }),
+                   let first = keys.keys.first?.values.first {
+                    mask.feather = first
+                    ramps.values[.feather] = keys
+                } else { valid = false }
+            } else if let feather = double(json, path.key("feather"), in: range) { mask.feather = feather } else { valid = false }
         }
         if let json = fields["invert"] {
             if let invert = bool(json, path.key("invert")) { mask.invert = invert } else { valid = false }
@@ -289,6 +306,7 @@ extension EffectReader {
         guard valid else { return nil }
         var effect = LayerEffect(kind: .mask(mask), path: path)
         effect.shape = shape
+        effect.ramps = ramps
         return effect
     }
 

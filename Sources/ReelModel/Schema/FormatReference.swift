@@ -103,6 +103,7 @@ public enum FormatReference {
         "transformKeys": "[{\"at\": 0, \"value\": {\"scale\": 0.5}}]", "cropKeys": "[{\"at\": 0, \"value\": [0, 0, 640, 360]}]",
         "numberKeys": "[{\"start\": 0, \"duration\": 2, \"from\": 4, \"to\": 16}]",
         "rectKeys": "[{\"start\": 0, \"duration\": 2, \"from\": [0, 0, 80, 40], \"to\": [200, 0, 80, 40]}]",
+        "sizeKeys": "[{\"start\": 0, \"duration\": 2, \"from\": [100, 100], \"to\": [400, 300]}]",
     ]
 
     // MARK: Types
@@ -199,6 +200,6 @@ public enum FormatReference {
         "assets": ("map of id to asset", "assets"), "segment": ("segment", "segments"),
         "volumeKeys": ("gain keys", "key-lists"), "opacityKeys": ("opacity keys", "key-lists"),
         "transformKeys": ("transform keys", "key-lists"), "cropKeys": ("crop keys", "key-lists"),
-        "numberKeys": ("number keys", "key-lists"), "rectKeys": ("rectangle keys", "key-lists"),
+        "numberKeys": ("number keys", "key-lists"), "rectKeys": ("rectangle keys", "key-lists"), "sizeKeys": ("size keys", "key-lists"),
     ]
 }

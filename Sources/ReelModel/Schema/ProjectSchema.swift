@@ -981,7 +981,8 @@ public enum ProjectSchema {
                       default: .described("none: the shape"), example: #""matte.png""#),
             FormatKey("channel", enumeration(MaskChannel.allCases), "The image's channel that keeps the picture: alpha (opaque keeps), or luma (white keeps).",
                       default: .enumCase(MaskChannel.alpha)),
-            FormatKey("feather", number(minimum: "0", maximum: "1024"), "The width of the soft edge in canvas pixels: a gaussian blur of σ = feather / 2 across it.",
+            FormatKey("feather", object([("oneOf", array([number(minimum: "0", maximum: "1024"), ref("numberKeys")]))]),
+                      "The width of the soft edge in canvas pixels: a gaussian blur of σ = feather / 2 across it; keys of widths in the clip's time animate it.",
                       default: .number("0"), example: "8"),
             FormatKey("invert", boolean, "Keeps the picture outside the shape instead of inside.", default: .bool(false)),
         ]
@@ -991,7 +992,8 @@ public enum ProjectSchema {
         [
             FormatKey("type", enumeration(ShapeStyle.Kind.allCases), "rectangle (corners rounded by cornerRadius), ellipse (inscribed in size), polygon (points) or path (SVG path data); a mask takes all four, without fill or stroke.",
                       default: .described("required for a shape overlay; rectangle in a mask"), example: #""ellipse""#),
-            FormatKey("size", pair(number(minimum: "0", maximum: "65536")), "The box [width, height] in pixels at the render size, both greater than 0; a shape overlay's position places its centre, a mask's is centred on the picture.",
+            FormatKey("size", object([("oneOf", array([pair(number(minimum: "0", maximum: "65536")), ref("sizeKeys")]))]),
+                      "The box [width, height] in pixels at the render size, both greater than 0; a shape overlay's position places its centre, a mask's is centred on the picture. A rectangle or ellipse mask's size may be keys of sizes in the clip's time.",
                       default: .described("required for a shape overlay; the visible picture's size in a mask"), example: "[400, 300]"),
             FormatKey("cornerRadius", cornerRadiusValue, "rectangle: the corners' radius in pixels ([rx, ry] in a mask only).",
                       default: .number("0"), example: "24"),
@@ -1351,6 +1353,8 @@ public enum ProjectSchema {
                                    value: object([("type", .string("number"))]), curves: [.linear])),
             ("rectKeys", keyList("An animated effect region: keys of rectangles [x, y, width, height], in the effect's time.",
                                  value: effectRect, curves: [.linear])),
+            ("sizeKeys", keyList("An animated mask size: keys of sizes [width, height] in canvas pixels, in the clip's time.",
+                                 value: pair(number(minimum: "0", maximum: "65536")), curves: [.linear])),
         ]
     }
 

@@ -106,6 +106,38 @@ import ReelTime
         #expect(after.map(\.shape) == before.map(\.shape))
     }
 
+    @Test func animatedMaskSizeAndFeatherCompileToKeyedRectAndFeatherAndRoundTrip() throws {
+        // big is shown at half size, starting at 1 s: the size keys become keys of the centred rect in source pixels
+        // and composition time, the feather keys are doubled and moved by 1 s.
+        let text = project(#"""
+            {"asset": "a", "duration": 1}, {"asset": "big",
+             "mask": {"shape": {"type": "ellipse", "size": [{"start": 0, "duration": 2, "from": [10, 36], "to": [64, 36]}]},
+                      "feather": [{"at": 0, "value": 0}, {"at": 1, "value": 4, "easing": "easeIn"}]}}
+            """#)
+        let (compiled, diagnostics) = compileProject(text, facts: Self.facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let project = try #require(compiled)
+        let layer = try #require(project.videoComposition.instructions.flatMap(\.layers).first { !$0.effects.isEmpty })
+        let mask = try #require(layer.effects.last)
+        #expect(mask.rect == CropRect(x: 54, y: 0, width: 20, height: 72))
+        let rectKeys = try #require(mask.ramps.rect)
+        #expect(rectKeys.keys == [.ramp(try TimeRange(start: t(1), duration: t(2)), from: CropRect(x: 54, y: 0, width: 20, height: 72),
+                                        to: CropRect(x: 0, y: 0, width: 128, height: 72), easing: .linear)])
+        let featherKeys = try #require(mask.ramps.values[.feather])
+        #expect(featherKeys.keys.count == 2)
+        #expect(featherKeys.keys.last?.finalValue == 8)
+        #expect(featherKeys.keys.last?.end == t(2))
+        // Half-way through the size ramp (2 s), evaluated as each frame is: 74 source pixels wide, centred.
+        #expect(mask.evaluated(at: t(2)).rect == CropRect(x: 27, y: 0, width: 74, height: 72))
+        // The explicit form carries the keys: written, read back, the same.
+        let written = ProjectWriter.explicitProject(project)
+        let (again, againDiagnostics) = compileProject(written, facts: Self.facts)
+        #expect(againDiagnostics.map(\.humanText) == [])
+        let reread = try #require(again?.videoComposition.instructions.flatMap(\.layers).first { !$0.effects.isEmpty }?.effects.last)
+        #expect(reread.ramps == mask.ramps)
+        #expect(reread.kind == mask.kind && reread.rect == mask.rect)
+    }
+
     @Test func imageMasksAreCompiledWrittenAndListedAsInputs() throws {
         let text = project(#"{"asset": "big", "mask": {"image": "mattes/m.png", "channel": "luma", "invert": true}}"#)
         let (compiled, diagnostics) = compileProject(text, facts: Self.facts)
@@ -159,6 +191,11 @@ import ReelTime
         (#"{"asset": "a", "mask": {"shape": {"size": [0, 10]}}}"#, "$.timeline.clips[0].mask.shape.size"),
         (#"{"asset": "a", "mask": {"feather": 2000}}"#, "$.timeline.clips[0].mask.feather"),
         (#"{"asset": "a", "mask": {"invert": 1}}"#, "$.timeline.clips[0].mask.invert"),
+        (#"{"asset": "a", "mask": {"feather": [{"at": 0, "value": -1}]}}"#, "$.timeline.clips[0].mask.feather[0].value"),
+        (#"{"asset": "a", "mask": {"feather": []}}"#, "$.timeline.clips[0].mask.feather"),
+        (#"{"asset": "a", "mask": {"shape": {"size": [{"at": 0, "value": [0, 4]}]}}}"#, "$.timeline.clips[0].mask.shape.size[0].value"),
+        (#"{"asset": "a", "mask": {"shape": {"size": [{"at": 1, "value": [4, 4]}, {"at": 0, "value": [8, 8]}]}}}"#,
+         "$.timeline.clips[0].mask.shape.size[1]"),
         (#"{"asset": "a", "mask": {"shap": {}}}"#, "$.timeline.clips[0].mask.shap"),
         (#"{"asset": "a", "mask": 3}"#, "$.timeline.clips[0].mask"),
         (#"{"asset": "a", "mask": {"image": "m.png", "shape": {"type": "ellipse"}}}"#, "$.timeline.clips[0].mask.shape"),
