@@ -37,6 +37,7 @@ help:
 	@echo "make sanitize  the threaded subset under ThreadSanitizer, then every suite under AddressSanitizer"
 	@echo "make fuzz    run each libFuzzer target for FUZZ_SECONDS (default $(FUZZ_SECONDS)) seconds"
 	@echo "make bench   compare reel with the ffmpeg CLI (scripts/bench.py)"
+	@echo "make auto-editor  install auto-editor 23.32.1 (PyPI) in $(AUTO_EDITOR_VENV) for the bench's reel cut comparison"
 	@echo "make otio-judge  install OpenTimelineIO 0.18 (PyPI) in $(OTIO_VENV) for the export tests"
 	@echo "make play-bench  play a 1080p30 dissolve for 60 s under Xvfb and print reel play --stats"
 	@echo "make clean   remove build products, demo output and benchmark media"
