@@ -182,21 +182,22 @@ final class AudioEffectChain {
     /// The per-channel gain at a sample's composition time of a keyed `gain` or `pan` (applied by reel to every
     /// sample, docs/effects.md, "Keyed audio parameters"); nil for any other effect, or one not keyed (run by its
     /// filter), or a pan on a mix that is not stereo (unchanged).
-    static func sampleGains(_ effect: AudioEffect, channels: Int) -> ((Time) -> [Float])? {
+    static func sampleGains(_ effect: AudioEffect, channels: Int) -> ((Time, inout [Float]) -> Void)? {
         switch effect.owner {
         case .effect(.gain):
             guard let keys = effect.keys["gain"] else { return nil }
             let initial = effect.value("gain")
-            return { time in
+            return { time, gains in
                 let factor = Float(pow(10, keys.value(at: time, default: initial) / 20))
-                return Array(repeating: factor, count: channels)
+                for channel in gains.indices { gains[channel] = factor }
             }
         case .effect(.pan):
             guard let keys = effect.keys["position"], channels == 2 else { return nil }
             let initial = effect.value("position")
-            return { time in
+            return { time, gains in
                 let position = keys.value(at: time, default: initial)
-                return [Float(min(1, 1 - position)), Float(min(1, 1 + position))]
+                gains[0] = Float(min(1, 1 - position))
+                gains[1] = Float(min(1, 1 + position))
             }
         default:
             return nil
@@ -387,9 +388,11 @@ private final class SampleKeysStage: SoundStage {
     private var position: Int64
     private let range: Range<Int64>
     private let sampleRate: Int
-    private let gains: (Time) -> [Float]
+    private let gains: (Time, inout [Float]) -> Void
+    /// Each channel's gain at the sample being read (filled by `gains`, kept so that no sample allocates).
+    private var current: [Float] = []
 
-    init(upstream: any SoundStage, position: Int64, range: Range<Int64>, sampleRate: Int, gains: @escaping (Time) -> [Float]) {
+    init(upstream: any SoundStage, position: Int64, range: Range<Int64>, sampleRate: Int, gains: @escaping (Time, inout [Float]) -> Void) {
         self.upstream = upstream
         self.position = position
         self.range = range
@@ -401,7 +404,9 @@ private final class SampleKeysStage: SoundStage {
         try upstream.read(count: count, into: planes)
         let rate = Int64(sampleRate)
         for k in 0..<count where range.contains(position + Int64(k)) {
-            for (plane, gain) in zip(planes, gains(Time(value: position + Int64(k), timescale: rate))) { plane[k] *= gain }
+            if current.count != planes.count { current = Array(repeating: 1, count: planes.count) }
+            gains(Time(value: position + Int64(k), timescale: rate), &current)
+            for (plane, gain) in zip(planes, current) { plane[k] *= gain }
         }
         position += Int64(count)
     }
