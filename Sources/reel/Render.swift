@@ -248,7 +248,7 @@ struct Render: ParsableCommand {
         do {
             if case .file(let path) = finalDestination {
                 // With outputs, every file the render writes (docs/outputs.md).
-                let paths = compiled.outputs.isEmpty ? [path] : try session.outputPaths(mainPath: path)
+                let paths = session.writesSeveralFiles ? try session.outputPaths(mainPath: path) : [path]
                 for written in paths { try OutputTarget.refuseInputs(written, inputs: [project]) }
                 try OutputDestination.withFolders(of: paths, create: mkdir) {
                     try session.export(to: finalDestination, overwrite: force)
@@ -287,7 +287,7 @@ struct Render: ParsableCommand {
         }
         let writtenPaths: [String]
         if case .file(let written) = finalDestination {
-            writtenPaths = compiled.outputs.isEmpty ? [written] : ((try? session.outputPaths(mainPath: written)) ?? [written])
+            writtenPaths = session.writesSeveralFiles ? ((try? session.outputPaths(mainPath: written)) ?? [written]) : [written]
         } else {
             writtenPaths = ["-"]
         }

@@ -219,6 +219,47 @@ import Testing
         #expect(!listed.stderrText.contains("warning"), "\(listed.stderrText)")
     }
 
+    /// HLS: the master playlist announces Apple's JSON chapters (`com.apple.hls.chapters`), written beside it, also
+    /// for one output naming its `master`; an HLS output no master lists warns instead.
+    @Test func anHLSMasterAnnouncesTheChaptersWrittenBesideIt() throws {
+        func hls(_ name: String, master: String?) throws -> String {
+            try write("\(name).json", """
+                { "reel": 1, "output": { "path": "\(name)/index.m3u8", "size": [64, 36], "frameRate": 30, "audio": false
+                                         \(master.map { ", \"master\": \"\($0)\"" } ?? "") },
+                  "assets": { "bg": { "color": "#202020" } },
+                  "timeline": { "clips": [ { "asset": "bg", "duration": 2.5 } ],
+                    "chapters": [ { "at": 0, "title": "Intro" }, { "at": "10f", "title": "A \\"third\\"" },
+                                  { "at": 2, "title": "End" } ] } }
+                """)
+        }
+        let named = try hls("named", master: "master.m3u8")
+        let checked = try reel(["validate", named])
+        #expect(checked.status == 0 && !checked.stderrText.contains("carries no chapters"), "\(checked.stderrText)")
+        let result = try reel(["render", named, "--mkdir", "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let master = try String(contentsOf: folder.file("named/master.m3u8"), encoding: .utf8)
+        #expect(master.contains("#EXT-X-SESSION-DATA:DATA-ID=\"com.apple.hls.chapters\",URI=\"master_chapters.json\""),
+                "\(master)")
+        #expect(master.contains("\nindex.m3u8\n"), "\(master)")
+        let data = try Data(contentsOf: folder.file("named/master_chapters.json"))
+        let list = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        let starts = list.map { ($0["start-time"] as? NSNumber)?.doubleValue ?? -1 }
+        let durations = list.map { ($0["duration"] as? NSNumber)?.doubleValue ?? -1 }
+        let titles = list.map { (($0["titles"] as? [[String: Any]])?.first?["title"] as? String) ?? "" }
+        #expect(list.map { ($0["chapter"] as? Int) ?? 0 } == [1, 2, 3])
+        #expect(zip(starts, [0, 1.0 / 3, 2]).allSatisfy { abs($0 - $1) < 1e-6 }, "\(starts)")
+        #expect(zip(durations, [1.0 / 3, 5.0 / 3, 0.5]).allSatisfy { abs($0 - $1) < 1e-6 }, "\(durations)")
+        #expect(titles == ["Intro", "A \"third\"", "End"])
+        let again = try reel(["render", named, "-q"])
+        #expect(again.status == 73 && again.stderrText.contains("exists"), "never replaced: \(again.stderrText)")
+
+        let alone = try hls("alone", master: nil)
+        let warned = try reel(["validate", alone])
+        #expect(warned.status == 0 && warned.stderrText.contains("warning: $.output.path: this HLS output carries no chapters"),
+                "\(warned.stderrText)")
+        #expect(try reel(["validate", "--strict", alone]).status != 0)
+    }
+
     @Test func badChaptersAreRefusedWithTheirPaths() throws {
         let path = try write("bad.json", """
             { "reel": 1, "output": { "path": "bad.mp4", "size": [64, 36], "frameRate": 30, "end": 10 },

@@ -28,7 +28,23 @@ public enum OutputCheck {
             found += problems(of: placement.resolve(written),
                               at: JSONPath.root.key("outputs").index(index).key("path"), compiled: alone)
         }
+        if let compiled { found += unannouncedChapters(compiled) }
         return found
+    }
+
+    /// A warning when the render has chapters and an HLS output that no master playlist lists: chapters reach HLS
+    /// players only through the master (Apple's `com.apple.hls.chapters`), and an HLS output is in one when it
+    /// names its `master` or when two or more name none (`MasterPlaylist.plan`).
+    private static func unannouncedChapters(_ compiled: CompiledProject) -> [Diagnostic] {
+        guard !ChapterMark.marks(compiled.composition.chapters, over: compiled.exportRange).isEmpty else { return [] }
+        let outputs = [(JSONPath.root.key("output"), compiled.output)]
+            + compiled.outputs.enumerated().map { (JSONPath.root.key("outputs").index($0.offset), $0.element) }
+        let alone = outputs.filter { $0.1.format == .m3u8 && $0.1.master == nil }
+        guard alone.count == 1, let (path, _) = alone.first else { return [] }
+        return [Diagnostic(.warning, path: path.key("path"),
+                           message: "this HLS output carries no chapters: HLS players read them from a master playlist",
+                           hint: "name one with \"master\" (e.g. \"master.m3u8\" beside the playlist), and reel writes "
+                               + "the chapters beside it and announces them there")]
     }
 
     /// The problems of one destination, `path` (absolute), reported at `jsonPath`. An existing file is not one:

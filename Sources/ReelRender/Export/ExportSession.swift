@@ -92,7 +92,7 @@ public final class ExportSession {
     public func export(to destination: ExportDestination, overwrite: Bool) throws(RenderError) {
         status = .exporting
         do {
-            if project.outputs.isEmpty {
+            if !writesSeveralFiles {
                 let only = try Rendition.only(project, destination: destination, part: part,
                                               encoderThreads: encoderThreads)
                 let progress = ProgressCounter(frameCount: only.plan.grid.frameCount,
@@ -115,11 +115,17 @@ public final class ExportSession {
 }
 
 extension ExportSession {
+    /// Whether the render writes more than its one output: `outputs`, or an HLS output naming its `master` playlist
+    /// (a whole render; a part writes only itself). Such a render lists its files with `outputPaths(mainPath:)`.
+    public var writesSeveralFiles: Bool {
+        !project.outputs.isEmpty || (part == nil && project.output.master != nil)
+    }
+
     /// The files a render of this project to `mainPath` writes: the main output, each of `outputs` (a relative path
     /// resolved against the folder of `mainPath`, `OutputPlacement`) and any HLS master playlist (docs/outputs.md).
     public func outputPaths(mainPath: String) throws(RenderError) -> [String] {
         let renditions = try Rendition.plan(project, mainPath: mainPath, encoderThreads: encoderThreads)
-        return renditions.map(\.path) + MasterPlaylist.plan(renditions).map(\.path)
+        return renditions.map(\.path) + MasterPlaylist.plan(renditions).flatMap(\.files)
     }
 
     /// A render with `outputs` (docs/outputs.md): the timeline composited once on the main output's frame grid and
@@ -138,13 +144,15 @@ extension ExportSession {
         let renditions = try Rendition.plan(project, mainPath: mainPath, encoderThreads: encoderThreads)
         let masters = MasterPlaylist.plan(renditions)
         for master in masters {
-            if renditions.contains(where: { $0.path == master.path }) {
-                throw RenderError(.invalid, "the HLS master playlist \(master.path) is also the path of an output")
+            for path in master.files {
+                if renditions.contains(where: { $0.path == path }) {
+                    throw RenderError(.invalid, "the HLS master playlist's \(path) is also the path of an output")
+                }
+                if let input = InputProtection.clash(output: path, project: project) {
+                    throw OutputDestination(path).error(.isInput(input))
+                }
+                _ = try OutputFile.prepare(path: path, overwrite: overwrite)
             }
-            if let input = InputProtection.clash(output: master.path, project: project) {
-                throw OutputDestination(master.path).error(.isInput(input))
-            }
-            _ = try OutputFile.prepare(path: master.path, overwrite: overwrite)
         }
         let progress = ProgressCounter(frameCount: project.frameCount, frameDuration: project.frameDuration,
                                        duration: project.exportRange.duration, report: onProgress)
@@ -155,14 +163,20 @@ extension ExportSession {
             try execute(renditions, into: targets.map { .file($0) }, progress: progress)
         }
         for master in masters {
-            try OutputFile.write(.file(master.path), overwrite: overwrite, project: project) { target throws(RenderError) in
-                guard case .file(let path) = target, FileManager.default.createFile(
-                    atPath: path, contents: Data(master.text().utf8)) else {
-                    throw RenderError(.io, "cannot write the HLS master playlist \(master.path)")
+            // The chapters first: a master in place names only files that exist.
+            var texts: [(path: String, text: String)] = []
+            if let chapters = master.chaptersFile { texts.append(chapters) }
+            texts.append((master.path, master.text()))
+            for (written, text) in texts {
+                try OutputFile.write(.file(written), overwrite: overwrite, project: project) { target throws(RenderError) in
+                    guard case .file(let path) = target, FileManager.default.createFile(
+                        atPath: path, contents: Data(text.utf8)) else {
+                        throw RenderError(.io, "cannot write the HLS master playlist's \(written)")
+                    }
                 }
             }
         }
-        progress.finished(loudness: loudnessReport, outputs: renditions.map(\.path) + masters.map(\.path))
+        progress.finished(loudness: loudnessReport, outputs: renditions.map(\.path) + masters.flatMap(\.files))
     }
 
     /// The one executor: every output of `renditions` into its temporary in `targets` (same order). The sound is

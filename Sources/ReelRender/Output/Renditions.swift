@@ -568,6 +568,17 @@ struct MasterPlaylist {
     /// The HLS renditions it lists, in order.
     let renditions: [Rendition]
 
+    /// The chapters of the render (in the output's time, the same in every rendition), which the playlist announces
+    /// as Apple's JSON chapters (`com.apple.hls.chapters`), and their file beside it: `STEM_chapters.json`.
+    var chaptersFile: (path: String, text: String)? {
+        guard let chapters = renditions.first?.plan.chapters, !chapters.isEmpty else { return nil }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        return (folder.appendingPathComponent(Self.stem(path) + "_chapters.json").path, Self.chaptersJSON(chapters))
+    }
+
+    /// The files it writes: its chapters (when there are any), then itself.
+    var files: [String] { (chaptersFile.map { [$0.path] } ?? []) + [path] }
+
     /// The master playlists of `renditions` (the main output first): the HLS ones naming the same `master` share it;
     /// those naming none share `master.m3u8` beside the first of them, when there are two or more. A relative
     /// `master` resolves as the entries' paths do, against the main output's folder (`OutputPlacement`).
@@ -600,6 +611,10 @@ struct MasterPlaylist {
     func text() -> String {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
         let masterFolder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if let chapters = chaptersFile {
+            lines.append("#EXT-X-SESSION-DATA:DATA-ID=\"com.apple.hls.chapters\",URI=\""
+                         + Self.relative(chapters.path, from: masterFolder) + "\"")
+        }
         for rendition in renditions {
             let folder = URL(fileURLWithPath: rendition.path).deletingLastPathComponent().path
             let rates = Self.bitRates(playlist: rendition.path, folder: folder)
@@ -619,6 +634,18 @@ struct MasterPlaylist {
             lines.append(Self.relative(rendition.path, from: masterFolder))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Apple's JSON chapter list for HLS: per chapter its number, `start-time` and `duration` in seconds (exact
+    /// decimals where they exist, else to the microsecond) and its title, of undetermined language (`und`).
+    static func chaptersJSON(_ chapters: [ChapterMark]) -> String {
+        func seconds(_ time: Time) -> String { time.decimalText ?? String(format: "%.6f", time.seconds) }
+        let entries = chapters.enumerated().map { index, chapter in
+            "  {\"chapter\": \(index + 1), \"start-time\": \(seconds(chapter.range.start)), "
+                + "\"duration\": \(seconds(chapter.range.duration)), "
+                + "\"titles\": [{\"language\": \"und\", \"title\": \(JSONWriter.quoted(chapter.title))}]}"
+        }
+        return "[\n" + entries.joined(separator: ",\n") + "\n]\n"
     }
 
     private static func stem(_ path: String) -> String {
