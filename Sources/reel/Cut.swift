@@ -27,6 +27,7 @@ struct Cut: ParsableCommand {
               reel cut talk.mp4 --silence -40 --min-silence 0.8 --margin 0.1 -o - | reel render - -o cut.mp4
               reel cut interview.mov --audio-track 2 --channel 1 --silence -25LU -o interview-cut.json
               reel cut a.mp4 b.mp4 --remove 0..2.5 --report cuts.json -o both.json
+              reel cut a.mp4 b.mp4 --remove 2=10..14 --keep a.mp4=30..33 -o both.json
               reel cut talk.mp4 --transcript talk.words.json --fillers --silence -35 -o talk-cut.json
               reel cut lecture.mp4 --speed-silence 4 -o lecture-fast.json
               reel cut film.mp4 --scenes -o shots.json
@@ -72,13 +73,15 @@ struct Cut: ParsableCommand {
         "Kept pieces shorter than this between cuts are cut too (default 0).", valueName: "T"))
     var minClip: String?
 
-    @Option(help: ArgumentHelp("Stretches never cut, in every input's source time: A..B[,C..D…].",
-                               valueName: "RANGES"))
-    var keep: String?
+    @Option(help: ArgumentHelp(
+        "Stretches never cut, in source time: A..B[,C..D…] in every input, or INPUT=A..B… in one (its number, 1 for "
+            + "the first, or its path as given) (repeatable).", valueName: "RANGES"))
+    var keep: [String] = []
 
-    @Option(help: ArgumentHelp("Stretches always cut, in every input's source time: A..B[,C..D…].",
-                               valueName: "RANGES"))
-    var remove: String?
+    @Option(help: ArgumentHelp(
+        "Stretches always cut, in source time: A..B[,C..D…] in every input, or INPUT=A..B… in one (repeatable).",
+        valueName: "RANGES"))
+    var remove: [String] = []
 
     @Option(name: .customLong("speed-silence"), help: ArgumentHelp(
         "Play the silences at this speed (0.01 to 100, e.g. 4) instead of cutting them.", valueName: "X"))
@@ -201,7 +204,7 @@ struct Cut: ParsableCommand {
             marginBefore: try time(marginBefore, "--margin-before", default: bothMargins),
             marginAfter: try time(marginAfter, "--margin-after", default: bothMargins),
             minimumClip: try time(minClip, "--min-clip", default: defaults.minimumClip),
-            keep: try ranges(keep, "--keep"), remove: try ranges(remove, "--remove"))
+            keep: try handRanges(keep, "--keep")[nil] ?? [], remove: try handRanges(remove, "--remove")[nil] ?? [])
         let words = WordCriteria(fillers: list(fillers, default: WordCriteria.englishFillers),
                                  words: list(removeWords, default: []))
         if !words.isEmpty, transcript.isEmpty {
@@ -226,9 +229,37 @@ struct Cut: ParsableCommand {
         if channel != nil, silenceThreshold == nil {
             throw Exit.report(.usage("--channel chooses the channel silence is measured on: name --silence too"))
         }
-        return CutRequest(inputs: inputs, silenceThreshold: silenceThreshold, settings: settings,
-                          transcripts: transcript, words: words, sceneThreshold: try sceneThreshold(),
-                          stillLength: stillLength, audioTrack: audioTrack, channel: channel)
+        var request = CutRequest(inputs: inputs, silenceThreshold: silenceThreshold, settings: settings,
+                                 transcripts: transcript, words: words, sceneThreshold: try sceneThreshold(),
+                                 stillLength: stillLength, audioTrack: audioTrack, channel: channel)
+        for (input, ranges) in try handRanges(keep, "--keep") { if let input { request.keepIn[input] = ranges } }
+        for (input, ranges) in try handRanges(remove, "--remove") { if let input { request.removeIn[input] = ranges } }
+        return request
+    }
+
+    /// The stretches of every `--keep` or `--remove` value, by input index (nil: every input). A value is
+    /// `RANGES` or `INPUT=RANGES`; INPUT is the input's number (1 for the first) or its path as given. Ranges never
+    /// contain `=`, so the last one separates them.
+    private func handRanges(_ values: [String], _ flag: String) throws -> [Int?: [TimeRange]] {
+        var found: [Int?: [TimeRange]] = [:]
+        for value in values {
+            guard let separator = value.lastIndex(of: "=") else {
+                found[nil, default: []] += try ranges(value, flag)
+                continue
+            }
+            let name = String(value[..<separator])
+            let index: Int
+            if let given = inputs.firstIndex(of: name) {
+                index = given
+            } else if let number = Int(name.trimmingCharacters(in: .whitespaces)), number >= 1, number <= inputs.count {
+                index = number - 1
+            } else {
+                throw Exit.report(.usage("\(flag) \(value): \(name) is not one of the \(inputs.count) inputs: give its "
+                                         + "number (1 for the first) or its path as given, as in \(flag) 2=10..12"))
+            }
+            found[index, default: []] += try ranges(String(value[value.index(after: separator)...]), flag)
+        }
+        return found
     }
 
     /// A comma-separated list of words and phrases; `default` for `Cut.defaultList` (the flag given alone).
@@ -319,8 +350,7 @@ struct Cut: ParsableCommand {
     }
 
     /// Ranges A..B separated by commas, in source seconds.
-    private func ranges(_ text: String?, _ flag: String) throws -> [TimeRange] {
-        guard let text else { return [] }
+    private func ranges(_ text: String, _ flag: String) throws -> [TimeRange] {
         return try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
             let bounds = part.components(separatedBy: "..")
             guard bounds.count == 2,

@@ -30,6 +30,16 @@ extension AudioEffectRenderTests {
          "acompressor=threshold=0.31622776601683794:ratio=8", "acompressor", "threshold", [(0, -10), (2.048, -40)], true),
         ("eq", #"{"type": "eq", "bands": [{"type": "peak", "frequency": 6000, "gain": 0}, {"type": "peak", "frequency": 60, "q": 2, "gain": [{"start": 1.024, "duration": 2.048, "from": -20, "to": 12}]}]}"#,
          "equalizer@a=f=6000:g=0:w=1,equalizer@b=f=60:g=-20:w=2", "equalizer@b", "g", [(1.024, -20), (3.072, 12)], false),
+        ("limiter", #"{"type": "limiter", "ceiling": [{"start": 0.512, "end": 2.048, "from": 0, "to": -20}]}"#,
+         "alimiter=limit=1:attack=5:release=50:level=0:latency=1", "alimiter", "limit", [(0.512, 0), (2.048, -20)], true),
+        // afftdn and anlmdn delay their output; reel compensates it with apad before and atrim after, as here.
+        // (A floor of −20 dB puts the test sound's noise within reach: at afftdn's −50 the amount hardly matters.)
+        ("fftAmount", #"{"type": "denoise", "floor": -20, "amount": [{"start": 0.512, "end": 2.048, "from": 3, "to": 40}]}"#,
+         "apad=pad_len=1200,afftdn=nr=3:nf=-20,atrim=start_sample=1200", "afftdn", "nr", [(0.512, 3), (2.048, 40)], false),
+        ("fftFloor", #"{"type": "denoise", "amount": 30, "floor": [{"at": 0, "value": -80}, {"start": 1.024, "end": 2.048, "from": -80, "to": -20}]}"#,
+         "apad=pad_len=1200,afftdn=nr=30:nf=-80,atrim=start_sample=1200", "afftdn", "nf", [(1.024, -80), (2.048, -20)], false),
+        ("nlmStrength", #"{"type": "denoise", "model": "nlm", "strength": [{"start": 0.512, "end": 2.048, "from": 0.00001, "to": 100}]}"#,
+         "apad=pad_len=384,anlmdn=s=1e-05,atrim=start_sample=384", "anlmdn", "s", [(0.512, 0.00001), (2.048, 100)], false),
     ]
 
     /// The values sent before each block: the curve at the block's first sample, as the CLI's `asendcmd` sends them
@@ -66,6 +76,21 @@ extension AudioEffectRenderTests {
         let fixed = try samples(mono, filters: filters)
         let change = Self.relativeDifference(fixed, reference)
         #expect(change > -40, "\(name): the keys change the sound by only \(change) dB")
+    }
+
+    /// A keyed pan (applied by reel to every sample: the pan filter takes no commands) equals `aeval` with the same
+    /// gains, computed from each sample's time.
+    @Test func aKeyedPanMatchesTheGainsAtEverySample() throws {
+        let effect = #"{"type": "pan", "position": [{"at": 0, "value": -1}, {"start": 0.5, "end": 2.5, "from": -1, "to": 1}]}"#
+        let rendered = try render(try project("keyed-pan", source: "stereo.wav", channels: 2, effects: "[\(effect)]"))
+        let position = "if(lt(t,0.5),-1,if(lt(t,2.5),-1+2*(t-0.5)/2,1))"
+        let reference = try samples(folder.file("stereo.wav").path,
+                                    filters: "aeval='val(0)*min(1,1-\(position))|val(1)*min(1,1+\(position))':c=same")
+        #expect(rendered.count == 2 * 4 * Self.rate && reference.count == rendered.count)
+        let difference = Self.relativeDifference(rendered, reference)
+        #expect(difference <= -60, "reel's keyed pan differs from aeval by \(difference) dB")
+        let unpanned = try samples(folder.file("stereo.wav").path)
+        #expect(Self.relativeDifference(unpanned, reference) > -20, "the pan changes the sound")
     }
 
     @Test func aConstantKeyListIsThePlainValueBitForBit() throws {

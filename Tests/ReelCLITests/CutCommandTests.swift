@@ -176,6 +176,19 @@ import Testing
 
         let badRange = try reel(["cut", first.path, "--keep", "5..2", "-o", "-"])
         #expect(badRange.status == 64 && badRange.stderrText.contains("--keep 5..2"), "\(badRange.stderrText)")
+
+        // Ranges of one input: named by its path as given, or by its number.
+        let own = try reel(["cut", first.path, second.path, "--margin", "0", "--remove", "0..0.5",
+                            "--keep", "\(first.path)=1.2..1.5", "--remove", "2=2.5..3", "-o", "-"])
+        #expect(own.status == 0, "\(own.stderrText)")
+        let ownOutput = folder.file("two-own.mkv")
+        let ownRender = try reel(["render", "-", "-o", ownOutput.path], stdin: own.stdout)
+        #expect(ownRender.status == 0, "\(ownRender.stderrText)")
+        let ownFrames = try IndexedMedia.readFrameIndices(of: ownOutput, width: 64, height: 36)
+        #expect(ownFrames == each + Array(15..<30) + Array(60..<75), "rendered \(ownFrames)")
+        let notAnInput = try reel(["cut", first.path, second.path, "--remove", "3=0..1", "-o", "-"])
+        #expect(notAnInput.status == 64 && notAnInput.stderrText.contains("--remove 3=0..1: 3 is not one of the 2 inputs"),
+                "\(notAnInput.stderrText)")
     }
 
     @Test func theCutFadesItsSoundInsteadOfClicking() throws {

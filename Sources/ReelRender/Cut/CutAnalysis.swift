@@ -14,8 +14,12 @@ public struct CutRequest: Sendable {
     public var audioTrack: Int?
     /// `--channel`: the one channel (1 = the first) whose level decides silence; nil for the peak over all channels.
     public var channel: Int?
-    /// Margins, shortest silence and clip, stretches kept or removed by hand.
+    /// Margins, shortest silence and clip, stretches kept or removed by hand in every input.
     public var settings: CutSettings
+    /// Stretches kept (`--keep N=RANGES`) and removed (`--remove N=RANGES`) by hand in one input, by its index in
+    /// `inputs`, on top of those of `settings`.
+    public var keepIn: [Int: [TimeRange]] = [:]
+    public var removeIn: [Int: [TimeRange]] = [:]
     /// Word-level transcripts (`--transcript`), by input: the first for the first input, and so on.
     public var transcripts: [String]
     /// Filler words and other words to cut, found in the transcripts.
@@ -26,6 +30,14 @@ public struct CutRequest: Sendable {
     /// `--still`: stretches at least this long over which the picture does not change are cut; nil when stillness
     /// is not a criterion.
     public var stillLength: Time?
+
+    /// The settings of input `index`: those of every input with its own kept and removed stretches added.
+    public func settings(ofInput index: Int) -> CutSettings {
+        var own = settings
+        own.keep += keepIn[index] ?? []
+        own.remove += removeIn[index] ?? []
+        return own
+    }
 
     /// The threshold `--scenes` takes when given without one: `scdet`'s default.
     public static let defaultSceneThreshold = 10.0
@@ -95,13 +107,15 @@ public enum CutAnalysis {
         for (index, path) in request.inputs.enumerated() {
             let transcript = index < request.transcripts.count ? request.transcripts[index] : nil
             analysed.append(try analyse(path, transcript: transcript, request: request,
+                                        settings: request.settings(ofInput: index),
                                         opener: MediaFileOpener(policy: policy), policy: policy,
                                         cancellation: cancellation))
         }
         return analysed
     }
 
-    static func analyse(_ path: String, transcript: String?, request: CutRequest, opener: any SourceOpener,
+    static func analyse(_ path: String, transcript: String?, request: CutRequest, settings: CutSettings,
+                        opener: any SourceOpener,
                         policy: MediaPolicy, cancellation: CancellationFlag?) throws(RenderError) -> CutInput {
         let info: MediaInfo
         do {
@@ -211,7 +225,7 @@ public enum CutAnalysis {
             // A shot starts on the frame boundary nearest its picture's time (containers round times to their ticks).
             let shots = try shotStarts.map { start throws(TimeError) in try grid.nearest(start) }
                 .filter { $0 > .zero && $0 < duration }
-            let pieces = try CutPlanner.plan(duration: duration, candidates: candidates, settings: request.settings,
+            let pieces = try CutPlanner.plan(duration: duration, candidates: candidates, settings: settings,
                                              grid: grid, shotStarts: shots)
             var input = CutInput(path: path, hasVideo: video != nil, duration: duration, grid: grid, pieces: pieces,
                                  shotStarts: shots, warnings: warnings)
