@@ -211,6 +211,55 @@ import Testing
         #expect(peak(48500..<49000) > 0.3, "after the cut: \(peak(48500..<49000))")
     }
 
+    /// An audio-only input's captions ride on its audio tracks and follow the cuts as clip captions do.
+    @Test func anAudioOnlyInputsCaptionsFollowItsCuts() throws {
+        let wav = folder.file("spoken.wav")
+        _ = try runChecked("ffmpeg", [
+            "-v", "error", "-y", "-f", "lavfi",
+            "-i", "aevalsrc=exprs='if(gte(t,1)*lt(t,2),0,0.4+0.1*sin(2*PI*300*t))':s=16000:d=3",
+            "-c:a", "pcm_s16le", wav.path,
+        ])
+        let transcript = folder.file("spoken.words.json")
+        try Data("""
+            [{"word": "Hello", "start": 0.1, "end": 0.4}, {"word": "gap", "start": 1.2, "end": 1.5},
+             {"word": "world.", "start": 2.5, "end": 2.9}]
+            """.utf8).write(to: transcript)
+        let project = folder.file("spoken.json")
+        let cut = try reel(["cut", wav.path, "--margin", "0", "--min-silence", "0.5", "--transcript", transcript.path,
+                            "--captions", "stream", "-o", project.path])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: project)) as? [String: Any])
+        let audio = try #require((json["timeline"] as? [String: Any])?["audio"] as? [[String: Any]])
+        #expect(audio.count == 2 && audio.allSatisfy { $0["captions"] != nil }, "\(audio)")
+        let output = folder.file("spoken.mkv")
+        let render = try reel(["render", project.path, "-o", output.path])
+        #expect(render.status == 0 && !render.stderrText.contains("warning"), "\(render.stderrText)")
+        // Kept: 0–1 s and 2–3 s. "world." at 2.5 s of the source plays at 1.5 s; "gap" went with the silence. The
+        // pause between the words pages them apart.
+        let probe = try run("ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries", "packet=pts_time",
+                                        "-of", "csv=p=0", output.path])
+        let videoStart = try run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=start_time",
+                                             "-of", "csv=p=0", output.path]).stdoutText
+        let zero = Double(videoStart.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let starts = probe.stdoutText.split(separator: "\n").compactMap { Double($0) }.map { $0 - zero }
+        #expect(starts.count == 2 && abs(starts[0] - 0.1) < 0.002 && abs(starts[1] - 1.5) < 0.002, "\(starts)")
+        let text = try run("ffmpeg", ["-v", "error", "-i", output.path, "-map", "0:s", "-f", "srt", "-"])
+        #expect(text.stdoutText.contains("Hello") && text.stdoutText.contains("world.") && !text.stdoutText.contains("gap"),
+                "\(text.stdoutText)")
+
+        // A looping track plays its source more than once: its captions are refused at their path.
+        try "1\n00:00:00,500 --> 00:00:01,000\nbed\n".write(to: folder.file("bed.srt"), atomically: true, encoding: .utf8)
+        let looping = folder.file("looping.json")
+        try Data("""
+            { "reel": 1, "output": { "size": [64, 36], "end": 2 }, "assets": { "a": { "path": "spoken.wav" } },
+              "timeline": { "clips": [], "audio": [ { "id": "bed", "asset": "a", "loop": true,
+                                                      "captions": { "file": "bed.srt" } } ] } }
+            """.utf8).write(to: looping)
+        let refused = try reel(["validate", looping.path])
+        #expect(refused.status == 65 && refused.stderrText.contains("$.timeline.audio[0].captions: a looping track"),
+                "\(refused.stderrText)")
+    }
+
     @Test func audioOnlyCutsFallOnSamples() throws {
         // 16 kHz mono, 3 s: a tone on an offset (never near zero, so the silences end exactly where they are
         // written), silent from 0.75 s to 1.625 s and from 2.25 s to 2.5 s (shorter than --min-silence).

@@ -11,8 +11,8 @@ struct CaptionCompiler: CompilerPart {
     /// time, retimed as the clip's picture is), as compiled captions in movie time: clip captions first, in clip
     /// order (clips carrying the same captions share one entry), then the timeline's, later ones drawn on top. Nil
     /// after an error (already reported).
-    func compileCaptions(_ timeline: Timeline, placed: [PlacedItem], duration: Time, renderSize: PixelSize)
-        -> [CompiledCaptions]?
+    func compileCaptions(_ timeline: Timeline, placed: [PlacedItem], audioTracks: [ResolvedAudioTrack] = [],
+                         duration: Time, renderSize: PixelSize) -> [CompiledCaptions]?
     {
         var compiled: [CompiledCaptions] = []
         var valid = true
@@ -23,8 +23,19 @@ struct CaptionCompiler: CompilerPart {
         // clips keep, so a filler word a cut removed does not stay in the text around it.
         var entries: [(captions: Captions, document: CaptionDocument, words: [TranscriptWord]?, cues: [CaptionCue],
                        shown: Set<Int>, ranges: [TimeRange])] = []
+        // What carries source-timed captions: the clips, then the extra audio tracks (which play their source once,
+        // at rate 1, from `at`).
+        var carriers: [(captions: Captions, source: TimeRange, target: TimeRange)] = []
         for item in placed {
             guard case .clip(let placedClip) = item, let written = placedClip.clip.captions else { continue }
+            carriers.append((written, placedClip.resolved.source, placedClip.target))
+        }
+        for resolved in audioTracks {
+            guard let written = resolved.track.captions,
+                  let target = try? TimeRange(start: resolved.track.at, duration: resolved.source.duration) else { continue }
+            carriers.append((written, resolved.source, target))
+        }
+        for (written, source, target) in carriers {
             var key = written
             let captions = written
             let index: Int
@@ -51,12 +62,12 @@ struct CaptionCompiler: CompilerPart {
                 index = entries.count - 1
             }
             let shared = entries[index].captions
-            let mapping = TimeMapping(source: placedClip.resolved.source, target: placedClip.target)
-            entries[index].ranges.append(placedClip.resolved.source)
+            let mapping = TimeMapping(source: source, target: target)
+            entries[index].ranges.append(source)
             for (number, cue) in entries[index].document.cues.enumerated() {
                 // A word without length (some recognisers give them) is kept where its instant falls in the clip.
                 if entries[index].words != nil, cue.start == cue.end {
-                    guard let at = try? cue.start + shared.at, placedClip.resolved.source.contains(at),
+                    guard let at = try? cue.start + shared.at, source.contains(at),
                           let movie = try? mapping.targetTime(atSource: at) else { continue }
                     var moved = cue
                     moved.start = movie
@@ -67,7 +78,7 @@ struct CaptionCompiler: CompilerPart {
                 }
                 guard let start = try? cue.start + shared.at, let end = try? cue.end + shared.at,
                       let sourceRange = try? TimeRange(start: start, end: end),
-                      let kept = sourceRange.intersection(placedClip.resolved.source), !kept.isEmpty,
+                      let kept = sourceRange.intersection(source), !kept.isEmpty,
                       let movieStart = try? mapping.targetTime(atSource: kept.start),
                       let movieEnd = try? mapping.targetTime(atSource: kept.end), movieStart < movieEnd
                 else { continue }
@@ -97,6 +108,7 @@ struct CaptionCompiler: CompilerPart {
                 return end <= first || start >= last
             }.count
             if outside > 0 {
+                let carrier = captions.path.description.hasPrefix("$.timeline.audio") ? "track" : "clip"
                 let ranges = entry.ranges.map {
                     "\(describeTime($0.start, frameDuration: nil))–\(describeTime($0.end, frameDuration: nil))"
                 }
@@ -104,9 +116,9 @@ struct CaptionCompiler: CompilerPart {
                 sink.append(Diagnostic(
                     .warning, path: captions.path.key(captions.isTranscript ? "transcript" : "file"),
                     message: "\(outside) of \(entry.document.cues.count) \(entry.words == nil ? "cues" : "words") of \(captions.file) lie beyond the source "
-                        + (ranges.count == 1 ? "range of the clip" : "ranges of the \(ranges.count) clips") + " showing them "
+                        + (ranges.count == 1 ? "range of the \(carrier)" : "ranges of the \(ranges.count) \(carrier)s") + " showing them "
                         + "(\(shownRanges)) and are not shown",
-                    hint: "check the clip's in and out points, or the captions' \"at\" (the source time of the file's zero)"))
+                    hint: "check the \(carrier)'s in and out points, or the captions' \"at\" (the source time of the file's zero)"))
             }
             var retimed = captions
             retimed.at = .zero

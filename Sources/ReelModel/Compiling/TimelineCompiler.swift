@@ -239,7 +239,8 @@ struct TimelineCompiler: CompilerPart {
                                                  path: JSONPath.root.key("audioMix").key("inputs").index(audioMix.inputs.count)))
         }
         let layers = timeline.overlays + timeline.titles
-        guard let captions = captionCompiler.compileCaptions(timeline, placed: placed, duration: finished.duration, renderSize: size) else { return nil }
+        guard let captions = captionCompiler.compileCaptions(timeline, placed: placed, audioTracks: audioTracks.compactMap { $0 },
+                                                                   duration: finished.duration, renderSize: size) else { return nil }
         var videoComposition = VideoComposition(frameDuration: frameDuration, renderSize: size, renderScale: output.renderScale,
                                                 background: output.background, instructions: instructions,
                                                 titles: timeline.titles, overlays: timeline.overlays)

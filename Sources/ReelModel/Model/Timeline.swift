@@ -303,6 +303,8 @@ public struct AudioTrack: Sendable, Hashable {
     /// Filters run on the track's sound before its volume and fades (docs/effects.md, "Audio effects"), times in
     /// movie seconds. Empty: none.
     public var effects: [AudioEffect] = []
+    /// Captions in the track's source time, shown where the track plays that sound (docs/captions.md); nil: none.
+    public var captions: Captions?
     /// Where it was written: `$.timeline.audio[i]`.
     public var path: JSONPath
 

@@ -480,10 +480,19 @@ struct TimelineReader: FieldReader {
             valid = false
         }
         let effects = take(fields["effects"].flatMap { audioEffectReader.readAudioEffects($0, path.key("effects")) }, "effects")
+        let captions = take(fields["captions"].flatMap {
+            captionsReader.readCaptions($0, path.key("captions"), explicit: false)
+        }, "captions")
+        if captions != nil, loop == true {
+            error(path.key("captions"), "a looping track cannot carry captions: its source plays more than once",
+                  hint: "put the captions in timeline.captions, or drop loop")
+            valid = false
+        }
         guard valid, let id, let asset else { return nil }
         var track = AudioTrack(id: id, asset: asset, at: at ?? .zero, inPoint: inPoint, outPoint: outPoint, duration: duration,
                                volume: volume ?? 1, loop: loop ?? false, fadeIn: fadeIn, fadeOut: fadeOut, path: path)
         track.effects = effects ?? []
+        track.captions = captions
         return track
     }
 

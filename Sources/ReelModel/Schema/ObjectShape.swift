@@ -122,7 +122,7 @@ extension ObjectShape {
     /// An entry of `timeline.audio` (SPEC §3.2).
     public static let audioTrack = ObjectShape(
         name: "audio track",
-        allowed: ["id", "asset", "at", "in", "out", "duration", "volume", "loop", "fadeIn", "fadeOut", "effects"],
+        allowed: ["id", "asset", "at", "in", "out", "duration", "volume", "loop", "fadeIn", "fadeOut", "effects", "captions"],
         required: ["id", "asset"])
 
     /// An entry of `timeline.ducking` (SPEC §3.3).

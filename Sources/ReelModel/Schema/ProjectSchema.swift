@@ -448,6 +448,9 @@ public enum ProjectSchema {
             FormatKey("effects", arrayOf(ref("audioEffect")),
                       "Audio effects run in order on the track's sound before its volume and fades (docs/effects.md, \"Audio effects\"); start in movie seconds.",
                       default: .described("none"), example: #"[{"type": "compressor", "threshold": -24, "ratio": 3}]"#),
+            FormatKey("captions", ref("captions"),
+                      "A caption file or transcript in the track's source time, shown where the track plays that sound (as a clip's captions follow its trim; docs/captions.md); not with loop.",
+                      default: .described("none"), example: #"{"transcript": "talk.words.json"}"#),
         ]
     }
 

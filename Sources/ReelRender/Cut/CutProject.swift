@@ -37,10 +37,6 @@ public enum CutProject {
     public static func json(_ inputs: [CutInput], projectDirectory: String, silenceSpeed: Rational? = nil,
                             captions: [JSONValue?] = []) throws(RenderError) -> String
     {
-        if let index = captions.indices.first(where: { captions[$0] != nil && !inputs[$0].hasVideo }) {
-            throw RenderError(.usage, "--captions: \(inputs[index].path) has no video to show captions on (audio-only "
-                              + "inputs become audio tracks, which carry no captions)")
-        }
         if inputs.contains(where: \.hasVideo), let audioOnly = inputs.first(where: { !$0.hasVideo }) {
             throw RenderError(.usage, "\(audioOnly.path) has no video while other inputs have: cut audio-only files "
                               + "and video files in separate runs")
@@ -94,7 +90,9 @@ public enum CutProject {
         } else {
             output = [("size", .array([JSON(.number("1920")), JSON(.number("1080"))])), ("end", time(position))]
             timeline.append(("clips", .array([])))
-            timeline.append(("audio", .array(placed.enumerated().map { JSON(audioEntry($1, number: $0 + 1)) })))
+            timeline.append(("audio", .array(placed.enumerated().map {
+                JSON(audioEntry($1, number: $0 + 1, captions: captionsOfAsset[$1.asset]))
+            })))
         }
         var document: [(key: String, value: JSONValue)] = [("reel", .number("1"))]
         if !output.isEmpty { document.append(("output", .object(JSONObject(values: output)))) }
@@ -271,7 +269,9 @@ public enum CutProject {
         return .object(JSONObject(values: members))
     }
 
-    private static func audioEntry(_ piece: Placed, number: Int) -> JSONValue {
+    /// An extra audio track playing a kept piece of an audio-only input; `captions` (the input's, in its source
+    /// time) follow the piece's trim as a clip's do.
+    private static func audioEntry(_ piece: Placed, number: Int, captions: JSONValue?) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("id", .string("cut \(number)")), ("asset", .string(piece.asset)), ("at", time(piece.at)),
             ("in", time(piece.range.start)),
@@ -279,6 +279,7 @@ public enum CutProject {
         if !piece.reachesEnd { members.append(("out", time(piece.range.end))) }
         if piece.fadeIn > .zero { members.append(("fadeIn", time(piece.fadeIn))) }
         if piece.fadeOut > .zero { members.append(("fadeOut", time(piece.fadeOut))) }
+        if let captions { members.append(("captions", captions)) }
         return .object(JSONObject(values: members))
     }
 
