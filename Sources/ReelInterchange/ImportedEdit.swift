@@ -69,6 +69,31 @@ public enum PieceContent: Sendable, Hashable {
     case color(String)
     /// Media the file does not locate at all (OTIO `MissingReference`, an empty `target_url`).
     case missing
+    /// A nested OTIO stack kept whole: it becomes an entry of the project's `compositions`, shown by a clip of it
+    /// (the piece's source time is the stack's own time).
+    indirect case composition(ImportedComposition)
+}
+
+/// A nested OTIO `Stack` kept as a composition (docs/interchange.md, "Nested stacks"): its layers laid out in its
+/// own time from 0, untrimmed (the piece showing it carries the stack's `source_range` as its source start and
+/// duration, and its time effects as speed or freeze).
+public struct ImportedComposition: Sendable, Hashable {
+    /// The stack's name ("" when it has none).
+    public var name: String
+    /// Its children as layers, bottom first; the project shows the topmost at each instant, as for the timeline.
+    public var layers: [ImportedTrack]
+    /// The length of its content: the longest layer.
+    public var duration: Time
+    /// Where the stack was written.
+    public var origin: ImportOrigin
+
+    /// A composition of layers.
+    public init(name: String, layers: [ImportedTrack], duration: Time, origin: ImportOrigin) {
+        self.name = name
+        self.layers = layers
+        self.duration = duration
+        self.origin = origin
+    }
 }
 
 /// How an imported transition changes the pictures.
@@ -232,6 +257,13 @@ public struct ImportedEdit: Sendable {
 
     /// Whether any diagnostic is an error.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// Whether a nested stack was kept as a composition (read with `keepStacks`).
+    public var hasCompositions: Bool {
+        (videoTracks + audioTracks).contains { track in
+            track.pieces.contains { if case .composition = $0.content { true } else { false } }
+        }
+    }
 
     /// Every marker in timeline time, in time order: the timeline's own first, then each piece's where the piece
     /// shows its instant (a marker in a part of the clip that was trimmed away is left out).

@@ -37,6 +37,12 @@ public struct InterchangeOptions: Sendable {
     public var missingMedia: MissingMediaPolicy
     /// Whether the timeline's markers become `timeline.chapters` (`--markers-as-chapters`).
     public var markersAsChapters = false
+    /// The size and rate of the kept stacks' compositions: the canvas the flattened import renders at. With it, a
+    /// nested OTIO stack in a video track becomes an entry of `compositions`; without it (or with
+    /// `--flatten-stacks`), nested stacks are flattened in place.
+    public var canvas: ImportCanvas?
+    /// Said as a warning when nested stacks were flattened because their canvas could not be told.
+    public var flattenReason: String?
 
     /// Options; the defaults resolve media only through the file's own locators.
     public init(frameRate: Rational? = nil, mediaDirectories: [String] = [], relinkMap: [String: String] = [:],
@@ -46,6 +52,19 @@ public struct InterchangeOptions: Sendable {
         self.relinkMap = relinkMap
         self.relinkBase = relinkBase
         self.missingMedia = missingMedia
+    }
+}
+
+/// The picture size and frame rate a kept stack's composition is written with.
+public struct ImportCanvas: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    public var frameRate: Rational
+
+    public init(width: Int, height: Int, frameRate: Rational) {
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
     }
 }
 
@@ -86,11 +105,12 @@ public struct ImportedProject: Sendable {
 /// Reading OpenTimelineIO files and CMX 3600 EDLs, and writing OpenTimelineIO (docs/interchange.md).
 public enum Interchange {
     /// Reads an interchange file's edit: tracks, pieces, transitions and problems, before relinking.
-    public static func read(_ bytes: [UInt8], format: InterchangeFormat, fileName: String, frameRate: Rational? = nil)
-        -> ImportedEdit
+    /// With `keepStacks`, a nested OTIO stack in a video track is one piece showing an `ImportedComposition`.
+    public static func read(_ bytes: [UInt8], format: InterchangeFormat, fileName: String, frameRate: Rational? = nil,
+                            keepStacks: Bool = false) -> ImportedEdit
     {
         switch format {
-        case .otio: OTIOReader.read(bytes, file: fileName)
+        case .otio: OTIOReader.read(bytes, file: fileName, keepStacks: keepStacks)
         case .edl: CMXImporter.importList(bytes, file: fileName, frameRate: frameRate)
         }
     }
@@ -103,12 +123,19 @@ public enum Interchange {
     public static func importProject(_ bytes: [UInt8], format: InterchangeFormat, fileName: String,
                                      baseDirectory: String, projectDirectory: String,
                                      options: InterchangeOptions = InterchangeOptions()) -> ImportedProject {
-        let edit = read(bytes, format: format, fileName: fileName, frameRate: options.frameRate)
+        var edit = read(bytes, format: format, fileName: fileName, frameRate: options.frameRate,
+                        keepStacks: options.canvas != nil)
+        if let reason = options.flattenReason {
+            var diagnostic = Diagnostic(.warning, path: .root, message: "nested stacks flattened: \(reason)")
+            diagnostic.origin = DiagnosticOrigin(file: fileName)
+            edit.diagnostics.append(diagnostic)
+        }
         let resolver = MediaResolver(mediaDirectories: options.mediaDirectories, relinkMap: options.relinkMap,
                                      relinkBase: options.relinkBase, baseDirectory: baseDirectory)
         var builder = ProjectBuilder(edit: edit, resolver: resolver, missingMedia: options.missingMedia,
                                      projectDirectory: projectDirectory)
         builder.markersAsChapters = options.markersAsChapters
+        builder.canvas = options.canvas
         let document = builder.build()
         let markerDiagnostics = options.markersAsChapters ? edit.markerDiagnostics : []
         return ImportedProject(edit: edit, document: document, diagnostics: edit.diagnostics + markerDiagnostics + builder.diagnostics,

@@ -4,8 +4,9 @@ import ReelTime
 /// Reads an OpenTimelineIO JSON document (`.otio`) into an `ImportedEdit` (docs/interchange.md, "OpenTimelineIO").
 ///
 /// Items are laid out as OTIO lays them out: a track's children end to end (transitions take no time), a
-/// `source_range` on a track or stack trims its content, nested stacks and tracks are flattened into the track
-/// that holds them, `LinearTimeWarp` scales the media consumed (record duration stays), `FreezeFrame` holds the
+/// `source_range` on a track or stack trims its content, nested tracks are flattened into the track that holds
+/// them, and so are nested stacks unless `keepStacks` (then a stack in a video track is one piece showing an
+/// `ImportedComposition`), `LinearTimeWarp` scales the media consumed (record duration stays), `FreezeFrame` holds the
 /// first frame. Every problem carries the JSON path of the object it concerns.
 struct OTIOReader {
     let file: String
@@ -13,13 +14,18 @@ struct OTIOReader {
     var markers: [String] = []
     /// The rate of the first time met in an item: the timeline's frame rate.
     var firstRate: Rational?
+    /// Whether a nested stack in a video track becomes a composition piece instead of being flattened.
+    let keepStacks: Bool
+    /// Whether the top-level track being laid out is a video track (stacks in audio tracks are flattened).
+    var inVideoTrack = true
 
-    init(file: String) {
+    init(file: String, keepStacks: Bool = false) {
         self.file = file
+        self.keepStacks = keepStacks
     }
 
-    static func read(_ bytes: [UInt8], file: String) -> ImportedEdit {
-        var reader = OTIOReader(file: file)
+    static func read(_ bytes: [UInt8], file: String, keepStacks: Bool = false) -> ImportedEdit {
+        var reader = OTIOReader(file: file, keepStacks: keepStacks)
         let root: JSON
         do {
             root = try OTIOJSON.parse(bytes)
@@ -129,6 +135,7 @@ struct OTIOReader {
                 }
                 let kindText = track["kind"]?.value.stringValue ?? "Video"
                 timed += timedMarkers(of: track)
+                inVideoTrack = kindText != "Audio"
                 guard let laid = layoutTrack(track, childPath) else { continue }
                 let imported = ImportedTrack(kind: kindText == "Audio" ? .audio : .video,
                                              name: track["name"]?.value.stringValue ?? "", pieces: laid.pieces,
@@ -246,8 +253,20 @@ struct OTIOReader {
                     lastGap = (position, duration, childPath)
                 }
             case "Clip", "Stack", "Track", "Sequence":
-                guard var laid = name == "Clip" ? clip(object, childPath, version: version) : nested(object, name, childPath)
-                else { continue }
+                let nextIsTransition = children.indices.contains(offset + 1)
+                    && children[offset + 1].value.objectValue.flatMap { schema($0) }?.name == "Transition"
+                let laidOut: Laid?
+                if name == "Clip" {
+                    laidOut = clip(object, childPath, version: version)
+                } else if name == "Stack", keepStacks, inVideoTrack, pendingTransition == nil, !nextIsTransition {
+                    laidOut = kept(object, childPath)
+                } else {
+                    if name == "Stack", keepStacks, inVideoTrack {
+                        report(.warning, childPath, "nested stack next to a transition flattened in place: a transition uses the handles of what it joins, which a composition clip of the stack does not have")
+                    }
+                    laidOut = nested(object, name, childPath)
+                }
+                guard var laid = laidOut else { continue }
                 duration = laid.duration
                 if object["enabled"]?.value.boolValue == false {
                     laid.pieces = []
@@ -358,26 +377,7 @@ struct OTIOReader {
     mutating func nested(_ object: JSONObject, _ name: String, _ path: JSONPath) -> Laid? {
         var laid: Laid
         if name == "Stack" {
-            markersOf(object, path)
-            var tracks: [ImportedTrack] = []
-            var duration = Time.zero
-            for (offset, child) in (object["children"]?.value.arrayValue ?? []).enumerated() {
-                let childPath = path.key("children").index(offset)
-                guard let childObject = child.value.objectValue, let (childName, version) = schema(childObject) else { continue }
-                let inner: Laid?
-                switch childName {
-                case "Track", "Sequence": inner = layoutTrack(childObject, childPath)
-                case "Clip": inner = clip(childObject, childPath, version: version)
-                case "Stack": inner = nested(childObject, childName, childPath)
-                case "Gap": inner = gapDuration(childObject, childPath).map { Laid(pieces: [], duration: $0) }
-                default:
-                    report(.error, childPath, "unknown stack item schema \(childName)")
-                    inner = nil
-                }
-                guard let inner else { continue }
-                tracks.append(ImportedTrack(kind: .video, name: "", pieces: inner.pieces))
-                duration = max(duration, inner.duration)
-            }
+            let (tracks, duration) = layers(object, path)
             var ignored: [Diagnostic] = []
             laid = Laid(pieces: flattened(tracks, frameDuration: Time(seconds: 1), diagnostics: &ignored).pieces, duration: duration)
             if tracks.count > 1 {
@@ -393,6 +393,69 @@ struct OTIOReader {
             laid = inner
         }
         return applyEffects(object, path, to: laid)
+    }
+
+    /// A nested stack's children as layers, bottom first, each laid out from 0, and the longest one's length.
+    mutating func layers(_ object: JSONObject, _ path: JSONPath) -> (tracks: [ImportedTrack], duration: Time) {
+        markersOf(object, path)
+        var tracks: [ImportedTrack] = []
+        var duration = Time.zero
+        for (offset, child) in (object["children"]?.value.arrayValue ?? []).enumerated() {
+            let childPath = path.key("children").index(offset)
+            guard let childObject = child.value.objectValue, let (childName, version) = schema(childObject) else { continue }
+            let inner: Laid?
+            switch childName {
+            case "Track", "Sequence": inner = layoutTrack(childObject, childPath)
+            case "Clip": inner = clip(childObject, childPath, version: version)
+            case "Stack": inner = keepStacks && inVideoTrack ? kept(childObject, childPath) : nested(childObject, childName, childPath)
+            case "Gap": inner = gapDuration(childObject, childPath).map { Laid(pieces: [], duration: $0) }
+            default:
+                report(.error, childPath, "unknown stack item schema \(childName)")
+                inner = nil
+            }
+            guard let inner else { continue }
+            tracks.append(ImportedTrack(kind: .video, name: "", pieces: inner.pieces, duration: inner.duration))
+            duration = max(duration, inner.duration)
+        }
+        return (tracks, duration)
+    }
+
+    /// A nested stack kept whole: one piece showing it as a composition, its `source_range` as the piece's source
+    /// start and length, its time effects applied to that piece as the flattened path applies them to the pieces
+    /// inside (so both show the same pictures). The piece carries the markers of the clips inside, in the stack's
+    /// time.
+    mutating func kept(_ object: JSONObject, _ path: JSONPath) -> Laid? {
+        let (tracks, duration) = layers(object, path)
+        if tracks.count > 1 {
+            report(.warning, path, "nested stack of \(tracks.count) layers kept as a composition whose storyline shows the topmost item at each instant")
+        }
+        var start = Time.zero
+        var shown = duration
+        if let stackRange = object["source_range"], !isNull(stackRange), let trim = range(stackRange, path.key("source_range")) {
+            start = trim.start
+            shown = trim.duration
+        }
+        let composition = ImportedComposition(name: object["name"]?.value.stringValue ?? "", layers: tracks,
+                                              duration: duration, origin: ImportOrigin(file: file, jsonPath: path))
+        var piece = ImportedPiece(name: composition.name, origin: composition.origin, recordStart: .zero,
+                                  recordDuration: shown, content: .composition(composition), sourceStart: start)
+        // The markers the flattened stack would show: those of the clips not covered by a layer above.
+        var ignored: [Diagnostic] = []
+        piece.markers = flattened(tracks, frameDuration: Time(seconds: 1), diagnostics: &ignored).pieces
+            .flatMap(\.markersInTimelineTime)
+        var laid = applyEffects(object, path, to: Laid(pieces: shown > .zero ? [piece] : [], duration: shown))
+        // A range (or a slowed range) reaching past the content shows what there is, then nothing, as the flattened
+        // stack does: the clip ends where the composition does.
+        laid.pieces = laid.pieces.compactMap { piece in
+            var piece = piece
+            guard !piece.freeze, let used = try? piece.recordDuration.multiplied(by: piece.speed),
+                  let end = try? piece.sourceStart + used, end > duration else { return piece }
+            guard let left = try? duration - piece.sourceStart, left > .zero,
+                  let record = try? left.divided(by: piece.speed) else { return nil }
+            piece.recordDuration = record
+            return piece
+        }
+        return laid
     }
 
     /// Time effects on a nested composition: a LinearTimeWarp scales every inner piece; a FreezeFrame holds

@@ -14,22 +14,29 @@ import ReelTime
 /// other than 1 carries a `LinearTimeWarp` whose time_scalar is its rate; the clip's source_range lasts its
 /// record duration, as OTIO counts it. Times are whole frames at the output frame rate where they fall on that
 /// grid, else exact ticks (value = numerator, rate = timescale). Chapters and caption cues become markers on the
-/// timeline's stack, chapters first.
+/// timeline's stack, chapters first. A clip of an entry of `compositions` becomes a nested `Stack` of the entry's
+/// video tracks (written the same way, at its own rate), trimmed by the clip's `source_range`, when `facts` holds
+/// the loaded entry; else a gap.
 public enum OTIOWriter {
-    /// The OTIO JSON text of `project`, and warnings about what the format cannot hold.
-    public static func write(_ project: CompiledProject, name: String) -> (text: String, warnings: [String]) {
-        var writer = Writer(project: project)
+    /// The OTIO JSON text of `project`, and warnings about what the format cannot hold. `facts` are the probed
+    /// assets (`ProbedMedia.facts`), which hold the loaded children of composition assets.
+    public static func write(_ project: CompiledProject, name: String, facts: [String: MediaFactsResult] = [:])
+        -> (text: String, warnings: [String])
+    {
+        var writer = Writer(project: project, facts: facts)
         let document = writer.timeline(name: name)
         return (JSONWriter.write(document, pretty: true) + "\n", writer.warnings)
     }
 
     private struct Writer {
         let project: CompiledProject
+        let facts: [String: MediaFactsResult]
         let fps: Rational
         var warnings: [String] = []
 
-        init(project: CompiledProject) {
+        init(project: CompiledProject, facts: [String: MediaFactsResult]) {
             self.project = project
+            self.facts = facts
             self.fps = Rational(project.frameDuration.timescale, max(1, project.frameDuration.value))
         }
 
@@ -66,17 +73,7 @@ public enum OTIOWriter {
         }
 
         mutating func timeline(name: String) -> JSONValue {
-            var tracks: [JSONValue] = []
-            let video = project.composition.tracks.filter { $0.kind == .video }
-            if let merged = storyline(video) {
-                tracks.append(track("Video", kind: "Video", items: merged))
-            } else {
-                warnings.append("the video tracks overlap outside transitions: written as \(video.count) separate OTIO tracks without transitions")
-                for composed in video {
-                    tracks.append(track(composed.name ?? "Video \(composed.id)", kind: "Video",
-                                        items: plainItems(composed.segments)))
-                }
-            }
+            var tracks = videoTracks()
             for composed in project.composition.tracks where composed.kind == .audio {
                 tracks.append(track(composed.name ?? "Audio \(composed.id)", kind: "Audio", items: plainItems(composed.segments)))
             }
@@ -93,6 +90,22 @@ public enum OTIOWriter {
                 ("OTIO_SCHEMA", .string("Timeline.1")), ("metadata", object([])), ("name", .string(name)),
                 ("global_start_time", .null), ("tracks", stack),
             ])
+        }
+
+        /// The video tracks: one storyline with transitions, or separate tracks when they overlap otherwise.
+        mutating func videoTracks() -> [JSONValue] {
+            var tracks: [JSONValue] = []
+            let video = project.composition.tracks.filter { $0.kind == .video }
+            if let merged = storyline(video) {
+                tracks.append(track("Video", kind: "Video", items: merged))
+            } else {
+                warnings.append("the video tracks overlap outside transitions: written as \(video.count) separate OTIO tracks without transitions")
+                for composed in video {
+                    tracks.append(track(composed.name ?? "Video \(composed.id)", kind: "Video",
+                                        items: plainItems(composed.segments)))
+                }
+            }
+            return tracks
         }
 
         /// One marker per chapter on the timeline's stack (issue 39): its title as the name, its start as a marked
@@ -146,9 +159,17 @@ public enum OTIOWriter {
         }
 
         /// A clip for `segment` showing `recordDuration` of it from its source start.
-        func clip(_ segment: Segment, recordDuration: Time) -> JSONValue {
+        mutating func clip(_ segment: Segment, recordDuration: Time) -> JSONValue {
             guard let assetID = segment.asset, let source = segment.source, let asset = project.asset(assetID) else {
                 return gap(recordDuration)
+            }
+            var effects: [JSONValue] = []
+            let rate = (try? source.duration.ratio(to: segment.target.duration)) ?? .one
+            if rate != .one {
+                effects.append(object([
+                    ("OTIO_SCHEMA", .string("LinearTimeWarp.1")), ("name", .string("")), ("metadata", object([])),
+                    ("effect_name", .string("LinearTimeWarp")), ("time_scalar", number(rate.doubleValue)),
+                ]))
             }
             let reference: JSONValue
             switch asset.source {
@@ -159,9 +180,23 @@ public enum OTIOWriter {
                     ("generator_kind", .string("SolidColor")),
                     ("parameters", object([("color", .string(color.description))])),
                 ])
-            case .composition(.inline):
-                // A composition written inside the project has no file to point at (issue 38).
-                return gap(recordDuration)
+            case .composition(.inline(let name)):
+                // A composition written inside the project has no file to point at: a nested stack of its tracks.
+                guard case .facts(let known)? = facts[assetID], let child = known.composition else {
+                    warnings.append("composition \"\(name)\" was not loaded: its clip is written as a gap")
+                    return gap(recordDuration)
+                }
+                var inner = Writer(project: child.compiled, facts: child.facts)
+                let tracks = inner.videoTracks()
+                warnings += inner.warnings
+                if child.compiled.composition.tracks.contains(where: { $0.kind == .audio }) {
+                    warnings.append("the sound of composition \"\(name)\" is not written inside its nested stack")
+                }
+                return object([("OTIO_SCHEMA", .string("Stack.1")), ("name", .string(name)), ("metadata", object([])),
+                               ("effects", .array(effects.map { JSON($0) })), ("markers", .array([])),
+                               ("enabled", .bool(true)),
+                               ("source_range", timeRange(start: source.start, duration: recordDuration)),
+                               ("children", .array(tracks.map { JSON($0) }))])
             case .file(let path, _, _, _, _), .image(let path), .composition(.file(let path, _)):
                 let url = URL(fileURLWithPath: project.resolvedPath(path)).standardizedFileURL.absoluteString
                 reference = object([
@@ -169,14 +204,6 @@ public enum OTIOWriter {
                     ("metadata", object([])), ("available_range", .null), ("available_image_bounds", .null),
                     ("target_url", .string(url)),
                 ])
-            }
-            var effects: [JSONValue] = []
-            let rate = (try? source.duration.ratio(to: segment.target.duration)) ?? .one
-            if rate != .one {
-                effects.append(object([
-                    ("OTIO_SCHEMA", .string("LinearTimeWarp.1")), ("name", .string("")), ("metadata", object([])),
-                    ("effect_name", .string("LinearTimeWarp")), ("time_scalar", number(rate.doubleValue)),
-                ]))
             }
             return object([
                 ("OTIO_SCHEMA", .string("Clip.2")), ("name", .string(assetID)), ("metadata", object([])),
@@ -188,7 +215,7 @@ public enum OTIOWriter {
         }
 
         /// Segments laid end to end with gaps where the track is empty.
-        func plainItems(_ segments: [Segment]) -> [JSONValue] {
+        mutating func plainItems(_ segments: [Segment]) -> [JSONValue] {
             var items: [JSONValue] = []
             var position = Time.zero
             for segment in segments where !segment.isEmpty {

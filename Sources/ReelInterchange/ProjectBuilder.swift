@@ -34,6 +34,10 @@ struct ProjectBuilder {
 
     /// Whether the edit's timed markers become `timeline.chapters`.
     var markersAsChapters = false
+    /// The size and rate of kept stacks' compositions (`InterchangeOptions.canvas`).
+    var canvas: ImportCanvas?
+    /// The entries of `compositions`, one per kept stack, inner ones first.
+    private var compositions: [(name: String, value: JSONValue)] = []
 
     init(edit: ImportedEdit, resolver: MediaResolver, missingMedia: MissingMediaPolicy, projectDirectory: String) {
         self.edit = edit
@@ -92,6 +96,8 @@ struct ProjectBuilder {
     /// The asset id for a piece's content, or nil (with a diagnostic) when its medium is missing and that is an error.
     mutating func asset(for piece: ImportedPiece) -> (id: String, isColor: Bool)? {
         switch piece.content {
+        case .composition(let composition):
+            return (compositionAsset(composition), false)
         case .black:
             return (colorAsset("#000000", origin: piece.origin), true)
         case .color(let hex):
@@ -130,6 +136,32 @@ struct ProjectBuilder {
         return id
     }
 
+    /// The asset showing a kept stack: `{"composition": NAME}` naming an entry of `compositions` of the same name
+    /// (unique among asset ids, from the stack's name), written once per stack.
+    private mutating func compositionAsset(_ composition: ImportedComposition) -> String {
+        let key = "stack:\(composition.origin)"
+        if let id = assetByKey[key] { return id }
+        let id = uniqueID(composition.name.isEmpty ? "stack" : composition.name)
+        assetByKey[key] = id
+        let path = JSONPath.root.key("compositions").key(id)
+        origins.append((path.description, composition.origin))
+        var clips = storylineClips(composition.layers, path: path.key("timeline"))
+        if !clips.contains(where: { $0.objectValue?["asset"] != nil }) {
+            // Only gaps: the composition's background for its whole length.
+            clips = [object([("asset", .string(colorAsset("#000000", origin: composition.origin))),
+                             ("duration", json(max(composition.duration, frameDuration)))])]
+        }
+        let canvas = canvas ?? ImportCanvas(width: 1920, height: 1080, frameRate: edit.frameRate)
+        compositions.append((id, object([
+            ("size", .array([JSON(.number(String(canvas.width))), JSON(.number(String(canvas.height)))])),
+            ("frameRate", json(canvas.frameRate)),
+            ("timeline", object([("clips", .array(clips.map { JSON($0) }))])),
+        ])))
+        assets.append((id, object([("composition", .string(id))])))
+        origins.append((JSONPath.root.key("assets").key(id).description, composition.origin))
+        return id
+    }
+
     mutating func missing(_ piece: ImportedPiece, tried: [String], reason: String) -> (id: String, isColor: Bool)? {
         let looked = tried.isEmpty ? "" : "; looked for " + tried.prefix(4).joined(separator: ", ") + (tried.count > 4 ? ", …" : "")
         switch missingMedia {
@@ -147,18 +179,21 @@ struct ProjectBuilder {
 
     // MARK: Storyline
 
-    /// The video pieces as one track, with black pieces where a transition has nothing before it.
-    mutating func storyline() -> [ImportedPiece] {
-        let nonEmpty = edit.videoTracks.filter { !$0.pieces.isEmpty }
+    /// Video pieces as one track, with black pieces where a transition has nothing before it. Several tracks are
+    /// flattened (the warning is said for the timeline's own tracks; the reader has warned about a stack's).
+    mutating func storyline(_ tracks: [ImportedTrack], isTimeline: Bool) -> [ImportedPiece] {
+        let nonEmpty = tracks.filter { !$0.pieces.isEmpty }
         var track: ImportedTrack
         if nonEmpty.count > 1 {
             var ignored: [Diagnostic] = []
             track = flattened(nonEmpty, frameDuration: frameDuration, diagnostics: &ignored)
+        } else {
+            track = nonEmpty.first ?? ImportedTrack(kind: .video, name: "", pieces: [])
+        }
+        if nonEmpty.count > 1, isTimeline {
             var diagnostic = Diagnostic(.warning, path: .root, message: "\(nonEmpty.count) video tracks (\(nonEmpty.map { "\"\($0.name)\"" }.joined(separator: ", "))) flattened into one storyline: at each instant the topmost clip shows")
             diagnostic.origin = edit.videoTracks.first?.pieces.first.map { DiagnosticOrigin(file: $0.origin.file) }
             diagnostics.append(diagnostic)
-        } else {
-            track = nonEmpty.first ?? ImportedTrack(kind: .video, name: "", pieces: [])
         }
         var pieces: [ImportedPiece] = []
         for var piece in track.pieces {
@@ -187,8 +222,9 @@ struct ProjectBuilder {
 
     // MARK: Build
 
-    mutating func build() -> JSONValue {
-        let pieces = storyline()
+    /// Video tracks as the clips of one storyline (`path` is the timeline's place, for origins).
+    mutating func storylineClips(_ tracks: [ImportedTrack], path: JSONPath) -> [JSONValue] {
+        let pieces = storyline(tracks, isTimeline: path == JSONPath.root.key("timeline"))
         var clips: [JSONValue] = []
         var position = Time.zero
         var skipNextTransition = false
@@ -220,13 +256,20 @@ struct ProjectBuilder {
             }
             skipNextTransition = false
             for clip in clipJSON(piece, assetID: assetID, isColor: isColor, length: length, inOffset: inOffset, transition: transition) {
-                origins.append(("$.timeline.clips[\(clips.count)]", piece.origin))
+                origins.append((path.key("clips").index(clips.count).description, piece.origin))
                 clips.append(clip)
             }
         }
-        if position < edit.videoTracks.map(\.end).max() ?? .zero, let tail = try? (edit.videoTracks.map(\.end).max() ?? .zero) - position {
+        let end = tracks.map(\.end).max() ?? .zero
+        if position < end, let tail = try? end - position {
             clips.append(object([("gap", json(tail))]))
         }
+        return clips
+    }
+
+    /// The project: its storyline, audio, output settings, assets and the compositions of kept stacks.
+    mutating func build() -> JSONValue {
+        var clips = storylineClips(edit.videoTracks, path: JSONPath.root.key("timeline"))
         let audio = audioEntries()
         var output: [(String, JSONValue)] = edit.frameRateIsStated ? [("frameRate", json(edit.frameRate))] : []
         let hasFileClip = assets.contains { $0.value.objectValue?["color"] == nil }
@@ -261,6 +304,7 @@ struct ProjectBuilder {
         return object([
             ("reel", .number("1")),
             ("output", object(output)),
+        ] + (compositions.isEmpty ? [] : [("compositions", object(compositions.map { ($0.name, $0.value) }))]) + [
             ("assets", object(assets.map { ($0.id, $0.value) })),
             ("timeline", object(timeline)),
         ])

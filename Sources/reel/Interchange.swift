@@ -86,7 +86,7 @@ struct ExportOTIO: ParsableCommand {
         guard let compiled = loaded.compiled else { throw CommandFailure.rejected(loaded.diagnostics) }
         let name = compiled.output.metadata.first(where: { $0.key == "title" })?.value
             ?? URL(fileURLWithPath: project).deletingPathExtension().lastPathComponent
-        let (text, warnings) = OTIOWriter.write(compiled, name: name)
+        let (text, warnings) = OTIOWriter.write(compiled, name: name, facts: loaded.catalog?.facts ?? [:])
         for warning in warnings { printError("warning: \(warning)") }
         if output == "-" {
             Console.writeOutput(Array(text.utf8))

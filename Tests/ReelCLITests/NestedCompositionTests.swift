@@ -196,6 +196,50 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mkv").path))
     }
 
+    /// `reel validate --no-probe` reads, compiles and checks the children too (no medium opened): a child's unknown
+    /// key is reported at the same place in the child's file as a probing validation reports it; a child that is
+    /// not JSON and a cycle are refused; a child's missing medium is treated as the project's own would be.
+    @Test func validateWithoutProbingReadsTheChildren() throws {
+        func validate(_ name: String, _ extra: [String] = ["--no-probe"]) throws -> ProcessResult {
+            try run(reel.path, ["validate", folder.file(name).path] + extra)
+        }
+        #expect(try validate("child/card.json").status == 0)
+        try write("parent.json", parent(timeline: #"{"clips": [{"asset": "card"}]}"#))
+        #expect(try validate("parent.json").status == 0)
+        try write("child/bad.json", """
+            {"reel": 1, "output": {"size": [160, 120], "frameRate": 25},
+             "assets": {"src": {"path": "src.mkv"}},
+             "timeline": {"clips": [{"asset": "src", "speeed": 2}]}}
+            """)
+        try write("parent.json", parent(assets: #""card": {"composition": "child/bad.json"}"#,
+                                        timeline: #"{"clips": [{"asset": "card"}]}"#))
+        let lint = try validate("parent.json")
+        #expect(lint.status == 65, "\(lint.stderrText)")
+        let line = { (text: String) in text.split(separator: "\n").first { $0.contains("speeed") }.map(String.init) }
+        let placed = try #require(line(lint.stderrText), "\(lint.stderrText)")
+        #expect(placed.contains("child/bad.json:3:") && placed.contains("$.timeline.clips[0].speeed"), "\(placed)")
+        let probed = try validate("parent.json", [])
+        #expect(probed.status == 65 && line(probed.stderrText) == placed, "\(probed.stderrText)")
+        // A child that is not JSON, and a cycle.
+        try write("notjson.json", "{\"reel\": 1, ")
+        try write("parent.json", parent(assets: #""card": {"composition": "notjson.json"}"#,
+                                        timeline: #"{"clips": [{"asset": "card"}]}"#))
+        let unreadable = try validate("parent.json")
+        #expect(unreadable.status == 65 && unreadable.stderrText.contains("notjson.json"), "\(unreadable.stderrText)")
+        try write("a.json", parent(assets: #""b": {"composition": "b.json"}"#, timeline: #"{"clips": [{"asset": "b"}]}"#))
+        try write("b.json", parent(assets: #""a": {"composition": "a.json"}"#, timeline: #"{"clips": [{"asset": "a"}]}"#))
+        let cycle = try validate("a.json")
+        #expect(cycle.status == 65 && cycle.stderrText.contains("uses itself"), "\(cycle.stderrText)")
+        // A missing medium: in a child as in the project itself (no medium is opened under --no-probe).
+        try write("gone.json", """
+            {"reel": 1, "output": {"size": [160, 120], "frameRate": 25},
+             "assets": {"gone": {"path": "gone.mp4"}}, "timeline": {"clips": [{"asset": "gone"}]}}
+            """)
+        try write("parent.json", parent(assets: #""card": {"composition": "gone.json"}"#,
+                                        timeline: #"{"clips": [{"asset": "card"}]}"#))
+        #expect(try validate("parent.json").status == validate("gone.json").status)
+    }
+
     /// A child's warnings reach the parent's validation, named by the child's file and JSON path, once however many
     /// assets use the child; `--strict` then refuses the parent.
     @Test func aChildsWarningsAreTheParentsNamedByTheChildFile() throws {

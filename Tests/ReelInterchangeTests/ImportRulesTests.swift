@@ -208,6 +208,56 @@ import ReelTime
         #expect(audio[1]?["fadeIn"]?.value == .string("8f"))
     }
 
+    /// With a canvas, nested stacks become entries of compositions named after them (unique, in file order), shown by
+    /// clips with the stack's trim; a stack next to a transition is flattened in place, with a warning.
+    @Test func nestedStacksAreKeptAsCompositions() throws {
+        let media = try TemporaryDirectory(prefix: "reel-interchange-otio-stacks")
+        try FileManager.default.createDirectory(at: media.file("media"), withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: media.file("media/c.mov").path, contents: Data())
+        func stack(_ range: String) -> String {
+            """
+            {"OTIO_SCHEMA": "Stack.1", "name": "S", "source_range": \(range),
+             "children": [{"OTIO_SCHEMA": "Track.1", "kind": "Video", "children": [\(Self.clip("10", "20"))]}]}
+            """
+        }
+        let trim = """
+            {"OTIO_SCHEMA": "TimeRange.1", "start_time": {"OTIO_SCHEMA": "RationalTime.1", "value": 5, "rate": 24},
+             "duration": {"OTIO_SCHEMA": "RationalTime.1", "value": 30, "rate": 24}}
+            """
+        let dissolve = """
+            {"OTIO_SCHEMA": "Transition.1", "transition_type": "SMPTE_Dissolve",
+             "in_offset": {"OTIO_SCHEMA": "RationalTime.1", "value": 2, "rate": 24},
+             "out_offset": {"OTIO_SCHEMA": "RationalTime.1", "value": 2, "rate": 24}}
+            """
+        let document = Self.track([stack("null"), Self.clip("0", "4"), stack(trim), Self.clip("40", "4"), dissolve,
+                                   stack("null")].joined(separator: ","))
+        var options = InterchangeOptions()
+        options.canvas = ImportCanvas(width: 320, height: 180, frameRate: Rational(24))
+        let imported = Interchange.importProject(Array(document.utf8), format: .otio, fileName: "s.otio",
+                                                 baseDirectory: media.url.path, projectDirectory: media.url.path,
+                                                 options: options)
+        #expect(!imported.hasErrors, "\(imported.diagnostics.map(\.humanText))")
+        #expect(imported.diagnostics.contains { $0.path.description == "$.tracks.children[0].children[5]"
+            && $0.message.contains("next to a transition") })
+        let project = try #require(imported.document.objectValue)
+        let compositions = try #require(project["compositions"]?.value.objectValue)
+        #expect(compositions.keys == ["S", "S 2"])
+        let entry = try #require(compositions["S 2"]?.value.objectValue)
+        #expect(entry["size"]?.value == .array([JSON(.number("320")), JSON(.number("180"))]))
+        #expect(entry["frameRate"]?.value == .number("24"))
+        #expect(project["assets"]?.value.objectValue?["S 2"]?.value.objectValue?["composition"]?.value == .string("S 2"))
+        let clips = try #require(project["timeline"]?.value.objectValue?["clips"]?.value.arrayValue).map { $0.value.objectValue }
+        #expect(clips.compactMap { $0?["asset"]?.value } == [.string("S"), .string("c"), .string("S 2"), .string("c"), .string("c")])
+        // The trimmed stack: 5 frames in, and its 30 frames reach past its 20 of content: the clip ends with it
+        // (15 frames) and the next cut keeps its place after a gap.
+        #expect(clips[2]?["in"]?.value == .string("5f") && clips[2]?["duration"]?.value == .string("15f"))
+        #expect(clips[3]?["gap"]?.value == .string("15f"))
+        // Without a canvas the same file is flattened, as before.
+        let flat = Interchange.importProject(Array(document.utf8), format: .otio, fileName: "s.otio",
+                                             baseDirectory: media.url.path, projectDirectory: media.url.path)
+        #expect(flat.document.objectValue?["compositions"] == nil)
+    }
+
     @Test func badTimesAreLocatedByJSONPath() {
         let edit = otio(Self.track(Self.clip("0", "NaN") + "," + Self.clip("0", "10", rate: "0")))
         #expect(edit.diagnostics.map(\.path.description) == [

@@ -26,6 +26,9 @@ final class NestedCompositions {
 
     private let policy: MediaPolicy
     private let cache: ProbeCache?
+    /// Whether children's media are probed; without (`validate --no-probe`) children are still read, compiled and
+    /// checked, as the project is, so their own errors are found.
+    private let probe: Bool
     /// The project being loaded and every composition it is inside, outermost first; the outermost project is in
     /// it only when its file is known.
     private let chain: [Link]
@@ -43,14 +46,17 @@ final class NestedCompositions {
 
     /// The loader of the children of the project in `file` (absolute; nil for standard input or a project built
     /// in code), the outermost one.
-    convenience init(policy: MediaPolicy, cache: ProbeCache?, file: String?) {
-        self.init(policy: policy, cache: cache, chain: file.map { [Link(identity: $0, name: Self.shortName($0))] } ?? [],
+    convenience init(policy: MediaPolicy, cache: ProbeCache?, file: String?, probe: Bool = true) {
+        self.init(policy: policy, cache: cache, probe: probe,
+                  chain: file.map { [Link(identity: $0, name: Self.shortName($0))] } ?? [],
                   depth: 0, file: file, loaded: Memo())
     }
 
-    private init(policy: MediaPolicy, cache: ProbeCache?, chain: [Link], depth: Int, file: String?, loaded: Memo) {
+    private init(policy: MediaPolicy, cache: ProbeCache?, probe: Bool, chain: [Link], depth: Int, file: String?,
+                 loaded: Memo) {
         self.policy = policy
         self.cache = cache ?? ProbeCache()
+        self.probe = probe
         self.chain = chain
         self.depth = depth
         self.file = file
@@ -88,8 +94,8 @@ final class NestedCompositions {
                 hint: "use at most \(Self.maximumDepth) levels of compositions inside compositions"))
         }
         if let known = loaded.results[memoKey] { return .facts(known) }
-        let inner = NestedCompositions(policy: policy, cache: cache, chain: chain + [link], depth: depth + 1,
-                                       file: childFile, loaded: loaded)
+        let inner = NestedCompositions(policy: policy, cache: cache, probe: probe, chain: chain + [link],
+                                       depth: depth + 1, file: childFile, loaded: loaded)
         let result: MediaFactsResult
         switch reference {
         case .file(let path, let values):
@@ -99,6 +105,19 @@ final class NestedCompositions {
         }
         if case .facts(let facts) = result { loaded.results[memoKey] = facts }
         return result
+    }
+
+    /// Without probing: the problems of `project`'s composition assets (their children read, compiled and checked
+    /// with no medium opened), as the facts the compiler reports where a clip first uses the asset. A child
+    /// without a problem is left out: what it shows is not known without its media.
+    func failures(of project: Project) -> [String: MediaFactsResult] {
+        var failures: [String: MediaFactsResult] = [:]
+        for asset in project.assets {
+            guard case .composition(let reference) = asset.source else { continue }
+            let result = facts(of: asset, reference, in: project)
+            if case .failure = result { failures[asset.id] = result }
+        }
+        return failures
     }
 
     /// A project file as a child: its problems keep their place in that file.
@@ -119,7 +138,7 @@ final class NestedCompositions {
             let value = (try? JSONParser.parse(Array(text.utf8)))?.value ?? .string(text)
             overrides.variables[name] = VariableValue(value, source: ValueSource("\(assetPath.key("with").key(name))"))
         }
-        let child = ProjectLoader.load(Array(data), baseDirectory: directory, policy: policy,
+        let child = ProjectLoader.load(Array(data), baseDirectory: directory, probe: probe, policy: policy,
                                        overrides: overrides, nested: self)
         let placed = child.diagnostics.map { diagnostic in
             var moved = diagnostic
@@ -151,7 +170,7 @@ final class NestedCompositions {
         guard let project = reading.project else {
             return result(nil, diagnostics: reading.diagnostics, place: place, name: name)
         }
-        let child = ProjectLoader.load(project, policy: policy, cache: cache, nested: self)
+        let child = ProjectLoader.load(project, probe: probe, policy: policy, cache: cache, nested: self)
         let entryPath = JSONPath.root.key("compositions").key(name)
         let placed = child.diagnostics.map { diagnostic in
             // Its output is the entry itself: `$.output.size` is `$.compositions.<name>.size`.

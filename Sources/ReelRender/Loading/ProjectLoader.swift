@@ -87,7 +87,8 @@ public enum ProjectLoader {
     ) -> LoadedProject {
         load(bytes, baseDirectory: baseDirectory, probe: probe, policy: policy, overrides: overrides,
              checkOutput: checkOutput,
-             nested: NestedCompositions(policy: policy, cache: overrides.probeCache, file: overrides.projectFile))
+             nested: NestedCompositions(policy: policy, cache: overrides.probeCache, file: overrides.projectFile,
+                                        probe: probe))
     }
 
     /// `load(_:baseDirectory:…)` for a project inside another one's loading: composition assets go through
@@ -169,7 +170,7 @@ public enum ProjectLoader {
                             cache: ProbeCache? = nil) -> LoadedProject
     {
         load(project, probe: probe, policy: policy, cache: cache,
-             nested: NestedCompositions(policy: policy, cache: cache, file: nil))
+             nested: NestedCompositions(policy: policy, cache: cache, file: nil, probe: probe))
     }
 
     /// `load(_:probe:policy:cache:)` for a project inside another one's loading (an entry of `compositions`).
@@ -192,7 +193,8 @@ public enum ProjectLoader {
     {
         let catalog = probe ? ProbedMedia(project: project, policy: policy, cache: cache, nested: nested) : nil
         // Probe failures reach the compiler with the facts: it reports each where a clip first uses the asset.
-        let (compiled, diagnostics) = ProjectCheck.run(project, facts: catalog?.facts ?? [:], probed: probe,
+        // Without probing, children are still loaded (no medium opened) and their problems reported the same way.
+        let (compiled, diagnostics) = ProjectCheck.run(project, facts: catalog?.facts ?? nested.failures(of: project), probed: probe,
                                                        measure: CaptionScript.measure,
                                                        slots: RenderChecks.slots(catalog: catalog, cache: cache))
         return LoadedProject(project: project, compiled: compiled, catalog: catalog,
