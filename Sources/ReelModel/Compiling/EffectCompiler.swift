@@ -86,13 +86,14 @@ struct EffectCompiler: CompilerPart {
         return visible
     }
 
-    /// Gives every layer of `instructions` showing `clip`'s track the clip's compiled effects.
+    /// Gives every layer of `instructions` showing `clip`'s track the clip's compiled effects and its track matte.
     func addEffects(of clip: PlacedClip, to instructions: inout [VideoInstruction]) {
         let effects = compiledEffects(clip)
-        guard !effects.isEmpty else { return }
+        guard !effects.isEmpty || clip.clip.matte != nil else { return }
         for i in instructions.indices {
             for j in instructions[i].layers.indices where instructions[i].layers[j].track == clip.videoTrack {
                 instructions[i].layers[j].effects = effects
+                instructions[i].layers[j].matte = clip.clip.matte
             }
         }
     }

@@ -87,7 +87,17 @@ struct OverlayCompiler: CompilerPart {
                 var layer = LayerInstruction(track: one.clip.videoTrack, opacity: opacityKeys(one, over: range),
                                              transform: motionCompiler.placementKeys(one.clip, over: range))
                 layer.effects = effects
+                layer.matte = one.overlay.matte
                 instructions[i].layers.insert(layer, at: 0)
+            }
+        }
+        // Track mattes name entries of timeline.overlays: now their video tracks.
+        var overlayTracks: [Int: Int] = [:]
+        for one in placed { overlayTracks[one.overlay.listIndex] = one.clip.videoTrack }
+        for i in instructions.indices {
+            for j in instructions[i].layers.indices {
+                guard let matte = instructions[i].layers[j].matte else { continue }
+                instructions[i].layers[j].matte?.track = overlayTracks[matte.track] ?? 0
             }
         }
         let instructionsPath = JSONPath.root.key("videoComposition").key("instructions")

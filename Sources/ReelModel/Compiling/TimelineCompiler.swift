@@ -476,6 +476,7 @@ struct TimelineCompiler: CompilerPart {
                     var layer = LayerInstruction(track: clip.videoTrack, transform: motionCompiler.placementKeys(clip, over: solo),
                                                  crop: motionCompiler.cropKeys(clip, over: solo), path: path.key("layers").index(0))
                     layer.effects = effectCompiler.compiledEffects(clip)
+                    layer.matte = clip.clip.matte
                     instructions.append(VideoInstruction(timeRange: solo, layers: [layer], path: path))
                 }
                 previous = clip

@@ -352,6 +352,32 @@ public struct LayerMask: Sendable, Hashable {
     }
 }
 
+/// A track matte (docs/format.md, "Track mattes"): another layer's picture at the same frame, after its own transform
+/// (on the canvas), whose luma or alpha multiplies this layer's alpha. The matte layer itself is not drawn.
+public struct LayerMatte: Sendable, Hashable {
+    /// Editing form: the index of the matte's entry in `timeline.overlays`; explicit form: the id of its video track.
+    public var track: Int
+    /// The matte's channel that keeps this layer: its alpha (opaque keeps), or its luma (Y′ in video range, 16 → 0
+    /// and 235 → 1, clamped: white keeps).
+    public var channel: MaskChannel
+    /// Whether this layer keeps its pixels where the matte hides them instead.
+    public var invert: Bool
+    /// The width of the soft edge in canvas pixels (the render size's, before render scale): the matte blurred by a
+    /// Gaussian of σ = feather / 2; 0: the matte as it is.
+    public var feather: Double
+    /// Where it was written (`$.timeline.clips[i].mask`, `…layers[j].matte`).
+    public var path: JSONPath
+
+    /// A matte of `channel` (default alpha) from `track`.
+    public init(track: Int, channel: MaskChannel = .alpha, invert: Bool = false, feather: Double = 0, path: JSONPath = .root) {
+        self.track = track
+        self.channel = channel
+        self.invert = invert
+        self.feather = feather
+        self.path = path
+    }
+}
+
 /// The parameters of a `"color"` effect; the defaults change nothing.
 public struct ColorAdjustment: Sendable, Hashable {
     /// Added to luma, −1…1 (`eq` brightness).

@@ -62,6 +62,8 @@ public struct Clip: Sendable, Hashable {
     /// Filters run on the clip's source picture before it is placed (docs/effects.md); rectangles and sizes in
     /// canvas pixels, times in seconds from the clip's start on the timeline. Empty: none.
     public var effects: [LayerEffect] = []
+    /// A track matte (`"mask": {"track": N}`): `track` is the index of an entry of `timeline.overlays`; nil: none.
+    public var matte: LayerMatte?
     /// Filters run on the clip's sound (docs/effects.md, "Audio effects"), times in seconds from the clip's start on
     /// the timeline. Empty: none.
     public var audioEffects: [AudioEffect] = []

@@ -40,6 +40,10 @@ public struct TrackOverlay: Sendable, Hashable {
     /// Filters run on the source picture (docs/effects.md); rectangles and sizes in canvas pixels, times from the
     /// overlay's start.
     public var effects: [LayerEffect] = []
+    /// A track matte (`"mask": {"track": N}`): `track` is the index of an entry of `timeline.overlays`; nil: none.
+    public var matte: LayerMatte?
+    /// Its index in `timeline.overlays` (what another layer's `"mask": {"track": N}` names).
+    public var listIndex = 0
     /// A video overlay's sound effects (docs/effects.md, "Audio effects"): times from the overlay's start.
     public var audioEffects: [AudioEffect] = []
     /// Where it was written: `$.timeline.overlays[i]`.

@@ -15,6 +15,9 @@ public struct LayerInstruction: Sendable, Hashable {
     /// Filters run on the source picture before the transform, in order (docs/effects.md); rectangles and sizes
     /// in source pixels, times in composition seconds. Empty: none.
     public var effects: [LayerEffect] = []
+    /// A track matte: another video track's picture, placed by its own layer in this instruction, whose luma or alpha
+    /// multiplies this layer's alpha on the canvas; nil: none. A track used as a matte is not drawn itself.
+    public var matte: LayerMatte?
     /// Where it was written: `$.videoComposition.instructions[i].layers[j]`.
     public var path: JSONPath
 

@@ -210,8 +210,11 @@ extension EffectReader {
     /// mask effects with no `rect` in canvas pixels, which the compiler centres on the layer's visible picture. They
     /// come after the layer's own effects, so a key or a blur runs before the mask. `isValid` is false after
     /// reporting a problem.
-    func readMasks(_ fields: Fields, _ path: JSONPath) -> (masks: [LayerEffect], isValid: Bool) {
+    /// A `"mask": {"track": N, …}` is a track matte (docs/format.md, "Track mattes"), returned as `matte` with N
+    /// unchecked (the timeline reader checks it against `timeline.overlays`).
+    func readMasks(_ fields: Fields, _ path: JSONPath) -> (masks: [LayerEffect], matte: LayerMatte?, isValid: Bool) {
         var masks: [LayerEffect] = []
+        var matte: LayerMatte?
         var valid = true
         if let json = fields["cornerRadius"] {
             if let radius = cornerRadius(json, path.key("cornerRadius"), units: "canvas pixels") {
@@ -221,9 +224,46 @@ extension EffectReader {
             } else { valid = false }
         }
         if let json = fields["mask"] {
-            if let mask = readMask(json, path.key("mask")) { masks.append(mask) } else { valid = false }
+            if json.value.objectValue?["track"] != nil {
+                if let read = readMatte(json, path.key("mask"), shape: .mask, trackRange: 0...Int(Int32.max),
+                                        what: "an index of timeline.overlays") {
+                    matte = read
+                } else { valid = false }
+            } else if let mask = readMask(json, path.key("mask")) { masks.append(mask) } else { valid = false }
         }
-        return (masks, valid)
+        return (masks, matte, valid)
+    }
+
+    /// A track matte `{"track", "channel", "invert", "feather"}` (a mask of the editing form, `shape` `.mask`, or a
+    /// layer instruction's `matte`): `track` an integer in `trackRange`, `channel` alpha (default) or luma, `feather`
+    /// a number of canvas pixels. Nil after reporting.
+    func readMatte(_ json: JSON, _ path: JSONPath, shape: ObjectShape, trackRange: ClosedRange<Int>, what: String) -> LayerMatte? {
+        guard let fields = object(json, path, shape, expected: "a track matte {\"track\", \"channel\", \"invert\", \"feather\"}")
+        else { return nil }
+        var valid = true
+        for key in ["shape", "image"] where fields.has(key) {
+            error(path.key(key), "a track matte takes no \"\(key)\": the matte is the track's picture",
+                  hint: "remove \"track\" for a \(key) mask, or \"\(key)\" for a track matte")
+            valid = false
+        }
+        let track = fields["track"].flatMap { integer($0, path.key("track"), in: trackRange, what: what) }
+        if track == nil { valid = false }
+        var matte = LayerMatte(track: track ?? 0, path: path)
+        if let json = fields["channel"] {
+            if let channel: MaskChannel = enumeration(json, path.key("channel"), "matte channel") { matte.channel = channel } else { valid = false }
+        }
+        if let json = fields["invert"] {
+            if let invert = bool(json, path.key("invert")) { matte.invert = invert } else { valid = false }
+        }
+        if let json = fields["feather"] {
+            let range = PictureEffectParameter.row(.mask, "feather")?.range ?? 0...1024
+            if case .array = json.value {
+                error(path.key("feather"), "a track matte's feather is a number, not keys",
+                      hint: "write one width in canvas pixels; the matte's own picture may move and change")
+                valid = false
+            } else if let feather = double(json, path.key("feather"), in: range) { matte.feather = feather } else { valid = false }
+        }
+        return valid ? matte : nil
     }
 
     /// `{"shape": {"type": "rectangle" | "ellipse", "size": [w, h], "cornerRadius": r}, "feather": px, "invert": bool}`,
@@ -333,7 +373,8 @@ extension EffectReader {
             if let channel: MaskChannel = enumeration(json, path.key("channel"), "mask channel") {
                 mask.channel = channel
                 if !fields.has("image") {
-                    error(path.key("channel"), "a channel belongs to a mask image", hint: "add \"image\", or remove \"channel\"")
+                    error(path.key("channel"), "a channel belongs to a mask image or a track matte",
+                          hint: "add \"image\" or \"track\", or remove \"channel\"")
                     valid = false
                 }
             } else { valid = false }

@@ -319,10 +319,17 @@ struct ExplicitReader: FieldReader {
         if let json = fields["effects"] {
             if let read = effectReader.readEffects(json, path.key("effects"), units: "source pixels") { effects = read } else { valid = false }
         }
+        var matte: LayerMatte?
+        if let json = fields["matte"] {
+            matte = effectReader.readMatte(json, path.key("matte"), shape: .matte, trackRange: 1...Int(Int32.max),
+                                           what: "a positive track id")
+            if matte == nil { valid = false }
+        }
         guard valid, let track else { return nil }
         var layer = LayerInstruction(track: track, opacity: opacity, transform: transform, crop: crop, backdrop: backdrop,
                                      path: path)
         layer.effects = effects
+        layer.matte = matte
         return layer
     }
 

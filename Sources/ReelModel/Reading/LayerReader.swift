@@ -105,11 +105,13 @@ struct LayerReader: FieldReader {
 
     /// An image overlay and its `effects`, which only the timeline's overlays may have (`allowsEffects`); the
     /// explicit form's overlays are drawn by the layer stage, which runs no effects.
-    func readOverlay(_ json: JSON, _ path: JSONPath, allowsEffects: Bool) -> (layer: MovieLayer, effects: [LayerEffect])? {
+    func readOverlay(_ json: JSON, _ path: JSONPath, allowsEffects: Bool)
+        -> (layer: MovieLayer, effects: [LayerEffect], matte: LayerMatte?)? {
         guard let fields = object(json, path, .overlay, expected: "an overlay object") else { return nil }
         let asset = fields["image"].flatMap { assetReference($0, path.key("image")) }
         var valid = asset != nil
         var effects: [LayerEffect] = []
+        var matte: LayerMatte?
         if let json = fields["effects"] {
             if allowsEffects {
                 if let read = effectReader.readEffects(json, path.key("effects"), units: "canvas pixels") { effects = read } else { valid = false }
@@ -122,6 +124,7 @@ struct LayerReader: FieldReader {
         if allowsEffects {
             let masks = effectReader.readMasks(fields, path)
             effects += masks.masks
+            matte = masks.matte
             if !masks.isValid { valid = false }
         } else {
             for key in ["cornerRadius", "mask"] where fields.has(key) {
@@ -139,7 +142,7 @@ struct LayerReader: FieldReader {
         guard valid, let asset, let placement else { return nil }
         let layer = MovieLayer(content: .image(asset: asset, size: size), timeRange: placement.range,
                                position: placement.position, animations: placement.animations, path: path)
-        return (layer, effects)
+        return (layer, effects, matte)
     }
 
     /// `{"shape": {…}, "start", "duration" | "end", "position", "animations"}`: a shape layer (docs/format.md,

@@ -58,7 +58,15 @@ struct TimelineReader: FieldReader {
             }
         }
         let layers = layerReader.readMovieLayers(fields, path, overlays: false)
-        let overlays = overlayReader.readTimelineOverlays(fields, path)
+        let clipMattes: [LayerMatte] = items.compactMap { if case .clip(let clip) = $0 { clip.matte } else { nil } }
+        let overlays = overlayReader.readTimelineOverlays(fields, path, clipMattes: clipMattes)
+        // A refused matte is dropped, so that nothing downstream reports it again.
+        for index in items.indices {
+            if case .clip(var clip) = items[index], let matte = clip.matte, overlays.refusedMattes.contains(matte.path) {
+                clip.matte = nil
+                items[index] = .clip(clip)
+            }
+        }
         var timeline = Timeline(items: items, audio: audio, ducking: ducking, volume: volume, titles: layers.titles,
                                 overlays: overlays.layers)
         timeline.trackOverlays = overlays.tracks
@@ -183,7 +191,10 @@ struct TimelineReader: FieldReader {
             } else { refused.insert("effects") }
         }
         let masks = effectReader.readMasks(fields, path)
-        if masks.isValid { clip.effects += masks.masks } else { refused.insert("mask") }
+        if masks.isValid {
+            clip.effects += masks.masks
+            clip.matte = masks.matte
+        } else { refused.insert("mask") }
         if let json = fields["audioEffects"] {
             if let effects = audioEffectReader.readAudioEffects(json, path.key("audioEffects")) {
                 clip.audioEffects = effects

@@ -186,7 +186,7 @@ public enum FormatReference {
         "textBackground": .textBackground, "overlay": .overlay, "videoOverlay": .videoOverlay, "animation": .animation, "chapter": .chapter, "composition": .composition,
         "compositionTrack": .compositionTrack, "audioMix": .audioMix, "audioMixInput": .audioMixInput,
         "videoComposition": .videoComposition, "instruction": .instruction, "layerInstruction": .layerInstruction,
-        "backdrop": .backdrop, "effect": .effect, "mask": .mask, "shape": .shape, "shapeOverlay": .shapeOverlay, "gradient": .gradient, "shapeStroke": .shapeStroke, "timeRange": .timeRange,
+        "backdrop": .backdrop, "matte": .matte, "effect": .effect, "mask": .mask, "shape": .shape, "shapeOverlay": .shapeOverlay, "gradient": .gradient, "shapeStroke": .shapeStroke, "timeRange": .timeRange,
     ]
 
     /// The other `$defs` entries: the words for them and the section of docs/format.md that describes them.

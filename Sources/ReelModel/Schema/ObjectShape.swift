@@ -32,7 +32,7 @@ extension ObjectShape {
         .timeline, .gap, .clip, .transition, .rectangleMotion, .audioTrack, .ducking, .volumeAutomation,
         .title, .textOutline, .textShadow, .textBackground, .overlay, .videoOverlay, .animation, .captions, .captionStyle, .captionHighlight, .captionCue,
         .chapter, .composition, .compositionTrack, .emptySegment, .mediaSegment, .audioMix, .audioMixInput,
-        .videoComposition, .instruction, .layerInstruction, .backdrop, .effect, .mask, .shape, .shapeOverlay, .gradient, .shapeStroke, .audioEffect, .eqBand, .stepKey, .rampKey, .speedKey, .decomposedTransform,
+        .videoComposition, .instruction, .layerInstruction, .backdrop, .matte, .effect, .mask, .shape, .shapeOverlay, .gradient, .shapeStroke, .audioEffect, .eqBand, .stepKey, .rampKey, .speedKey, .decomposedTransform,
         .variable,
     ]
 
@@ -233,7 +233,7 @@ extension ObjectShape {
 
     /// A layer instruction, an entry of an instruction's `layers` (SPEC §4.4).
     public static let layerInstruction = ObjectShape(
-        name: "layer instruction", allowed: ["track", "opacity", "transform", "crop", "backdrop", "effects"], required: ["track"])
+        name: "layer instruction", allowed: ["track", "opacity", "transform", "crop", "backdrop", "effects", "matte"], required: ["track"])
 
     /// An entry of a clip's or a layer instruction's `effects`, a reel extension (docs/effects.md); which keys
     /// besides `type`, `start` and `duration` apply depends on the type (`PictureEffectParameter.keys(of:)`).
@@ -263,7 +263,10 @@ extension ObjectShape {
     }
 
     /// A clip's or an overlay's `mask` (docs/format.md, "Masks and rounded corners").
-    public static let mask = ObjectShape(name: "mask", allowed: ["shape", "image", "channel", "feather", "invert"])
+    public static let mask = ObjectShape(name: "mask", allowed: ["shape", "image", "track", "channel", "feather", "invert"])
+
+    /// A layer instruction's `matte` (docs/format.md, "Track mattes"): a video track's picture as its alpha.
+    public static let matte = ObjectShape(name: "matte", allowed: ["track", "channel", "invert", "feather"], required: ["track"])
 
     /// A shape overlay's or a `mask`'s `shape` (docs/format.md, "Shapes"); a mask's takes no `fill` or `stroke`, a
     /// shape overlay's needs `type` and `size`, as a polygon or path mask's does.

@@ -103,6 +103,7 @@ public enum ProjectSchema {
             FormatTable(shape: .instruction, keys: instructionKeys),
             FormatTable(shape: .layerInstruction, keys: layerInstructionKeys),
             FormatTable(shape: .backdrop, keys: backdropKeys),
+            FormatTable(shape: .matte, keys: matteKeys),
             FormatTable(shape: .effect, keys: effectKeys),
             FormatTable(shape: .audioEffect, keys: audioEffectKeys),
             FormatTable(shape: .eqBand, keys: eqBandKeys),
@@ -822,6 +823,21 @@ public enum ProjectSchema {
             FormatKey("effects", arrayOf(ref("effect")),
                       "Filters run in order on the source picture before the transform (docs/effects.md); rect, radius and size in source pixels, start in composition seconds.",
                       default: .described("none")),
+            FormatKey("matte", ref("matte"),
+                      "A track matte: another video track's picture, placed by its own layer, whose alpha or luma multiplies this layer's alpha on the canvas (docs/format.md, \"Track mattes\"); that track is then not drawn.",
+                      default: .described("none")),
+        ]
+    }
+
+    private static var matteKeys: [FormatKey] {
+        [
+            FormatKey("track", ref("trackID"), "The video track whose picture, as its layer in the same instruction places it, is the matte (empty where it has none).",
+                      default: .required, example: "3"),
+            FormatKey("channel", enumeration(MaskChannel.allCases), "The matte's channel that keeps the layer: alpha (opaque keeps), or luma (Y′ in video range, 16 hides, 235 keeps).",
+                      default: .enumCase(MaskChannel.alpha)),
+            FormatKey("invert", boolean, "Keeps the layer where the matte hides it instead.", default: .bool(false)),
+            FormatKey("feather", number(minimum: "0", maximum: "1024"), "The width of the soft edge in canvas pixels: the matte blurred by a gaussian of σ = feather / 2.",
+                      default: .number("0"), example: "8"),
         ]
     }
 
@@ -982,7 +998,9 @@ public enum ProjectSchema {
                       default: .described("a rectangle the size of the visible picture"), example: #"{"type": "ellipse", "size": [400, 400]}"#),
             FormatKey("image", nonEmptyString, "An image file (relative paths start at the project's folder) stretched over the visible picture, whose channel is the coverage; in place of shape.",
                       default: .described("none: the shape"), example: #""matte.png""#),
-            FormatKey("channel", enumeration(MaskChannel.allCases), "The image's channel that keeps the picture: alpha (opaque keeps), or luma (white keeps).",
+            FormatKey("track", integer(0, Int(Int32.max)), "A track matte: the index of the entry of timeline.overlays (a video or image overlay, then not drawn itself) whose picture at the same frame, where it is placed, is the coverage; in place of shape and image (docs/format.md, \"Track mattes\").",
+                      default: .described("none: the shape"), example: "0"),
+            FormatKey("channel", enumeration(MaskChannel.allCases), "The image's or the matte's channel that keeps the picture: alpha (opaque keeps), or luma (white keeps).",
                       default: .enumCase(MaskChannel.alpha)),
             FormatKey("feather", object([("oneOf", array([number(minimum: "0", maximum: "1024"), ref("numberKeys")]))]),
                       "The width of the soft edge in canvas pixels: a gaussian blur of σ = feather / 2 across it; keys of widths in the clip's time animate it.",
@@ -1299,6 +1317,8 @@ public enum ProjectSchema {
                                            closed(.layerInstruction, layerInstructionKeys))),
             ("backdrop", described("A solid rectangle drawn under the layer's picture with its transform, crop and opacity.",
                                    closed(.backdrop, backdropKeys))),
+            ("matte", described("A track matte: another video track's picture as this layer's alpha (docs/format.md, \"Track mattes\").",
+                                closed(.matte, matteKeys))),
             ("effect", described("A filter run on a layer's source picture before its transform (docs/effects.md); which keys apply depends on type.",
                                  closed(.effect, effectKeys))),
             ("audioEffect", described("A libavfilter filter run on sound (docs/effects.md, \"Audio effects\"); which keys apply depends on type.",

@@ -194,6 +194,7 @@ private final class ValidationRun {
                       hint: "start instructions[0] at 0 s", time: .zero)
             }
         }
+        checkMatteCycles(instructions, path)
         for (index, instruction) in instructions.enumerated() {
             let instructionPath = path.index(index)
             let range = instruction.timeRange
@@ -236,6 +237,31 @@ private final class ValidationRun {
         }
     }
 
+    /// Track mattes (docs/format.md, "Track mattes") may chain but not lead back to the track they start from, in
+    /// any instruction: reported at the first layer whose matte closes a cycle.
+    private func checkMatteCycles(_ instructions: [VideoInstruction], _ path: JSONPath) {
+        var next: [Int: (track: Int, path: JSONPath)] = [:]
+        for (index, instruction) in instructions.enumerated() {
+            for (layerIndex, layer) in instruction.layers.enumerated() where next[layer.track] == nil {
+                if let matte = layer.matte, matte.track != layer.track {
+                    next[layer.track] = (matte.track, path.index(index).key("layers").index(layerIndex).key("matte").key("track"))
+                }
+            }
+        }
+        var reported: Set<Int> = []
+        for (start, first) in next.sorted(by: { $0.key < $1.key }) where !reported.contains(start) {
+            var chain = [start], current = start
+            while let step = next[current]?.track, !chain.contains(step) {
+                chain.append(step)
+                current = step
+            }
+            guard next[current]?.track == start else { continue }
+            reported.formUnion(chain)
+            error(first.path, "the track mattes form a cycle: " + (chain + [start]).map { "track \($0)" }.joined(separator: " → "),
+                  hint: "a matte may have a matte of its own, but none may lead back to itself")
+        }
+    }
+
     private func checkLayers(_ instruction: VideoInstruction, index: Int, _ instructionPath: JSONPath) {
         let range = instruction.timeRange
         var seenTracks: [Int: Int] = [:]
@@ -255,6 +281,23 @@ private final class ValidationRun {
                       hint: "show each track at most once per instruction")
             } else {
                 seenTracks[layer.track] = layerIndex
+            }
+            if let matte = layer.matte {
+                let mattePath = layerPath.key("matte").key("track")
+                if matte.track == layer.track {
+                    error(mattePath, "track \(layer.track) cannot be its own matte", hint: "name another video track")
+                } else if let track = compiled.composition.track(matte.track) {
+                    if track.kind != .video {
+                        error(mattePath, "track \(matte.track) is an audio track",
+                              hint: "a matte is a video track's picture; video tracks: \(trackList(.video))")
+                    }
+                } else {
+                    error(mattePath, "track \(matte.track) is not in the composition", hint: "video tracks: \(trackList(.video))")
+                }
+                if !(0...1024).contains(matte.feather) {
+                    error(layerPath.key("matte").key("feather"), "feather \(plain(matte.feather)) is outside 0…1024",
+                          hint: "give the soft edge's width in canvas pixels")
+                }
             }
             checkKeys(layer.opacity, "opacity", layerPath.key("opacity"), within: range, index: index)
             checkKeys(layer.transform, "transform", layerPath.key("transform"), within: range, index: index)

@@ -372,6 +372,12 @@ public enum ProjectWriter {
         if !layer.effects.isEmpty {
             members.append(("effects", .array(layer.effects.map { JSON(effectValue($0)) })))
         }
+        if let matte = layer.matte {
+            var fields: [(String, JSONValue)] = [("track", .number(String(matte.track))), ("channel", .string(matte.channel.rawValue))]
+            if matte.invert { fields.append(("invert", .bool(true))) }
+            if matte.feather != 0 { fields.append(("feather", numberValue(matte.feather))) }
+            members.append(("matte", object(fields)))
+        }
         return object(members)
     }
 

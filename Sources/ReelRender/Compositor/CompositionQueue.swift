@@ -105,39 +105,55 @@ public final class CompositionQueue {
         return !accepted.contains(layer.picture.format) || picture.isFullRange || picture.colorMatrix == .bt601
     }
 
-    /// `request` with every layer picture in a format the compositor reads.
+    /// `request` with every layer picture (its mattes' too) in a format the compositor reads.
     private func convertingSources(of request: CompositionRequest) throws(MediaError) -> CompositionRequest {
         let accepted = compositor.sourcePixelFormats
+        let all = Self.flattened(request.layers)
         if !converted.isEmpty {
-            let tracks = Set(request.layers.map(\.track))
+            let tracks = Set(all.map(\.track))
             converted = converted.filter { tracks.contains($0.key) }
         }
-        guard let target = accepted.first, request.layers.contains(where: { needsConversion($0, accepted: accepted) })
+        guard let target = accepted.first, all.contains(where: { needsConversion($0, accepted: accepted) })
         else { return request }
-        var layers: [LayerSource] = []
-        layers.reserveCapacity(request.layers.count)
-        for layer in request.layers {
-            guard needsConversion(layer, accepted: accepted) else {
-                layers.append(layer)
-                continue
-            }
-            let source = layer.picture.frame
-            let picture: SharedFrame
-            if let cached = converted[layer.track], cached.source === source {
-                picture = cached.result
-            } else {
-                // A source with alpha keeps it when the compositor reads an alpha format.
-                let format = source.format.hasAlpha ? accepted.first(where: \.hasAlpha) ?? target : target
-                picture = SharedFrame(try scaler.converted(source, width: source.width, height: source.height,
-                                                           format: format))
-                converted[layer.track] = (source, picture)
-            }
-            var drawn = LayerSource(track: layer.track, picture: picture, rotation: layer.rotation,
-                                    opacity: layer.opacity, transform: layer.transform, crop: layer.crop)
-            drawn.isZooming = layer.isZooming
-            layers.append(drawn)
-        }
         return CompositionRequest(frameIndex: request.frameIndex, compositionTime: request.compositionTime,
-                                  background: request.background, layers: layers)
+                                  background: request.background,
+                                  layers: try converting(request.layers, accepted: accepted, target: target))
+    }
+
+    /// `layers` and, after each, its matte's layers, recursively.
+    private static func flattened(_ layers: [LayerSource]) -> [LayerSource] {
+        layers.flatMap { [$0] + ($0.matte.map { flattened($0.layers) } ?? []) }
+    }
+
+    /// `layers` with their pictures, and their mattes' pictures, converted where the compositor needs it.
+    private func converting(_ layers: [LayerSource], accepted: [PixelFormat], target: PixelFormat) throws(MediaError)
+        -> [LayerSource] {
+        var result: [LayerSource] = []
+        result.reserveCapacity(layers.count)
+        for layer in layers {
+            var drawn = layer
+            if needsConversion(layer, accepted: accepted) {
+                let source = layer.picture.frame
+                let picture: SharedFrame
+                if let cached = converted[layer.track], cached.source === source {
+                    picture = cached.result
+                } else {
+                    // A source with alpha keeps it when the compositor reads an alpha format.
+                    let format = source.format.hasAlpha ? accepted.first(where: \.hasAlpha) ?? target : target
+                    picture = SharedFrame(try scaler.converted(source, width: source.width, height: source.height,
+                                                               format: format))
+                    converted[layer.track] = (source, picture)
+                }
+                drawn = LayerSource(track: layer.track, picture: picture, rotation: layer.rotation,
+                                    opacity: layer.opacity, transform: layer.transform, crop: layer.crop)
+                drawn.isZooming = layer.isZooming
+                drawn.matte = layer.matte
+            }
+            if let matte = layer.matte {
+                drawn.matte = matte.replacing(layers: try converting(matte.layers, accepted: accepted, target: target))
+            }
+            result.append(drawn)
+        }
+        return result
     }
 }

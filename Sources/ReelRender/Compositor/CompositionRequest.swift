@@ -21,6 +21,8 @@ public struct LayerSource: Sendable {
     /// drawn at sub-pixel positions, never snapped to the even pixel lines of the scaled fast path, so that a slow
     /// zoom moves smoothly instead of in whole-pixel steps.
     public var isZooming = false
+    /// A track matte: the layers whose picture, drawn alone on the canvas, multiplies this layer's alpha; nil: none.
+    public var matte: MatteSource?
 
     /// Describes a layer showing `picture` from `track`.
     public init(track: Int, picture: SharedFrame, rotation: Int = 0, opacity: Double = 1,
@@ -44,6 +46,33 @@ public struct LayerSource: Sendable {
     var quarterTurns: Int {
         let turns = Int((Double(rotation % 360) / 90).rounded())
         return ((turns % 4) + 4) % 4
+    }
+}
+
+/// A track matte as the compositor draws it (docs/format.md, "Track mattes"): the matte track's layers at the
+/// request's time (its picture and backdrop, top first, each possibly matted in turn), drawn alone over black, whose
+/// luma (video range) or alpha is the coverage of the layer it belongs to, feathered and inverted as `LayerMatte` says.
+public final class MatteSource: Sendable {
+    /// The matte track's layers, top first; empty where that track shows nothing (coverage 0 everywhere).
+    public let layers: [LayerSource]
+    /// The channel that is the coverage.
+    public let channel: MaskChannel
+    /// Whether the coverage is inverted.
+    public let invert: Bool
+    /// Gaussian σ of the soft edge in canvas pixels (feather / 2 at the canvas's scale); 0: none.
+    public let sigma: Double
+
+    /// A matte from `layers`.
+    public init(layers: [LayerSource], channel: MaskChannel, invert: Bool, sigma: Double) {
+        self.layers = layers
+        self.channel = channel
+        self.invert = invert
+        self.sigma = sigma
+    }
+
+    /// The same matte drawn from other pictures of the same layers (`CompositionQueue`'s format conversion).
+    func replacing(layers: [LayerSource]) -> MatteSource {
+        MatteSource(layers: layers, channel: channel, invert: invert, sigma: sigma)
     }
 }
 

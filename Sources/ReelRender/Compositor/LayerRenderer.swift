@@ -90,6 +90,9 @@ final class LayerRenderer {
     private var scaled: [Int: Scaled] = [:]
     private var chromaMasks: [Int: ChromaMask] = [:]
     private var requestNumber = 0
+    /// The hidden fraction of each track matte drawn for the current request (a layer's picture and its backdrop
+    /// share one), by the matte's identity.
+    private var mattes: [ObjectIdentifier: MatteHide] = [:]
     /// Cache entries unused for this many requests are dropped.
     private static let cacheLifetime = 8
 
@@ -133,11 +136,13 @@ final class LayerRenderer {
             dissolve(top: top, over: bottom, alpha: plans[first + 1].alpha, into: canvas)
             index = plans.count
         }
+        mattes.removeAll()
         while index < plans.count {
             if isCancelled() { return nil }
-            try draw(plans[index], into: canvas)
+            try drawMatted(plans[index], into: canvas)
             index += 1
         }
+        mattes.removeAll()
         return SharedFrame(canvas)
     }
 
@@ -169,7 +174,8 @@ final class LayerRenderer {
         let masked = layer.picture.format == .yuva420p
         func make(_ placement: Placement, covers: Bool) -> Plan {
             Plan(layer: layer, turns: turns, width: width, height: height, geometry: geometry, alpha: alpha,
-                 placement: placement, coversCanvas: alpha == 256 && covers && !masked, masked: masked)
+                 placement: placement, coversCanvas: alpha == 256 && covers && !masked && layer.matte == nil,
+                 masked: masked)
         }
         let canvas = PixelRect(x0: 0, y0: 0, x1: canvasWidth, y1: canvasHeight)
         if fastPaths, let offset = geometry.integerTranslation {
@@ -198,7 +204,8 @@ final class LayerRenderer {
     }
 
     private func isPassthrough(_ plan: Plan, width: Int, height: Int) -> Bool {
-        guard plan.alpha == 256, !plan.masked, plan.turns == 0, case .translate(0, 0) = plan.placement else { return false }
+        guard plan.alpha == 256, !plan.masked, plan.layer.matte == nil, plan.turns == 0, case .translate(0, 0) = plan.placement
+        else { return false }
         return plan.width == width && plan.height == height
             && plan.geometry.crop == PixelRect(x0: 0, y0: 0, x1: width, y1: height)
     }
@@ -207,10 +214,101 @@ final class LayerRenderer {
     /// the canvas (the shape the one-pass dissolve handles).
     private func fullCanvasOffset(_ plan: Plan, width: Int, height: Int) throws(MediaError)
         -> (picture: VideoFrame, dx: Int, dy: Int)? {
-        guard !plan.masked, case .translate(let dx, let dy) = plan.placement, dx % 2 == 0, dy % 2 == 0,
+        guard !plan.masked, plan.layer.matte == nil, case .translate(let dx, let dy) = plan.placement, dx % 2 == 0, dy % 2 == 0,
             plan.geometry.crop.offsetBy(x: dx, y: dy).contains(PixelRect(x0: 0, y0: 0, x1: width, y1: height))
         else { return nil }
         return (try upright(plan), dx, dy)
+    }
+
+    // MARK: Track mattes
+
+    /// Where a track matte hides its layer: 255 − coverage on the luma grid and, averaged, on the chroma grid.
+    private struct MatteHide {
+        let luma: [UInt8]
+        let chroma: [UInt8]
+    }
+
+    /// Draws `plan`, through its track matte when it has one (docs/format.md, "Track mattes"): with c the matte's
+    /// coverage on the canvas, out = c·drawn + (1 − c)·before, which is the layer blended with its alpha times c.
+    private func drawMatted(_ plan: Plan, into canvas: VideoFrame) throws(MediaError) {
+        guard let matte = plan.layer.matte else { return try draw(plan, into: canvas) }
+        if matte.layers.isEmpty {
+            // No matte picture: the coverage is 0 everywhere, 1 when inverted.
+            if matte.invert { try draw(plan, into: canvas) }
+            return
+        }
+        let hide = try matteHide(matte, width: canvas.width, height: canvas.height)
+        let before = try PlaneOps.copied(canvas)
+        try draw(plan, into: canvas)
+        hide.luma.withUnsafeBufferPointer { luma in
+            hide.chroma.withUnsafeBufferPointer { chroma in
+                guard let luma = luma.baseAddress, let chroma = chroma.baseAddress else { return }
+                for plane in 0..<3 {
+                    let width = plane == 0 ? canvas.width : canvas.width / 2
+                    let height = plane == 0 ? canvas.height : canvas.height / 2
+                    PlaneOps.blendMasked(from: before.plane(plane), sourceStride: before.stride(plane),
+                                         mask: plane == 0 ? luma : chroma, maskStride: width,
+                                         onto: canvas.plane(plane), targetStride: canvas.stride(plane),
+                                         width: width, height: height, alpha: 256)
+                }
+            }
+        }
+    }
+
+    /// `matte`'s hidden fraction on a `width`×`height` canvas: its layers drawn alone (through their own mattes) over
+    /// black for luma — Y′ in video range, (Y′ − 16) / 219 clamped — or over black and over white for alpha, whose
+    /// difference is the transparency; then feathered (Gaussian of σ `sigma`, beyond the canvas counted as hidden)
+    /// and inverted as the matte says.
+    private func matteHide(_ matte: MatteSource, width: Int, height: Int) throws(MediaError) -> MatteHide {
+        let key = ObjectIdentifier(matte)
+        if let cached = mattes[key] { return cached }
+        func drawn(over luma: UInt8) throws(MediaError) -> VideoFrame {
+            let frame = try VideoFrame(width: width, height: height, format: .yuv420p)
+            frame.fill(y: luma, u: 128, v: 128)
+            for layer in matte.layers.reversed() {
+                guard let planned = self.plan(layer, canvasWidth: width, canvasHeight: height) else { continue }
+                try drawMatted(planned, into: frame)
+            }
+            return frame
+        }
+        var coverage = [UInt8](repeating: 0, count: width * height)
+        switch matte.channel {
+        case .luma:
+            let frame = try drawn(over: 16)
+            for y in 0..<height {
+                let row = frame.plane(0) + y * frame.stride(0)
+                for x in 0..<width {
+                    let value = (Int(row[x]) - 16) * 255
+                    coverage[y * width + x] = UInt8(max(0, min(255, (value + 109) / 219)))
+                }
+            }
+        case .alpha:
+            let black = try drawn(over: 0), white = try drawn(over: 255)
+            for y in 0..<height {
+                let over0 = black.plane(0) + y * black.stride(0), over255 = white.plane(0) + y * white.stride(0)
+                for x in 0..<width {
+                    coverage[y * width + x] = UInt8(max(0, min(255, 255 - (Int(over255[x]) - Int(over0[x])))))
+                }
+            }
+        }
+        if matte.sigma > 0 {
+            coverage.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                MaskRasterizer.gaussianBlur(base, stride: width, width: width, height: height, sigma: matte.sigma)
+            }
+        }
+        // Hidden = 1 − coverage, or the coverage itself when inverted.
+        let luma = matte.invert ? coverage : coverage.map { 255 - $0 }
+        var chroma = [UInt8](repeating: 0, count: (width / 2) * (height / 2))
+        luma.withUnsafeBufferPointer { luma in
+            chroma.withUnsafeMutableBufferPointer { chroma in
+                guard let luma = luma.baseAddress, let target = chroma.baseAddress else { return }
+                PlaneOps.halveMask(luma, stride: width, width: width, height: height, into: target, targetStride: width / 2)
+            }
+        }
+        let hide = MatteHide(luma: luma, chroma: chroma)
+        mattes[key] = hide
+        return hide
     }
 
     // MARK: Drawing

@@ -1,3 +1,5 @@
+import ReelMedia
+
 /// One plane of a picture to read: base pointer, row stride in bytes, size in samples.
 struct SourcePlane {
     let base: UnsafePointer<UInt8>
@@ -33,6 +35,18 @@ enum PlaneOps {
         for row in 0..<height {
             (target + row * targetStride).update(from: source + row * sourceStride, count: width)
         }
+    }
+
+    /// A private copy of a 4:2:0 `frame` (its planes after the first at half size), to draw into.
+    static func copied(_ frame: VideoFrame) throws(MediaError) -> VideoFrame {
+        let copy = try VideoFrame(width: frame.width, height: frame.height, format: frame.format)
+        for plane in 0..<frame.planeCount {
+            let rows = plane == 0 ? frame.height : (frame.height + 1) / 2
+            let bytes = plane == 0 ? frame.width : (frame.width + 1) / 2
+            PlaneOps.copy(from: frame.plane(plane), sourceStride: frame.stride(plane), to: copy.plane(plane),
+                          targetStride: copy.stride(plane), width: bytes, height: rows)
+        }
+        return copy
     }
 
     /// Blends `width`×`height` source samples over the target in place with weight `alpha` (0…256).

@@ -23,6 +23,8 @@ final class FrameRequests {
     private let evaluator: LayerEvaluator
     /// Runs layer effects; nil when no layer of the project has any, so that their absence costs nothing.
     private let effects: EffectStage?
+    /// Tracks some layer uses as its track matte: never drawn themselves (docs/format.md, "Track mattes").
+    private let matteTracks: Set<Int>
 
     /// Requests for `project`'s video composition, drawn from `sources`, on a canvas of `canvas` pixels.
     init(project: CompiledProject, sources: VideoSources, canvas: PixelSize) {
@@ -35,6 +37,7 @@ final class FrameRequests {
             compositionSize: composition.renderSize)
         let hasEffects = composition.instructions.contains { $0.layers.contains { !$0.effects.isEmpty } }
         effects = hasEffects ? EffectStage(resolvePath: project.resolvedPath, opener: sources.opener) : nil
+        matteTracks = Set(composition.instructions.flatMap { $0.layers.compactMap(\.matte?.track) })
     }
 
     /// The request for output frame `frameIndex` at composition time `time` (seconds).
@@ -51,7 +54,7 @@ final class FrameRequests {
             sources.releaseReaders(keeping: Set(instruction.layers.map(\.track)))
             effects?.release(keeping: Set(instruction.layers.filter { !$0.effects.isEmpty }.map(\.track)))
         }
-        var layers: [LayerSource] = []
+        var drawn: [(layer: LayerInstruction, sources: [LayerSource])] = []
         for layer in instruction.layers {
             // A vector picture is drawn at the size it is shown, unless effects other than masks (which the effect
             // stage scales to it) run on it first: their parameters are in the picture's nominal pixels.
@@ -62,14 +65,34 @@ final class FrameRequests {
                 found = try effects.apply(layer.effects, track: layer.track, to: found, at: time)
             }
             do {
-                layers += try evaluator.layers(for: layer, frame: found, at: time)
+                drawn.append((layer, try evaluator.layers(for: layer, frame: found, at: time)))
             } catch {
                 throw RenderError(media: error)
             }
         }
+        let layers = matteTracks.isEmpty ? drawn.flatMap { $0.sources } : matted(drawn)
         let request = CompositionRequest(
             frameIndex: frameIndex, compositionTime: time, background: instruction.background ?? background,
             layers: layers)
         return Planned(request: request, postProcessing: instruction.postProcessing)
+    }
+
+    /// The layers to draw: those of tracks used as mattes left out, each layer with a matte given its matte track's
+    /// layers (themselves matted in turn; validation rules out cycles, and a chain stops after every track once).
+    private func matted(_ drawn: [(layer: LayerInstruction, sources: [LayerSource])]) -> [LayerSource] {
+        var byTrack: [Int: (layer: LayerInstruction, sources: [LayerSource])] = [:]
+        for entry in drawn { byTrack[entry.layer.track] = entry }
+        func withMatte(_ entry: (layer: LayerInstruction, sources: [LayerSource]), depth: Int) -> [LayerSource] {
+            guard let matte = entry.layer.matte else { return entry.sources }
+            let matteLayers = depth < drawn.count ? byTrack[matte.track].map { withMatte($0, depth: depth + 1) } ?? [] : []
+            let source = MatteSource(layers: matteLayers, channel: matte.channel, invert: matte.invert,
+                                     sigma: matte.feather / 2 * evaluator.geometryScale)
+            return entry.sources.map { layer in
+                var layer = layer
+                layer.matte = source
+                return layer
+            }
+        }
+        return drawn.filter { !matteTracks.contains($0.layer.track) }.flatMap { withMatte($0, depth: 0) }
     }
 }

@@ -219,13 +219,6 @@ final class PostProcessor {
 
     /// A private copy of a shared source frame, to draw into.
     private func copy(_ frame: VideoFrame) throws(MediaError) -> VideoFrame {
-        let copy = try VideoFrame(width: frame.width, height: frame.height, format: frame.format)
-        for plane in 0..<frame.planeCount {
-            let rows = plane == 0 ? frame.height : (frame.height + 1) / 2
-            let bytes = plane == 0 ? frame.width : (frame.width + 1) / 2
-            PlaneOps.copy(from: frame.plane(plane), sourceStride: frame.stride(plane), to: copy.plane(plane),
-                          targetStride: copy.stride(plane), width: bytes, height: rows)
-        }
-        return copy
+        try PlaneOps.copied(frame)
     }
 }

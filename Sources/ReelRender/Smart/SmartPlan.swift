@@ -256,6 +256,10 @@ struct SmartPlanner {
         if layer.backdrop != nil { return .failure(Refusal("its layer has a backdrop")) }
         // Any effect, even one active only part of the time: an effect changes pixels, so its frames are encoded.
         if !layer.effects.isEmpty { return .failure(Refusal("its layer has effects")) }
+        if layer.matte != nil { return .failure(Refusal("its layer has a track matte")) }
+        if project.videoComposition.instructions.contains(where: { $0.layers.contains { $0.matte?.track == layer.track } }) {
+            return .failure(Refusal("its track is a track matte, never drawn itself"))
+        }
         if !layer.crop.isEmpty { return .failure(Refusal("its layer is cropped")) }
         if layer.opacity.value(at: time, default: 1) != 1 { return .failure(Refusal("its layer is not opaque")) }
         let transform = layer.transform.value(at: time, default: .identity, interpolate: AffineTransform.interpolate)

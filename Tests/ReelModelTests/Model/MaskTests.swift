@@ -88,6 +88,37 @@ import ReelTime
         #expect(top.effects.first?.rect == CropRect(x: 0, y: 0, width: 32, height: 32))
     }
 
+    @Test func aTrackMatteNamesItsOverlaysVideoTrackAndRoundTrips() throws {
+        // The clip is matted by overlays[1], an image overlay: it is drawn from a track (and so is overlays[0],
+        // listed before it), and the clip's layer names that track.
+        let text = """
+            {"reel": 1, "output": {"path": "o.mp4", "size": [64, 36], "frameRate": 30},
+             "assets": {"a": {"path": "a.mp4"}, "logo": {"image": "logo.png"}},
+             "timeline": {"clips": [{"asset": "a", "mask": {"track": 1, "channel": "luma", "invert": true, "feather": 3}}],
+                          "overlays": [{"image": "logo", "start": 0, "duration": 1, "size": [16, 16]},
+                                       {"image": "logo", "start": 0, "duration": 1}]}}
+            """
+        var facts = Self.facts
+        facts["logo"] = videoFacts(duration: t(1), width: 32, height: 32, audio: false)
+        let (compiled, diagnostics) = compileProject(text, facts: facts)
+        #expect(diagnostics.map(\.humanText) == [])
+        let project = try #require(compiled)
+        #expect(project.videoComposition.overlays.isEmpty)
+        let layers = try #require(project.videoComposition.instructions.first?.layers)
+        let matteTrack = try #require(project.composition.tracks.first { $0.name == "overlay 1" }).id
+        #expect(layers.first?.track == matteTrack)
+        let matte = try #require(layers.last?.matte)
+        #expect(matte.track == matteTrack && matte.channel == .luma && matte.invert && matte.feather == 3)
+        #expect(layers.dropLast().allSatisfy { $0.matte == nil })
+        let written = ProjectWriter.explicitProject(project)
+        #expect(written.contains(#""matte""#))
+        let (again, againDiagnostics) = compileProject(written, facts: facts)
+        #expect(againDiagnostics.map(\.humanText) == [])
+        let read = try #require(again?.videoComposition.instructions.first?.layers.last?.matte)
+        #expect(read.track == matte.track && read.channel == matte.channel && read.invert == matte.invert
+                && read.feather == matte.feather)
+    }
+
     @Test func compiledMasksAreWrittenAndReadBack() throws {
         let (compiled, diagnostics) = compileProject(project(#"""
             {"asset": "tall", "fit": "stretch", "cornerRadius": 6,
