@@ -358,6 +358,40 @@ extension FieldReader {
         numbers(json, path, count: 2, expected: what, in: range).map { LayerPoint(x: $0[0], y: $0[1]) }
     }
 
+    /// A number within a key's `limits` (its row in the key table), refused with the limits' hint.
+    func double(_ json: JSON, _ path: JSONPath, limits: KeyLimits) -> Double? {
+        guard let value = double(json, path) else { return nil }
+        guard limits.contains(value) else {
+            error(path, "\(json.value.numberText ?? plain(value)) is out of range", hint: limits.hint)
+            return nil
+        }
+        return value
+    }
+
+    /// A number within a key's `limits` whose lower bound is excluded, `what` naming it in the message.
+    func positiveNumber(_ json: JSON, _ path: JSONPath, what: String, limits: KeyLimits) -> Double? {
+        guard let value = double(json, path) else { return nil }
+        guard limits.contains(value) else {
+            error(path, "\(what) \(plain(value)) is outside (\(plain(limits.range.lowerBound)), \(plain(limits.range.upperBound))]",
+                  hint: limits.hint)
+            return nil
+        }
+        return value
+    }
+
+    /// A speed, a number or `"N/D"`, within `KeyLimits.speed` (compared exactly); `hintSuffix` follows the limits' hint.
+    func speed(_ json: JSON, _ path: JSONPath, hintSuffix: String = "") -> Rational? {
+        guard let value = rational(json, path, expected: "a speed (a number or \"N/D\")") else { return nil }
+        let limits = KeyLimits.speed
+        let low = plain(limits.range.lowerBound), high = plain(limits.range.upperBound)
+        if let lowest = try? TimeSyntax.parseDecimal(low).rational, let highest = try? TimeSyntax.parseDecimal(high).rational,
+           value < lowest || value > highest {
+            error(path, "speed \(value) is outside \(low)…\(high)", hint: limits.hint + hintSuffix)
+            return nil
+        }
+        return value
+    }
+
     /// A number greater than 0 and at most `limit`.
     func positiveNumber(_ json: JSON, _ path: JSONPath, what: String, upTo limit: Double) -> Double? {
         guard let value = double(json, path) else { return nil }

@@ -59,21 +59,21 @@ struct LayerReader: FieldReader {
         if text == nil { valid = false }
         let fonts = take(fields["font"].flatMap { fontList($0, path.key("font")) }, "font")
         // SPEC §5.1: font size 1–2000 pixels.
-        let size = take(fields["size"].flatMap { double($0, path.key("size"), in: 1...2000) }, "size")
+        let size = take(fields["size"].flatMap { double($0, path.key("size"), limits: .fontSize) }, "size")
         let color = take(fields["color"].flatMap { self.color($0, path.key("color")) }, "color")
         let align: TextStyle.Alignment? = take(fields["align"].flatMap { enumeration($0, path.key("align"), "alignment") }, "align")
         let outline = take(fields["outline"].flatMap { readOutline($0, path.key("outline")) }, "outline")
         let shadow = take(fields["shadow"].flatMap { readShadow($0, path.key("shadow")) }, "shadow")
         let background = take(fields["background"].flatMap { readTextBackground($0, path.key("background")) }, "background")
-        let lineSpacing = take(fields["lineSpacing"].flatMap { positiveNumber($0, path.key("lineSpacing"), what: "lineSpacing", upTo: 100) },
+        let lineSpacing = take(fields["lineSpacing"].flatMap { positiveNumber($0, path.key("lineSpacing"), what: "lineSpacing", limits: .lineSpacing) },
                                "lineSpacing")
         let weight = take(fields["weight"].flatMap { fontWeight($0, path.key("weight")) }, "weight")
         let fontStyle: TextStyle.FontStyle? = take(fields["style"].flatMap { enumeration($0, path.key("style"), "font style") }, "style")
         let stretch: TextStyle.Stretch? = take(fields["stretch"].flatMap { enumeration($0, path.key("stretch"), "font stretch") }, "stretch")
         let anchor: TextStyle.Anchor? = take(fields["anchor"].flatMap { enumeration($0, path.key("anchor"), "anchor") }, "anchor")
-        let maxWidth = take(fields["maxWidth"].flatMap { positiveNumber($0, path.key("maxWidth"), what: "maxWidth", upTo: 16000) },
+        let maxWidth = take(fields["maxWidth"].flatMap { positiveNumber($0, path.key("maxWidth"), what: "maxWidth", limits: .maxWidth) },
                             "maxWidth")
-        let maxHeight = take(fields["maxHeight"].flatMap { positiveNumber($0, path.key("maxHeight"), what: "maxHeight", upTo: 16000) },
+        let maxHeight = take(fields["maxHeight"].flatMap { positiveNumber($0, path.key("maxHeight"), what: "maxHeight", limits: .maxHeight) },
                              "maxHeight")
         let fit: TextStyle.Fit? = take(fields["fit"].flatMap { enumeration($0, path.key("fit"), "text fit") }, "fit")
         if fit == .shrink, fields["maxWidth"] == nil {
@@ -365,12 +365,13 @@ struct LayerReader: FieldReader {
         case .opacity:
             return double(json, path, in: 0...1).map { .scalar($0) }
         case .rotation:
-            return double(json, path, in: -36_000...36_000).map { .scalar($0) }
+            return double(json, path, limits: .rotation).map { .scalar($0) }
         case .scale:
-            if case .number = json.value { return double(json, path, in: -100...100).map { .scalar($0) } }
+            let limits = KeyLimits.scale, low = plain(limits.range.lowerBound), high = plain(limits.range.upperBound)
+            if case .number = json.value { return double(json, path, limits: limits).map { .scalar($0) } }
             guard let pair = point(json, path, what: "a scale s or [sx, sy]") else { return nil }
-            guard abs(pair.x) <= 100, abs(pair.y) <= 100 else {
-                error(path, "a scale factor is outside -100…100", hint: "use factors from -100 to 100")
+            guard limits.contains(pair.x), limits.contains(pair.y) else {
+                error(path, "a scale factor is outside \(low)…\(high)", hint: "use factors from \(low) to \(high)")
                 return nil
             }
             return .point(pair)
@@ -494,15 +495,16 @@ struct LayerReader: FieldReader {
 
     /// A font weight: a CSS number 1…1000, or one of the names Pango and CSS share.
     private func fontWeight(_ json: JSON, _ path: JSONPath) -> Int? {
+        let limits = KeyLimits.fontWeight, low = plain(limits.range.lowerBound), high = plain(limits.range.upperBound)
         if case .string(let name) = json.value {
             if let weight = FontWeightName(rawValue: name)?.weight { return weight }
             error(path, "unknown font weight \(JSONWriter.quoted(name))",
-                  hint: "use a number from 1 to 1000, or one of " + FontWeightName.allCases.map(\.rawValue).joined(separator: ", "))
+                  hint: "use a number from \(low) to \(high), or one of " + FontWeightName.allCases.map(\.rawValue).joined(separator: ", "))
             return nil
         }
         guard let value = double(json, path) else { return nil }
-        guard value >= 1, value <= 1000, value == value.rounded() else {
-            error(path, "font weight \(plain(value)) is not a whole number from 1 to 1000", hint: "400 is normal, 700 bold")
+        guard limits.contains(value), value == value.rounded() else {
+            error(path, "font weight \(plain(value)) is not a whole number from \(low) to \(high)", hint: limits.hint)
             return nil
         }
         return Int(value)

@@ -170,16 +170,7 @@ struct OverlayReader: FieldReader {
         }
         var speed = Rational(1)
         if let speedJSON = fields["speed"] {
-            if let value = rational(speedJSON, path.key("speed"), expected: "a speed (a number or \"N/D\")") {
-                if value < Rational(1, 100) || value > Rational(100) {
-                    error(path.key("speed"), "speed \(value) is outside 0.01…100", hint: "use a speed from 0.01 to 100")
-                    valid = false
-                } else {
-                    speed = value
-                }
-            } else {
-                valid = false
-            }
+            if let value = self.speed(speedJSON, path.key("speed")) { speed = value } else { valid = false }
         }
         let volume = take(fields["volume"].flatMap { gain($0, path.key("volume")) }, "volume")
         let muted = take(fields["muted"].flatMap { bool($0, path.key("muted")) }, "muted")

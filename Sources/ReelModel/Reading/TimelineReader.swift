@@ -117,16 +117,7 @@ struct TimelineReader: FieldReader {
             speedRamp = readSpeedRamp(speedJSON, path.key("speed"), kind: .rates)
             if speedRamp == nil { refused.insert("speed") }
         } else if let speedJSON = fields["speed"] {
-            if let value = rational(speedJSON, path.key("speed"), expected: "a speed (a number or \"N/D\")") {
-                if value < Rational(1, 100) || value > Rational(100) {
-                    error(path.key("speed"), "speed \(value) is outside 0.01…100", hint: "use a speed from 0.01 to 100")
-                    refused.insert("speed")
-                } else {
-                    speed = value
-                }
-            } else {
-                refused.insert("speed")
-            }
+            if let value = self.speed(speedJSON, path.key("speed")) { speed = value } else { refused.insert("speed") }
         }
         let volume = take(fields["volume"].flatMap { gain($0, path.key("volume")) }, "volume")
         let muted = take(fields["muted"].flatMap { bool($0, path.key("muted")) }, "muted")
@@ -238,12 +229,7 @@ struct TimelineReader: FieldReader {
             if let valueJSON = fields["value"] {
                 switch kind {
                 case .rates:
-                    value = rational(valueJSON, keyPath.key("value"), expected: "a speed (a number or \"N/D\")")
-                    if let rate = value, rate < Rational(1, 100) || rate > Rational(100) {
-                        error(keyPath.key("value"), "speed \(rate) is outside 0.01…100",
-                              hint: "use a speed from 0.01 to 100 (a freeze is \"freezeAt\" on a clip of its own)")
-                        value = nil
-                    }
+                    value = speed(valueJSON, keyPath.key("value"), hintSuffix: " (a freeze is \"freezeAt\" on a clip of its own)")
                 case .map:
                     value = instant(valueJSON, keyPath.key("value"))?.rational
                 }

@@ -21,6 +21,13 @@ public struct ObjectShape: Sendable, Hashable {
         self.allowed = allowed
         self.required = required
     }
+
+    /// The shape of an object whose key table is the one declaration of its keys: every key of `keys`, those
+    /// `listedLast` after the others, and the keys without a default, required, in the table's order.
+    init(name: String, keys: [FormatKey]) {
+        self.init(name: name, allowed: keys.filter { !$0.listedLast }.map(\.name) + keys.filter(\.listedLast).map(\.name),
+                  required: keys.filter { $0.defaultValue == .required }.map(\.name))
+    }
 }
 
 extension ObjectShape {
@@ -104,13 +111,8 @@ extension ObjectShape {
     /// A gap in `timeline.clips` (SPEC §3.1).
     public static let gap = ObjectShape(name: "gap", allowed: ["gap"], required: ["gap"])
 
-    /// A clip in `timeline.clips` (SPEC §3.1).
-    public static let clip = ObjectShape(
-        name: "clip",
-        allowed: ["asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition",
-                  "audioLead", "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects",
-                  "cornerRadius", "mask", "audioEffects", "freezeAt", "reverse", "motion", "chapters", "timeMap"],
-        required: ["asset"])
+    /// A clip in `timeline.clips` (SPEC §3.1): the keys of its table, `ProjectSchema.clipKeys`.
+    public static let clip = ObjectShape(name: "clip", keys: ProjectSchema.clipKeys)
 
     /// A clip's `motion`: source rectangles shown full-canvas, moving from one to the other (docs/effects.md).
     public static let rectangleMotion = ObjectShape(name: "motion", allowed: ["from", "to", "timing"], required: ["from", "to"])
@@ -135,13 +137,8 @@ extension ObjectShape {
 
     // MARK: titles and overlays (both forms)
 
-    /// An entry of `titles`, a text layer (SPEC §3.5).
-    public static let title = ObjectShape(
-        name: "title",
-        allowed: ["text", "font", "size", "color", "align", "outline", "shadow", "background", "lineSpacing",
-                  "weight", "style", "stretch", "anchor", "maxWidth", "maxHeight", "fit",
-                  "start", "duration", "end", "position", "animations"],
-        required: ["text", "start"])
+    /// An entry of `titles`, a text layer (SPEC §3.5): the keys of its table, `ProjectSchema.titleKeys`.
+    public static let title = ObjectShape(name: "title", keys: ProjectSchema.titleKeys)
 
     /// A title's `outline` (SPEC §3.5).
     public static let textOutline = ObjectShape(name: "outline", allowed: ["color", "width"], required: ["color", "width"])
@@ -152,19 +149,12 @@ extension ObjectShape {
     /// A title's `background` when it is an object rather than a bare colour (SPEC §3.5).
     public static let textBackground = ObjectShape(name: "background", allowed: ["color", "padding"], required: ["color"])
 
-    /// An entry of `overlays`, an image layer (SPEC §3.5).
-    public static let overlay = ObjectShape(
-        name: "overlay",
-        allowed: ["image", "size", "start", "duration", "end", "position", "animations", "effects", "cornerRadius", "mask"],
-        required: ["image", "start"])
+    /// An entry of `overlays`, an image layer (SPEC §3.5): the keys of its table, `ProjectSchema.overlayKeys`.
+    public static let overlay = ObjectShape(name: "overlay", keys: ProjectSchema.overlayKeys)
 
     /// An entry of `timeline.overlays` showing a video: trimmed like a clip, placed like an image overlay
-    /// (docs/format.md, "Video overlays").
-    public static let videoOverlay = ObjectShape(
-        name: "video overlay",
-        allowed: ["video", "in", "out", "duration", "speed", "volume", "muted", "start", "size", "position", "animations",
-                  "effects", "audioEffects", "cornerRadius", "mask"],
-        required: ["video", "start"])
+    /// (docs/format.md, "Video overlays"): the keys of its table, `ProjectSchema.videoOverlayKeys`.
+    public static let videoOverlay = ObjectShape(name: "video overlay", keys: ProjectSchema.videoOverlayKeys)
 
     /// An entry of a layer's `animations` (SPEC §3.5).
     public static let animation = ObjectShape(
@@ -272,9 +262,9 @@ extension ObjectShape {
     /// shape overlay's needs `type` and `size`, as a polygon or path mask's does.
     public static let shape = ObjectShape(name: "shape", allowed: ["type", "size", "cornerRadius", "points", "path", "fill", "stroke"])
 
-    /// An entry of `overlays` showing a shape (docs/format.md, "Shapes").
-    public static let shapeOverlay = ObjectShape(
-        name: "shape overlay", allowed: ["shape", "start", "duration", "end", "position", "animations"], required: ["shape", "start"])
+    /// An entry of `overlays` showing a shape (docs/format.md, "Shapes"): the keys of its table,
+    /// `ProjectSchema.shapeOverlayKeys`.
+    public static let shapeOverlay = ObjectShape(name: "shape overlay", keys: ProjectSchema.shapeOverlayKeys)
 
     /// A shape's gradient `fill`.
     public static let gradient = ObjectShape(name: "gradient", allowed: ["linear", "stops"], required: ["linear", "stops"])

@@ -332,7 +332,9 @@ public enum ProjectSchema {
         [FormatKey("gap", ref("duration"), "A stretch of background and silence this long, in seconds.", default: .required)]
     }
 
-    private static var clipKeys: [FormatKey] {
+    /// A clip's keys (SPEC §3.1), declared once: the clip's `ObjectShape`, its schema and docs table, and the limits
+    /// the reader checks (`KeyLimits`) come from this table.
+    public static let clipKeys: [FormatKey] = {
         [
             FormatKey("asset", ref("id"), "The id of the asset the clip shows.", default: .required, example: #""cat""#),
             FormatKey("in", ref("time"), "Source time where the clip starts, in seconds.", default: .number("0")),
@@ -342,10 +344,12 @@ public enum ProjectSchema {
                       default: .described("out − in")),
             FormatKey("speed", object([("oneOf", array([ref("speed"), arrayOf(ref("speedKey"))]))]),
                       "Playback speed: timeline length = (out − in) / speed. A key list of rates over the clip's output time is a speed ramp (issue 39): the source advances by the rate's integral, the timeline length follows from in, out and the curve, and after the last key its rate holds.",
-                      default: .number("1"), example: #"[{"time": 0, "value": 1}, {"time": 2, "value": 4, "easing": "easeInOut"}]"#),
+                      default: .number("1"), example: #"[{"time": 0, "value": 1}, {"time": 2, "value": 4, "easing": "easeInOut"}]"#,
+                      limits: .speed),
             FormatKey("timeMap", arrayOf(ref("speedKey")),
                       "A time map (issue 39): keys of the source time (value) shown at each output time (time, seconds from the clip's start), increasing; in is the first value, the timeline length is where the map reaches out, and after the last key its rate holds. Not with speed.",
-                      default: .described("none"), example: #"[{"time": 0, "value": 10}, {"time": 2, "value": 12.5}, {"time": 3, "value": 16, "easing": "easeIn"}]"#),
+                      default: .described("none"), example: #"[{"time": 0, "value": 10}, {"time": 2, "value": 12.5}, {"time": 3, "value": 16, "easing": "easeIn"}]"#,
+                      listedLast: true),
             FormatKey("volume", ref("gain"), "The clip's audio gain.", default: .number("1")),
             FormatKey("muted", boolean, "Drops the clip's audio.", default: .bool(false)),
             FormatKey("fit", enumeration(Fit.allCases), "How a picture whose display size differs from the render size is placed.",
@@ -361,9 +365,10 @@ public enum ProjectSchema {
             FormatKey("position", ref("point"),
                       "Centre of the fitted picture as fractions of the render size [x, y]; scale and rotation turn about it.",
                       default: .described("where the fit puts it (the canvas centre for contain and cover)"), example: "[0.75, 0.25]"),
-            FormatKey("scale", ref("scale"), "Scale about the picture's centre: s or [sx, sy] (negative mirrors).", default: .number("1")),
-            FormatKey("rotation", object([("type", .string("number"))]), "Degrees clockwise on screen about the picture's centre.",
-                      default: .number("0")),
+            FormatKey("scale", ref("scale"), "Scale about the picture's centre: s or [sx, sy] (negative mirrors).", default: .number("1"),
+                      limits: .scale),
+            FormatKey("rotation", number(limits: .rotation), "Degrees clockwise on screen about the picture's centre.",
+                      default: .number("0"), example: "90", limits: .rotation),
             FormatKey("crop", ref("crop"), "A mask [x, y, w, h] in source pixels: outside it the clip is transparent; the picture stays where it is. Animated by animations of property crop.",
                       default: .described("none")),
             FormatKey("animations", arrayOf(ref("animation")),
@@ -391,7 +396,7 @@ public enum ProjectSchema {
                       "Chapters in the clip's source time, placed where those instants play (they follow in, out and speed); not with freezeAt or reverse.",
                       default: .described("none")),
         ]
-    }
+    }()
 
     private static var rectangleMotionKeys: [FormatKey] {
         [
@@ -471,7 +476,9 @@ public enum ProjectSchema {
         ]
     }
 
-    private static var titleKeys: [FormatKey] {
+    /// A title's keys (SPEC §3.5), declared once: the title's `ObjectShape`, its schema and docs table, and the
+    /// limits the reader checks (`KeyLimits`) come from this table.
+    public static let titleKeys: [FormatKey] = {
         [
             FormatKey("text", object([("type", .string("string"))]), "The text; \"\\n\" breaks lines; {timecode}, {frame} and {time} show the movie's timecode, frame number and time on every frame.", default: .required,
                       example: #""Magic""#),
@@ -479,27 +486,29 @@ public enum ProjectSchema {
                                                        object([("type", .string("array")), ("minItems", .number("1")),
                                                                ("items", nonEmptyString)])]))]),
                       "A family name (fontconfig) or a font file; or a list of families, the first installed one drawing and the next ones filling in characters it lacks.",
-                      default: .string("DejaVu Sans"), example: #"["Inter", "Noto Sans", "sans-serif"]"#),
-            FormatKey("size", number(minimum: "1", maximum: "2000"), "Em size in pixels at the render size.", default: .number("48"),
-                      example: "72"),
-            FormatKey("weight", object([("oneOf", array([integer(1, 1000),
+                      default: .string(TextStyle.defaultFont), example: #"["Inter", "Noto Sans", "sans-serif"]"#),
+            FormatKey("size", number(limits: .fontSize), "Em size in pixels at the render size.", default: .number("48"),
+                      example: "72", limits: .fontSize),
+            FormatKey("weight", object([("oneOf", array([integer(limits: .fontWeight),
                                                          enumeration(FontWeightName.allCases)]))]),
-                      "Font weight, CSS's 1–1000 (400 normal, 700 bold) or a name.", default: .number("400"), example: #""bold""#),
+                      "Font weight, CSS's 1–1000 (400 normal, 700 bold) or a name.", default: .number("400"), example: #""bold""#,
+                      limits: .fontWeight, listedLast: true),
             FormatKey("style", enumeration(TextStyle.FontStyle.allCases), "Upright, italic or oblique.",
-                      default: .enumCase(TextStyle.FontStyle.normal)),
+                      default: .enumCase(TextStyle.FontStyle.normal), listedLast: true),
             FormatKey("stretch", enumeration(TextStyle.Stretch.allCases), "A narrower or wider face of the family.",
-                      default: .enumCase(TextStyle.Stretch.normal)),
+                      default: .enumCase(TextStyle.Stretch.normal), listedLast: true),
             FormatKey("anchor", enumeration(TextStyle.Anchor.allCases),
                       "Which point of the layout box position places, and scale and rotation turn about.",
-                      default: .enumCase(TextStyle.Anchor.center), example: #""bottomLeft""#),
-            FormatKey("maxWidth", object([("type", .string("number")), ("exclusiveMinimum", .number("0")), ("maximum", .number("16000"))]),
+                      default: .enumCase(TextStyle.Anchor.center), example: #""bottomLeft""#, listedLast: true),
+            FormatKey("maxWidth", number(limits: .maxWidth),
                       "Lines wrap at this width in pixels at the render size (at words; inside a word only when it is wider).",
-                      default: .described("no wrapping"), example: "600"),
-            FormatKey("maxHeight", object([("type", .string("number")), ("exclusiveMinimum", .number("0")), ("maximum", .number("16000"))]),
-                      "With fit shrink: the height in pixels the wrapped text must fit in.", default: .described("none")),
+                      default: .described("no wrapping"), example: "600", limits: .maxWidth, listedLast: true),
+            FormatKey("maxHeight", number(limits: .maxHeight),
+                      "With fit shrink: the height in pixels the wrapped text must fit in.", default: .described("none"),
+                      limits: .maxHeight, listedLast: true),
             FormatKey("fit", enumeration(TextStyle.Fit.allCases),
                       "shrink: the largest size up to size at which the text fits maxWidth (one line per \\n), or, with maxHeight, wraps within maxWidth × maxHeight without breaking words.",
-                      default: .enumCase(TextStyle.Fit.none)),
+                      default: .enumCase(TextStyle.Fit.none), listedLast: true),
             FormatKey("color", ref("color"), "The text's colour.", default: .string("#FFFFFF")),
             FormatKey("align", enumeration(TextStyle.Alignment.allCases), "How lines align within the layout box.",
                       default: .enumCase(TextStyle.Alignment.center)),
@@ -507,10 +516,11 @@ public enum ProjectSchema {
             FormatKey("shadow", ref("textShadow"), "A blurred copy of the text under it.", default: .described("none")),
             FormatKey("background", object([("oneOf", array([ref("color"), ref("textBackground")]))]),
                       "A box behind the text; a bare colour means padding 0.", default: .described("none")),
-            FormatKey("lineSpacing", object([("type", .string("number")), ("exclusiveMinimum", .number("0")), ("maximum", .number("100"))]),
-                      "Distance between baselines, in ems.", default: .described("the font's line height"), example: "1.2"),
-        ] + placementKeys(of: "title")
-    }
+            FormatKey("lineSpacing", number(limits: .lineSpacing),
+                      "Distance between baselines, in ems.", default: .described("the font's line height"), example: "1.2",
+                      limits: .lineSpacing),
+        ] + placementKeys(of: "title", listedLast: true)
+    }()
 
     private static var textOutlineKeys: [FormatKey] {
         [
@@ -535,7 +545,8 @@ public enum ProjectSchema {
         ]
     }
 
-    private static var overlayKeys: [FormatKey] {
+    /// An image overlay's keys (SPEC §3.5), declared once: its `ObjectShape`, schema and docs table come from them.
+    public static let overlayKeys: [FormatKey] = {
         [
             FormatKey("image", ref("id"), "The id of an image asset.", default: .required, example: #""logo""#),
             FormatKey("size", pair(integer(1, 8192)), "[width, height] in pixels at the render size.",
@@ -545,11 +556,12 @@ public enum ProjectSchema {
                       "Timeline overlays only: filters run in order on the image before it is placed (docs/effects.md); rect, radius and size in canvas pixels, start in seconds from the overlay's start. The overlay is then drawn from a track of its own.",
                       default: .described("none"), example: #"[{"type": "pixelate", "size": 12}]"#),
         ] + cornerAndMaskKeys(onlyOn: "Timeline overlays only", drawnApart: true)
-    }
+    }()
 
     /// `cornerRadius` and `mask`, as clips and overlays take them; `onlyOn` prefixes their descriptions where only
     /// some of the objects of that kind take them (`drawnApart`: the object is then drawn from a track of its own).
-    private static func cornerAndMaskKeys(onlyOn restriction: String? = nil, drawnApart: Bool = false) -> [FormatKey] {
+    private static func cornerAndMaskKeys(onlyOn restriction: String? = nil, drawnApart: Bool = false,
+                                          listedLast: Bool = false) -> [FormatKey] {
         let rounds = "rounds the corners of the visible picture (its crop): a radius in canvas pixels, or [rx, ry]; a shorthand for a rounded-rectangle mask (docs/format.md, \"Masks and rounded corners\")."
         let shape = "a shape the picture is cut to: its per-pixel alpha is multiplied by the shape's coverage, after the effects (docs/format.md, \"Masks and rounded corners\")."
         func described(_ text: String, apart: Bool) -> String {
@@ -558,50 +570,59 @@ public enum ProjectSchema {
         }
         return [
             FormatKey("cornerRadius", cornerRadiusValue, described(rounds, apart: drawnApart),
-                      default: .number("0"), example: "24"),
+                      default: .number("0"), example: "24", listedLast: listedLast),
             FormatKey("mask", ref("mask"), described(shape, apart: false),
-                      default: .described("none"), example: #"{"shape": {"type": "ellipse", "size": [400, 400]}, "feather": 8}"#),
+                      default: .described("none"), example: #"{"shape": {"type": "ellipse", "size": [400, 400]}, "feather": 8}"#,
+                      listedLast: listedLast),
         ]
     }
 
-    private static var videoOverlayKeys: [FormatKey] {
+    /// A video overlay's keys (docs/format.md, "Video overlays"), declared once: its `ObjectShape`, schema and docs
+    /// table, and the limits the reader checks come from them.
+    public static let videoOverlayKeys: [FormatKey] = {
         [
             FormatKey("video", ref("id"), "The id of a media file asset whose video (and sound) the overlay shows.", default: .required,
                       example: #""presenter""#),
-            FormatKey("start", ref("time"), "Movie time where the overlay's first frame shows, in seconds.", default: .required),
+            FormatKey("start", ref("time"), "Movie time where the overlay's first frame shows, in seconds.", default: .required,
+                      listedLast: true),
             FormatKey("in", ref("time"), "Source time where the overlay starts, in seconds.", default: .number("0")),
             FormatKey("out", ref("time"), "Source time where it ends (exclusive), in seconds; give out or duration, not both.",
                       default: .described("the source's end")),
             FormatKey("duration", ref("duration"), "Source duration in seconds: out = in + duration.", default: .described("out − in")),
-            FormatKey("speed", ref("speed"), "Playback speed: its length on the timeline = (out − in) / speed.", default: .number("1")),
+            FormatKey("speed", ref("speed"), "Playback speed: its length on the timeline = (out − in) / speed.", default: .number("1"),
+                      limits: .speed),
             FormatKey("volume", ref("gain"), "The overlay's audio gain; its sound is mixed with the rest.", default: .number("1")),
             FormatKey("muted", boolean, "Drops the overlay's sound.", default: .bool(false)),
             FormatKey("size", pair(integer(1, 8192)), "[width, height] in pixels at the render size the picture is scaled to.",
-                      default: .described("its display size"), example: "[640, 360]"),
+                      default: .described("its display size"), example: "[640, 360]", listedLast: true),
             FormatKey("position", ref("point"), "The centre of the picture as a fraction of the render size [x, y].",
-                      default: .value(pairValue("0.5", "0.5"))),
+                      default: .value(pairValue("0.5", "0.5")), listedLast: true),
             FormatKey("animations", arrayOf(ref("animation")),
-                      "Changes of opacity, position, scale or rotation, start relative to the overlay's start.", default: .described("none")),
+                      "Changes of opacity, position, scale or rotation, start relative to the overlay's start.", default: .described("none"),
+                      listedLast: true),
             FormatKey("effects", arrayOf(ref("effect")),
                       "Filters run in order on the source picture before it is placed (docs/effects.md), chromaKey included; rect, radius and size in canvas pixels, start in seconds from the overlay's start.",
-                      default: .described("none"), example: ##"[{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3}]"##),
+                      default: .described("none"), example: ##"[{"type": "chromaKey", "color": "#00FF00", "similarity": 0.3}]"##,
+                      listedLast: true),
             FormatKey("audioEffects", arrayOf(ref("audioEffect")),
                       "Audio effects run in order on the overlay's sound before its volume (docs/effects.md, \"Audio effects\"); start and learnFrom in seconds from the overlay's start.",
-                      default: .described("none"), example: #"[{"type": "highpass", "frequency": 120}]"#),
-        ] + cornerAndMaskKeys()
-    }
+                      default: .described("none"), example: #"[{"type": "highpass", "frequency": 120}]"#, listedLast: true),
+        ] + cornerAndMaskKeys(listedLast: true)
+    }()
 
-    /// The timing and placement keys titles and overlays share.
-    private static func placementKeys(of layer: String) -> [FormatKey] {
+    /// The timing and placement keys titles and overlays share (`listedLast`: after the object's own keys in the
+    /// "allowed keys" hint).
+    private static func placementKeys(of layer: String, listedLast: Bool = false) -> [FormatKey] {
         [
-            FormatKey("start", ref("time"), "Movie time where the \(layer) starts, in seconds.", default: .required),
+            FormatKey("start", ref("time"), "Movie time where the \(layer) starts, in seconds.", default: .required, listedLast: listedLast),
             FormatKey("duration", ref("duration"), "How long it shows, in seconds; give duration or end, not both.",
-                      default: .described("from end")),
-            FormatKey("end", ref("time"), "Movie time where it stops (exclusive), in seconds.", default: .described("start + duration")),
+                      default: .described("from end"), listedLast: listedLast),
+            FormatKey("end", ref("time"), "Movie time where it stops (exclusive), in seconds.", default: .described("start + duration"),
+                      listedLast: listedLast),
             FormatKey("position", ref("point"), "The centre of the \(layer)'s layout box as a fraction of the render size [x, y].",
-                      default: .value(pairValue("0.5", "0.5"))),
+                      default: .value(pairValue("0.5", "0.5")), listedLast: listedLast),
             FormatKey("animations", arrayOf(ref("animation")), "Changes of opacity, position, scale or rotation over time.",
-                      default: .described("none")),
+                      default: .described("none"), listedLast: listedLast),
         ]
     }
 
@@ -710,7 +731,7 @@ public enum ProjectSchema {
             FormatKey("time", ref("time"), "Output time of the key, in seconds from the clip's start on the timeline; the first key at 0, the others later than the one before.",
                       default: .required),
             FormatKey("value", object([("oneOf", array([ref("speed"), ref("time")]))]),
-                      "In speed: the rate (source seconds per output second, 0.01 to 100). In timeMap: the source time shown, later than the one before.",
+                      "In speed: the rate (source seconds per output second, \(plain(KeyLimits.speed.range.lowerBound)) to \(plain(KeyLimits.speed.range.upperBound))). In timeMap: the source time shown, later than the one before.",
                       default: .required, example: "2"),
             FormatKey("easing", ref("easing"), "How the rate (or source time) moves from the previous key's value to this one; not on the first key, not hold or steps in a timeMap, a cubic-bezier's y1 and y2 within 0…1 (in a timeMap y1 ≤ y2).",
                       default: .value(.string("linear")), example: #""easeInOut""#),
@@ -1030,12 +1051,14 @@ public enum ProjectSchema {
         ]
     }
 
-    private static var shapeOverlayKeys: [FormatKey] {
+    /// A shape overlay's keys (docs/format.md, "Shapes"), declared once: its `ObjectShape`, schema and docs table
+    /// come from them.
+    public static let shapeOverlayKeys: [FormatKey] = {
         [
             FormatKey("shape", ref("shape"), "The shape drawn: type, size and paint.", default: .required,
                       example: ##"{"type": "rectangle", "size": [400, 120], "cornerRadius": 16, "fill": "#202020C0"}"##),
         ] + placementKeys(of: "shape")
-    }
+    }()
 
     private static var gradientKeys: [FormatKey] {
         [
@@ -1186,8 +1209,8 @@ public enum ProjectSchema {
             ("frameRate", described(
                 "Frames per second, 1 to 240: a number (23.976, 29.97, 59.94 … mean n×1000/1001) or \"N/D\".",
                 object([("oneOf", array([number(minimum: "1", maximum: "240"), pattern("^[0-9]+/0*[1-9][0-9]*$")]))]))),
-            ("speed", described("A speed (source seconds per timeline second), 0.01 to 100: a number or \"N/D\".",
-                                object([("oneOf", array([number(minimum: "0.01", maximum: "100"),
+            ("speed", described("A speed (source seconds per timeline second), \(plain(KeyLimits.speed.range.lowerBound)) to \(plain(KeyLimits.speed.range.upperBound)): a number or \"N/D\".",
+                                object([("oneOf", array([number(limits: .speed),
                                                          pattern("^0*[1-9][0-9]*/0*[1-9][0-9]*$")]))]))),
             ("renderScale", described("A scale s with 0 < s ≤ 1: a number or \"N/D\".", object([
                 ("oneOf", array([
@@ -1464,6 +1487,18 @@ public enum ProjectSchema {
     /// The cases of a Swift enumeration the readers decode, by their JSON names.
     private static func enumeration<E: RawRepresentable>(_ cases: [E]) -> JSONValue where E.RawValue == String {
         enumeration(cases.map(\.rawValue))
+    }
+
+    /// A number within `limits` (`exclusiveMinimum` when the lower bound is excluded).
+    private static func number(limits: KeyLimits) -> JSONValue {
+        object([("type", .string("number")),
+                (limits.excludesLowerBound ? "exclusiveMinimum" : "minimum", .number(plain(limits.range.lowerBound))),
+                ("maximum", .number(plain(limits.range.upperBound)))])
+    }
+
+    /// A whole number within `limits`.
+    private static func integer(limits: KeyLimits) -> JSONValue {
+        integer(Int(limits.range.lowerBound), Int(limits.range.upperBound))
     }
 
     private static func integer(_ minimum: Int, _ maximum: Int) -> JSONValue {
