@@ -39,8 +39,6 @@ public final class ChromaKeyer {
     private var settled: UnsafeMutablePointer<UInt8>?
     private var distanceCapacity = 0
     private static let clear: UInt8 = 1, solid: UInt8 = 2
-    /// Eight `clear` or eight `solid` samples read as one word.
-    private static let eightClear: UInt64 = 0x0101_0101_0101_0101, eightSolid: UInt64 = 0x0202_0202_0202_0202
     /// Column sums of the three chroma rows of a luma row.
     private var column: UnsafeMutablePointer<Double>?
     private var columnCapacity = 0
@@ -137,30 +135,18 @@ public final class ChromaKeyer {
             if width > 1 { scalar(1) }
             for c in 0..<chromaWidth { column[c] = r0[c] + r1[c] + r2[c] }
             let settledRow = settled + (y >> 1) * chromaWidth
-            var i = 1
-            while i < pairs {
-                // Luma pixels 2i and 2i + 1 both lie in chroma column i. Eight settled samples alike: 16 pixels.
-                if i + 8 <= pairs {
-                    let eight = UnsafeRawPointer(settledRow + i).loadUnaligned(as: UInt64.self)
-                    if eight == Self.eightSolid || eight == Self.eightClear {
-                        let value: UInt64 = eight == Self.eightSolid ? ~0 : 0
-                        UnsafeMutableRawPointer(out + 2 * i).storeBytes(of: value, as: UInt64.self)
-                        UnsafeMutableRawPointer(out + 2 * i + 8).storeBytes(of: value, as: UInt64.self)
-                        i += 8
-                        continue
-                    }
-                }
+            for i in 1..<max(pairs, 1) {
+                // Luma pixels 2i and 2i + 1 both lie in chroma column i.
                 let state = settledRow[i]
                 if state != 0 {
                     let value: UInt8 = state == Self.clear ? 0 : 255
                     out[2 * i] = value
                     out[2 * i + 1] = value
-                } else {
-                    let middle = column[i] + column[i]
-                    estimated(2 * i, column[i - 1] + middle)
-                    estimated(2 * i + 1, middle + column[i + 1])
+                    continue
                 }
-                i += 1
+                let middle = column[i] + column[i]
+                estimated(2 * i, column[i - 1] + middle)
+                estimated(2 * i + 1, middle + column[i + 1])
             }
             for x in max(2, 2 * max(pairs, 1))..<width { scalar(x) }
         }
