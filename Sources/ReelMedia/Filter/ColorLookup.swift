@@ -218,12 +218,16 @@ public final class ColorLookup {
             for row in 0..<height {
                 let ys = lumaIn + row &* lumaInStride, out = lumaOut + row &* lumaOutStride
                 let cbs = fullCb + row &* fullStride, crs = fullCr + row &* fullStride
-                // No branch on the colours themselves: each pixel's look-up is independent of the last, so the
-                // processor overlaps the table's cache misses.
+                // Neighbouring pixels often share their colour: the last one's entry is reused without a look-up.
+                var last = UInt32.max, entry: UInt32 = 0
                 for x in 0..<width {
-                    let (brick, index) = Self.index(Int(ys[x]), Int(cbs[x]), Int(crs[x]))
-                    if !made[brick] { makeBrick(brick) }
-                    let entry = table[index]
+                    let key = UInt32(ys[x]) | UInt32(cbs[x]) &<< 8 | UInt32(crs[x]) &<< 16
+                    if key != last {
+                        last = key
+                        let (brick, index) = Self.index(Int(ys[x]), Int(cbs[x]), Int(crs[x]))
+                        if !made[brick] { makeBrick(brick) }
+                        entry = table[index]
+                    }
                     out[x] = lumaMap[Int(entry & 0xFF)]
                     cbs[x] = UInt8(truncatingIfNeeded: entry &>> 8)
                     crs[x] = UInt8(truncatingIfNeeded: entry &>> 16)
