@@ -1,4 +1,5 @@
 import Foundation
+internal import CFFmpeg
 import ReelCodecs
 
 /// A 3D LUT as libavfilter's `lut3d` holds it after reading a `.cube` file: `size`³ output colours (red, green,
@@ -120,6 +121,9 @@ public final class ColorLookup {
     deinit {
         munmap(mapping, Self.mappedSize)
         made.deallocate()
+        full?.deallocate()
+        // The pool itself goes when the last buffer taken from it is freed.
+        av_buffer_pool_uninit(&resultPool)
     }
 
     /// The table's entry for 8-bit video-range BT.709 Y′CbCr: the LUT's result, as Y′, Cb, Cr.
@@ -168,52 +172,74 @@ public final class ColorLookup {
     /// The flags of every libswscale conversion around a LUT (its R′G′B′ conversions in the filter chain that
     /// runs `lut3d`, the chroma resampling here): bicubic, accurately rounded, chroma at full resolution.
     public static let scaleFlags = "bicubic+accurate_rnd+full_chroma_int+full_chroma_inp"
-    /// Chroma up to 4:4:4 and back down, as libswscale resamples it in the conversions to and from R′G′B′.
-    private var toFullChroma: PictureFilter?
-    private var toSubsampled: PictureFilter?
+    /// `scaleFlags` as libswscale's flag bits.
+    private static let scaleFlagBits = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
+
+    /// One chroma plane up from 4:2:0 to 4:4:4 and back, each a grey picture scaled by libswscale: the same
+    /// filters, positions and arithmetic as its yuv420p ↔ yuv444p conversions give the chroma (its luma and chroma
+    /// paths share them when the ranges agree), without passing the luma through the scaler.
+    private var chromaUp: ScaleContext?
+    private var chromaDown: ScaleContext?
+    private var scaledSize = (width: 0, height: 0)
+    /// The two 4:4:4 chroma planes (Cb, then Cr, `fullStride` apart per row, `fullPlane` apart), kept between
+    /// pictures.
+    private var full: UnsafeMutablePointer<UInt8>?
+    private var fullStride = 0, fullPlane = 0
+    /// Buffers for the results' Y′, Cb and Cr, reused once the pictures holding them are freed.
+    private var resultPool: OpaquePointer?
+    private var resultSize = 0
 
     /// A new picture: `picture` (yuv420p or yuva420p, alpha kept) through the LUT, then luma through `lumaMap`
     /// and chroma through `chromaMap` (256 entries each; nil for none). Other formats throw `.unsupported`.
+    ///
+    /// The chroma planes go up to 4:4:4 (libswscale, grey pictures), every pixel replaces its Y′, Cb and Cr with
+    /// its entry (the Y′ written into the result, the chroma in place), and the chroma planes come back down
+    /// into the result (libswscale). The bytes are those of converting the whole picture to yuv444p and back with
+    /// `scaleFlags` around the look-ups, at a fraction of the cost.
     public func applied(to picture: VideoFrame, lumaMap: [UInt8]? = nil, chromaMap: [UInt8]? = nil)
         throws(MediaError) -> VideoFrame {
         guard picture.format == .yuv420p || picture.format == .yuva420p else {
             throw MediaError(.unsupported, "the LUT table reads yuv420p or yuva420p, not \(picture.format.name)")
         }
-        let alpha = picture.format == .yuva420p
-        let scale = "scale=flags=" + Self.scaleFlags
-        if toFullChroma?.keepsAlpha != alpha {
-            toFullChroma = PictureFilter(description: scale, keepsAlpha: alpha, fullChroma: true)
-            toSubsampled = PictureFilter(description: scale, keepsAlpha: alpha)
-        }
-        guard let toFullChroma, let toSubsampled else { throw MediaError(.internal, "the LUT table has no scaler") }
-        // The 4:4:4 picture is this lookup's own: each pixel's entry is written over its own samples.
-        let full = try toFullChroma.apply(picture)
-        try full.makeWritable()
         let width = picture.width, height = picture.height
-        let yPlane = full.plane(0), cbPlane = full.plane(1), crPlane = full.plane(2)
-        let yStride = full.stride(0), cbStride = full.stride(1), crStride = full.stride(2)
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        let (up, down, full) = try chromaScalers(width: width, height: height)
+        let result = try resultFrame(like: picture)
+        let fullCb = full, fullCr = full + fullPlane
+        for plane in 1...2 {
+            try Self.scale(up, from: picture.plane(plane), stride: picture.stride(plane), height: chromaHeight,
+                           into: plane == 1 ? fullCb : fullCr, stride: fullStride)
+        }
+        let lumaIn = picture.plane(0), lumaInStride = picture.stride(0)
+        let lumaOut = result.plane(0), lumaOutStride = result.stride(0)
+        let made = made, table = table, fullStride = fullStride
         (lumaMap ?? Self.identity).withUnsafeBufferPointer { lumaMap in
+            guard let lumaMap = lumaMap.baseAddress else { return }
             for row in 0..<height {
-                let ys = yPlane + row &* yStride, cbs = cbPlane + row &* cbStride, crs = crPlane + row &* crStride
+                let ys = lumaIn + row &* lumaInStride, out = lumaOut + row &* lumaOutStride
+                let cbs = fullCb + row &* fullStride, crs = fullCr + row &* fullStride
                 // Neighbouring pixels often share their colour: the last one's entry is reused without a look-up.
                 var last = UInt32.max, entry: UInt32 = 0
                 for x in 0..<width {
                     let key = UInt32(ys[x]) | UInt32(cbs[x]) &<< 8 | UInt32(crs[x]) &<< 16
                     if key != last {
                         last = key
-                        entry = lookUp(Int(ys[x]), Int(cbs[x]), Int(crs[x]))
+                        let (brick, index) = Self.index(Int(ys[x]), Int(cbs[x]), Int(crs[x]))
+                        if !made[brick] { makeBrick(brick) }
+                        entry = table[index]
                     }
-                    ys[x] = lumaMap[Int(entry & 0xFF)]
+                    out[x] = lumaMap[Int(entry & 0xFF)]
                     cbs[x] = UInt8(truncatingIfNeeded: entry &>> 8)
                     crs[x] = UInt8(truncatingIfNeeded: entry &>> 16)
                 }
             }
         }
-        let result = try toSubsampled.apply(full)
+        for plane in 1...2 {
+            try Self.scale(down, from: plane == 1 ? fullCb : fullCr, stride: fullStride, height: height,
+                           into: result.plane(plane), stride: result.stride(plane))
+        }
         if let chromaMap {
             // eq works on the 4:2:0 chroma the conversion back gives.
-            try result.makeWritable()
-            let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
             chromaMap.withUnsafeBufferPointer { chromaMap in
                 for plane in 1...2 {
                     let base = result.plane(plane), stride = result.stride(plane)
@@ -224,7 +250,109 @@ public final class ColorLookup {
                 }
             }
         }
+        return result
+    }
+
+    /// The chroma scalers and 4:4:4 planes for `width`×`height` pictures, made when the size changes.
+    private func chromaScalers(width: Int, height: Int) throws(MediaError)
+        -> (up: ScaleContext, down: ScaleContext, full: UnsafeMutablePointer<UInt8>) {
+        if let chromaUp, let chromaDown, let full, scaledSize == (width, height) { return (chromaUp, chromaDown, full) }
+        let chromaWidth = Int32((width + 1) / 2), chromaHeight = Int32((height + 1) / 2)
+        func context(_ fromWidth: Int32, _ fromHeight: Int32, _ toWidth: Int32, _ toHeight: Int32) throws(MediaError)
+            -> ScaleContext {
+            guard let made = sws_getContext(fromWidth, fromHeight, AV_PIX_FMT_GRAY8, toWidth, toHeight,
+                                            AV_PIX_FMT_GRAY8, Self.scaleFlagBits, nil, nil, nil) else {
+                throw MediaError(.internal, "cannot scale the chroma of a \(width)x\(height) picture")
+            }
+            return ScaleContext(made: made)
+        }
+        let up = try context(chromaWidth, chromaHeight, Int32(width), Int32(height))
+        let down = try context(Int32(width), Int32(height), chromaWidth, chromaHeight)
+        self.full?.deallocate()
+        // Rows padded for libswscale's vector code, which may read and write a little past a row's end.
+        fullStride = (width + 63) & ~63
+        fullPlane = fullStride * height + 256
+        let full = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * fullPlane)
+        full.initialize(repeating: 128, count: 2 * fullPlane)
+        (chromaUp, chromaDown, self.full, scaledSize) = (up, down, full, (width, height))
+        return (up, down, full)
+    }
+
+    /// Scales one grey plane with `context` (all `height` rows of the source).
+    private static func scale(_ context: ScaleContext, from source: UnsafeMutablePointer<UInt8>, stride: Int,
+                              height: Int, into target: UnsafeMutablePointer<UInt8>, stride targetStride: Int)
+        throws(MediaError) {
+        var sources: (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) =
+            (UnsafePointer(source), nil, nil, nil)
+        var strides: (Int32, Int32, Int32, Int32) = (Int32(stride), 0, 0, 0)
+        var targets: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?,
+                      UnsafeMutablePointer<UInt8>?) = (target, nil, nil, nil)
+        var targetStrides: (Int32, Int32, Int32, Int32) = (Int32(targetStride), 0, 0, 0)
+        let scaled = withUnsafePointer(to: &sources) { sources in
+            withUnsafePointer(to: &strides) { strides in
+                withUnsafePointer(to: &targets) { targets in
+                    withUnsafePointer(to: &targetStrides) { targetStrides in
+                        sws_scale(context.avContext,
+                                  UnsafeRawPointer(sources).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                                  UnsafeRawPointer(strides).assumingMemoryBound(to: Int32.self), 0, Int32(height),
+                                  UnsafeRawPointer(targets).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                                  UnsafeRawPointer(targetStrides).assumingMemoryBound(to: Int32.self))
+                    }
+                }
+            }
+        }
+        try check(scaled, .internal, "cannot scale a LUT's chroma", function: "sws_scale")
+    }
+
+    /// A picture of `picture`'s size, format, colour tags and time to hold the result: Y′, Cb and Cr in one
+    /// buffer from the pool (not yet written), the alpha `picture`'s own (its buffer referenced, not copied).
+    private func resultFrame(like picture: VideoFrame) throws(MediaError) -> VideoFrame {
+        let source = picture.avFrame
+        let width = picture.width, height = picture.height, chromaHeight = (height + 1) / 2
+        // Rows padded for libswscale's vector code, which may write a little past a row's end; so are the planes.
+        let lumaStride = (width + 63) & ~63, chromaStride = ((width + 1) / 2 + 63) & ~63
+        let lumaSize = lumaStride * height + 256, chromaSize = chromaStride * chromaHeight + 256
+        if resultPool == nil || resultSize != lumaSize + 2 * chromaSize {
+            av_buffer_pool_uninit(&resultPool)
+            resultSize = lumaSize + 2 * chromaSize
+            resultPool = av_buffer_pool_init(resultSize, nil)
+        }
+        let frame = try allocated(av_frame_alloc(), "a frame")
+        let result = VideoFrame(owning: frame)
+        frame.pointee.format = source.pointee.format
+        frame.pointee.width = Int32(width)
+        frame.pointee.height = Int32(height)
+        frame.pointee.color_range = source.pointee.color_range
+        frame.pointee.colorspace = source.pointee.colorspace
+        frame.pointee.color_primaries = source.pointee.color_primaries
+        frame.pointee.color_trc = source.pointee.color_trc
+        frame.pointee.sample_aspect_ratio = source.pointee.sample_aspect_ratio
         result.sourceTime = picture.sourceTime
+        // Each reference is the frame's as soon as it is made: av_frame_free unreferences them, on errors too.
+        func own(_ reference: UnsafeMutablePointer<AVBufferRef>?, at index: Int) throws(MediaError) {
+            guard let reference else { throw MediaError(.internal, "cannot allocate a buffer reference") }
+            withUnsafeMutableBytes(of: &frame.pointee.buf) { buffers in
+                buffers.bindMemory(to: UnsafeMutablePointer<AVBufferRef>?.self)[index] = reference
+            }
+        }
+        try own(av_buffer_pool_get(resultPool), at: 0)
+        let alpha = picture.format == .yuva420p
+        if alpha {
+            guard let buffer = av_frame_get_plane_buffer(source, 3) else {
+                throw MediaError(.internal, "a picture for the LUT has no alpha buffer")
+            }
+            try own(av_buffer_ref(buffer), at: 1)
+        }
+        guard let base = frame.pointee.buf.0?.pointee.data else { throw MediaError(.internal, "a result has no buffer") }
+        let sourceAlpha = source.pointee.data.3, sourceAlphaStride = source.pointee.linesize.3
+        frame.pointee.data.0 = base
+        frame.pointee.data.1 = base + lumaSize
+        frame.pointee.data.2 = base + lumaSize + chromaSize
+        frame.pointee.data.3 = alpha ? sourceAlpha : nil
+        frame.pointee.linesize.0 = Int32(lumaStride)
+        frame.pointee.linesize.1 = Int32(chromaStride)
+        frame.pointee.linesize.2 = Int32(chromaStride)
+        frame.pointee.linesize.3 = alpha ? sourceAlphaStride : 0
         return result
     }
 

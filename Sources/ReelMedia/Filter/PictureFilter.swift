@@ -5,8 +5,7 @@ internal import CFFmpeg
 ///
 /// `description` is a filtergraph in the ffmpeg CLI's `-filter_complex` syntax whose unlabelled (or `[in]`)
 /// input is fed the pictures and whose unlabelled (or `[out]`) output gives the results; a `format=yuv420p`
-/// filter (`yuva420p` when `keepsAlpha`; the 4:4:4 formats when `fullChroma`) is appended, so results are always in
-/// that format. The graph is built on the first picture and rebuilt when
+/// filter (`yuva420p` when `keepsAlpha`) is appended, so results are always in that format. The graph is built on the first picture and rebuilt when
 /// the pictures' size or format changes, so filters keep their state (and their loaded files) between pictures.
 /// Each picture is fed with a timestamp one tick after the previous one, so that filters with several inputs
 /// (`overlay` after a `split`) pair the branches of the same picture. Not thread-safe.
@@ -19,8 +18,6 @@ public final class PictureFilter {
     public let description: String
     /// Whether results are yuva420p (alpha kept or made by the graph) rather than yuv420p.
     public let keepsAlpha: Bool
-    /// Whether results are 4:4:4 (yuv444p, yuva444p) rather than 4:2:0.
-    public let fullChroma: Bool
     private var graph: FilterGraph?
     private var shape: Shape?
     private var source: UnsafeMutablePointer<AVFilterContext>?
@@ -28,10 +25,9 @@ public final class PictureFilter {
     private var nextTimestamp: Int64 = 0
 
     /// A filter running `description` (see the type's documentation); nothing is checked until the first picture.
-    public init(description: String, keepsAlpha: Bool = false, fullChroma: Bool = false) {
+    public init(description: String, keepsAlpha: Bool = false) {
         self.description = description
         self.keepsAlpha = keepsAlpha
-        self.fullChroma = fullChroma
     }
 
     /// Checks that `description` parses and configures for a `width`×`height` yuv420p picture (files it names are
@@ -111,8 +107,7 @@ public final class PictureFilter {
         openInput.pointee.filter_ctx = output
         openInput.pointee.pad_idx = 0
         openInput.pointee.next = nil
-        let format = (keepsAlpha ? "yuva" : "yuv") + (fullChroma ? "444p" : "420p")
-        let text = "[in]" + description + ",format=pix_fmts=" + format + "[out]"
+        let text = "[in]" + description + ",format=pix_fmts=" + (keepsAlpha ? "yuva420p" : "yuv420p") + "[out]"
         let parsed = avfilter_graph_parse_ptr(avGraph, text, &inputs, &outputs, nil)
         try check(parsed, .unsupported, "cannot set up the effect filter \(description)",
                   function: "avfilter_graph_parse_ptr")

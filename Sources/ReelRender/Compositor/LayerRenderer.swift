@@ -66,19 +66,37 @@ final class LayerRenderer {
 
     /// A layer's alpha on the 4:2:0 chroma grid, made from its full-resolution alpha plane.
     private final class ChromaMask {
-        let source: VideoFrame
+        private(set) var source: VideoFrame
         let base: UnsafeMutablePointer<UInt8>
         let stride: Int
+        private let rows: Int
         var lastUse: Int
 
         init(_ picture: VideoFrame, use: Int) {
             source = picture
             let width = (picture.width + 1) / 2, height = (picture.height + 1) / 2
             stride = width
+            rows = height
             base = .allocate(capacity: max(1, width * height))
-            PlaneOps.halveMask(picture.plane(3), stride: picture.stride(3), width: picture.width,
-                               height: picture.height, into: base, targetStride: stride)
             lastUse = use
+            halve()
+        }
+
+        /// Whether `picture`'s mask fits this one's buffer.
+        func fits(_ picture: VideoFrame) -> Bool {
+            (picture.width + 1) / 2 == stride && (picture.height + 1) / 2 == rows
+        }
+
+        /// Holds `picture`'s mask from now on, in the same buffer (a track's next picture of the same size).
+        func reuse(for picture: VideoFrame, use: Int) {
+            source = picture
+            lastUse = use
+            halve()
+        }
+
+        private func halve() {
+            PlaneOps.halveMask(source.plane(3), stride: source.stride(3), width: source.width,
+                               height: source.height, into: base, targetStride: stride)
         }
 
         deinit { base.deallocate() }
@@ -406,6 +424,10 @@ final class LayerRenderer {
         let track = plan.layer.track
         if let entry = chromaMasks[track], entry.source === picture {
             entry.lastUse = requestNumber
+            return (UnsafePointer(entry.base), entry.stride)
+        }
+        if let entry = chromaMasks[track], entry.fits(picture) {
+            entry.reuse(for: picture, use: requestNumber)
             return (UnsafePointer(entry.base), entry.stride)
         }
         let entry = ChromaMask(picture, use: requestNumber)
