@@ -60,6 +60,33 @@ public final class VideoFrame {
         avFrame = frame
     }
 
+    /// A frame without buffers, of `picture`'s size, colour tags, sample aspect ratio and time, in `format`: for a
+    /// filter that points its planes at buffers of its own or at `picture`'s (`attach(_:at:)`).
+    static func bufferless(like picture: VideoFrame, format: Int32) throws(MediaError) -> VideoFrame {
+        let source = picture.avFrame
+        let frame = try allocated(av_frame_alloc(), "a frame")
+        let result = VideoFrame(owning: frame)
+        frame.pointee.format = format
+        frame.pointee.width = source.pointee.width
+        frame.pointee.height = source.pointee.height
+        frame.pointee.color_range = source.pointee.color_range
+        frame.pointee.colorspace = source.pointee.colorspace
+        frame.pointee.color_primaries = source.pointee.color_primaries
+        frame.pointee.color_trc = source.pointee.color_trc
+        frame.pointee.sample_aspect_ratio = source.pointee.sample_aspect_ratio
+        result.sourceTime = picture.sourceTime
+        return result
+    }
+
+    /// Makes `reference` the frame's buffer `index`, owned by it at once (av_frame_free unreferences it, on
+    /// errors too); nil, a failed allocation, throws.
+    func attach(_ reference: UnsafeMutablePointer<AVBufferRef>?, at index: Int) throws(MediaError) {
+        guard let reference else { throw MediaError(.internal, "cannot allocate a buffer reference") }
+        withUnsafeMutableBytes(of: &avFrame.pointee.buf) { buffers in
+            buffers.bindMemory(to: UnsafeMutablePointer<AVBufferRef>?.self)[index] = reference
+        }
+    }
+
     deinit {
         var owned: UnsafeMutablePointer<AVFrame>? = avFrame
         av_frame_free(&owned)

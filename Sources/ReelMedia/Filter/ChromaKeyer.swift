@@ -246,31 +246,15 @@ public final class ChromaKeyer {
             alphaSize = alphaStride * height
             alphaPool = av_buffer_pool_init(alphaSize, nil)
         }
-        let frame = try allocated(av_frame_alloc(), "a frame")
-        let result = VideoFrame(owning: frame)
-        frame.pointee.format = PixelFormat.yuva420p.rawValue
-        frame.pointee.width = Int32(width)
-        frame.pointee.height = Int32(height)
-        frame.pointee.color_range = source.pointee.color_range
-        frame.pointee.colorspace = source.pointee.colorspace
-        frame.pointee.color_primaries = source.pointee.color_primaries
-        frame.pointee.color_trc = source.pointee.color_trc
-        frame.pointee.sample_aspect_ratio = source.pointee.sample_aspect_ratio
-        result.sourceTime = picture.sourceTime
-        // Each reference is the frame's as soon as it is made: av_frame_free unreferences them, on errors too.
-        func own(_ reference: UnsafeMutablePointer<AVBufferRef>?, at index: Int) throws(MediaError) {
-            guard let reference else { throw MediaError(.internal, "cannot allocate a buffer reference") }
-            withUnsafeMutableBytes(of: &frame.pointee.buf) { buffers in
-                buffers.bindMemory(to: UnsafeMutablePointer<AVBufferRef>?.self)[index] = reference
-            }
-        }
+        let result = try VideoFrame.bufferless(like: picture, format: PixelFormat.yuva420p.rawValue)
+        let frame = result.avFrame
         for plane in 0..<3 {
             guard let buffer = av_frame_get_plane_buffer(source, Int32(plane)) else {
                 throw MediaError(.internal, "a picture to key has no buffer for plane \(plane)")
             }
-            try own(av_buffer_ref(buffer), at: plane)
+            try result.attach(av_buffer_ref(buffer), at: plane)
         }
-        try own(av_buffer_pool_get(alphaPool), at: 3)
+        try result.attach(av_buffer_pool_get(alphaPool), at: 3)
         withUnsafeMutableBytes(of: &frame.pointee.data) { data in
             let pointers = data.bindMemory(to: UnsafeMutablePointer<UInt8>?.self)
             withUnsafeBytes(of: source.pointee.data) { from in

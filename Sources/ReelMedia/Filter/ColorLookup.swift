@@ -317,31 +317,15 @@ public final class ColorLookup {
             resultSize = lumaSize + 2 * chromaSize
             resultPool = av_buffer_pool_init(resultSize, nil)
         }
-        let frame = try allocated(av_frame_alloc(), "a frame")
-        let result = VideoFrame(owning: frame)
-        frame.pointee.format = source.pointee.format
-        frame.pointee.width = Int32(width)
-        frame.pointee.height = Int32(height)
-        frame.pointee.color_range = source.pointee.color_range
-        frame.pointee.colorspace = source.pointee.colorspace
-        frame.pointee.color_primaries = source.pointee.color_primaries
-        frame.pointee.color_trc = source.pointee.color_trc
-        frame.pointee.sample_aspect_ratio = source.pointee.sample_aspect_ratio
-        result.sourceTime = picture.sourceTime
-        // Each reference is the frame's as soon as it is made: av_frame_free unreferences them, on errors too.
-        func own(_ reference: UnsafeMutablePointer<AVBufferRef>?, at index: Int) throws(MediaError) {
-            guard let reference else { throw MediaError(.internal, "cannot allocate a buffer reference") }
-            withUnsafeMutableBytes(of: &frame.pointee.buf) { buffers in
-                buffers.bindMemory(to: UnsafeMutablePointer<AVBufferRef>?.self)[index] = reference
-            }
-        }
-        try own(av_buffer_pool_get(resultPool), at: 0)
+        let result = try VideoFrame.bufferless(like: picture, format: source.pointee.format)
+        let frame = result.avFrame
+        try result.attach(av_buffer_pool_get(resultPool), at: 0)
         let alpha = picture.format == .yuva420p
         if alpha {
             guard let buffer = av_frame_get_plane_buffer(source, 3) else {
                 throw MediaError(.internal, "a picture for the LUT has no alpha buffer")
             }
-            try own(av_buffer_ref(buffer), at: 1)
+            try result.attach(av_buffer_ref(buffer), at: 1)
         }
         guard let base = frame.pointee.buf.0?.pointee.data else { throw MediaError(.internal, "a result has no buffer") }
         let sourceAlpha = source.pointee.data.3, sourceAlphaStride = source.pointee.linesize.3
