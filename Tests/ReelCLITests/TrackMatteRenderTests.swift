@@ -182,6 +182,16 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
+    /// A matte naming an overlay refused for its own fault adds no error of its own (nor one of the compiled form).
+    @Test func aMatteOfARefusedOverlayAddsNoKnockOnError() throws {
+        let (result, out) = try render(project(clips: #"{"asset": "back", "mask": {"track": 0}}"#,
+                                               overlays: #"{"video": "matte"}"#))
+        #expect(result.status == 65, "\(result.stderrText)")
+        #expect(result.stderrText.contains("$.timeline.overlays[0]: missing required key \"start\""), "\(result.stderrText)")
+        #expect(!result.stderrText.contains("mask.track") && !result.stderrText.contains("matte.track"), "\(result.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
     @Test(arguments: ["missing", "self", "cycle"])
     func badExplicitMattesStopWithTheirPath(_ kind: String) throws {
         _ = try render(project(overlays: #"{"video": "top", "start": 0, "mask": {"track": 1}}, {"video": "matte", "start": 0}"#))

@@ -93,6 +93,11 @@ struct OverlayReader: FieldReader {
                 refused.insert(matte.path)
                 continue
             }
+            guard entries[matte.track] != nil else {
+                // The entry was refused with its own error: the matte goes with it, without a knock-on error.
+                refused.insert(matte.path)
+                continue
+            }
             if matte.track == owner {
                 error(path, "an overlay cannot be its own track matte", hint: "name another entry of timeline.overlays")
                 refused.insert(matte.path)
