@@ -199,12 +199,13 @@ struct Cut: ParsableCommand {
             throw Exit.report(.usage("--min-silence \(minSilence ?? ""): at least 0.01 s (10 ms)"))
         }
         let bothMargins = try time(margin, "--margin", default: defaults.marginBefore)
+        let kept = try handRanges(keep, "--keep"), removed = try handRanges(remove, "--remove")
         let settings = CutSettings(
             minimumSilence: shortestSilence,
             marginBefore: try time(marginBefore, "--margin-before", default: bothMargins),
             marginAfter: try time(marginAfter, "--margin-after", default: bothMargins),
             minimumClip: try time(minClip, "--min-clip", default: defaults.minimumClip),
-            keep: try handRanges(keep, "--keep")[nil] ?? [], remove: try handRanges(remove, "--remove")[nil] ?? [])
+            keep: kept[nil] ?? [], remove: removed[nil] ?? [])
         let words = WordCriteria(fillers: list(fillers, default: WordCriteria.englishFillers),
                                  words: list(removeWords, default: []))
         if !words.isEmpty, transcript.isEmpty {
@@ -232,8 +233,8 @@ struct Cut: ParsableCommand {
         var request = CutRequest(inputs: inputs, silenceThreshold: silenceThreshold, settings: settings,
                                  transcripts: transcript, words: words, sceneThreshold: try sceneThreshold(),
                                  stillLength: stillLength, audioTrack: audioTrack, channel: channel)
-        for (input, ranges) in try handRanges(keep, "--keep") { if let input { request.keepIn[input] = ranges } }
-        for (input, ranges) in try handRanges(remove, "--remove") { if let input { request.removeIn[input] = ranges } }
+        for case let (input?, ranges) in kept { request.keepIn[input] = ranges }
+        for case let (input?, ranges) in removed { request.removeIn[input] = ranges }
         return request
     }
 

@@ -22,20 +22,20 @@ struct CaptionCompiler: CompilerPart {
         // A transcript's words are retimed first and paged afterwards, in movie time: a page holds only words the
         // clips keep, so a filler word a cut removed does not stay in the text around it.
         var entries: [(captions: Captions, document: CaptionDocument, words: [TranscriptWord]?, cues: [CaptionCue],
-                       shown: Set<Int>, ranges: [TimeRange])] = []
+                       shown: Set<Int>, ranges: [TimeRange], noun: String)] = []
         // What carries source-timed captions: the clips, then the extra audio tracks (which play their source once,
         // at rate 1, from `at`).
-        var carriers: [(captions: Captions, source: TimeRange, target: TimeRange)] = []
+        var carriers: [(captions: Captions, source: TimeRange, target: TimeRange, noun: String)] = []
         for item in placed {
             guard case .clip(let placedClip) = item, let written = placedClip.clip.captions else { continue }
-            carriers.append((written, placedClip.resolved.source, placedClip.target))
+            carriers.append((written, placedClip.resolved.source, placedClip.target, "clip"))
         }
         for resolved in audioTracks {
             guard let written = resolved.track.captions,
                   let target = try? TimeRange(start: resolved.track.at, duration: resolved.source.duration) else { continue }
-            carriers.append((written, resolved.source, target))
+            carriers.append((written, resolved.source, target, "track"))
         }
-        for (written, source, target) in carriers {
+        for (written, source, target, noun) in carriers {
             var key = written
             let captions = written
             let index: Int
@@ -58,7 +58,7 @@ struct CaptionCompiler: CompilerPart {
                     valid = false
                     continue
                 }
-                entries.append((captions, document, words, [], [], []))
+                entries.append((captions, document, words, [], [], [], noun))
                 index = entries.count - 1
             }
             let shared = entries[index].captions
@@ -108,7 +108,7 @@ struct CaptionCompiler: CompilerPart {
                 return end <= first || start >= last
             }.count
             if outside > 0 {
-                let carrier = captions.path.description.hasPrefix("$.timeline.audio") ? "track" : "clip"
+                let carrier = entry.noun
                 let ranges = entry.ranges.map {
                     "\(describeTime($0.start, frameDuration: nil))–\(describeTime($0.end, frameDuration: nil))"
                 }
