@@ -157,6 +157,53 @@ import Testing
         #expect(frames == expected, "rendered \(frames)")
     }
 
+    /// Every clip after a cut says why the stretch before it went (issue 36 point 6), in the project, the edit
+    /// decision list's comments and for a silence played fast; a label is a note the renderer reads and ignores.
+    @Test func everyClipSaysWhyTheStretchBeforeItWasCut() throws {
+        let talk = try talk()
+        let transcript = folder.file("labelled.words.json")
+        try Data("""
+            [{"word": "Hello", "start": 0.1, "end": 0.4}, {"word": "Um,", "start": 0.41, "end": 0.62},
+             {"word": "you", "start": 2.2, "end": 2.3}, {"word": "know", "start": 2.3, "end": 2.45},
+             {"word": "world.", "start": 2.5, "end": 2.9}]
+            """.utf8).write(to: transcript)
+        let list = folder.file("labelled.edl")
+        let cut = try reel(["cut", talk.path, "--transcript", transcript.path, "--fillers", "--silence", "-35",
+                            "--min-silence", "0.5", "--margin", "0", "--edl", list.path, "-o", "-"])
+        #expect(cut.status == 0, "\(cut.stderrText)")
+        let project = try #require(try JSONSerialization.jsonObject(with: cut.stdout) as? [String: Any])
+        let clips = try #require((project["timeline"] as? [String: Any])?["clips"] as? [[String: Any]])
+        #expect(clips.map { $0["label"] as? String } == [
+            nil,
+            #"after a cut of 0.4–0.633 s: filler "Um,""#,
+            "after a cut of 1–2 s: silence (digital silence)",
+            #"after a cut of 2.2–2.467 s: filler "you know""#,
+        ], "\(String(decoding: cut.stdout, as: UTF8.self))")
+        let listText = try String(contentsOf: list, encoding: .utf8)
+        #expect(listText.components(separatedBy: "\n").filter { $0.hasPrefix("* COMMENT: ") } == [
+            #"* COMMENT: after a cut of 0.4–0.633 s: filler "Um,""#,
+            "* COMMENT: after a cut of 1–2 s: silence (digital silence)",
+            #"* COMMENT: after a cut of 2.2–2.467 s: filler "you know""#,
+        ], "\(listText)")
+        let render = try reel(["render", "-", "-o", folder.file("labelled.mkv").path], stdin: cut.stdout)
+        #expect(render.status == 0, "\(render.stderrText)")
+
+        // Cut to the end: the last clip says so; a silence played fast says what it is.
+        let tail = try reel(["cut", talk.path, "--margin", "0", "--remove", "2.5..3", "--speed-silence", "4", "-o", "-"])
+        #expect(tail.status == 0, "\(tail.stderrText)")
+        let tailProject = try #require(try JSONSerialization.jsonObject(with: tail.stdout) as? [String: Any])
+        let tailClips = try #require((tailProject["timeline"] as? [String: Any])?["clips"] as? [[String: Any]])
+        #expect(tailClips.map { $0["label"] as? String } == [
+            nil, "1–2 s: silence (digital silence), played fast", nil,
+            "then a cut of 2.5–3 s: removed by hand (--remove) to the source's end",
+        ], "\(String(decoding: tail.stdout, as: UTF8.self))")
+
+        let badLabel = try reel(["validate", "-"], stdin: Data("""
+            {"reel": 1, "assets": {"t": {"path": "\(talk.path)"}}, "timeline": {"clips": [{"asset": "t", "label": 3}]}}
+            """.utf8))
+        #expect(badLabel.status == 65 && badLabel.stderrText.contains("$.timeline.clips[0].label"), "\(badLabel.stderrText)")
+    }
+
     /// Two inputs, each its clips in order; `--remove` and `--keep` in every input's source time.
     @Test func severalInputsWithRangesByHand() throws {
         let first = try talk()

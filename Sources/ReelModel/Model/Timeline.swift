@@ -64,6 +64,8 @@ public struct Clip: Sendable, Hashable {
     public var effects: [LayerEffect] = []
     /// A track matte (`"mask": {"track": N}`): `track` is the index of an entry of `timeline.overlays`; nil: none.
     public var matte: LayerMatte?
+    /// A note for people and tools (`label`); never rendered. Nil: none.
+    public var label: String?
     /// Filters run on the clip's sound (docs/effects.md, "Audio effects"), times in seconds from the clip's start on
     /// the timeline. Empty: none.
     public var audioEffects: [AudioEffect] = []
@@ -307,6 +309,8 @@ public struct AudioTrack: Sendable, Hashable {
     public var effects: [AudioEffect] = []
     /// Captions in the track's source time, shown where the track plays that sound (docs/captions.md); nil: none.
     public var captions: Captions?
+    /// A note for people and tools (`label`); never rendered. Nil: none.
+    public var label: String?
     /// Where it was written: `$.timeline.audio[i]`.
     public var path: JSONPath
 

@@ -191,6 +191,7 @@ struct TimelineReader: FieldReader {
                 clip.audioEffects = effects
             } else { refused.insert("audioEffects") }
         }
+        clip.label = take(fields["label"].flatMap { string($0, path.key("label"), nonEmpty: false) }, "label")
         clip.freezeAt = take(fields["freezeAt"].flatMap { instant($0, path.key("freezeAt")) }, "freezeAt")
         clip.reverse = take(fields["reverse"].flatMap { bool($0, path.key("reverse")) }, "reverse") ?? false
         if let json = fields["motion"] {
@@ -485,11 +486,13 @@ struct TimelineReader: FieldReader {
                   hint: "put the captions in timeline.captions, or drop loop")
             valid = false
         }
+        let label = take(fields["label"].flatMap { string($0, path.key("label"), nonEmpty: false) }, "label")
         guard valid, let id, let asset else { return nil }
         var track = AudioTrack(id: id, asset: asset, at: at ?? .zero, inPoint: inPoint, outPoint: outPoint, duration: duration,
                                volume: volume ?? 1, loop: loop ?? false, fadeIn: fadeIn, fadeOut: fadeOut, path: path)
         track.effects = effects ?? []
         track.captions = captions
+        track.label = label
         return track
     }
 

@@ -124,7 +124,8 @@ extension ObjectShape {
     /// An entry of `timeline.audio` (SPEC §3.2).
     public static let audioTrack = ObjectShape(
         name: "audio track",
-        allowed: ["id", "asset", "at", "in", "out", "duration", "volume", "loop", "fadeIn", "fadeOut", "effects", "captions"],
+        allowed: ["id", "asset", "at", "in", "out", "duration", "volume", "loop", "fadeIn", "fadeOut", "effects", "captions",
+                  "label"],
         required: ["id", "asset"])
 
     /// An entry of `timeline.ducking` (SPEC §3.3).

@@ -395,6 +395,7 @@ public enum ProjectSchema {
             FormatKey("chapters", arrayOf(ref("chapter")),
                       "Chapters in the clip's source time, placed where those instants play (they follow in, out and speed); not with freezeAt or reverse.",
                       default: .described("none")),
+            labelKey,
         ]
     }()
 
@@ -432,6 +433,15 @@ public enum ProjectSchema {
         ]
     }
 
+    /// `label` on clips and audio tracks: a note the renderer ignores (listed last in the unknown-key hint, where it
+    /// was added).
+    private static var labelKey: FormatKey {
+        FormatKey("label", object([("type", .string("string"))]),
+                  "A note for people and tools (reel cut writes why the stretch before it was cut); not rendered, and not carried into the explicit form.",
+                  default: .described("none"), example: #""after a cut of 2.1–3.4 s: silence (peak -52.3 dBFS)""#,
+                  listedLast: true)
+    }
+
     private static var audioTrackKeys: [FormatKey] {
         [
             FormatKey("id", object([("allOf", array([ref("id")])), ("not", object([("const", .string("main"))]))]),
@@ -457,6 +467,7 @@ public enum ProjectSchema {
             FormatKey("captions", ref("captions"),
                       "A caption file or transcript in the track's source time, shown where the track plays that sound (as a clip's captions follow its trim; docs/captions.md); not with loop.",
                       default: .described("none"), example: #"{"transcript": "talk.words.json"}"#),
+            labelKey,
         ]
     }
 

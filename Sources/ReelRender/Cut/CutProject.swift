@@ -24,6 +24,8 @@ public enum CutProject {
         var speed = Rational.one
         var fadeIn = Time.zero
         var fadeOut = Time.zero
+        /// Why the stretches around it were cut, for people reading the project (`label`); nil: nothing was.
+        var label: String?
         var reachesEnd: Bool { range.end >= input.duration }
         /// Its length on the timeline: its source length over its speed.
         var length: Time { (try? range.duration.divided(by: speed)) ?? range.duration }
@@ -57,12 +59,15 @@ public enum CutProject {
                 if let track = input.audioTrack { asset.append(("audioTrack", .number(String(track)))) }
                 assets.append((id, .object(JSONObject(values: asset))))
                 if index < captions.count, let attached = captions[index] { captionsOfAsset[id] = attached }
-                for piece in input.pieces {
+                func isFast(_ piece: CutPiece) -> Bool { silenceSpeed != nil && piece.reasons == [.silence] }
+                let labels = self.labels(input.pieces, placing: { $0.kept || isFast($0) })
+                for (number, piece) in input.pieces.enumerated() {
                     var entries = [Placed(asset: id, input: input, range: piece.range, at: position)]
                     if !piece.kept {
-                        guard let silenceSpeed, piece.reasons == [.silence] else { continue }
+                        guard let silenceSpeed, isFast(piece) else { continue }
                         entries = try fast(entries[0], speed: silenceSpeed)
                     }
+                    entries[0].label = labels[number]
                     for var entry in entries {
                         entry.at = position
                         placed.append(entry)
@@ -187,7 +192,8 @@ public enum CutProject {
         for input in inputs {
             let name = URL(fileURLWithPath: input.path).lastPathComponent
             let file = URL(fileURLWithPath: input.path).standardizedFileURL.path
-            for piece in input.pieces where piece.kept {
+            let labels = Self.labels(input.pieces, placing: \.kept)
+            for (index, piece) in input.pieces.enumerated() where piece.kept {
                 let sourceIn = frames(piece.range.start), sourceOut = frames(piece.range.end)
                 guard sourceOut > sourceIn else { continue }
                 event += 1
@@ -196,6 +202,7 @@ public enum CutProject {
                              + "\(timecode(sourceIn)) \(timecode(sourceOut)) \(timecode(record)) \(timecode(recordOut))")
                 lines.append("* FROM CLIP NAME: \(name)")
                 lines.append("* SOURCE FILE: \(file)")
+                if let label = labels[index] { lines.append("* COMMENT: " + String(label.map { $0.isNewline ? " " : $0 })) }
                 lines.append("")
                 record = recordOut
             }
@@ -266,6 +273,7 @@ public enum CutProject {
             members.append(("speed", speed.denominator == 1 ? .number(String(speed.numerator)) : time(Time(speed))))
         }
         if let captions { members.append(("captions", captions)) }
+        if let label = piece.label { members.append(("label", .string(label))) }
         return .object(JSONObject(values: members))
     }
 
@@ -280,7 +288,65 @@ public enum CutProject {
         if piece.fadeIn > .zero { members.append(("fadeIn", time(piece.fadeIn))) }
         if piece.fadeOut > .zero { members.append(("fadeOut", time(piece.fadeOut))) }
         if let captions { members.append(("captions", captions)) }
+        if let label = piece.label { members.append(("label", .string(label))) }
         return .object(JSONObject(values: members))
+    }
+
+    // MARK: Labels
+
+    /// The `label` of each piece of one source that goes into the project (`placing`), by its index: why the
+    /// stretches since the piece placed before it were cut ("after a cut of 2.1–3.4 s: silence (peak -52.3
+    /// dBFS)"), for a removed piece placed anyway (a silence played fast) what it is, and for the last placed piece
+    /// what was cut after it to the source's end. Pieces with nothing to say have no entry.
+    static func labels(_ pieces: [CutPiece], placing: (CutPiece) -> Bool) -> [Int: String] {
+        var labels: [Int: [String]] = [:]
+        var cut: [CutPiece] = []
+        var last: Int?
+        for (index, piece) in pieces.enumerated() {
+            guard placing(piece) else {
+                cut.append(piece)
+                continue
+            }
+            if !cut.isEmpty { labels[index, default: []].append("after " + cutText(cut)) }
+            if !piece.kept { labels[index, default: []].append("\(describe(piece)), played fast") }
+            cut = []
+            last = index
+        }
+        if let last, !cut.isEmpty { labels[last, default: []].append("then " + cutText(cut) + " to the source's end") }
+        return labels.mapValues { $0.joined(separator: "; ") }
+    }
+
+    /// "a cut of 2.1–3.4 s: silence (peak -52.3 dBFS)", one clause per stretch, joined with "and".
+    private static func cutText(_ cuts: [CutPiece]) -> String {
+        cuts.map { "a cut of " + describe($0) }.joined(separator: " and ")
+    }
+
+    /// A removed stretch in source seconds and its reasons: "2.1–3.4 s: silence (peak -52.3 dBFS) and filler \"um\"".
+    private static func describe(_ piece: CutPiece) -> String {
+        let reasons = piece.reasons.map { reason -> String in
+            switch reason {
+            case .silence:
+                guard let level = piece.level else { return "silence" }
+                return level.isFinite ? "silence (peak \(String(format: "%.1f", level)) dBFS)" : "silence (digital silence)"
+            case .removed: return "removed by hand (--remove)"
+            case .short: return "a piece shorter than --min-clip between cuts"
+            case .still: return "a still picture"
+            case .filler, .word:
+                let words = piece.words.map { "\"\($0)\"" }.joined(separator: ", ")
+                let noun = reason == .filler ? "filler" : "word"
+                return words.isEmpty ? noun : "\(noun) \(words)"
+            }
+        }
+        // A stretch cut for words of both kinds names the words once.
+        var unique: [String] = []
+        for reason in reasons where !unique.contains(reason) { unique.append(reason) }
+        return "\(secondsText(piece.range.start))–\(secondsText(piece.range.end)) s: " + unique.joined(separator: " and ")
+    }
+
+    /// Seconds as the labels write them: at most three decimals, trailing zeros dropped.
+    private static func secondsText(_ t: Time) -> String {
+        guard case .number(let text) = number(t.seconds, places: 3) else { return "\(t.seconds)" }
+        return text
     }
 
     // MARK: Values

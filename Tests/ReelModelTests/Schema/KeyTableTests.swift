@@ -89,7 +89,7 @@ struct KeyTableTests {
         #expect(ObjectShape.clip.allowed == [
             "asset", "in", "out", "duration", "speed", "volume", "muted", "fit", "pitch", "transition", "audioLead",
             "audioTail", "position", "scale", "rotation", "crop", "animations", "captions", "effects", "cornerRadius",
-            "mask", "audioEffects", "freezeAt", "reverse", "motion", "chapters", "timeMap",
+            "mask", "audioEffects", "freezeAt", "reverse", "motion", "chapters", "timeMap", "label",
         ])
         #expect(ObjectShape.title.allowed == [
             "text", "font", "size", "color", "align", "outline", "shadow", "background", "lineSpacing", "weight", "style",
