@@ -6,19 +6,45 @@ import ReelTime
 /// compositor as any render, reading its media through the same opener), one child frame at a time, held until
 /// the next is asked for. Source time s shows the child's frame n = ⌊s / frameDuration⌋ (for a reversed
 /// segment the last frame before s), clamped to the child's frames, as a decoder shows a file's.
+///
+/// The child is drawn at the size its placement needs (docs/format.md "Compositions", docs/decisions.md): at a
+/// whole drawing scale k (`drawingScale`) its canvas is k × its nominal size and all its geometry, titles, shapes,
+/// SVG images and captions are drawn k times larger (a render scale of k, as `renderScale` draws smaller), while
+/// its media are scaled from their decoded size as always. The picture then stands for the nominal size
+/// (`TrackFrame.fullSize`), so the parent places it exactly where the nominal picture goes. Scale 1 is the child
+/// rendered as it is. The latest two scales keep their cores (a `fit: blur` fill at 1 beside its clip drawn larger,
+/// or a zoom crossing a step, do not rebuild one every frame).
 final class CompositionVideoReader: VideoSourceReader {
-    private let core: RenderCore
+    /// The largest drawing scale: 4 × the nominal size (16 × its pixels).
+    static let maximumScale = 4
+    /// No drawing larger than this on a side, whatever the scale asked.
+    static let largestSide = 8192
+    /// How far past a whole scale a placement may go and still be drawn at it (a picture enlarged by at most 5 %).
+    static let tolerance = 0.05
+    /// How many drawing scales keep their core.
+    private static let keptScales = 2
+
+    private struct Drawing {
+        let scale: Int
+        let core: RenderCore
+        var shown: (index: Int64, picture: VideoFrame)? = nil
+    }
+
+    private let child: NestedComposition
+    private let opener: any SourceOpener
     private let frameDuration: Time
     /// The child's frames: ⌈duration / frameDuration⌉.
     private let frameCount: Int64
     private let backwards: Bool
-    private var shown: (index: Int64, picture: VideoFrame)?
+    /// Cores by drawing scale, the latest used last.
+    private var drawings: [Drawing] = []
 
-    /// A reader of `child`'s pictures, opening its media through `opener`; `backwards` for a reversed segment.
-    init(_ child: NestedComposition, opener: any SourceOpener, backwards: Bool) throws(RenderError) {
+    /// A reader of `child`'s pictures, opening its media through `opener`; `backwards` for a reversed segment;
+    /// its first core drawn at `scale`.
+    init(_ child: NestedComposition, opener: any SourceOpener, backwards: Bool, scale: Int = 1) throws(RenderError) {
         let compiled = child.compiled
-        core = try RenderCore(project: compiled, catalog: SourceCatalog(project: compiled, facts: child.facts),
-                              opener: opener, compositor: makeCompositor(for: compiled), depth: 1)
+        self.child = child
+        self.opener = opener
         frameDuration = compiled.frameDuration
         do {
             frameCount = try compiled.duration.quotient(dividingBy: compiled.frameDuration, rounding: .up)
@@ -26,9 +52,44 @@ final class CompositionVideoReader: VideoSourceReader {
             throw RenderError(.internal, "the composition's length \(compiled.duration) s has no frame count")
         }
         self.backwards = backwards
+        drawings = [Drawing(scale: scale, core: try core(scale: scale))]
+    }
+
+    /// The whole scale a child of `nominal` size is drawn at when shown `shown` canvas pixels per nominal pixel
+    /// (per axis; nil: not known, or effects in nominal pixels run on it): the larger axis rounded up, less
+    /// `tolerance`; at least 1, at most `maximumScale` and `largestSide`.
+    static func drawingScale(shown: LayerPoint?, nominal: PixelSize) -> Int {
+        guard let shown else { return 1 }
+        let largest = max(abs(shown.x), abs(shown.y))
+        guard largest.isFinite, largest > 1 + tolerance else { return 1 }
+        let limit = max(1, min(maximumScale, largestSide / max(1, nominal.width, nominal.height)))
+        return min(limit, Int((largest - tolerance).rounded(.up)))
+    }
+
+    /// The child drawn `scale` times larger: its canvas and render scale multiplied, nothing else changed.
+    static func scaled(_ compiled: CompiledProject, by scale: Int) -> CompiledProject {
+        guard scale != 1 else { return compiled }
+        var scaled = compiled
+        let k = Int64(scale)
+        scaled.encodedSize = PixelSize(width: compiled.encodedSize.width * scale, height: compiled.encodedSize.height * scale)
+        let renderScale = compiled.videoComposition.renderScale
+        scaled.videoComposition.renderScale = Rational(renderScale.numerator * k, renderScale.denominator)
+        scaled.output.renderScale = scaled.videoComposition.renderScale
+        return scaled
+    }
+
+    private func core(scale: Int) throws(RenderError) -> RenderCore {
+        let compiled = Self.scaled(child.compiled, by: scale)
+        return try RenderCore(project: compiled, catalog: SourceCatalog(project: compiled, facts: child.facts),
+                              opener: opener, compositor: makeCompositor(for: compiled), depth: 1)
     }
 
     func frame(at sourceTime: Time) throws(MediaError) -> VideoFrame {
+        try frame(at: sourceTime, scale: 1)
+    }
+
+    /// The child's picture for `sourceTime` drawn at whole scale `scale` (`drawingScale`): `scale` × its nominal size.
+    func frame(at sourceTime: Time, scale: Int) throws(MediaError) -> VideoFrame {
         var index: Int64
         do {
             index = backwards ? try sourceTime.quotient(dividingBy: frameDuration, rounding: .up) - 1
@@ -37,17 +98,31 @@ final class CompositionVideoReader: VideoSourceReader {
             throw MediaError(.internal, "source time \(sourceTime) s has no frame of the composition")
         }
         index = min(max(index, 0), max(frameCount - 1, 0))
-        if let shown, shown.index == index { return shown.picture }
+        var drawing: Drawing
+        if let kept = drawings.firstIndex(where: { $0.scale == scale }) {
+            drawing = drawings.remove(at: kept)
+        } else {
+            do {
+                drawing = Drawing(scale: scale, core: try core(scale: scale))
+            } catch {
+                throw MediaError(error.kind.mediaKind, error.message)
+            }
+        }
+        defer {
+            drawings.append(drawing)
+            if drawings.count > Self.keptScales { drawings.removeFirst() }
+        }
+        if let shown = drawing.shown, shown.index == index { return shown.picture }
         let sink = PictureSink()
         do {
-            try core.render(at: try Time.frames(index, frameDuration: frameDuration), into: sink)
+            try drawing.core.render(at: try Time.frames(index, frameDuration: frameDuration), into: sink)
         } catch let error as RenderError {
             throw MediaError(error.kind.mediaKind, error.message)
         } catch {
             throw MediaError(.internal, "frame \(index) of the composition has no time")
         }
         guard let picture = sink.picture else { throw MediaError(.internal, "the composition's compositor returned no picture") }
-        shown = (index, picture)
+        drawing.shown = (index, picture)
         return picture
     }
 }
@@ -101,11 +176,12 @@ final class CompositionAudioReader: AudioSourceReader {
 
 extension SourceOpener {
     /// A reader of composition asset pictures or of a file's video stream, as `entry` says.
-    func openVideo(_ entry: SourceCatalog.Entry?, path: String?, stream: Int, reversed: Bool) throws(RenderError)
-        -> any VideoSourceReader
+    /// A composition's first pictures are drawn at `scale` (`CompositionVideoReader.drawingScale`).
+    func openVideo(_ entry: SourceCatalog.Entry?, path: String?, stream: Int, reversed: Bool, scale: Int = 1)
+        throws(RenderError) -> any VideoSourceReader
     {
         if case .composition(let child)? = entry?.kind {
-            return try CompositionVideoReader(child, opener: self, backwards: reversed)
+            return try CompositionVideoReader(child, opener: self, backwards: reversed, scale: scale)
         }
         guard let path else { throw RenderError(.internal, "a video source has no file") }
         do {

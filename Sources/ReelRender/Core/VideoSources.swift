@@ -85,7 +85,8 @@ final class VideoSources {
 
     /// The picture track `trackID` shows at `time` (composition seconds), or nil where the track is empty.
     /// `shownScale`: canvas pixels per source pixel along each axis where the layer is placed now; an SVG image is
-    /// drawn at its nominal size times this (sharp however far it is enlarged), and stands for its nominal size
+    /// drawn at its nominal size times this (sharp however far it is enlarged), and a composition at a whole scale
+    /// of its nominal size near it (`CompositionVideoReader.drawingScale`); both stand for their nominal size
     /// (`TrackFrame.fullSize`). nil: at its nominal size.
     func frame(track trackID: Int, at time: Time, shownScale: LayerPoint? = nil) throws(RenderError) -> TrackFrame? {
         guard let segment = segment(of: trackID, at: time), let asset = segment.asset,
@@ -107,12 +108,20 @@ final class VideoSources {
         }
         let key = ReaderKey(track: readerTrack(trackID), asset: asset, stream: stream,
                             reversed: segment.timing == .reversed)
+        // A composition is drawn at the size it is shown (a whole scale of its nominal size, which it stands for).
+        var nominal: PixelSize?
+        var scale = 1
+        if case .composition(let child)? = entry?.kind {
+            nominal = child.compiled.encodedSize
+            scale = CompositionVideoReader.drawingScale(shown: shownScale, nominal: child.compiled.encodedSize)
+        }
         let reader: any VideoSourceReader
         if let open = readers[key] {
             reader = open
         } else {
             do {
-                reader = try opener.openVideo(entry, path: entry?.path, stream: stream, reversed: key.reversed)
+                reader = try opener.openVideo(entry, path: entry?.path, stream: stream, reversed: key.reversed,
+                                              scale: scale)
             } catch {
                 throw RenderError(error.kind, "asset \"\(asset)\": " + error.message)
             }
@@ -125,6 +134,10 @@ final class VideoSources {
             throw RenderError(.internal, "cannot map \(time) s into asset \"\(asset)\": \(error)")
         }
         do {
+            if let composition = reader as? CompositionVideoReader, scale != 1 {
+                return TrackFrame(picture: try composition.frame(at: sourceTime, scale: scale), rotation: 0,
+                                  displaySize: entry?.displaySize, fit: segment.fit, fullSize: nominal)
+            }
             return TrackFrame(picture: try reader.frame(at: sourceTime), rotation: entry?.rotation ?? 0,
                               displaySize: entry?.displaySize, fit: segment.fit)
         } catch {
