@@ -38,7 +38,7 @@ import Testing
         return (try run(reel.path, ["render", path.path, "-o", out.path, "--force", "--quiet"]), out)
     }
 
-    /// Frame `frame` of `url` as luma samples, 160×120.
+    /// Frame `frame` of `url` as luma samples, 160×120, in full range (ffmpeg's `gray` maps 16…235 to 0…255).
     func luma(_ url: URL, frame: Int) throws -> [Int] {
         [UInt8](try runChecked("ffmpeg", ["-v", "error", "-i", url.path, "-vf", "select=eq(n\\,\(frame))", "-frames:v", "1",
                                            "-pix_fmt", "gray", "-f", "rawvideo", "-"])).map { Int($0) }
@@ -103,7 +103,8 @@ import Testing
         let side = Int(radius.rounded(.up)) + 2
         for y in 0..<side {
             for x in 0..<side {
-                let expected = 16 + 219 * Self.cornerCoverage(x, y, radius: radius)
+                // ffmpeg's gray output is full range: black 0, white 255.
+                let expected = 255 * Self.cornerCoverage(x, y, radius: radius)
                 let error = abs(Double(pixels[y * 160 + x]) - expected)
                 worst = max(worst, error)
                 total += error
