@@ -517,6 +517,96 @@ def run_effects(reel, rounds, warmup):
     return results
 
 
+LAYERS_WIDTH, LAYERS_HEIGHT = 640, 360
+# Uses of one lower third in the layers part, each USE_SECONDS long (issue 38 point 5: a lower third per speaker).
+USES, USE_SECONDS = 20, 2
+LOWER_THIRD = {"size": [400, 80], "shape": {"type": "rectangle", "size": [380, 64], "cornerRadius": 12, "fill": "#1E3A8AE0"}}
+
+
+def layers_projects(source):
+    """(name, project, extra files) of the layers part: a video under 20 lower thirds, each a composition file used as
+    a video overlay (its title's name set by the asset's `with`), against the same title and shape written inline 20
+    times; and a matted overlay (a luma track matte) against the same overlay without it."""
+    output = {"size": [LAYERS_WIDTH, LAYERS_HEIGHT], "frameRate": FPS,
+              "video": {"codec": "h264", "crf": CRF, "encoderPreset": ENCODER_PRESET}, "audio": False}
+    seconds = USES * USE_SECONDS
+    clip = {"asset": "video", "duration": seconds}
+    width, height = LOWER_THIRD["size"]
+    # A child's picture is opaque (its background where nothing covers it): the inline form draws that box too.
+    child = {"reel": 1, "output": {"path": "unused.mp4", "size": [width, height], "frameRate": FPS, "background": "#000000"},
+             "variables": {"name": {"type": "string", "default": "Speaker"}},
+             "assets": {},
+             "timeline": {"clips": [{"gap": USE_SECONDS}],
+                          "overlays": [{"shape": LOWER_THIRD["shape"], "start": 0, "duration": USE_SECONDS}],
+                          "titles": [{"text": "{{name}}", "size": 36, "start": 0, "duration": USE_SECONDS}]}}
+    place = [0.35, 0.85]
+    nested = {"reel": 1, "output": {**output, "path": str(WORK / "layers-nested.mp4")},
+              "assets": {"video": {"path": str(source)},
+                         **{f"lt{i}": {"composition": "layers-lower-third.json", "with": {"name": f"Speaker {i + 1}"}}
+                            for i in range(USES)}},
+              "timeline": {"clips": [clip],
+                           "overlays": [{"video": f"lt{i}", "start": i * USE_SECONDS, "position": place}
+                                        for i in range(USES)]}}
+    inline = {"reel": 1, "output": {**output, "path": str(WORK / "layers-inline.mp4")},
+              "assets": {"video": {"path": str(source)}},
+              "timeline": {"clips": [clip],
+                           "overlays": [layer for i in range(USES) for layer in (
+                               {"shape": {"type": "rectangle", "size": [width, height], "fill": "#000000"},
+                                "start": i * USE_SECONDS, "duration": USE_SECONDS, "position": place},
+                               {"shape": LOWER_THIRD["shape"], "start": i * USE_SECONDS, "duration": USE_SECONDS,
+                                "position": place})],
+                           "titles": [{"text": f"Speaker {i + 1}", "size": 36, "start": i * USE_SECONDS,
+                                       "duration": USE_SECONDS, "position": place} for i in range(USES)]}}
+    # The matte case: a picture-in-picture overlay cut by a moving luma matte (a white disc on black) against the
+    # same overlay uncut.
+    matte = {"video": "matte", "start": 0, "size": [LAYERS_WIDTH, LAYERS_HEIGHT]}
+    overlay = {"video": "video", "start": 0, "in": 1, "duration": seconds, "size": [320, 180], "position": [0.7, 0.35]}
+    matted = {"reel": 1, "output": {**output, "path": str(WORK / "layers-matted.mp4")},
+              "assets": {"video": {"path": str(source)}, "matte": {"path": str(MEDIA / "layers-matte.mp4")}},
+              "timeline": {"clips": [clip], "overlays": [{**overlay, "mask": {"track": 1, "channel": "luma"}}, matte]}}
+    plain = {"reel": 1, "output": {**output, "path": str(WORK / "layers-plain.mp4")},
+             "assets": {"video": {"path": str(source)}},
+             "timeline": {"clips": [clip], "overlays": [overlay]}}
+    return [("20 nested", nested, {"layers-lower-third.json": child}), ("20 inline", inline, {}),
+            ("matted", matted, {}), ("unmatted", plain, {})]
+
+
+def run_layers(reel, rounds, warmup):
+    """The cost of nested compositions and track mattes (issue 38 point 5): 20 uses of one lower-third composition
+    against its layers written inline 20 times, and a matted overlay against the same overlay without the matte, as
+    CPU ratios. Prints medians; returns every measurement."""
+    seconds = USES * USE_SECONDS
+    source = MEDIA / f"layers-{LAYERS_WIDTH}x{LAYERS_HEIGHT}-{seconds}s.mp4"
+    matte = MEDIA / "layers-matte.mp4"
+    MEDIA.mkdir(parents=True, exist_ok=True)
+    WORK.mkdir(parents=True, exist_ok=True)
+    if not source.exists():
+        run_quietly(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                     f"testsrc2=size={LAYERS_WIDTH}x{LAYERS_HEIGHT}:rate={FPS}:duration={seconds + 1}",
+                     "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-g", str(SOURCE_GOP),
+                     str(source)], "layers source")
+    if not matte.exists():
+        run_quietly(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                     f"color=black:s={LAYERS_WIDTH}x{LAYERS_HEIGHT}:r={FPS}:d={seconds},format=gray,"
+                     f"geq=lum='255*lte(pow(X-{LAYERS_WIDTH * 0.7}-60*sin(T),2)+pow(Y-{LAYERS_HEIGHT * 0.35},2),6400)'",
+                     "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", str(matte)], "layers matte")
+    commands = {}
+    for name, project, files in layers_projects(source):
+        for file, child in files.items():
+            (WORK / file).write_text(json.dumps(child, indent=2) + "\n")
+        commands[name] = reel_render_args(reel, write_project(project, "layers-" + name.replace(" ", "-")))
+    print(f"\n== layers: {seconds} s of {LAYERS_WIDTH}x{LAYERS_HEIGHT} at {FPS} fps; {USES} uses of a lower-third "
+          f"composition vs its layers inline, a track-matted overlay vs the overlay alone; load average "
+          f"{os.getloadavg()[0]:.2f}", flush=True)
+    results = timed_rounds(commands, rounds, warmup, "layers")
+    print(f"\n{'':12} {'wall s':>8} {'cpu s':>8} {'cpu ratio':>10}")
+    for name, base in (("20 nested", "20 inline"), ("20 inline", "20 inline"), ("matted", "unmatted"), ("unmatted", "unmatted")):
+        wall, cpu = medians(results[name])
+        print(f"{name:12} {wall:8.2f} {cpu:8.2f} {cpu / medians(results[base])[1]:10.3f}  (vs {base})")
+    print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
+    return results
+
+
 def ensure_talk_media(seconds):
     """A mono 48 kHz speech-like talk (noise in syllables over hiss and hum) of `seconds`, as FLAC, made once."""
     talk = MEDIA / f"talk-{seconds}s.flac"
@@ -1554,6 +1644,9 @@ def parse_arguments():
                              "(default: %(default)s)")
     parser.add_argument("--report-rounds", type=int, default=1,
                         help="timed rounds of the report part (default: %(default)s)")
+    parser.add_argument("--layers-rounds", type=int, default=3,
+                        help="timed rounds of the layers part (20 uses of a lower-third composition vs its layers inline, "
+                             "a track-matted overlay vs none; 40 s at 640x360); 0 to skip (default: %(default)s)")
     parser.add_argument("--renditions-rounds", type=int, default=3,
                         help="timed rounds of the renditions part (three sizes in one pass vs three renders); 0 to "
                              "skip (default: %(default)s)")
@@ -1605,6 +1698,7 @@ def main():
         effects = {} if args.ffmpeg_only or args.effects_rounds < 1 else run_effects(reel, args.effects_rounds, args.warmup)
         renditions = ({} if args.ffmpeg_only or args.renditions_rounds < 1
                       else run_renditions(reel, args.renditions_rounds, args.warmup))
+        layers = {} if args.ffmpeg_only or args.layers_rounds < 1 else run_layers(reel, args.layers_rounds, args.warmup)
         cut = ({} if args.ffmpeg_only or args.cut_minutes < 1 or args.cut_rounds < 1
                else run_cut(reel, args.cut_minutes, args.cut_rounds, args.warmup))
         scenes = ({} if args.ffmpeg_only or args.scene_minutes < 1 or args.cut_rounds < 1
@@ -1630,6 +1724,7 @@ def main():
             "batch": {step: [vars(m) for m in runs] for step, runs in batched.items()},
             "effects": {name: [vars(m) for m in runs] for name, runs in effects.items()},
             "renditions": {name: [vars(m) for m in runs] for name, runs in renditions.items()},
+            "layers": {name: [vars(m) for m in runs] for name, runs in layers.items()},
             "cut": {name: [vars(m) for m in runs] for name, runs in cut.items()},
             "scenes": {name: [vars(m) for m in runs] for name, runs in scenes.items()},
             "report": {name: [vars(m) for m in runs] for name, runs in reported.items()},

@@ -29,20 +29,31 @@ struct EffectCompiler: CompilerPart {
                 let scaleY = max(1e-9, (placement.c * placement.c + placement.d * placement.d).squareRoot())
                 mask.cornerRadius = LayerPoint(x: mask.cornerRadius.x / scaleX, y: mask.cornerRadius.y / scaleY)
                 mask.feather /= scale
+                if let keys = written.ramps.cornerRadius {
+                    effect.ramps.cornerRadius = Self.shifted(keys, by: clip.target.start) {
+                        LayerPoint(x: $0.x / scaleX, y: $0.y / scaleY)
+                    }
+                }
                 if written.rect == nil, let visible = Self.visibleSource(clip) {
-                    // Centred on the visible picture, the written size (canvas pixels) or the picture's own.
-                    func centred(_ size: LayerPoint?) -> CropRect {
+                    // The written size (canvas pixels) or the picture's own, its centre at the written fraction of
+                    // the visible picture (its middle when none).
+                    func placed(_ size: LayerPoint?, _ position: LayerPoint?) -> CropRect {
                         let width = size.map { $0.x / scaleX } ?? visible.width
                         let height = size.map { $0.y / scaleY } ?? visible.height
-                        return CropRect(x: visible.x + (visible.width - width) / 2, y: visible.y + (visible.height - height) / 2,
-                                        width: width, height: height)
+                        let centre = position ?? LayerPoint(x: 0.5, y: 0.5)
+                        return CropRect(x: visible.x + visible.width * centre.x - width / 2,
+                                        y: visible.y + visible.height * centre.y - height / 2, width: width, height: height)
                     }
-                    effect.rect = centred(mask.size)
-                    // An animated size: keys of the centred rectangle, in composition time.
-                    if let keys = mask.sizeKeys { effect.ramps.rect = Self.shifted(keys, by: clip.target.start, centred) }
+                    effect.rect = placed(mask.size, mask.position)
+                    // An animated size or position: keys of the placed rectangle, in composition time.
+                    effect.ramps.rect = Self.placedKeys(size: mask.sizeKeys, position: mask.positionKeys, of: mask,
+                                                        frameDuration: clip.frameDuration, placed)
+                        .map { Self.shifted($0, by: clip.target.start) { $0 } }
                 }
                 mask.size = nil
                 mask.sizeKeys = nil
+                mask.position = nil
+                mask.positionKeys = nil
                 effect.kind = .mask(mask)
             }
             if let rect = written.rect { effect.rect = Self.sourceBounds(of: rect, placement: placement) }
@@ -95,6 +106,50 @@ struct EffectCompiler: CompilerPart {
                 instructions[i].layers[j].effects = effects
                 instructions[i].layers[j].matte = clip.clip.matte
             }
+        }
+    }
+
+    /// The keys of a mask's rectangle `placed(size, position)` (in the clip's time) from its keyed size and position:
+    /// key for key when only one is keyed, or when both share their times and easings (the rectangle is linear in
+    /// each, so a ramp of the one is the ramp of the rectangle); otherwise the rectangle at every frame from the
+    /// clip's start to the last key's end, each a step key, which is what a render evaluates anyway. Nil: neither
+    /// is keyed.
+    static func placedKeys(size: KeyList<LayerPoint>?, position: KeyList<LayerPoint>?, of mask: LayerMask,
+                           frameDuration: Time, _ placed: (LayerPoint?, LayerPoint?) -> CropRect) -> KeyList<CropRect>? {
+        switch (size, position) {
+        case (nil, nil):
+            return nil
+        case (let size?, nil):
+            return shifted(size, by: .zero) { placed($0, mask.position) }
+        case (nil, let position?):
+            return shifted(position, by: .zero) { placed(mask.size, $0) }
+        case (let size?, let position?):
+            if size.keys.count == position.keys.count {
+                let zipped = zip(size.keys, position.keys).map { pair -> Key<CropRect>? in
+                    switch pair {
+                    case (.set(let at, let s), .set(let other, let p)) where at == other:
+                        return .set(at: at, value: placed(s, p))
+                    case (.ramp(let range, let s0, let s1, let easing), .ramp(let other, let p0, let p1, let otherEasing))
+                        where range == other && easing == otherEasing:
+                        return .ramp(range, from: placed(s0, p0), to: placed(s1, p1), easing: easing)
+                    default:
+                        return nil
+                    }
+                }
+                if zipped.allSatisfy({ $0 != nil }) { return KeyList(zipped.compactMap { $0 }) }
+            }
+            let last = max(size.keys.last?.end ?? .zero, position.keys.last?.end ?? .zero)
+            let firstSize = size.keys.first?.values.first ?? mask.size
+            let firstPosition = position.keys.first?.values.first ?? mask.position
+            var keys: [Key<CropRect>] = []
+            var frame: Int64 = 0
+            while let t = try? frameDuration.multiplied(by: Rational(frame)), t <= last, keys.count < 1_000_000 {
+                let s = size.value(at: t, default: firstSize ?? LayerPoint(x: 0, y: 0), interpolate: LayerPoint.interpolate)
+                let p = position.value(at: t, default: firstPosition ?? LayerPoint(x: 0.5, y: 0.5), interpolate: LayerPoint.interpolate)
+                keys.append(.set(at: t, value: placed(firstSize == nil ? nil : s, p)))
+                frame += 1
+            }
+            return KeyList(keys)
         }
     }
 

@@ -55,6 +55,10 @@ public struct LayerEffect: Sendable, Hashable {
         if let keys = ramps.rect, let base = rect {
             effect.rect = keys.value(at: time, default: base, interpolate: CropRect.interpolate)
         }
+        if let keys = ramps.cornerRadius, case .mask(var mask) = effect.kind {
+            mask.cornerRadius = keys.value(at: time, default: mask.cornerRadius, interpolate: LayerPoint.interpolate)
+            effect.kind = .mask(mask)
+        }
         return effect
     }
 }
@@ -89,12 +93,14 @@ public struct EffectRamps: Sendable, Hashable {
     public var values: [EffectParameter: KeyList<Double>] = [:]
     /// The region `rect`, `[x, y, w, h]` per key.
     public var rect: KeyList<CropRect>?
+    /// A mask's `cornerRadius`, `[rx, ry]` per key.
+    public var cornerRadius: KeyList<LayerPoint>?
 
     /// No ramps.
     public init() {}
 
     /// Whether nothing is animated.
-    public var isEmpty: Bool { values.isEmpty && rect == nil }
+    public var isEmpty: Bool { values.isEmpty && rect == nil && cornerRadius == nil }
 }
 
 /// The `"type"` of an effect.
@@ -332,6 +338,12 @@ public struct LayerMask: Sendable, Hashable {
     /// Editing form only: `size` animated, keys of [width, height] in canvas pixels and the clip's time (the first
     /// key's value is `size`); the compiler turns them into keys of `rect`, each centred on the visible picture.
     public var sizeKeys: KeyList<LayerPoint>?
+    /// Editing form only, when the effect has no `rect`: where the shape's centre is, as a fraction [x, y] of the
+    /// layer's visible picture; nil: its centre, [0.5, 0.5]. The compiler turns it into `rect`.
+    public var position: LayerPoint?
+    /// Editing form only: `position` animated, keys of fractions [x, y] in the clip's time (the first key's value is
+    /// `position`); the compiler turns them, with `sizeKeys`, into keys of `rect`.
+    public var positionKeys: KeyList<LayerPoint>?
     /// An image file (as written, relative to the project's folder) whose `channel` is the coverage, stretched over
     /// the region, in place of the shape; nil: the shape.
     public var image: String?

@@ -96,6 +96,11 @@ public struct LayerPoint: Sendable, Hashable {
         self.x = x
         self.y = y
     }
+
+    /// `p` mixed towards `q` by `f`, each component linearly (what a ramp of points or sizes does).
+    public static func interpolate(_ p: LayerPoint, _ q: LayerPoint, _ f: Double) -> LayerPoint {
+        LayerPoint(x: p.x + (q.x - p.x) * f, y: p.y + (q.y - p.y) * f)
+    }
 }
 
 /// A layer's animatable properties at one instant.

@@ -1,4 +1,5 @@
 import Foundation
+import ReelTime
 
 /// A vector shape drawn as a layer (docs/format.md, "Shapes"): a rectangle (rounded or not), an ellipse, a polygon
 /// or an SVG path, filled with a colour or a linear gradient and stroked, drawn by Cairo at the output's resolution.
@@ -32,6 +33,32 @@ public struct ShapeStyle: Sendable, Hashable {
     public var fill: ShapeFill?
     /// A line along the outline, centred on it; nil: none.
     public var stroke: ShapeStroke?
+    /// `size` animated: keys of [width, height] in seconds from the layer's start (the first key's value is `size`).
+    public var sizeKeys: KeyList<LayerPoint>?
+    /// `cornerRadius` animated: keys of radii in seconds from the layer's start (the first key's value is
+    /// `cornerRadius`).
+    public var cornerRadiusKeys: KeyList<Double>?
+
+    /// Whether its geometry changes over time (it is then drawn again whenever it does).
+    public var isAnimated: Bool { sizeKeys != nil || cornerRadiusKeys != nil }
+
+    /// The shape as it is at `local` seconds from the layer's start: its keyed size and corner radius at their
+    /// values then, no keys left.
+    public func at(_ local: Time) -> ShapeStyle {
+        guard isAnimated else { return self }
+        var style = self
+        if let keys = sizeKeys { style.size = keys.value(at: local, default: size, interpolate: LayerPoint.interpolate) }
+        if let keys = cornerRadiusKeys { style.cornerRadius = keys.value(at: local, default: cornerRadius) }
+        style.sizeKeys = nil
+        style.cornerRadiusKeys = nil
+        return style
+    }
+
+    /// The largest box its size keys reach (its size when it has none): what the raster's limits are measured on.
+    public var largestSize: LayerPoint {
+        let sizes = (sizeKeys?.keys.flatMap(\.values) ?? []) + [size]
+        return LayerPoint(x: sizes.map(\.x).max() ?? size.x, y: sizes.map(\.y).max() ?? size.y)
+    }
 
     /// A shape of `kind` in a box of `size`, filled with `fill`.
     public init(kind: Kind, size: LayerPoint, fill: ShapeFill? = .color(RGBAColor(red: 255, green: 255, blue: 255))) {

@@ -133,7 +133,10 @@ struct EffectReader: FieldReader {
         case .mask:
             var mask = LayerMask()
             if let json = fields["cornerRadius"] {
-                if let radius = cornerRadius(json, path.key("cornerRadius"), units: units) { mask.cornerRadius = radius } else { valid = false }
+                if let radius = keyedCornerRadius(json, path.key("cornerRadius"), units: units) {
+                    mask.cornerRadius = radius.value
+                    ramps.cornerRadius = radius.keys
+                } else { valid = false }
             }
             mask.feather = value("feather") ?? mask.feather
             if let json = fields["invert"] {
@@ -217,9 +220,11 @@ extension EffectReader {
         var matte: LayerMatte?
         var valid = true
         if let json = fields["cornerRadius"] {
-            if let radius = cornerRadius(json, path.key("cornerRadius"), units: "canvas pixels") {
-                if radius.x > 0 || radius.y > 0 {
-                    masks.append(LayerEffect(kind: .mask(LayerMask(cornerRadius: radius)), path: path.key("cornerRadius")))
+            if let radius = keyedCornerRadius(json, path.key("cornerRadius"), units: "canvas pixels") {
+                if radius.keys != nil || radius.value.x > 0 || radius.value.y > 0 {
+                    var effect = LayerEffect(kind: .mask(LayerMask(cornerRadius: radius.value)), path: path.key("cornerRadius"))
+                    effect.ramps.cornerRadius = radius.keys
+                    masks.append(effect)
                 }
             } else { valid = false }
         }
@@ -275,6 +280,7 @@ extension EffectReader {
         var valid = true
         var mask = LayerMask()
         var shape = RegionShape.rectangle
+        var ramps = EffectRamps()
         if let json = fields["shape"], let shapeFields = object(json, path.key("shape"), .shape,
                                                                expected: "a shape object {\"type\", \"size\", …}") {
             let shapePath = path.key("shape")
@@ -306,7 +312,7 @@ extension EffectReader {
                     }
                     return size
                 }
-                if case .array(let elements) = json.value, case .object? = elements.first?.value {
+                if Self.isKeyList(json) {
                     if let keys = animatedKeys(json, shapePath.key("size"), value: size), let first = keys.keys.first?.values.first {
                         mask.size = first
                         mask.sizeKeys = keys
@@ -316,14 +322,27 @@ extension EffectReader {
                 } else { valid = false }
             }
             if !outlined, let json = shapeFields["cornerRadius"] {
-                if let radius = cornerRadius(json, shapePath.key("cornerRadius"), units: "canvas pixels") {
-                    mask.cornerRadius = radius
+                if let radius = keyedCornerRadius(json, shapePath.key("cornerRadius"), units: "canvas pixels") {
+                    mask.cornerRadius = radius.value
+                    ramps.cornerRadius = radius.keys
                 } else { valid = false }
             }
         } else if fields.has("shape") {
             valid = false
         }
-        var ramps = EffectRamps()
+        if let json = fields["position"] {
+            // The shape's centre as a fraction of the visible picture, or keys of such points (docs/format.md,
+            // "Animated masks").
+            let point = { (json: JSON, path: JSONPath) -> LayerPoint? in
+                self.point(json, path, what: "a point [x, y], a fraction of the visible picture", in: -100...100)
+            }
+            if Self.isKeyList(json) {
+                if let keys = animatedKeys(json, path.key("position"), value: point), let first = keys.keys.first?.values.first {
+                    mask.position = first
+                    mask.positionKeys = keys
+                } else { valid = false }
+            } else if let value = point(json, path.key("position")) { mask.position = value } else { valid = false }
+        }
         if let json = fields["feather"] {
             let range = PictureEffectParameter.row(.mask, "feather")?.range ?? 0...1024
             if case .array = json.value {
@@ -382,6 +401,15 @@ extension EffectReader {
         return valid
     }
 
+    /// A corner radius, or keys of them (docs/format.md, "Animated masks"): the value (the first key's when keyed)
+    /// and the keys; nil after reporting.
+    func keyedCornerRadius(_ json: JSON, _ path: JSONPath, units: String) -> (value: LayerPoint, keys: KeyList<LayerPoint>?)? {
+        guard Self.isKeyList(json) else { return cornerRadius(json, path, units: units).map { ($0, nil) } }
+        guard let keys = animatedKeys(json, path, value: { self.cornerRadius($0, $1, units: units) }),
+              let first = keys.keys.first?.values.first else { return nil }
+        return (first, keys)
+    }
+
     /// A corner radius: a number of `units` (both axes), or `[rx, ry]`; each from 0 to 65536.
     func cornerRadius(_ json: JSON, _ path: JSONPath, units: String) -> LayerPoint? {
         if case .array = json.value {
@@ -427,5 +455,12 @@ extension FieldReader {
             return nil
         }
         return keys
+    }
+
+    /// Whether `json` is written as a key list (an array of key objects) rather than a value (a number or an array
+    /// of numbers).
+    static func isKeyList(_ json: JSON) -> Bool {
+        if case .array(let elements) = json.value, case .object? = elements.first?.value { return true }
+        return false
     }
 }

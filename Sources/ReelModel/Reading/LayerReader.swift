@@ -166,13 +166,27 @@ struct LayerReader: FieldReader {
             error(path, "a shape needs \"type\"", hint: "add \"type\": rectangle, ellipse, polygon or path")
         }
         var size: LayerPoint?
+        var sizeKeys: KeyList<LayerPoint>?
+        let readSize = { (json: JSON, path: JSONPath) -> LayerPoint? in
+            guard let read = self.point(json, path, what: "a size [width, height] in pixels", in: 0...16384) else { return nil }
+            guard read.x > 0, read.y > 0 else {
+                self.error(path, "a shape's width and height must be greater than 0", hint: "write [width, height] in pixels")
+                return nil
+            }
+            return read
+        }
         if let json = fields["size"] {
-            if let read = point(json, path.key("size"), what: "a size [width, height] in pixels", in: 0...16384) {
-                if read.x > 0, read.y > 0 { size = read } else {
-                    error(path.key("size"), "a shape's width and height must be greater than 0", hint: "write [width, height] in pixels")
+            if Self.isKeyList(json) {
+                // Keys of sizes in the layer's time (docs/format.md, "Shapes"): a rectangle or an ellipse grows.
+                if kind == .polygon || kind == .path {
+                    error(path.key("size"), "a \(kind?.rawValue ?? "shape")'s box cannot be keyed: its points do not follow it",
+                          hint: "write one size, and animate the overlay's scale instead")
                     valid = false
-                }
-            } else { valid = false }
+                } else if let keys = animatedKeys(json, path.key("size"), value: readSize), let first = keys.keys.first?.values.first {
+                    size = first
+                    sizeKeys = keys
+                } else { valid = false }
+            } else if let read = readSize(json, path.key("size")) { size = read } else { valid = false }
         } else {
             error(path, "a shape needs \"size\", its box [width, height] in pixels", hint: "add \"size\": [width, height]")
             valid = false
@@ -184,8 +198,16 @@ struct LayerReader: FieldReader {
             valid = false
         }
         var style = ShapeStyle(kind: type, size: size ?? LayerPoint(x: 1, y: 1), fill: nil)
+        style.sizeKeys = sizeKeys
         if let json = fields["cornerRadius"] {
-            if let radius = double(json, path.key("cornerRadius"), in: 0...16384) { style.cornerRadius = radius } else { valid = false }
+            let radius = { (json: JSON, path: JSONPath) -> Double? in self.double(json, path, in: 0...16384) }
+            if Self.isKeyList(json) {
+                // Keys of radii in the layer's time.
+                if let keys = animatedKeys(json, path.key("cornerRadius"), value: radius), let first = keys.keys.first?.values.first {
+                    style.cornerRadius = first
+                    style.cornerRadiusKeys = keys
+                } else { valid = false }
+            } else if let value = radius(json, path.key("cornerRadius")) { style.cornerRadius = value } else { valid = false }
         }
         if type == .polygon {
             if let json = fields["points"], let elements = array(json, path.key("points"), expected: "an array of points [x, y]") {

@@ -104,6 +104,8 @@ public enum FormatReference {
         "numberKeys": "[{\"start\": 0, \"duration\": 2, \"from\": 4, \"to\": 16}]",
         "rectKeys": "[{\"start\": 0, \"duration\": 2, \"from\": [0, 0, 80, 40], \"to\": [200, 0, 80, 40]}]",
         "sizeKeys": "[{\"start\": 0, \"duration\": 2, \"from\": [100, 100], \"to\": [400, 300]}]",
+        "cornerRadiusKeys": "[{\"start\": 0, \"duration\": 1, \"from\": 0, \"to\": 24}]",
+        "pointKeys": "[{\"start\": 0, \"duration\": 2, \"from\": [0.2, 0.5], \"to\": [0.8, 0.5]}]",
     ]
 
     // MARK: Types
@@ -201,5 +203,6 @@ public enum FormatReference {
         "volumeKeys": ("gain keys", "key-lists"), "opacityKeys": ("opacity keys", "key-lists"),
         "transformKeys": ("transform keys", "key-lists"), "cropKeys": ("crop keys", "key-lists"),
         "numberKeys": ("number keys", "key-lists"), "rectKeys": ("rectangle keys", "key-lists"), "sizeKeys": ("size keys", "key-lists"),
+        "cornerRadiusKeys": ("corner radius keys", "key-lists"), "pointKeys": ("point keys", "key-lists"),
     ]
 }

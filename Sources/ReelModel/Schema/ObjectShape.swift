@@ -254,7 +254,7 @@ extension ObjectShape {
     }
 
     /// A clip's or an overlay's `mask` (docs/format.md, "Masks and rounded corners").
-    public static let mask = ObjectShape(name: "mask", allowed: ["shape", "image", "track", "channel", "feather", "invert"])
+    public static let mask = ObjectShape(name: "mask", allowed: ["shape", "image", "track", "channel", "feather", "invert", "position"])
 
     /// A layer instruction's `matte` (docs/format.md, "Track mattes"): a video track's picture as its alpha.
     public static let matte = ObjectShape(name: "matte", allowed: ["track", "channel", "invert", "feather"], required: ["track"])

@@ -573,7 +573,7 @@ public enum ProjectSchema {
     /// some of the objects of that kind take them (`drawnApart`: the object is then drawn from a track of its own).
     private static func cornerAndMaskKeys(onlyOn restriction: String? = nil, drawnApart: Bool = false,
                                           listedLast: Bool = false) -> [FormatKey] {
-        let rounds = "rounds the corners of the visible picture (its crop): a radius in canvas pixels, or [rx, ry]; a shorthand for a rounded-rectangle mask (docs/format.md, \"Masks and rounded corners\")."
+        let rounds = "rounds the corners of the visible picture (its crop): a radius in canvas pixels, or [rx, ry], or keys of them in the clip's time; a shorthand for a rounded-rectangle mask (docs/format.md, \"Masks and rounded corners\")."
         let shape = "a shape the picture is cut to: its per-pixel alpha is multiplied by the shape's coverage, after the effects (docs/format.md, \"Masks and rounded corners\")."
         func described(_ text: String, apart: Bool) -> String {
             guard let restriction else { return text.prefix(1).uppercased() + text.dropFirst() }
@@ -931,7 +931,7 @@ public enum ProjectSchema {
                       default: .described("the whole picture"), example: "[100, 60, 200, 120]"),
             FormatKey("shape", enumeration(RegionShape.allCases), "blur, pixelate, mask: rectangle, or ellipse: the ellipse inscribed in rect (needs rect, but for a mask, whose rect is the whole picture when absent), its edge anti-aliased.",
                       default: .string("rectangle"), example: #""ellipse""#),
-            FormatKey("cornerRadius", cornerRadiusValue, "mask: the radius of a rectangle's corners, or [rx, ry] (canvas pixels on a clip, source pixels on a layer instruction).",
+            FormatKey("cornerRadius", cornerRadiusValue, "mask: the radius of a rectangle's corners, or [rx, ry], or keys of them in the effect's time (canvas pixels on a clip, source pixels on a layer instruction).",
                       default: .number("0"), example: "24"),
         ] + parameterKeys(.mask) + [
             FormatKey("invert", boolean, "mask: keeps the picture outside the shape instead of inside.", default: .bool(false)),
@@ -1019,9 +1019,10 @@ public enum ProjectSchema {
             + audioParameterKeys(bands: true)
     }
 
-    /// A corner radius: one number for both axes, or [rx, ry].
+    /// A corner radius: one number for both axes, or [rx, ry], or keys of them.
     private static var cornerRadiusValue: JSONValue {
-        object([("oneOf", array([number(minimum: "0", maximum: "65536"), pair(number(minimum: "0", maximum: "65536"))]))])
+        object([("oneOf", array([number(minimum: "0", maximum: "65536"), pair(number(minimum: "0", maximum: "65536")),
+                                 ref("cornerRadiusKeys")]))])
     }
 
     private static var maskKeys: [FormatKey] {
@@ -1038,6 +1039,9 @@ public enum ProjectSchema {
                       "The width of the soft edge in canvas pixels: a gaussian blur of σ = feather / 2 across it; keys of widths in the clip's time animate it.",
                       default: .number("0"), example: "8"),
             FormatKey("invert", boolean, "Keeps the picture outside the shape instead of inside.", default: .bool(false)),
+            FormatKey("position", object([("oneOf", array([ref("point"), ref("pointKeys")]))]),
+                      "The centre of the shape (or image) as a fraction [x, y] of the visible picture; keys of points in the clip's time move it.",
+                      default: .value(pairValue("0.5", "0.5")), example: "[0.3, 0.5]"),
         ]
     }
 
@@ -1046,9 +1050,9 @@ public enum ProjectSchema {
             FormatKey("type", enumeration(ShapeStyle.Kind.allCases), "rectangle (corners rounded by cornerRadius), ellipse (inscribed in size), polygon (points) or path (SVG path data); a mask takes all four, without fill or stroke.",
                       default: .described("required for a shape overlay; rectangle in a mask"), example: #""ellipse""#),
             FormatKey("size", object([("oneOf", array([pair(number(minimum: "0", maximum: "65536")), ref("sizeKeys")]))]),
-                      "The box [width, height] in pixels at the render size, both greater than 0; a shape overlay's position places its centre, a mask's is centred on the picture. A rectangle or ellipse mask's size may be keys of sizes in the clip's time.",
+                      "The box [width, height] in pixels at the render size, both greater than 0; a shape overlay's position places its centre, a mask's position (the picture's centre by default) places it. A rectangle's or an ellipse's size may be keys of sizes, in the clip's time in a mask, from the overlay's start on a shape overlay.",
                       default: .described("required for a shape overlay; the visible picture's size in a mask"), example: "[400, 300]"),
-            FormatKey("cornerRadius", cornerRadiusValue, "rectangle: the corners' radius in pixels ([rx, ry] in a mask only).",
+            FormatKey("cornerRadius", cornerRadiusValue, "rectangle: the corners' radius in pixels ([rx, ry] in a mask only), or keys of radii (the clip's time in a mask, from the overlay's start on a shape overlay).",
                       default: .number("0"), example: "24"),
             FormatKey("points", arrayOf(ref("point")), "polygon: its corners [x, y] in the box's pixels from its top-left, at least 3, closed.",
                       default: .described("required for polygon"), example: "[[0, 100], [50, 0], [100, 100]]"),
@@ -1410,8 +1414,14 @@ public enum ProjectSchema {
                                    value: object([("type", .string("number"))]), curves: [.linear])),
             ("rectKeys", keyList("An animated effect region: keys of rectangles [x, y, width, height], in the effect's time.",
                                  value: effectRect, curves: [.linear])),
-            ("sizeKeys", keyList("An animated mask size: keys of sizes [width, height] in canvas pixels, in the clip's time.",
+            ("sizeKeys", keyList("An animated shape or mask size: keys of sizes [width, height] in pixels, in the clip's or the overlay's time.",
                                  value: pair(number(minimum: "0", maximum: "65536")), curves: [.linear])),
+            ("cornerRadiusKeys", keyList("An animated corner radius: keys of radii (a number, or [rx, ry] where the value takes it) in pixels, in the clip's or the overlay's time.",
+                                         value: object([("oneOf", array([number(minimum: "0", maximum: "65536"),
+                                                                         pair(number(minimum: "0", maximum: "65536"))]))]),
+                                         curves: [.linear])),
+            ("pointKeys", keyList("An animated mask position: keys of points [x, y], fractions of the visible picture, in the clip's time.",
+                                  value: ref("point"), curves: [.linear])),
         ]
     }
 

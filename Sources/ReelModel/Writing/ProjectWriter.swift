@@ -306,9 +306,15 @@ public enum ProjectWriter {
 
     /// A shape with its fill and stroke (docs/format.md, "Shapes").
     private static func shapeValue(_ style: ShapeStyle) -> JSONValue {
-        var members: [(String, JSONValue)] = [("type", .string(style.kind.rawValue)), ("size", pointValue(style.size))]
+        let size = style.sizeKeys.map { keysValue($0) { pointValue($0) } } ?? pointValue(style.size)
+        var members: [(String, JSONValue)] = [("type", .string(style.kind.rawValue)), ("size", size)]
         switch style.kind {
-        case .rectangle: if style.cornerRadius != 0 { members.append(("cornerRadius", numberValue(style.cornerRadius))) }
+        case .rectangle:
+            if let keys = style.cornerRadiusKeys {
+                members.append(("cornerRadius", keysValue(keys) { numberValue($0) }))
+            } else if style.cornerRadius != 0 {
+                members.append(("cornerRadius", numberValue(style.cornerRadius)))
+            }
         case .polygon: members.append(("points", .array(style.points.map { JSON(pointValue($0)) })))
         case .path: members.append(("path", .string(style.path ?? "")))
         case .ellipse: break
@@ -407,10 +413,13 @@ public enum ProjectWriter {
             if key.blend != ChromaKey.defaultBlend { members.append(("blend", numberValue(key.blend))) }
             if key.spill != ChromaKey.defaultSpill { members.append(("spill", numberValue(key.spill))) }
         case .mask(let mask):
-            let radius = mask.cornerRadius
-            if radius.x != 0 || radius.y != 0 {
-                members.append(("cornerRadius", radius.x == radius.y ? numberValue(radius.x)
-                                    : .array([JSON(numberValue(radius.x)), JSON(numberValue(radius.y))])))
+            func radiusValue(_ radius: LayerPoint) -> JSONValue {
+                radius.x == radius.y ? numberValue(radius.x) : .array([JSON(numberValue(radius.x)), JSON(numberValue(radius.y))])
+            }
+            if let keys = effect.ramps.cornerRadius {
+                members.append(("cornerRadius", keysValue(keys) { radiusValue($0) }))
+            } else if mask.cornerRadius.x != 0 || mask.cornerRadius.y != 0 {
+                members.append(("cornerRadius", radiusValue(mask.cornerRadius)))
             }
             if mask.feather != 0 { members.append(("feather", numberValue(mask.feather))) }
             if mask.invert { members.append(("invert", .bool(true))) }

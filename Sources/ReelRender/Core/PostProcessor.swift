@@ -25,6 +25,8 @@ final class PostProcessor {
         let level: Double
         /// For a title showing movie time (`{timecode}`, `{frame}`, `{time}`), the frame it shows; else nil.
         var frame: Int64?
+        /// For a shape whose size or corner radius is keyed, the time since its start it is drawn at; else nil.
+        var local: Time?
     }
 
     private let layers: [MovieLayer]
@@ -102,6 +104,11 @@ final class PostProcessor {
                 key.frame = (try? time.quotient(dividingBy: frameDuration, rounding: .down)) ?? 0
                 pictures = pictures.filter { $0.key.layer != index || $0.key.frame == key.frame }
             }
+            if case .shape(let style) = layer.content, style.isAnimated, let local = try? time - layer.timeRange.start {
+                // Its geometry changes: drawn again at each frame's values, the previous frame's picture dropped.
+                key.local = local
+                pictures = pictures.filter { $0.key.layer != index || $0.key.local == local }
+            }
             let picture = try self.picture(key)
             let placement = LayerBlender.Placement(
                 centre: LayerPoint(x: state.position.x * Double(canvas.width), y: state.position.y * Double(canvas.height)),
@@ -162,7 +169,7 @@ final class PostProcessor {
             raster = image
         case .shape(let style):
             raster = try ShapeRasterizer.rasterize(
-                style, scale: canvasScale * level, phase: LayerPoint(x: restX - evenFloor(restX), y: restY - evenFloor(restY)))
+                key.local.map { style.at($0) } ?? style, scale: canvasScale * level, phase: LayerPoint(x: restX - evenFloor(restX), y: restY - evenFloor(restY)))
         }
         let made = LayerPicture(raster)
         pictures[key] = made
@@ -182,7 +189,8 @@ final class PostProcessor {
             let side = Double(max(size?.width ?? 1, size?.height ?? 1)) * canvasScale
             limit = size == nil ? 2 : 2 * canvasSide / max(1, side)
         case .shape(let style):
-            limit = 2 * canvasSide / max(1, max(style.size.x, style.size.y) * canvasScale)
+            let size = style.largestSize
+            limit = 2 * canvasSide / max(1, max(size.x, size.y) * canvasScale)
         }
         limit = max(1, limit)
         return min(layer.largestScale, limit)

@@ -119,8 +119,8 @@ private let schemaPointers: [ObjectShape: [String]] = [
     .shapeStroke: ["#/$defs/shapeStroke"],
     .audioEffect: ["#/$defs/audioEffect"],
     .eqBand: ["#/$defs/eqBand"],
-    .stepKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys", "numberKeys", "rectKeys", "sizeKeys"].map { "#/$defs/\($0)/items/oneOf/0" },
-    .rampKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys", "numberKeys", "rectKeys", "sizeKeys"].map { "#/$defs/\($0)/items/oneOf/1" },
+    .stepKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys", "numberKeys", "rectKeys", "sizeKeys", "cornerRadiusKeys", "pointKeys"].map { "#/$defs/\($0)/items/oneOf/0" },
+    .rampKey: ["volumeKeys", "opacityKeys", "transformKeys", "cropKeys", "numberKeys", "rectKeys", "sizeKeys", "cornerRadiusKeys", "pointKeys"].map { "#/$defs/\($0)/items/oneOf/1" },
     .decomposedTransform: ["#/$defs/transform/oneOf/1"],
 ]
 
