@@ -269,23 +269,32 @@ import Testing
         let project = try #require(loaded.compiled, "\(loaded.diagnostics.map(\.humanText))")
         let facts = try #require(loaded.catalog).facts
 
-        func power(_ algorithm: PlayerItem.AudioTimePitchAlgorithm) throws -> (at440: Double, at880: Double) {
+        /// The power at 440 Hz and at 440 × rate in 0.2 s of the left channel, after the stretcher's first 0.1 s.
+        func power(_ algorithm: PlayerItem.AudioTimePitchAlgorithm, rate: Rational = Rational(2)) throws
+            -> (at440: Double, shifted: Double)
+        {
             let item = PlayerItem(project: project, facts: facts, policy: .localFilesOnly)
             item.audioTimePitchAlgorithm = algorithm
-            item.rate = 2
+            item.rate = rate.doubleValue
             let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 14_400 * 2)
             defer { buffer.deallocate() }
             #expect(item.readAudioWaiting(into: buffer, count: 14_400) == 14_400)
-            #expect(item.currentTime == Time(value: 3, timescale: 5))
-            // Skip the stretcher's first 0.1 s; look at the next 0.2 s of the left channel.
+            #expect(item.currentTime == (try Time(value: 14_400, timescale: 48_000).multiplied(by: rate)), "rate \(rate)")
             let left = (4_800..<14_400).map { buffer[2 * $0] }
             return (Spine.goertzel(left[...], frequency: 440, sampleRate: 48_000),
-                    Spine.goertzel(left[...], frequency: 880, sampleRate: 48_000))
+                    Spine.goertzel(left[...], frequency: 440 * rate.doubleValue, sampleRate: 48_000))
         }
         let kept = try power(.timeDomain)
-        #expect(kept.at440 > 100 * kept.at880, "time-domain stretch keeps 440 Hz: \(kept)")
+        #expect(kept.at440 > 100 * kept.shifted, "time-domain stretch keeps 440 Hz: \(kept)")
         let shifted = try power(.varispeed)
-        #expect(shifted.at880 > 100 * shifted.at440, "varispeed doubles the pitch: \(shifted)")
+        #expect(shifted.shifted > 100 * shifted.at440, "varispeed doubles the pitch: \(shifted)")
+        // The ends of the range of rates, played as a scaled segment is.
+        for rate in [Rational(1, 8), Rational(8)] {
+            let kept = try power(.timeDomain, rate: rate)
+            #expect(kept.at440 > 100 * kept.shifted, "time-domain stretch keeps 440 Hz at rate \(rate): \(kept)")
+            let shifted = try power(.varispeed, rate: rate)
+            #expect(shifted.shifted > 100 * shifted.at440, "varispeed moves the pitch at rate \(rate): \(shifted)")
+        }
     }
 
     @Test func framesCarryTheTitlesAsTheExportDoes() throws {
