@@ -51,6 +51,8 @@ final class AudioMixer {
         /// In a run whose rate changes (a speed ramp): the mappings of its segments, in order (the ramp's map); nil for
         /// a segment on its own and in a run at one rate (played as one segment would be).
         var rampMap: [TimeMapping]?
+        /// In such a run: its parts at rate 1, played sample for sample from the source (`RampStretcher`).
+        var exactParts: [RampStretcher.ExactPart] = []
 
         init(track: Int, asset: String, stream: Int, mapping: TimeMapping, rate: Rational, varispeed: Bool,
              first: Int64, end: Int64) {
@@ -167,8 +169,10 @@ final class AudioMixer {
     /// Links runs of segments that continue one another — same asset, stream, direction and pitch, each starting in
     /// source and on the sample grid where the one before ends — so that each run plays as one stretch: the segments
     /// a speed ramp compiles to (issue 39). A chain of such segments at two or more rates other than 1 is a ramp and
-    /// is one run, its pieces at rate 1 included (a ramp's hold or steps at 1: played exactly, they would cut the
-    /// grains off where the sound leaves them, a click). Otherwise segments at rate 1 stay out of runs: they play their
+    /// is one run, its pieces at rate 1 included (a ramp's hold or steps at 1, or rate-1 clips between clips at two
+    /// speeds: played on their own, they would cut the grains off where the sound leaves them, a click); pitch-kept,
+    /// those pieces still play their source sample for sample after a short fade from the grains (`exactParts`,
+    /// `RampStretcher`). Otherwise segments at rate 1 stay out of runs: they play their
     /// samples as they are, and the stretches around them start and end as a segment's on its own does (a cut's
     /// silence played fast and the speech after it, `reel cut --speed-silence`, stay as they were). A reversed run
     /// shares one mirror, so that its segments read forwards through one reversed reader.
@@ -207,8 +211,32 @@ final class AudioMixer {
         }
         if Set(run.map(\.rate)).count > 1 {
             let map = run.map(\.mapping)
-            for plan in run { plan.rampMap = map }
+            let parts = try exactParts(of: run, sampleRate: sampleRate)
+            for plan in run {
+                plan.rampMap = map
+                plan.exactParts = parts
+            }
         }
+    }
+
+    /// The parts of `run` at rate 1 (its consecutive segments at rate 1, joined), each with the offset from composition
+    /// sample to source sample a rate-1 segment on its own reads at (`render`).
+    private static func exactParts(of run: ArraySlice<SegmentPlan>, sampleRate: Int64) throws(TimeError)
+        -> [RampStretcher.ExactPart]
+    {
+        var parts: [RampStretcher.ExactPart] = []
+        var i = run.startIndex
+        while i < run.endIndex {
+            guard run[i].rate == Rational(1) else { i += 1; continue }
+            var j = i + 1
+            while j < run.endIndex, run[j].rate == Rational(1) { j += 1 }
+            let first = run[i].first
+            let source = try run[i].mapping.sourceTime(atTarget: Time(value: first, timescale: sampleRate))
+                .count(atRate: sampleRate, rounding: .nearest)
+            parts.append(RampStretcher.ExactPart(first: first, end: run[j - 1].end, offset: source - first))
+            i = j
+        }
+        return parts
     }
 
     /// Whether `b` starts where `a` ends, in source and on the sample grid, and plays alike.
@@ -330,7 +358,7 @@ final class AudioMixer {
                 segment.stretch = try StretchedSegment(
                     segment: segment.mapping, rate: segment.rate, varispeed: segment.varispeed,
                     startingAt: from, sampleRate: sampleRate, channels: channels, asset: segment.asset,
-                    rampMap: segment.rampMap)
+                    rampMap: segment.rampMap, exactParts: segment.exactParts)
             }
         }
         guard let stretch = segment.stretch else { return }
