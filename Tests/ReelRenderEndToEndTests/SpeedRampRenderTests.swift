@@ -429,4 +429,35 @@ import Testing
             #expect(largest <= bound, "largest step \(largest) at sample \(worstAt), the sine's own at most \(bound / 1.3)")
         }
     }
+
+    /// At 8 kHz a ramp's piece can hold no sample instant (the key at 0.49995 s cuts [0.49995, 0.5), between samples
+    /// 3999.6 and 4000): it must not split the run, or the grains restart at sample 4000 (a seam: 2.8 times a 150 Hz
+    /// sine's own largest step there, measured before the fix). The sound's length is the clip's, to the sample.
+    @Test func aPieceShorterThanASampleDoesNotSplitTheRun() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try Self.makeSource(in: folder)
+        try Self.makeSine(in: folder, frequency: 150)
+        let project = """
+            {"reel": 1, "output": {"path": "out.mov", "size": [64, 36], "frameRate": 30,
+                                   "audio": {"codec": "pcm", "sampleRate": 8000}},
+             "assets": {"a": {"path": "sine.mov"}},
+             "timeline": {"clips": [{"asset": "a", "out": 4,
+               "speed": [{"time": 0, "value": 1}, {"time": 0.49995, "value": 2}, {"time": 1, "value": 3}]}]}}
+            """
+        let result = try Spine.render(project, in: folder)
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        let tone = try readAudioSamples(of: folder.file("out.mov"), sampleRate: 8000, channels: 2)[0]
+        let curve = Curve(kind: .rates, keys: [(0, 1, Curve.linear), (0.49995, 2, Curve.linear), (1, 3, Curve.linear)],
+                          inPoint: 0, outPoint: 4)
+        // The sound lasts to the end of the last frame (`AudioStage`): ⌈length × 30⌉ frames, to the nearest sample.
+        let frames = (curve.length * 30).rounded(.up)
+        #expect(tone.count == Int((frames / 30 * 8000).rounded()), "\(tone.count) samples, the clip lasts \(curve.length) s")
+        let peak = tone.map { abs($0) }.max() ?? 0
+        let (largest, worstAt) = Self.largestStep(tone, in: 400..<(tone.count - 400))
+        let bound = peak * Float(2 * Double.pi * 150 / 8000) * 1.3
+        print("8 kHz ramp: largest step \(largest) at sample \(worstAt), a sine of peak \(peak) steps \(bound / 1.3)")
+        #expect(peak > 0.01)
+        #expect(largest <= bound, "largest step \(largest) at sample \(worstAt), the sine's own at most \(bound / 1.3)")
+    }
 }

@@ -124,7 +124,8 @@ final class AudioMixer {
                 do {
                     let first = try segment.target.start.count(atRate: rate, rounding: .up)
                     let end = try segment.target.end.count(atRate: rate, rounding: .up)
-                    guard end > first else { continue }
+                    // A segment holding no sample instant (a ramp's piece shorter than a sample, at a low sample rate)
+                    // plays nothing but stays in the list, so that the pieces either side still make one run.
                     let plan = SegmentPlan(
                         track: track.id, asset: asset, stream: stream,
                         mapping: TimeMapping(source: mapping.source, target: mapping.target), rate: try mapping.rate,
@@ -205,8 +206,11 @@ final class AudioMixer {
         let reversed = run.first?.mirror != nil
         let mirror = try low.count(atRate: sampleRate, rounding: .nearest)
             + high.count(atRate: sampleRate, rounding: .nearest) - 1
-        for (offset, plan) in run.enumerated() {
-            plan.previous = offset > 0 ? run[run.startIndex + offset - 1] : nil
+        var previous: SegmentPlan?
+        for plan in run {
+            // The stretch passes over a segment holding no sample (it plays nothing) to the next.
+            plan.previous = previous
+            if plan.end > plan.first { previous = plan }
             if reversed { try plan.mirrorRun(low: low, high: high, mirror: mirror) }
         }
         if Set(run.map(\.rate)).count > 1 {
@@ -284,6 +288,8 @@ final class AudioMixer {
             var i = index
             while i < tracks[t].segments.count, tracks[t].segments[i].first < end {
                 let segment = tracks[t].segments[i]
+                i += 1
+                guard segment.end > segment.first else { continue }
                 neededReaders.insert(segment.readerKey)
                 let from = max(start, segment.first), to = min(end, segment.end)
                 try render(segment, from: from, count: Int(to - from))
@@ -295,7 +301,6 @@ final class AudioMixer {
                     let source = scratch.planes[c], destination = output.planes[c] + offset
                     for k in 0..<Int(to - from) { destination[k] += source[k] }
                 }
-                i += 1
             }
             if i < tracks[t].segments.count {
                 let next = tracks[t].segments[i]
@@ -315,6 +320,8 @@ final class AudioMixer {
         var i = index
         while i < tracks[t].segments.count, tracks[t].segments[i].first < end {
             let segment = tracks[t].segments[i]
+            i += 1
+            guard segment.end > segment.first else { continue }
             neededReaders.insert(segment.readerKey)
             let from = max(start, segment.first), to = min(end, segment.end)
             try render(segment, from: from, count: Int(to - from))
@@ -323,7 +330,6 @@ final class AudioMixer {
                 let source = scratch.planes[c], destination = output.planes[c] + offset
                 for k in 0..<Int(to - from) { destination[k] += source[k] }
             }
-            i += 1
         }
         if i < tracks[t].segments.count { neededReaders.insert(tracks[t].segments[i].readerKey) }
     }
