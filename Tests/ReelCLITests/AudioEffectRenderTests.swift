@@ -32,14 +32,14 @@ import Testing
     }
 
     /// A project playing `source` as an extra audio track with `effects`, written to `output` (pcm WAV).
-    func project(_ name: String, source: String = "mono.wav", channels: Int = 1, effects: String,
+    func project(_ name: String, source: String = "mono.wav", channels: Int = 1, sampleRate: Int = rate, effects: String,
                          outputEffects: String = "") throws -> String {
         let url = folder.file(name + ".json")
         let mix = outputEffects.isEmpty ? "" : #", "effects": \#(outputEffects)"#
         try """
             { "reel": 1,
               "output": { "path": "\(name).wav", "size": [64, 36], "frameRate": 30, "end": 4,
-                          "audio": { "sampleRate": \(Self.rate), "channels": \(channels)\(mix) } },
+                          "audio": { "sampleRate": \(sampleRate), "channels": \(channels)\(mix) } },
               "assets": { "sound": { "path": "\(source)" } },
               "timeline": { "clips": [], "audio": [ { "id": "sound", "asset": "sound", "effects": \(effects) } ] } }
             """.write(to: url, atomically: true, encoding: .utf8)
@@ -159,6 +159,52 @@ import Testing
             let shifted = Self.relativeDifference(rendered, input, offset: 4800, lag: lag, count: input.count - 9600)
             #expect(shifted > aligned + 20, "lag \(lag): \(shifted) dB, lag 0: \(aligned) dB")
         }
+    }
+
+    /// An rnnoise model file of the layer sizes arnndn reads (those of the models rnnoise's training writes: dense 42→24
+    /// tanh, GRUs 24→24, 90→48 and 114→96, dense 96→22 and 24→1 sigmoid) with every weight 0: every band's gain is
+    /// then sigmoid(0) = ½. Tests cannot download a real model; arnndn's frames, and so its delay, do not depend on
+    /// the weights (a real model, measured by hand, lags the same, docs/effects.md).
+    static func zeroRNNoiseModel() -> String {
+        let layers: [(inputs: Int, neurons: Int, activation: Int, gated: Bool)] = [
+            (42, 24, 0, false), (24, 24, 0, true), (90, 48, 2, true), (114, 96, 0, true), (96, 22, 1, false), (24, 1, 1, false),
+        ]
+        func zeros(_ count: Int) -> String { Array(repeating: "0", count: count).joined(separator: " ") }
+        var lines = ["rnnoise-nu model file version 1"]
+        for layer in layers {
+            lines.append("\(layer.inputs) \(layer.neurons) \(layer.activation)")
+            let gates = layer.gated ? 3 : 1
+            lines.append(zeros(gates * layer.inputs * layer.neurons))
+            if layer.gated { lines.append(zeros(gates * layer.neurons * layer.neurons)) }
+            lines.append(zeros(gates * layer.neurons))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// arnndn (denoise, model rnn) hands each 480-sample frame out a frame late, at 48 kHz, the only rate it runs at;
+    /// reel compensates that at 48 kHz (docs/effects.md, "Sample-exact, aligned"): a click comes out at its own sample
+    /// at 48 and 44.1 kHz, and the output is the CLI's arnndn output 480 samples on.
+    @Test func theRNNoiseDelayIsCompensated() throws {
+        try Self.zeroRNNoiseModel().write(to: folder.file("zero.rnnn"), atomically: true, encoding: .utf8)
+        let effect = #"[{"type": "denoise", "model": "rnn", "modelFile": "zero.rnnn"}]"#
+        try make("click.wav", expression: "if(eq(n,60000),0.5,0)")
+        for rate in [48000, 44100] {
+            let plain = try render(try project("click-\(rate)", source: "click.wav", sampleRate: rate, effects: "[]"))
+            let denoised = try render(try project("click-rnn-\(rate)", source: "click.wav", sampleRate: rate, effects: effect))
+            #expect(denoised.count == plain.count)
+            func loudest(_ samples: [Float]) -> Int { samples.indices.max { abs(samples[$0]) < abs(samples[$1]) } ?? -1 }
+            #expect(loudest(denoised) == loudest(plain), "\(rate) Hz: the click at \(loudest(plain)) comes out at \(loudest(denoised))")
+            #expect(abs(denoised[loudest(plain)]) > 0.05, "\(rate) Hz: the click is lost")
+        }
+        let rendered = try render(try project("rnn", effects: effect))
+        let reference = try samples(folder.file("mono.wav").path, filters: "arnndn=m=\(folder.file("zero.rnnn").path)")
+        let input = try samples(folder.file("mono.wav").path)
+        let delay = 480
+        #expect(rendered.count == input.count)
+        let difference = Self.relativeDifference(rendered, reference, lag: delay, count: input.count - delay)
+        #expect(difference <= -60, "reel differs from the CLI's arnndn \(delay) samples on by \(difference) dB")
+        let change = Self.relativeDifference(input, reference, lag: delay, count: input.count - delay)
+        #expect(change > -40, "arnndn changes the input by only \(change) dB")
     }
 
     @Test func aRangeRenderHearsTheStateOfTheWholeRender() throws {
