@@ -235,28 +235,38 @@ import Testing
         #expect(measured.truePeak <= -0.9, "\(measured)")
     }
 
+    /// room.wav: noise alone for the first second (hiss and hum), then speech-like syllables over it; its path.
+    func makeRoom() throws -> String {
+        try make("room.wav", expression: "0.03*(random(0)*2-1)+0.04*sin(2*PI*120*t)+0.02*sin(2*PI*3000*t)"
+                                       + "+gte(t,1)*0.3*(random(1)*2-1)*max(0,sin(2*PI*3.3*t))")
+        return folder.file("room.wav").path
+    }
+
+    /// The profile the CLI's afftdn with `options` learns from `file`'s stretch [0.2 s, 0.9 s) as reel samples it, as
+    /// `bn`'s `|`-separated value: samples [9600, 43200) are 56 blocks of 600; the fourth completes the first
+    /// 2400-sample window, and `sn stop` comes before the last whole block.
+    func learnedBands(_ file: String, options: String) throws -> String {
+        let commands = folder.file("learn.cmd")
+        try "0.0375 afftdn sn start;\n0.6875 afftdn sn stop;\n".write(to: commands, atomically: true, encoding: .utf8)
+        let learning = try run("ffmpeg", ["-v", "info", "-i", file, "-af",
+                                          "atrim=start_sample=9600:end_sample=43200,asetpts=PTS-STARTPTS,asetnsamples=n=600,"
+                                          + "asendcmd=f=\(commands.path),afftdn=\(options)", "-f", "null", "-"])
+        #expect(learning.status == 0, "\(learning.stderrText)")
+        let printed = learning.stderrText.components(separatedBy: "bn=").dropFirst().first?.prefix { $0 != "\n" } ?? ""
+        let bands = printed.split(separator: " ")
+        #expect(bands.count == 15, "afftdn printed \(learning.stderrText)")
+        return bands.joined(separator: "|")
+    }
+
     /// `learnFrom`: the profile afftdn learns from the named stretch applies over the whole effect (docs/effects.md,
     /// "A noise profile learned from the recording"). The reference is the CLI in two steps: afftdn sampling the
     /// same whole windows of the stretch (`asendcmd` before the block completing the first window and before the
     /// last whole block) prints `bn=…`; `afftdn=…:nt=custom:bn=…` on the whole file is what reel must give.
     @Test func aLearnedNoiseProfileIsAfftdnsOwnOverTheWholeEffect() throws {
-        // Noise alone for the first second (hiss and hum), then speech-like syllables over it.
-        try make("room.wav", expression: "0.03*(random(0)*2-1)+0.04*sin(2*PI*120*t)+0.02*sin(2*PI*3000*t)"
-                                       + "+gte(t,1)*0.3*(random(1)*2-1)*max(0,sin(2*PI*3.3*t))")
-        let room = folder.file("room.wav").path
+        let room = try makeRoom()
         let rendered = try render(try project("learned", source: "room.wav",
                                                effects: #"[{"type": "denoise", "amount": 20, "learnFrom": [0.2, 0.9]}]"#))
-        // The stretch is samples [9600, 43200): 56 blocks of 600; the fourth completes the first 2400-sample window.
-        let commands = folder.file("learn.cmd")
-        try "0.0375 afftdn sn start;\n0.6875 afftdn sn stop;\n".write(to: commands, atomically: true, encoding: .utf8)
-        let learning = try run("ffmpeg", ["-v", "info", "-i", room, "-af",
-                                          "atrim=start_sample=9600:end_sample=43200,asetpts=PTS-STARTPTS,asetnsamples=n=600,"
-                                          + "asendcmd=f=\(commands.path),afftdn=nr=20:nf=-50", "-f", "null", "-"])
-        #expect(learning.status == 0, "\(learning.stderrText)")
-        let printed = learning.stderrText.components(separatedBy: "bn=").dropFirst().first?.prefix { $0 != "\n" } ?? ""
-        let bands = printed.split(separator: " ")
-        #expect(bands.count == 15, "afftdn printed \(learning.stderrText)")
-        let learned = "afftdn=nr=20:nf=-50:nt=custom:bn=" + bands.joined(separator: "|")
+        let learned = "afftdn=nr=20:nf=-50:nt=custom:bn=" + (try learnedBands(room, options: "nr=20:nf=-50"))
         let reference = try samples(room, filters: learned)
         let white = try samples(room, filters: "afftdn=nr=20:nf=-50")
         let count = rendered.count - 1200

@@ -100,7 +100,10 @@ final class AudioEffectChain {
     }
 
     /// The noise profile a denoise with `learnFrom` learned (nil for any other effect): afftdn's sampling of the
-    /// stretch as the effects before it in the chain hand it out, learned once per chain.
+    /// stretch as the effects before it in the chain hand it out (their keys in force), learned once per chain. The
+    /// sampler runs at the denoise's own first values of a keyed `amount`/`floor`: afftdn learns its input's bands
+    /// before reducing anything, so the profile is the same at any `nr` and `nf` (docs/effects.md, "A noise profile
+    /// learned from the recording").
     private func learnedProfile(ofEffectAt index: Int) throws(RenderError) -> [Double]? {
         if let known = learnedProfiles[index] { return known }
         let effect = effects[index]
