@@ -270,41 +270,16 @@ final class AudioMixer {
     /// The sum of every track (effects and gains applied) over composition samples [start, start + count), unclipped.
     private func mixTracks(fromSample start: Int64, sampleCount count: Int, into output: SampleBuffers) throws(RenderError) {
         output.clear(sampleCount: count)
-        let end = start + Int64(count)
         for t in tracks.indices {
             if let effects = tracks[t].effects {
                 try effects.read(from: start, count: count, into: trackBuffer)
                 for gain in tracks[t].gains { applyGain(gain, to: trackBuffer, from: start, count: count) }
-                for c in 0..<channels {
-                    let source = trackBuffer.planes[c], destination = output.planes[c]
-                    for k in 0..<count { destination[k] += source[k] }
-                }
+                add(trackBuffer, count: count, to: output, at: 0)
                 continue
             }
-            var index = tracks[t].cursor
-            if index < tracks[t].segments.count, tracks[t].segments[index].first > start { index = 0 }
-            while index < tracks[t].segments.count, tracks[t].segments[index].end <= start { index += 1 }
-            tracks[t].cursor = index
-            var i = index
-            while i < tracks[t].segments.count, tracks[t].segments[i].first < end {
-                let segment = tracks[t].segments[i]
-                i += 1
-                guard segment.end > segment.first else { continue }
-                neededReaders.insert(segment.readerKey)
-                let from = max(start, segment.first), to = min(end, segment.end)
-                try render(segment, from: from, count: Int(to - from))
-                for gain in tracks[t].gains {
-                    applyGain(gain, to: scratch, from: from, count: Int(to - from))
-                }
-                let offset = Int(from - start)
-                for c in 0..<channels {
-                    let source = scratch.planes[c], destination = output.planes[c] + offset
-                    for k in 0..<Int(to - from) { destination[k] += source[k] }
-                }
-            }
-            if i < tracks[t].segments.count {
-                let next = tracks[t].segments[i]
-                neededReaders.insert(next.readerKey)
+            try walkSegments(t, cursor: \.cursor, from: start, count: count) { from, segmentCount in
+                for gain in tracks[t].gains { applyGain(gain, to: scratch, from: from, count: segmentCount) }
+                add(scratch, count: segmentCount, to: output, at: Int(from - start))
             }
         }
     }
@@ -312,11 +287,22 @@ final class AudioMixer {
     /// Track `t`'s sound over composition samples [start, start + count), before its gains: what its effects read.
     private func renderTrack(_ t: Int, from start: Int64, count: Int, into output: SampleBuffers) throws(RenderError) {
         output.clear(sampleCount: count)
+        try walkSegments(t, cursor: \.dryCursor, from: start, count: count) { from, segmentCount in
+            add(scratch, count: segmentCount, to: output, at: Int(from - start))
+        }
+    }
+
+    /// Renders, one after another into `scratch`, the parts of track `t`'s segments over composition samples
+    /// [start, start + count), handing each to `use` with its first composition sample and length. `cursor` is the
+    /// walk's place in the track (the plain mix and the track's effects read it apart); the readers the segments use,
+    /// and the next segment's, are marked needed.
+    private func walkSegments(_ t: Int, cursor: WritableKeyPath<TrackPlan, Int>, from start: Int64, count: Int,
+                              use: (_ from: Int64, _ count: Int) -> Void) throws(RenderError) {
         let end = start + Int64(count)
-        var index = tracks[t].dryCursor
+        var index = tracks[t][keyPath: cursor]
         if index < tracks[t].segments.count, tracks[t].segments[index].first > start { index = 0 }
         while index < tracks[t].segments.count, tracks[t].segments[index].end <= start { index += 1 }
-        tracks[t].dryCursor = index
+        tracks[t][keyPath: cursor] = index
         var i = index
         while i < tracks[t].segments.count, tracks[t].segments[i].first < end {
             let segment = tracks[t].segments[i]
@@ -325,13 +311,17 @@ final class AudioMixer {
             neededReaders.insert(segment.readerKey)
             let from = max(start, segment.first), to = min(end, segment.end)
             try render(segment, from: from, count: Int(to - from))
-            let offset = Int(from - start)
-            for c in 0..<channels {
-                let source = scratch.planes[c], destination = output.planes[c] + offset
-                for k in 0..<Int(to - from) { destination[k] += source[k] }
-            }
+            use(from, Int(to - from))
         }
         if i < tracks[t].segments.count { neededReaders.insert(tracks[t].segments[i].readerKey) }
+    }
+
+    /// Adds the first `count` samples of `source` to `destination`'s samples from `offset` on.
+    private func add(_ source: SampleBuffers, count: Int, to destination: SampleBuffers, at offset: Int) {
+        for c in 0..<channels {
+            let from = source.planes[c], to = destination.planes[c] + offset
+            for k in 0..<count { to[k] += from[k] }
+        }
     }
 
     /// Renders `count` samples of `segment` starting at composition sample `from` into `scratch`.
