@@ -47,6 +47,10 @@ extension AudioEffectRenderTests {
     /// `target` (`|`-separated instance names).
     private func commands(_ index: Int) -> String {
         let (_, _, _, target, option, points, decibels) = Self.keyedCases[index]
+        return Self.commands(target: target, option: option, points: points, decibels: decibels)
+    }
+
+    static func commands(target: String, option: String, points: [(Double, Double)], decibels: Bool) -> String {
         var text = ""
         for block in 0..<(4 * Self.rate / Self.block) {
             let sample = block * Self.block
@@ -76,6 +80,35 @@ extension AudioEffectRenderTests {
         let fixed = try samples(mono, filters: filters)
         let change = Self.relativeDifference(fixed, reference)
         #expect(change > -40, "\(name): the keys change the sound by only \(change) dB")
+    }
+
+    /// `learnFrom` with a keyed amount: afftdn's noise sampling measures its input's bands before it reduces anything,
+    /// so the profile it learns is the same whatever its amount (`nr`) and floor (`nf`), the only options reel gives
+    /// it; learning with the first key's values therefore learns what the values in force over the stretch would
+    /// (docs/effects.md, "A noise profile learned from the recording"). The render equals the CLI learning at other
+    /// values, then running afftdn with that profile and the keyed amount sent as commands.
+    @Test func aKeyedAmountLearnsTheProfileOfTheValuesInForce() throws {
+        let room = try makeRoom()
+        // Over the stretch [0.2, 0.9) the amount is 3 up to 0.512 s, then rises towards 40 (12.5 at 0.9 s).
+        let points: [(Double, Double)] = [(0.512, 3), (2.048, 40)]
+        let effect = #"{"type": "denoise", "floor": -20, "learnFrom": [0.2, 0.9], "amount": [{"start": 0.512, "end": 2.048, "from": 3, "to": 40}]}"#
+        let rendered = try render(try project("learned-keyed", source: "room.wav", effects: "[\(effect)]"))
+        let profiles = try ["nr=3:nf=-20", "nr=12.5:nf=-20", "nr=40:nf=-20", "nr=3:nf=-80"].map { options throws in
+            try learnedBands(room, options: options)
+        }
+        #expect(Set(profiles).count == 1, "afftdn learns different profiles at different amounts: \(profiles)")
+        let file = folder.file("learned-keyed.cmd")
+        try Self.commands(target: "afftdn", option: "nr", points: points, decibels: false).write(to: file, atomically: true, encoding: .utf8)
+        let filters = "asetnsamples=n=\(Self.block),asendcmd=f=\(file.path),apad=pad_len=1200,"
+            + "afftdn=nr=3:nf=-20:nt=custom:bn=\(profiles[2]),atrim=start_sample=1200"
+        let reference = try samples(room, filters: filters)
+        #expect(rendered.count == 4 * Self.rate && reference.count == rendered.count)
+        let difference = Self.relativeDifference(rendered, reference)
+        #expect(difference <= -60, "reel differs from the CLI's learned, keyed afftdn by \(difference) dB")
+        // The learned profile matters here too: afftdn's white-noise one, keyed the same, is far from it.
+        let white = try samples(room, filters: filters.replacingOccurrences(of: ":nt=custom:bn=\(profiles[2])", with: ""))
+        let other = Self.relativeDifference(white, reference)
+        #expect(other > -45, "the learned profile changes the sound by only \(other) dB")
     }
 
     /// A keyed pan (applied by reel to every sample: the pan filter takes no commands) equals `aeval` with the same

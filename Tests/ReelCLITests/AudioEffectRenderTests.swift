@@ -32,14 +32,14 @@ import Testing
     }
 
     /// A project playing `source` as an extra audio track with `effects`, written to `output` (pcm WAV).
-    func project(_ name: String, source: String = "mono.wav", channels: Int = 1, effects: String,
+    func project(_ name: String, source: String = "mono.wav", channels: Int = 1, sampleRate: Int = rate, effects: String,
                          outputEffects: String = "") throws -> String {
         let url = folder.file(name + ".json")
         let mix = outputEffects.isEmpty ? "" : #", "effects": \#(outputEffects)"#
         try """
             { "reel": 1,
               "output": { "path": "\(name).wav", "size": [64, 36], "frameRate": 30, "end": 4,
-                          "audio": { "sampleRate": \(Self.rate), "channels": \(channels)\(mix) } },
+                          "audio": { "sampleRate": \(sampleRate), "channels": \(channels)\(mix) } },
               "assets": { "sound": { "path": "\(source)" } },
               "timeline": { "clips": [], "audio": [ { "id": "sound", "asset": "sound", "effects": \(effects) } ] } }
             """.write(to: url, atomically: true, encoding: .utf8)
@@ -161,6 +161,52 @@ import Testing
         }
     }
 
+    /// An rnnoise model file of the layer sizes arnndn reads (those of the models rnnoise's training writes: dense 42→24
+    /// tanh, GRUs 24→24, 90→48 and 114→96, dense 96→22 and 24→1 sigmoid) with every weight 0: every band's gain is
+    /// then sigmoid(0) = ½. Tests cannot download a real model; arnndn's frames, and so its delay, do not depend on
+    /// the weights (a real model, measured by hand, lags the same, docs/effects.md).
+    static func zeroRNNoiseModel() -> String {
+        let layers: [(inputs: Int, neurons: Int, activation: Int, gated: Bool)] = [
+            (42, 24, 0, false), (24, 24, 0, true), (90, 48, 2, true), (114, 96, 0, true), (96, 22, 1, false), (24, 1, 1, false),
+        ]
+        func zeros(_ count: Int) -> String { Array(repeating: "0", count: count).joined(separator: " ") }
+        var lines = ["rnnoise-nu model file version 1"]
+        for layer in layers {
+            lines.append("\(layer.inputs) \(layer.neurons) \(layer.activation)")
+            let gates = layer.gated ? 3 : 1
+            lines.append(zeros(gates * layer.inputs * layer.neurons))
+            if layer.gated { lines.append(zeros(gates * layer.neurons * layer.neurons)) }
+            lines.append(zeros(gates * layer.neurons))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// arnndn (denoise, model rnn) hands each 480-sample frame out a frame late, at 48 kHz, the only rate it runs at;
+    /// reel compensates that at 48 kHz (docs/effects.md, "Sample-exact, aligned"): a click comes out at its own sample
+    /// at 48 and 44.1 kHz, and the output is the CLI's arnndn output 480 samples on.
+    @Test func theRNNoiseDelayIsCompensated() throws {
+        try Self.zeroRNNoiseModel().write(to: folder.file("zero.rnnn"), atomically: true, encoding: .utf8)
+        let effect = #"[{"type": "denoise", "model": "rnn", "modelFile": "zero.rnnn"}]"#
+        try make("click.wav", expression: "if(eq(n,60000),0.5,0)")
+        for rate in [48000, 44100] {
+            let plain = try render(try project("click-\(rate)", source: "click.wav", sampleRate: rate, effects: "[]"))
+            let denoised = try render(try project("click-rnn-\(rate)", source: "click.wav", sampleRate: rate, effects: effect))
+            #expect(denoised.count == plain.count)
+            func loudest(_ samples: [Float]) -> Int { samples.indices.max { abs(samples[$0]) < abs(samples[$1]) } ?? -1 }
+            #expect(loudest(denoised) == loudest(plain), "\(rate) Hz: the click at \(loudest(plain)) comes out at \(loudest(denoised))")
+            #expect(abs(denoised[loudest(plain)]) > 0.05, "\(rate) Hz: the click is lost")
+        }
+        let rendered = try render(try project("rnn", effects: effect))
+        let reference = try samples(folder.file("mono.wav").path, filters: "arnndn=m=\(folder.file("zero.rnnn").path)")
+        let input = try samples(folder.file("mono.wav").path)
+        let delay = 480
+        #expect(rendered.count == input.count)
+        let difference = Self.relativeDifference(rendered, reference, lag: delay, count: input.count - delay)
+        #expect(difference <= -60, "reel differs from the CLI's arnndn \(delay) samples on by \(difference) dB")
+        let change = Self.relativeDifference(input, reference, lag: delay, count: input.count - delay)
+        #expect(change > -40, "arnndn changes the input by only \(change) dB")
+    }
+
     @Test func aRangeRenderHearsTheStateOfTheWholeRender() throws {
         let chain = #"[{"type": "compressor", "threshold": -30, "ratio": 8, "release": 1000}, {"type": "denoise", "amount": 20}]"#
         let path = try project("ranged", effects: chain, outputEffects: #"[{"type": "limiter", "ceiling": -10}]"#)
@@ -189,28 +235,38 @@ import Testing
         #expect(measured.truePeak <= -0.9, "\(measured)")
     }
 
+    /// room.wav: noise alone for the first second (hiss and hum), then speech-like syllables over it; its path.
+    func makeRoom() throws -> String {
+        try make("room.wav", expression: "0.03*(random(0)*2-1)+0.04*sin(2*PI*120*t)+0.02*sin(2*PI*3000*t)"
+                                       + "+gte(t,1)*0.3*(random(1)*2-1)*max(0,sin(2*PI*3.3*t))")
+        return folder.file("room.wav").path
+    }
+
+    /// The profile the CLI's afftdn with `options` learns from `file`'s stretch [0.2 s, 0.9 s) as reel samples it, as
+    /// `bn`'s `|`-separated value: samples [9600, 43200) are 56 blocks of 600; the fourth completes the first
+    /// 2400-sample window, and `sn stop` comes before the last whole block.
+    func learnedBands(_ file: String, options: String) throws -> String {
+        let commands = folder.file("learn.cmd")
+        try "0.0375 afftdn sn start;\n0.6875 afftdn sn stop;\n".write(to: commands, atomically: true, encoding: .utf8)
+        let learning = try run("ffmpeg", ["-v", "info", "-i", file, "-af",
+                                          "atrim=start_sample=9600:end_sample=43200,asetpts=PTS-STARTPTS,asetnsamples=n=600,"
+                                          + "asendcmd=f=\(commands.path),afftdn=\(options)", "-f", "null", "-"])
+        #expect(learning.status == 0, "\(learning.stderrText)")
+        let printed = learning.stderrText.components(separatedBy: "bn=").dropFirst().first?.prefix { $0 != "\n" } ?? ""
+        let bands = printed.split(separator: " ")
+        #expect(bands.count == 15, "afftdn printed \(learning.stderrText)")
+        return bands.joined(separator: "|")
+    }
+
     /// `learnFrom`: the profile afftdn learns from the named stretch applies over the whole effect (docs/effects.md,
     /// "A noise profile learned from the recording"). The reference is the CLI in two steps: afftdn sampling the
     /// same whole windows of the stretch (`asendcmd` before the block completing the first window and before the
     /// last whole block) prints `bn=…`; `afftdn=…:nt=custom:bn=…` on the whole file is what reel must give.
     @Test func aLearnedNoiseProfileIsAfftdnsOwnOverTheWholeEffect() throws {
-        // Noise alone for the first second (hiss and hum), then speech-like syllables over it.
-        try make("room.wav", expression: "0.03*(random(0)*2-1)+0.04*sin(2*PI*120*t)+0.02*sin(2*PI*3000*t)"
-                                       + "+gte(t,1)*0.3*(random(1)*2-1)*max(0,sin(2*PI*3.3*t))")
-        let room = folder.file("room.wav").path
+        let room = try makeRoom()
         let rendered = try render(try project("learned", source: "room.wav",
                                                effects: #"[{"type": "denoise", "amount": 20, "learnFrom": [0.2, 0.9]}]"#))
-        // The stretch is samples [9600, 43200): 56 blocks of 600; the fourth completes the first 2400-sample window.
-        let commands = folder.file("learn.cmd")
-        try "0.0375 afftdn sn start;\n0.6875 afftdn sn stop;\n".write(to: commands, atomically: true, encoding: .utf8)
-        let learning = try run("ffmpeg", ["-v", "info", "-i", room, "-af",
-                                          "atrim=start_sample=9600:end_sample=43200,asetpts=PTS-STARTPTS,asetnsamples=n=600,"
-                                          + "asendcmd=f=\(commands.path),afftdn=nr=20:nf=-50", "-f", "null", "-"])
-        #expect(learning.status == 0, "\(learning.stderrText)")
-        let printed = learning.stderrText.components(separatedBy: "bn=").dropFirst().first?.prefix { $0 != "\n" } ?? ""
-        let bands = printed.split(separator: " ")
-        #expect(bands.count == 15, "afftdn printed \(learning.stderrText)")
-        let learned = "afftdn=nr=20:nf=-50:nt=custom:bn=" + bands.joined(separator: "|")
+        let learned = "afftdn=nr=20:nf=-50:nt=custom:bn=" + (try learnedBands(room, options: "nr=20:nf=-50"))
         let reference = try samples(room, filters: learned)
         let white = try samples(room, filters: "afftdn=nr=20:nf=-50")
         let count = rendered.count - 1200

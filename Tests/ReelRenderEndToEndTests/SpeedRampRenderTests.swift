@@ -167,6 +167,21 @@ import Testing
                                        audio: .counter(sampleRate: 48000, channels: 2, codec: codec))
     }
 
+    /// sine.mov: makeSource's pictures with a `frequency` Hz sine at half lavfi's level (peak 0.0625) in `channels`.
+    static func makeSine(in folder: TemporaryDirectory, frequency: Int, channels: Int = 1) throws {
+        _ = try Spine.checked("ffmpeg", ["-v", "error", "-nostdin", "-i", folder.file("a.mov").path,
+                                         "-f", "lavfi", "-i", "sine=f=\(frequency):r=48000:d=10", "-map", "0:v", "-map", "1:a",
+                                         "-c:v", "copy", "-c:a", "pcm_s16le", "-ac", "\(channels)", "-af", "volume=0.5",
+                                         folder.file("sine.mov").path])
+    }
+
+    /// The largest step between neighbouring samples of `tone` in `range`, and where it is.
+    static func largestStep(_ tone: [Float], in range: Range<Int>) -> (step: Float, at: Int) {
+        var largest: Float = 0, at = range.lowerBound
+        for k in range where abs(tone[k] - tone[k - 1]) > largest { largest = abs(tone[k] - tone[k - 1]); at = k }
+        return (largest, at)
+    }
+
     static func checkFrames(_ url: URL) throws {
         let indices = try IndexedMedia.readFrameIndices(of: url, width: 64, height: 36)
         let expectedCount = Int((totalLength * 30).rounded(.up))
@@ -361,5 +376,88 @@ import Testing
         // Measured 2026-11-28: ramps median ≈ 5 ms (atempo driven by tempo commands: 69 ms).
         #expect(median <= steadyMedian + 2, "median \(median) ms against \(steadyMedian) ms at constant speed")
         #expect(worst <= 37, "largest error \(worst) ms")
+    }
+
+    /// Clips at speeds 2 and 3 continuing each other in the source with rate-1 clips between play as one pitch-kept run
+    /// (so that the grains are not cut off where the sound reaches a rate-1 clip, a click); the rate-1 clips still play
+    /// their source sample for sample, as a rate-1 clip on its own does, after a 5 ms fade from the grains at their
+    /// start, and no join steps further than the sine's own largest step.
+    @Test func rateOneClipsInsideARunAreExactAndDoNotClick() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try Self.makeSource(in: folder)
+        // Stereo, as the mix is: reel's and the reader's upmix of a mono source would round differently.
+        try Self.makeSine(in: folder, frequency: 440, channels: 2)
+        // Timeline: [0, 0.5) at 2, [0.5, 1.5) at 1 (source 1–2 s), [1.5, 2) at 3, [2, 3) at 1 (source 3.5–4.5 s), [3, 3.5) at 2.
+        func project(_ file: String) -> String {
+            """
+            {"reel": 1, "output": {"path": "out.mov", "size": [64, 36], "frameRate": 30, "audio": {"codec": "pcm"}},
+             "assets": {"a": {"path": "\(file)"}},
+             "timeline": {"clips": [
+               {"asset": "a", "in": 0, "out": 1, "speed": 2}, {"asset": "a", "in": 1, "out": 2},
+               {"asset": "a", "in": 2, "out": 3.5, "speed": 3}, {"asset": "a", "in": 3.5, "out": 4.5},
+               {"asset": "a", "in": 4.5, "out": 5.5, "speed": 2}]}}
+            """
+        }
+        for file in ["a.mov", "sine.mov"] {
+            let output = folder.file("out-\(file)")
+            let result = try Spine.render(project(file), in: folder, extra: ["-o", output.path])
+            #expect(result.status == 0, "stderr: \(result.stderrText)")
+            let sound = try readAudioSamples(of: output, sampleRate: 48000, channels: 2)
+            let source = try readAudioSamples(of: folder.file(file), sampleRate: 48000, channels: 2)
+            #expect(sound[0].count == 168_000)
+            // The rate-1 parts, 10 ms after their start (the fade) to their end: the source's samples, bit for bit.
+            var differing = 0, compared = 0
+            for (first, end, offset) in [(24_000, 72_000, 24_000), (96_000, 144_000, 72_000)] {
+                for c in 0..<2 {
+                    for k in (first + 480)..<end where k < sound[c].count {
+                        compared += 1
+                        if sound[c][k] != source[c][k + offset] { differing += 1 }
+                    }
+                }
+            }
+            #expect(compared == 2 * 2 * 47_520)
+            #expect(differing == 0, "\(file): \(differing) of \(compared) samples differ from the source")
+            // The 10 ms before each rate-1 part's end and after it: the sound goes on from the source's (no jump).
+            guard file == "sine.mov" else { continue }
+            let tone = sound[0]
+            let peak = tone.map { abs($0) }.max() ?? 0
+            let (largest, worstAt) = Self.largestStep(tone, in: 2400..<(tone.count - 2400))
+            let bound = peak * Float(2 * Double.pi * 440 / 48000) * 1.3
+            print("rate-1 parts in a run: largest step \(largest) at sample \(worstAt), a sine of peak \(peak) steps \(bound / 1.3)")
+            #expect(peak > 0.01)
+            #expect(largest <= bound, "largest step \(largest) at sample \(worstAt), the sine's own at most \(bound / 1.3)")
+        }
+    }
+
+    /// At 8 kHz a ramp's piece can hold no sample instant (the key at 0.49995 s cuts [0.49995, 0.5), between samples
+    /// 3999.6 and 4000): it must not split the run, or the grains restart at sample 4000 (a seam: 2.8 times a 150 Hz
+    /// sine's own largest step there, measured before the fix). The sound's length is the clip's, to the sample.
+    @Test func aPieceShorterThanASampleDoesNotSplitTheRun() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try Self.makeSource(in: folder)
+        try Self.makeSine(in: folder, frequency: 150)
+        let project = """
+            {"reel": 1, "output": {"path": "out.mov", "size": [64, 36], "frameRate": 30,
+                                   "audio": {"codec": "pcm", "sampleRate": 8000}},
+             "assets": {"a": {"path": "sine.mov"}},
+             "timeline": {"clips": [{"asset": "a", "out": 4,
+               "speed": [{"time": 0, "value": 1}, {"time": 0.49995, "value": 2}, {"time": 1, "value": 3}]}]}}
+            """
+        let result = try Spine.render(project, in: folder)
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        let tone = try readAudioSamples(of: folder.file("out.mov"), sampleRate: 8000, channels: 2)[0]
+        let curve = Curve(kind: .rates, keys: [(0, 1, Curve.linear), (0.49995, 2, Curve.linear), (1, 3, Curve.linear)],
+                          inPoint: 0, outPoint: 4)
+        // The sound lasts to the end of the last frame (`AudioStage`): ⌈length × 30⌉ frames, to the nearest sample.
+        let frames = (curve.length * 30).rounded(.up)
+        #expect(tone.count == Int((frames / 30 * 8000).rounded()), "\(tone.count) samples, the clip lasts \(curve.length) s")
+        let peak = tone.map { abs($0) }.max() ?? 0
+        let (largest, worstAt) = Self.largestStep(tone, in: 400..<(tone.count - 400))
+        let bound = peak * Float(2 * Double.pi * 150 / 8000) * 1.3
+        print("8 kHz ramp: largest step \(largest) at sample \(worstAt), a sine of peak \(peak) steps \(bound / 1.3)")
+        #expect(peak > 0.01)
+        #expect(largest <= bound, "largest step \(largest) at sample \(worstAt), the sine's own at most \(bound / 1.3)")
     }
 }

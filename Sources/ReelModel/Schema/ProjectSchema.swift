@@ -993,7 +993,7 @@ public enum ProjectSchema {
 
     private static var audioEffectKeys: [FormatKey] {
         [
-            FormatKey("type", enumeration(AudioEffectType.allCases), "What the effect does: highpass, lowpass, eq (equalizer, bass, treble), compressor (acompressor), limiter (alimiter, delay compensated), gate (agate), deesser, denoise (afftdn, anlmdn or arnndn), gain (volume), pan.",
+            FormatKey("type", enumeration(AudioEffectType.allCases), "What the effect does: highpass, lowpass, eq (equalizer, bass, treble), compressor (acompressor), limiter (alimiter, delay compensated), gate (agate), deesser, denoise (afftdn, anlmdn or arnndn, each delay compensated), gain (volume), pan.",
                       default: .described("required unless preset is given"), example: #""compressor""#),
             FormatKey("preset", enumeration(AudioEffectPreset.allCases), "A named chain in place of type: voice is highpass 80 Hz, denoise 10 dB, compressor 3:1 at -20 dB, deesser, limiter at -1 dBFS (docs/effects.md); only start and duration go with it.",
                       default: .described("none"), example: #""voice""#),

@@ -8,8 +8,8 @@ import ReelTime
 /// range, in order, so that it changes nothing before its first sample and nothing after its last.
 ///
 /// Every graph gives back as many samples as it was given, each aligned with the input sample it came from: filters
-/// that delay their output (`afftdn`, `anlmdn`) are wrapped in `apad=pad_len=L,…,atrim=start_sample=L` with their
-/// latency L, and `alimiter` compensates its own look-ahead (`latency=1`). A stage therefore reads its input ahead
+/// that delay their output (`afftdn`, `anlmdn`, `arnndn`) are wrapped in `apad=pad_len=L,…,atrim=start_sample=L` with
+/// their latency L, and `alimiter` compensates its own look-ahead (`latency=1`). A stage therefore reads its input ahead
 /// of its output by the filter's hold-back, and the chain hands out sample K of the effected stream when asked for
 /// sample K.
 ///
@@ -100,7 +100,10 @@ final class AudioEffectChain {
     }
 
     /// The noise profile a denoise with `learnFrom` learned (nil for any other effect): afftdn's sampling of the
-    /// stretch as the effects before it in the chain hand it out, learned once per chain.
+    /// stretch as the effects before it in the chain hand it out (their keys in force), learned once per chain. The
+    /// sampler runs at the denoise's own first values of a keyed `amount`/`floor`: afftdn learns its input's bands
+    /// before reducing anything, so the profile is the same at any `nr` and `nf` (docs/effects.md, "A noise profile
+    /// learned from the recording").
     private func learnedProfile(ofEffectAt index: Int) throws(RenderError) -> [Double]? {
         if let known = learnedProfiles[index] { return known }
         let effect = effects[index]
@@ -204,6 +207,9 @@ final class AudioEffectChain {
         }
     }
 
+    /// The samples (at 48 kHz, the only rate it runs at) by which arnndn's output lags its input: one 480-sample frame.
+    static let rnnoiseLatency = 480
+
     /// The libavfilter filters one effect runs (docs/effects.md, "Audio effects"), with the delay in samples they
     /// put on their output (0 when none or when the filter compensates it itself). Empty: nothing to run (a pan on
     /// a mono mix).
@@ -245,7 +251,13 @@ final class AudioEffectChain {
             let path = file.hasPrefix("/") ? file : URL(fileURLWithPath: baseDirectory).appendingPathComponent(file).path
             let escaped = path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
                 .replacingOccurrences(of: "'", with: "\\'")
-            return ([("arnndn", "m=\(escaped):" + own)], 0)
+            // arnndn runs at 48 kHz only, in 480-sample frames, and hands each frame out one frame late: its output
+            // lags by 480 samples at 48 kHz (10 ms; measured with a click, docs/effects.md). The lag is compensated
+            // at 48 kHz, where it is whole, between explicit resamplers at other rates (which themselves add none).
+            let filters = compensated([("arnndn", "m=\(escaped):" + own)], latency: Self.rnnoiseLatency)
+            let rnnoiseRate = 48000
+            guard sampleRate != rnnoiseRate else { return (filters, 0) }
+            return ([("aresample", "\(rnnoiseRate)")] + filters + [("aresample", "\(sampleRate)")], 0)
         case .effect(.denoise), .band:
             return ([], 0)
         }

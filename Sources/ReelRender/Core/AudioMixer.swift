@@ -51,6 +51,8 @@ final class AudioMixer {
         /// In a run whose rate changes (a speed ramp): the mappings of its segments, in order (the ramp's map); nil for
         /// a segment on its own and in a run at one rate (played as one segment would be).
         var rampMap: [TimeMapping]?
+        /// In such a run: its parts at rate 1, played sample for sample from the source (`RampStretcher`).
+        var exactParts: [RampStretcher.ExactPart] = []
 
         init(track: Int, asset: String, stream: Int, mapping: TimeMapping, rate: Rational, varispeed: Bool,
              first: Int64, end: Int64) {
@@ -122,7 +124,8 @@ final class AudioMixer {
                 do {
                     let first = try segment.target.start.count(atRate: rate, rounding: .up)
                     let end = try segment.target.end.count(atRate: rate, rounding: .up)
-                    guard end > first else { continue }
+                    // A segment holding no sample instant (a ramp's piece shorter than a sample, at a low sample rate)
+                    // plays nothing but stays in the list, so that the pieces either side still make one run.
                     let plan = SegmentPlan(
                         track: track.id, asset: asset, stream: stream,
                         mapping: TimeMapping(source: mapping.source, target: mapping.target), rate: try mapping.rate,
@@ -167,8 +170,10 @@ final class AudioMixer {
     /// Links runs of segments that continue one another — same asset, stream, direction and pitch, each starting in
     /// source and on the sample grid where the one before ends — so that each run plays as one stretch: the segments
     /// a speed ramp compiles to (issue 39). A chain of such segments at two or more rates other than 1 is a ramp and
-    /// is one run, its pieces at rate 1 included (a ramp's hold or steps at 1: played exactly, they would cut the
-    /// grains off where the sound leaves them, a click). Otherwise segments at rate 1 stay out of runs: they play their
+    /// is one run, its pieces at rate 1 included (a ramp's hold or steps at 1, or rate-1 clips between clips at two
+    /// speeds: played on their own, they would cut the grains off where the sound leaves them, a click); pitch-kept,
+    /// those pieces still play their source sample for sample after a short fade from the grains (`exactParts`,
+    /// `RampStretcher`). Otherwise segments at rate 1 stay out of runs: they play their
     /// samples as they are, and the stretches around them start and end as a segment's on its own does (a cut's
     /// silence played fast and the speech after it, `reel cut --speed-silence`, stay as they were). A reversed run
     /// shares one mirror, so that its segments read forwards through one reversed reader.
@@ -201,14 +206,41 @@ final class AudioMixer {
         let reversed = run.first?.mirror != nil
         let mirror = try low.count(atRate: sampleRate, rounding: .nearest)
             + high.count(atRate: sampleRate, rounding: .nearest) - 1
-        for (offset, plan) in run.enumerated() {
-            plan.previous = offset > 0 ? run[run.startIndex + offset - 1] : nil
+        var previous: SegmentPlan?
+        for plan in run {
+            // The stretch passes over a segment holding no sample (it plays nothing) to the next.
+            plan.previous = previous
+            if plan.end > plan.first { previous = plan }
             if reversed { try plan.mirrorRun(low: low, high: high, mirror: mirror) }
         }
         if Set(run.map(\.rate)).count > 1 {
             let map = run.map(\.mapping)
-            for plan in run { plan.rampMap = map }
+            let parts = try exactParts(of: run, sampleRate: sampleRate)
+            for plan in run {
+                plan.rampMap = map
+                plan.exactParts = parts
+            }
         }
+    }
+
+    /// The parts of `run` at rate 1 (its consecutive segments at rate 1, joined), each with the offset from composition
+    /// sample to source sample a rate-1 segment on its own reads at (`render`).
+    private static func exactParts(of run: ArraySlice<SegmentPlan>, sampleRate: Int64) throws(TimeError)
+        -> [RampStretcher.ExactPart]
+    {
+        var parts: [RampStretcher.ExactPart] = []
+        var i = run.startIndex
+        while i < run.endIndex {
+            guard run[i].rate == Rational(1) else { i += 1; continue }
+            var j = i + 1
+            while j < run.endIndex, run[j].rate == Rational(1) { j += 1 }
+            let first = run[i].first
+            let source = try run[i].mapping.sourceTime(atTarget: Time(value: first, timescale: sampleRate))
+                .count(atRate: sampleRate, rounding: .nearest)
+            parts.append(RampStretcher.ExactPart(first: first, end: run[j - 1].end, offset: source - first))
+            i = j
+        }
+        return parts
     }
 
     /// Whether `b` starts where `a` ends, in source and on the sample grid, and plays alike.
@@ -238,40 +270,16 @@ final class AudioMixer {
     /// The sum of every track (effects and gains applied) over composition samples [start, start + count), unclipped.
     private func mixTracks(fromSample start: Int64, sampleCount count: Int, into output: SampleBuffers) throws(RenderError) {
         output.clear(sampleCount: count)
-        let end = start + Int64(count)
         for t in tracks.indices {
             if let effects = tracks[t].effects {
                 try effects.read(from: start, count: count, into: trackBuffer)
                 for gain in tracks[t].gains { applyGain(gain, to: trackBuffer, from: start, count: count) }
-                for c in 0..<channels {
-                    let source = trackBuffer.planes[c], destination = output.planes[c]
-                    for k in 0..<count { destination[k] += source[k] }
-                }
+                add(trackBuffer, count: count, to: output, at: 0)
                 continue
             }
-            var index = tracks[t].cursor
-            if index < tracks[t].segments.count, tracks[t].segments[index].first > start { index = 0 }
-            while index < tracks[t].segments.count, tracks[t].segments[index].end <= start { index += 1 }
-            tracks[t].cursor = index
-            var i = index
-            while i < tracks[t].segments.count, tracks[t].segments[i].first < end {
-                let segment = tracks[t].segments[i]
-                neededReaders.insert(segment.readerKey)
-                let from = max(start, segment.first), to = min(end, segment.end)
-                try render(segment, from: from, count: Int(to - from))
-                for gain in tracks[t].gains {
-                    applyGain(gain, to: scratch, from: from, count: Int(to - from))
-                }
-                let offset = Int(from - start)
-                for c in 0..<channels {
-                    let source = scratch.planes[c], destination = output.planes[c] + offset
-                    for k in 0..<Int(to - from) { destination[k] += source[k] }
-                }
-                i += 1
-            }
-            if i < tracks[t].segments.count {
-                let next = tracks[t].segments[i]
-                neededReaders.insert(next.readerKey)
+            try walkSegments(t, cursor: \.cursor, from: start, count: count) { from, segmentCount in
+                for gain in tracks[t].gains { applyGain(gain, to: scratch, from: from, count: segmentCount) }
+                add(scratch, count: segmentCount, to: output, at: Int(from - start))
             }
         }
     }
@@ -279,25 +287,41 @@ final class AudioMixer {
     /// Track `t`'s sound over composition samples [start, start + count), before its gains: what its effects read.
     private func renderTrack(_ t: Int, from start: Int64, count: Int, into output: SampleBuffers) throws(RenderError) {
         output.clear(sampleCount: count)
+        try walkSegments(t, cursor: \.dryCursor, from: start, count: count) { from, segmentCount in
+            add(scratch, count: segmentCount, to: output, at: Int(from - start))
+        }
+    }
+
+    /// Renders, one after another into `scratch`, the parts of track `t`'s segments over composition samples
+    /// [start, start + count), handing each to `use` with its first composition sample and length. `cursor` is the
+    /// walk's place in the track (the plain mix and the track's effects read it apart); the readers the segments use,
+    /// and the next segment's, are marked needed.
+    private func walkSegments(_ t: Int, cursor: WritableKeyPath<TrackPlan, Int>, from start: Int64, count: Int,
+                              use: (_ from: Int64, _ count: Int) -> Void) throws(RenderError) {
         let end = start + Int64(count)
-        var index = tracks[t].dryCursor
+        var index = tracks[t][keyPath: cursor]
         if index < tracks[t].segments.count, tracks[t].segments[index].first > start { index = 0 }
         while index < tracks[t].segments.count, tracks[t].segments[index].end <= start { index += 1 }
-        tracks[t].dryCursor = index
+        tracks[t][keyPath: cursor] = index
         var i = index
         while i < tracks[t].segments.count, tracks[t].segments[i].first < end {
             let segment = tracks[t].segments[i]
+            i += 1
+            guard segment.end > segment.first else { continue }
             neededReaders.insert(segment.readerKey)
             let from = max(start, segment.first), to = min(end, segment.end)
             try render(segment, from: from, count: Int(to - from))
-            let offset = Int(from - start)
-            for c in 0..<channels {
-                let source = scratch.planes[c], destination = output.planes[c] + offset
-                for k in 0..<Int(to - from) { destination[k] += source[k] }
-            }
-            i += 1
+            use(from, Int(to - from))
         }
         if i < tracks[t].segments.count { neededReaders.insert(tracks[t].segments[i].readerKey) }
+    }
+
+    /// Adds the first `count` samples of `source` to `destination`'s samples from `offset` on.
+    private func add(_ source: SampleBuffers, count: Int, to destination: SampleBuffers, at offset: Int) {
+        for c in 0..<channels {
+            let from = source.planes[c], to = destination.planes[c] + offset
+            for k in 0..<count { to[k] += from[k] }
+        }
     }
 
     /// Renders `count` samples of `segment` starting at composition sample `from` into `scratch`.
@@ -330,7 +354,7 @@ final class AudioMixer {
                 segment.stretch = try StretchedSegment(
                     segment: segment.mapping, rate: segment.rate, varispeed: segment.varispeed,
                     startingAt: from, sampleRate: sampleRate, channels: channels, asset: segment.asset,
-                    rampMap: segment.rampMap)
+                    rampMap: segment.rampMap, exactParts: segment.exactParts)
             }
         }
         guard let stretch = segment.stretch else { return }

@@ -15,7 +15,20 @@ import ReelMedia
 /// A constant speed keeps libavfilter's atempo (`TempoStretcher`); this stretcher plays runs of ramp segments, whose
 /// rate changes every few milliseconds (atempo's `tempo` command re-anchors its drift correction on wherever its last
 /// fragment happened to land, so that its position wanders off a ramp's map by tens of milliseconds).
+///
+/// A run's parts at rate 1 (`ExactPart`: a ramp's hold at 1, or clips at rate 1 between clips at two other speeds) are
+/// played as a rate-1 clip is, sample for sample from the source: the grains fade into the source over the part's first
+/// `fade` samples (a raised cosine, so the seam neither clicks nor jumps), and at the part's end the grains start afresh
+/// there, the first one centred on the part's last sample's successor with no shift, so they go on from the exact
+/// source as a new stretch starts (a grain plays at rate 1: its first samples are the source's continuation).
 final class RampStretcher {
+    /// Output samples [first, end) of a run that play source samples [first + offset, end + offset).
+    struct ExactPart: Equatable {
+        let first: Int64
+        let end: Int64
+        let offset: Int64
+    }
+
     private let window: Int
     private let hop: Int
     private let reach: Int
@@ -39,9 +52,16 @@ final class RampStretcher {
     /// Scratch for matching: the previous grain's continuation and the candidates, channels averaged.
     private var reference: [Float]
     private var candidates: [Float]
+    /// The run's exact parts longer than `fade`, in order; `part` indexes the first one not yet passed.
+    private let exactParts: [ExactPart]
+    private var part = 0
+    /// Samples over which the grains fade into an exact part's source (about 5 ms).
+    private let fade: Int
+    /// The first output sample: an exact part that holds it starts exactly, with no grains to fade from.
+    private let first: Int64
 
     /// A stretcher whose output starts at composition sample `first`, following `map`.
-    init(startingAt first: Int64, sampleRate: Int, channels: Int, asset: String,
+    init(startingAt first: Int64, sampleRate: Int, channels: Int, asset: String, exactParts: [ExactPart] = [],
          map: @escaping (Int64) throws(RenderError) -> Double) {
         var window = 1
         while window < max(64, sampleRate / 24) { window *= 2 }
@@ -60,6 +80,9 @@ final class RampStretcher {
         readyEnd = sumStart
         reference = Array(repeating: 0, count: window / 2)
         candidates = Array(repeating: 0, count: window)
+        fade = window / 8
+        self.first = first
+        self.exactParts = exactParts.filter { $0.end - $0.first > Int64(window / 8) && $0.end > first }
     }
 
     /// Writes output samples [from, from + count) into `output`; `from` continues the last call (or is `first`).
@@ -67,6 +90,12 @@ final class RampStretcher {
         var written = 0
         while written < count {
             let position = from + Int64(written)
+            while part < exactParts.count, exactParts[part].end <= position { part += 1 }
+            if part < exactParts.count, exactParts[part].first <= position {
+                written += try renderExact(exactParts[part], from: position, count: count - written, reader: reader,
+                                           into: output, at: written)
+                continue
+            }
             if position >= readyEnd {
                 try placeGrain(reader: reader)
                 continue
@@ -77,6 +106,50 @@ final class RampStretcher {
             for c in 0..<channels { (output.planes[c] + written).update(from: ready.planes[c] + offset, count: run) }
             written += run
         }
+    }
+
+    /// Writes up to `count` output samples of exact part `exact` from `position` at `output`'s sample `at`, and returns how
+    /// many: its source, faded in from the grains over its first `fade` samples (unless the stretch starts inside it),
+    /// and at its end the grains restarted there.
+    private func renderExact(_ exact: ExactPart, from position: Int64, count: Int, reader: any AudioSourceReader,
+                             into output: SampleBuffers, at written: Int) throws(RenderError) -> Int {
+        let fadeEnd = exact.first > first ? exact.first + Int64(fade) : exact.first
+        var run = Int(min(Int64(count), exact.end - position))
+        if position < fadeEnd {
+            // The grains go on under the fade: at most to the end of the ready samples.
+            if position >= readyEnd { try placeGrain(reader: reader) }
+            run = min(run, Int(fadeEnd - position), Int(readyEnd - position))
+            let offset = Int(position - (readyEnd - Int64(hop)))
+            guard offset >= 0 else { throw RenderError(.internal, "ramp stretcher asked for sound it has passed") }
+            for c in 0..<channels { (output.planes[c] + written).update(from: ready.planes[c] + offset, count: run) }
+        }
+        // Keep a window of source behind the part's position, where the grains restart at its end.
+        let source = position + exact.offset
+        let behind = source - Int64(window)
+        try fill(from: cacheStart <= source ? max(cacheStart, behind) : behind, to: source + Int64(run), reader: reader)
+        let sourceOffset = Int(source - cacheStart)
+        for c in 0..<channels {
+            let destination = output.planes[c] + written, samples = cache.planes[c] + sourceOffset
+            if position < fadeEnd {
+                for k in 0..<run {
+                    let x = Double(position - exact.first) + Double(k) + 0.5
+                    let w = Float(0.5 - 0.5 * cos(Double.pi * x / Double(fade)))
+                    destination[k] = destination[k] * (1 - w) + samples[k] * w
+                }
+            } else {
+                destination.update(from: samples, count: run)
+            }
+        }
+        if position + Int64(run) == exact.end { restart(at: exact.end) }
+        return run
+    }
+
+    /// Drops the grains: the next one is centred on output sample `sample`, unshifted, as a new stretcher's first.
+    private func restart(at sample: Int64) {
+        for plane in sum.planes { plane.update(repeating: 0, count: window) }
+        sumStart = sample - Int64(hop)
+        readyEnd = sumStart
+        lastGrain = nil
     }
 
     /// Adds the grain centred on output sample sumStart + hop, and makes output [sumStart, sumStart + hop) final.

@@ -24,9 +24,12 @@ final class StretchedSegment {
     private var inputFinished = false
 
     /// A stretch of `mapping` from composition sample `target` on. `rampMap`: when it starts a run of segments whose
-    /// rate changes (`continue(with:rate:)` plays the next ones), their mappings in order; nil otherwise.
+    /// rate changes (`continue(with:rate:)` plays the next ones), their mappings in order; nil otherwise. `exactParts`:
+    /// the run's parts at rate 1, played from the source sample for sample when pitch-kept (varispeed interpolates the
+    /// map there as everywhere, which at a whole-sample offset is the source's samples).
     init(segment mapping: TimeMapping, rate: Rational, varispeed: Bool, startingAt target: Int64,
-         sampleRate: Int, channels: Int, asset: String, rampMap: [TimeMapping]? = nil) throws(RenderError) {
+         sampleRate: Int, channels: Int, asset: String, rampMap: [TimeMapping]? = nil,
+         exactParts: [RampStretcher.ExactPart] = []) throws(RenderError) {
         let scale = Int64(sampleRate)
         let sourceStart: Time
         do {
@@ -52,7 +55,8 @@ final class StretchedSegment {
             rampStretcher = nil
         } else if let rampMap {
             stretcher = nil
-            rampStretcher = RampStretcher(startingAt: target, sampleRate: sampleRate, channels: channels, asset: asset) {
+            rampStretcher = RampStretcher(startingAt: target, sampleRate: sampleRate, channels: channels, asset: asset,
+                                          exactParts: exactParts) {
                 (sample) throws(RenderError) in try Self.sourcePosition(of: sample, on: rampMap, sampleRate: sampleRate, asset: asset)
             }
         } else {
