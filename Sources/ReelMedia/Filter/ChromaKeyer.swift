@@ -39,6 +39,8 @@ public final class ChromaKeyer {
     private var settled: UnsafeMutablePointer<UInt8>?
     private var distanceCapacity = 0
     private static let clear: UInt8 = 1, solid: UInt8 = 2
+    /// Eight `clear` or eight `solid` states, as one 8-byte load reads them.
+    private static let eightClear: UInt64 = 0x0101_0101_0101_0101, eightSolid: UInt64 = 0x0202_0202_0202_0202
     /// Column sums of the three chroma rows of a luma row.
     private var column: UnsafeMutablePointer<Double>?
     private var columnCapacity = 0
@@ -135,8 +137,21 @@ public final class ChromaKeyer {
             if width > 1 { scalar(1) }
             for c in 0..<chromaWidth { column[c] = r0[c] + r1[c] + r2[c] }
             let settledRow = settled + (y >> 1) * chromaWidth
-            for i in 1..<max(pairs, 1) {
+            var i = 1
+            while i < pairs {
                 // Luma pixels 2i and 2i + 1 both lie in chroma column i.
+                if i &+ 8 <= pairs {
+                    // 8 chroma columns settled alike: 16 pixels at once.
+                    let states = UnsafeRawPointer(settledRow + i).loadUnaligned(as: UInt64.self)
+                    if states == Self.eightClear || states == Self.eightSolid {
+                        let value: UInt64 = states == Self.eightClear ? 0 : ~0
+                        UnsafeMutableRawPointer(out + 2 &* i).storeBytes(of: value, as: UInt64.self)
+                        UnsafeMutableRawPointer(out + (2 &* i &+ 8)).storeBytes(of: value, as: UInt64.self)
+                        i &+= 8
+                        continue
+                    }
+                }
+                defer { i &+= 1 }
                 let state = settledRow[i]
                 if state != 0 {
                     let value: UInt8 = state == Self.clear ? 0 : 255

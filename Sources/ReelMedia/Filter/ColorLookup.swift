@@ -83,20 +83,24 @@ public struct ThreeDLUT: Sendable {
 ///
 /// Each entry is the LUT's result for one Y′CbCr triple: the triple converted to 8-bit R′G′B′ (rounded, clipped),
 /// `lut3d`'s tetrahedral interpolation there (`ThreeDLUT.apply`), and that colour converted back to Y′CbCr
-/// (rounded). Entries are made when a picture first needs them, a brick of 4×4×4 neighbouring values at a time,
-/// and kept for the render. The chroma is resampled by libswscale itself, with the filters and flags of the
+/// (rounded). An entry is made when a pixel first needs it and kept for the render; entries are stored in bricks of
+/// 4×4×4 neighbouring values. The chroma is resampled by libswscale itself, with the filters and flags of the
 /// conversions it replaces (`scaleFlags`): up to 4:4:4, where every pixel looks up its own entry, and back down
 /// to 4:2:0. Only the R′G′B′ conversions and `lut3d` are replaced, so the results stay within a code value of
 /// theirs nearly everywhere, at sharp colour edges too (LUTTableTests bounds the difference). Use one from one
 /// thread.
 public final class ColorLookup {
     private let lut: ThreeDLUT
-    /// 256³ entries (Y′ | Cb << 8 | Cr << 16 of the result) in bricks of 4×4×4 neighbouring Y′CbCr values
-    /// (`index`), so that the pixels of a picture, whose colours are close to their neighbours', find theirs in few
-    /// cache lines and pages. Zero-filled lazily (anonymous memory): the bricks no picture touched take no memory.
+    /// 256³ entries (Y′ | Cb << 8 | Cr << 16 of the result, | `madeBit`) in bricks of 4×4×4 neighbouring Y′CbCr
+    /// values (`index`), so that the pixels of a picture, whose colours are close to their neighbours', find theirs
+    /// in few cache lines and pages. Zero-filled lazily (anonymous memory): the pages no picture touched take no
+    /// memory. An entry is made when a pixel first needs it (0: not made yet).
     private let table: UnsafeMutablePointer<UInt32>
-    /// Whether the 64 entries of a brick are made.
-    private let made: UnsafeMutablePointer<Bool>
+    /// Set in every made entry, so that no made entry reads 0.
+    private static let madeBit: UInt32 = 1 << 31
+    /// `ColorMatrix.bt709.toRGB`'s coefficients of Cb and Cr (those of Y′ are 1): red's Cr, green's Cb and Cr,
+    /// blue's Cb.
+    private let toRGB: (redCr: Double, greenCb: Double, greenCr: Double, blueCb: Double)
 
     public init(_ lut: ThreeDLUT) throws(MediaError) {
         self.lut = lut
@@ -109,8 +113,8 @@ public final class ColorLookup {
         let start = UnsafeMutableRawPointer(bitPattern: aligned) ?? memory
         _ = madvise(start, Self.tableSize, MADV_HUGEPAGE)
         table = start.bindMemory(to: UInt32.self, capacity: 256 * 256 * 256)
-        made = .allocate(capacity: 64 * 64 * 64)
-        made.initialize(repeating: false, count: 64 * 64 * 64)
+        let matrix = ColorMatrix.bt709.toRGB
+        toRGB = (matrix[0][2], matrix[1][1], matrix[1][2], matrix[2][1])
     }
 
     private static let tableSize = 256 * 256 * 256 * MemoryLayout<UInt32>.stride
@@ -120,7 +124,6 @@ public final class ColorLookup {
 
     deinit {
         munmap(mapping, Self.mappedSize)
-        made.deallocate()
         full?.deallocate()
         // The pool itself goes when the last buffer taken from it is freed.
         av_buffer_pool_uninit(&resultPool)
@@ -132,41 +135,40 @@ public final class ColorLookup {
         return (Int(e & 0xFF), Int((e >> 8) & 0xFF), Int((e >> 16) & 0xFF))
     }
 
-    /// The brick of (y, cb, cr) and the entry's place in the table.
-    @inline(__always) private static func index(_ y: Int, _ cb: Int, _ cr: Int) -> (brick: Int, entry: Int) {
-        let brick = (cb >> 2) &<< 12 | (cr >> 2) &<< 6 | y >> 2
-        return (brick, brick &<< 6 | (cb & 3) &<< 4 | (cr & 3) &<< 2 | y & 3)
+    /// The entry's place in the table: the brick of (y, cb, cr), then the place in the brick.
+    @inline(__always) private static func index(_ y: Int, _ cb: Int, _ cr: Int) -> Int {
+        (cb >> 2) &<< 18 | (cr >> 2) &<< 12 | (y >> 2) &<< 6 | (cb & 3) &<< 4 | (cr & 3) &<< 2 | y & 3
     }
 
     @inline(__always) private func lookUp(_ y: Int, _ cb: Int, _ cr: Int) -> UInt32 {
-        let (brick, entry) = Self.index(y, cb, cr)
-        if !made[brick] { makeBrick(brick) }
-        return table[entry]
+        let entry = table[Self.index(y, cb, cr)]
+        return entry != 0 ? entry : makeEntry(y, cb, cr)
     }
 
-    private func makeBrick(_ brick: Int) {
-        made[brick] = true
-        let y0 = (brick & 63) << 2, cr0 = ((brick >> 6) & 63) << 2, cb0 = (brick >> 12) << 2
-        // BT.709 video range: Y′ 16…235, Cb and Cr 16…240 around 128.
-        let toRGB = ColorMatrix.bt709.toRGB
-        func byte(_ v: Double) -> Int { Int(min(max((v * 255).rounded(), 0), 255)) }
-        func sample(_ v: Double) -> UInt32 { UInt32(min(max(v.rounded(), 0), 255)) }
-        for cb in cb0..<cb0 + 4 {
-            for cr in cr0..<cr0 + 4 {
-                let pb = (Double(cb) - 128) / 224, pr = (Double(cr) - 128) / 224
-                for y in y0..<y0 + 4 {
-                    let luma = (Double(y) - 16) / 219
-                    let red = byte(toRGB[0][0] * luma + toRGB[0][1] * pb + toRGB[0][2] * pr)
-                    let green = byte(toRGB[1][0] * luma + toRGB[1][1] * pb + toRGB[1][2] * pr)
-                    let blue = byte(toRGB[2][0] * luma + toRGB[2][1] * pb + toRGB[2][2] * pr)
-                    let out = lut.apply(red: red, green: green, blue: blue)
-                    let e = ColorMatrix.bt709.limitedRange(red: Double(out.red) / 255, green: Double(out.green) / 255,
-                                                           blue: Double(out.blue) / 255)
-                    table[Self.index(y, cb, cr).entry] = sample(16 + e.luma) | sample(128 + e.cb) << 8
-                        | sample(128 + e.cr) << 16
-                }
-            }
-        }
+    /// Makes, stores and returns the entry of (y, cb, cr): the colour converted to 8-bit R′G′B′ (BT.709 video
+    /// range: Y′ 16…235, Cb and Cr 16…240 around 128; rounded, clipped), through the LUT, and back (rounded).
+    @inline(never) private func makeEntry(_ y: Int, _ cb: Int, _ cr: Int) -> UInt32 {
+        let pb = (Double(cb) - 128) / 224, pr = (Double(cr) - 128) / 224, luma = (Double(y) - 16) / 219
+        // The matrix product as `toRGB`'s rows give it (1 · Y′ + coefficient · Cb + coefficient · Cr; the zero
+        // terms add nothing), in the same order, so the same doubles.
+        let red = Self.roundedByte((luma + 0 * pb + toRGB.redCr * pr) * 255)
+        let green = Self.roundedByte((luma + toRGB.greenCb * pb + toRGB.greenCr * pr) * 255)
+        let blue = Self.roundedByte((luma + toRGB.blueCb * pb + 0 * pr) * 255)
+        let out = lut.apply(red: red, green: green, blue: blue)
+        let e = ColorMatrix.bt709.limitedRange(red: Double(out.red) / 255, green: Double(out.green) / 255,
+                                               blue: Double(out.blue) / 255)
+        let entry = UInt32(Self.roundedByte(16 + e.luma)) | UInt32(Self.roundedByte(128 + e.cb)) << 8
+            | UInt32(Self.roundedByte(128 + e.cr)) << 16 | Self.madeBit
+        table[Self.index(y, cb, cr)] = entry
+        return entry
+    }
+
+    /// `Int(min(max(value.rounded(), 0), 255))` for a finite `value` (half away from zero), without libm's
+    /// `round`: clipping first gives the same result, and a clipped value's fraction is exact.
+    @inline(__always) static func roundedByte(_ value: Double) -> Int {
+        let clipped = min(max(value, 0), 255)
+        let whole = Int(clipped)
+        return clipped - Double(whole) >= 0.5 ? whole + 1 : whole
     }
 
     /// The flags of every libswscale conversion around a LUT (its R′G′B′ conversions in the filter chain that
@@ -212,25 +214,48 @@ public final class ColorLookup {
         }
         let lumaIn = picture.plane(0), lumaInStride = picture.stride(0)
         let lumaOut = result.plane(0), lumaOutStride = result.stride(0)
-        let made = made, table = table, fullStride = fullStride
+        let table = table, fullStride = fullStride
         (lumaMap ?? Self.identity).withUnsafeBufferPointer { lumaMap in
             guard let lumaMap = lumaMap.baseAddress else { return }
             for row in 0..<height {
                 let ys = lumaIn + row &* lumaInStride, out = lumaOut + row &* lumaOutStride
                 let cbs = fullCb + row &* fullStride, crs = fullCr + row &* fullStride
-                // Neighbouring pixels often share their colour: the last one's entry is reused without a look-up.
+                // Neighbouring pixels often share their colour: the last one's entry is reused without a look-up,
+                // for 8 pixels at once where all 8 have it (most of a picture with flat areas).
                 var last = UInt32.max, entry: UInt32 = 0
-                for x in 0..<width {
+                @inline(__always) func pixel(_ x: Int) {
                     let key = UInt32(ys[x]) | UInt32(cbs[x]) &<< 8 | UInt32(crs[x]) &<< 16
                     if key != last {
                         last = key
-                        let (brick, index) = Self.index(Int(ys[x]), Int(cbs[x]), Int(crs[x]))
-                        if !made[brick] { makeBrick(brick) }
-                        entry = table[index]
+                        let y = Int(ys[x]), cb = Int(cbs[x]), cr = Int(crs[x])
+                        entry = table[Self.index(y, cb, cr)]
+                        if entry == 0 { entry = makeEntry(y, cb, cr) }
                     }
                     out[x] = lumaMap[Int(entry & 0xFF)]
                     cbs[x] = UInt8(truncatingIfNeeded: entry &>> 8)
                     crs[x] = UInt8(truncatingIfNeeded: entry &>> 16)
+                }
+                var x = 0
+                if width > 0 { pixel(0); x = 1 }
+                while x &+ 8 <= width {
+                    // `last` is a colour from here on (no longer UInt32.max).
+                    let ones: UInt64 = 0x0101_0101_0101_0101
+                    if UnsafeRawPointer(ys + x).loadUnaligned(as: UInt64.self) == UInt64(last & 0xFF) &* ones,
+                       UnsafeRawPointer(cbs + x).loadUnaligned(as: UInt64.self) == UInt64(last &>> 8 & 0xFF) &* ones,
+                       UnsafeRawPointer(crs + x).loadUnaligned(as: UInt64.self) == UInt64(last &>> 16) &* ones {
+                        UnsafeMutableRawPointer(out + x).storeBytes(
+                            of: UInt64(lumaMap[Int(entry & 0xFF)]) &* ones, as: UInt64.self)
+                        UnsafeMutableRawPointer(cbs + x).storeBytes(of: UInt64(entry &>> 8 & 0xFF) &* ones, as: UInt64.self)
+                        UnsafeMutableRawPointer(crs + x).storeBytes(of: UInt64(entry &>> 16 & 0xFF) &* ones,
+                                                                    as: UInt64.self)
+                    } else {
+                        for i in x..<x &+ 8 { pixel(i) }
+                    }
+                    x &+= 8
+                }
+                while x < width {
+                    pixel(x)
+                    x &+= 1
                 }
             }
         }
