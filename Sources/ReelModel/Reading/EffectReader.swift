@@ -312,13 +312,9 @@ extension EffectReader {
                     }
                     return size
                 }
-                if Self.isKeyList(json) {
-                    if let keys = animatedKeys(json, shapePath.key("size"), value: size), let first = keys.keys.first?.values.first {
-                        mask.size = first
-                        mask.sizeKeys = keys
-                    } else { valid = false }
-                } else if let value = size(json, shapePath.key("size")) {
-                    mask.size = value
+                if let read = valueOrKeys(json, shapePath.key("size"), value: size) {
+                    mask.size = read.value
+                    mask.sizeKeys = read.keys
                 } else { valid = false }
             }
             if !outlined, let json = shapeFields["cornerRadius"] {
@@ -336,12 +332,10 @@ extension EffectReader {
             let point = { (json: JSON, path: JSONPath) -> LayerPoint? in
                 self.point(json, path, what: "a point [x, y], a fraction of the visible picture", in: -100...100)
             }
-            if Self.isKeyList(json) {
-                if let keys = animatedKeys(json, path.key("position"), value: point), let first = keys.keys.first?.values.first {
-                    mask.position = first
-                    mask.positionKeys = keys
-                } else { valid = false }
-            } else if let value = point(json, path.key("position")) { mask.position = value } else { valid = false }
+            if let read = valueOrKeys(json, path.key("position"), value: point) {
+                mask.position = read.value
+                mask.positionKeys = read.keys
+            } else { valid = false }
         }
         if let json = fields["feather"] {
             let range = PictureEffectParameter.row(.mask, "feather")?.range ?? 0...1024
@@ -404,10 +398,7 @@ extension EffectReader {
     /// A corner radius, or keys of them (docs/format.md, "Animated masks"): the value (the first key's when keyed)
     /// and the keys; nil after reporting.
     func keyedCornerRadius(_ json: JSON, _ path: JSONPath, units: String) -> (value: LayerPoint, keys: KeyList<LayerPoint>?)? {
-        guard Self.isKeyList(json) else { return cornerRadius(json, path, units: units).map { ($0, nil) } }
-        guard let keys = animatedKeys(json, path, value: { self.cornerRadius($0, $1, units: units) }),
-              let first = keys.keys.first?.values.first else { return nil }
-        return (first, keys)
+        valueOrKeys(json, path) { self.cornerRadius($0, $1, units: units) }
     }
 
     /// A corner radius: a number of `units` (both axes), or `[rx, ry]`; each from 0 to 65536.
@@ -455,6 +446,16 @@ extension FieldReader {
             return nil
         }
         return keys
+    }
+
+    /// A value, or keys of values (`animatedKeys`): the value (the first key's when keyed) and the keys (nil for a
+    /// value); nil after reporting.
+    func valueOrKeys<Value>(_ json: JSON, _ path: JSONPath, value: @escaping (JSON, JSONPath) -> Value?)
+        -> (value: Value, keys: KeyList<Value>?)?
+    {
+        guard Self.isKeyList(json) else { return value(json, path).map { ($0, nil) } }
+        guard let keys = animatedKeys(json, path, value: value), let first = keys.keys.first?.values.first else { return nil }
+        return (first, keys)
     }
 
     /// Whether `json` is written as a key list (an array of key objects) rather than a value (a number or an array

@@ -201,13 +201,11 @@ struct LayerReader: FieldReader {
         style.sizeKeys = sizeKeys
         if let json = fields["cornerRadius"] {
             let radius = { (json: JSON, path: JSONPath) -> Double? in self.double(json, path, in: 0...16384) }
-            if Self.isKeyList(json) {
-                // Keys of radii in the layer's time.
-                if let keys = animatedKeys(json, path.key("cornerRadius"), value: radius), let first = keys.keys.first?.values.first {
-                    style.cornerRadius = first
-                    style.cornerRadiusKeys = keys
-                } else { valid = false }
-            } else if let value = radius(json, path.key("cornerRadius")) { style.cornerRadius = value } else { valid = false }
+            // A radius, or keys of radii in the layer's time.
+            if let read = valueOrKeys(json, path.key("cornerRadius"), value: radius) {
+                style.cornerRadius = read.value
+                style.cornerRadiusKeys = read.keys
+            } else { valid = false }
         }
         if type == .polygon {
             if let json = fields["points"], let elements = array(json, path.key("points"), expected: "an array of points [x, y]") {

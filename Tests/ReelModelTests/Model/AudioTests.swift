@@ -165,7 +165,7 @@ import ReelTime
             "error: $.timeline.audio[1].out: out 1 s (frame 30) is not after in 2 s (frame 60)\n       hint: an audio track needs out > in",
             "error: $.timeline.audio[2].fadeIn: fadeIn 0 s (0 frames) is not greater than 0\n       hint: give it a length greater than 0",
             "error: $.timeline.audio[2].duration: \"out\" and \"duration\" are both given\n       hint: keep one of them (with \"loop\": true, duration is the looping track's length on the timeline)",
-            "error: $.timeline.audio[3].tempo: unknown key \"tempo\"\n       hint: allowed keys: id, asset, at, in, out, duration, volume, loop, fadeIn, fadeOut, effects, captions",
+            "error: $.timeline.audio[3].tempo: unknown key \"tempo\"\n       hint: allowed keys: id, asset, at, in, out, duration, volume, loop, fadeIn, fadeOut, effects, captions, label",
             "error: $.timeline.audio[3].volume: gain 5 is out of range\n       hint: gains are from 0 to 4 (+12 dB)",
             "error: $.timeline.audio[3].loop: expected true or false, found a string",
             "error: $.timeline.ducking[0].duck: unknown track \"musik\"\n       hint: did you mean \"music\"?",

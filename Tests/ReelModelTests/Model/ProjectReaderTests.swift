@@ -142,7 +142,7 @@ import ReelTime
             "error: $.assets.a: missing \"path\"\n       hint: give the asset a \"path\" (or \"image\" or \"color\")",
             "error: $.timeline.clip: unknown key \"clip\"\n       hint: did you mean \"clips\"?",
             "error: $.timeline.clips[0].speeed: unknown key \"speeed\"\n       hint: did you mean \"speed\"?",
-            "error: $.timeline.clips[0].zzz: unknown key \"zzz\"\n       hint: allowed keys: asset, in, out, duration, speed, volume, muted, fit, pitch, transition, audioLead, audioTail, position, scale, rotation, crop, animations, captions, effects, cornerRadius, mask, audioEffects, freezeAt, reverse, motion, chapters, timeMap",
+            "error: $.timeline.clips[0].zzz: unknown key \"zzz\"\n       hint: allowed keys: asset, in, out, duration, speed, volume, muted, fit, pitch, transition, audioLead, audioTail, position, scale, rotation, crop, animations, captions, effects, cornerRadius, mask, audioEffects, freezeAt, reverse, motion, chapters, timeMap, label",
         ])
     }
 
