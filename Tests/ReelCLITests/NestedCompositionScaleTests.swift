@@ -181,6 +181,40 @@ import Testing
         #expect(compositions == (try pictureHashes("files.mkv")))
     }
 
+    /// A lower third written as a composition whose background is see-through (`#00000000`) shows the parent's
+    /// picture wherever its own layers do not cover it, and its layers — an opaque title and a half-transparent
+    /// rounded plate — as the same layers written straight into the parent show them (the see-through child used
+    /// to be drawn over black, a box hiding the video).
+    @Test func aSeeThroughCompositionShowsTheParentUnderItsLayers() throws {
+        let layers = """
+            "titles": [{"text": "Ada Lovelace", "start": 0, "duration": 1, "position": %@, "size": 26}],
+            "overlays": [{"shape": {"type": "rectangle", "size": [300, 56], "cornerRadius": 12, "fill": "#FFCC0080"},
+                          "start": 0, "duration": 1, "position": %@}]
+            """
+        func placed(_ position: String) -> String {
+            layers.replacingOccurrences(of: "%@", with: position)
+        }
+        try write("lower.json", """
+            {"reel": 1, "output": {"size": [320, 120], "frameRate": 25, "end": 1, "background": "#00000000",
+                                   "audio": false},
+             "assets": {}, "timeline": {"clips": [], \(placed("[0.5, 0.5]"))}}
+            """)
+        try write("nested.json", project(640, 480, """
+            "assets": {"src": {"path": "src.mkv"}, "lower": {"composition": "lower.json"}},
+            "timeline": {"clips": [{"asset": "src", "duration": 1}],
+                         "overlays": [{"video": "lower", "start": 0, "duration": 1, "position": [0.5, 0.85]}]}
+            """))
+        try write("inline.json", project(640, 480, """
+            "assets": {"src": {"path": "src.mkv"}},
+            "timeline": {"clips": [{"asset": "src", "duration": 1}], \(placed("[0.5, 0.85]"))}
+            """))
+        try render("nested.json", "nested.mkv")
+        try render("inline.json", "inline.mkv")
+        let psnr = try lumaPSNR("nested.mkv", "inline.mkv")
+        #expect(psnr.count == 25)
+        #expect(psnr.allSatisfy { $0 >= 40 }, "luma PSNR per frame: \(psnr)")
+    }
+
     /// The MD5 of each decoded picture of `file`'s video, in order.
     func pictureHashes(_ file: String) throws -> [String] {
         let data = try runChecked("ffmpeg", ["-v", "error", "-i", folder.file(file).path, "-map", "0:v", "-f", "framemd5", "-"])

@@ -171,7 +171,7 @@ public enum ProjectSchema {
             FormatKey("size", ref("size"), "Its picture size [width, height] in pixels.", default: .required),
             FormatKey("frameRate", ref("frameRate"), "Its frames per second.",
                       default: .described("the first video clip's rate if its stream is constant-rate, else 30")),
-            FormatKey("background", ref("color"), "The colour shown where none of its layers covers it.", default: .string("#000000")),
+            FormatKey("background", ref("color"), "The colour shown where none of its layers covers it; with alpha (#RRGGBBAA), the picture it is placed on shows through it.", default: .string("#000000")),
             FormatKey("timeline", ref("timeline"), "Its storyline, using the project's assets (and other compositions).",
                       default: .required),
         ]
@@ -200,7 +200,7 @@ public enum ProjectSchema {
                       default: .described("the first video clip's rate if its stream is constant-rate, else 30")),
             FormatKey("renderScale", ref("renderScale"), "Renders and writes at size × renderScale with all geometry scaled (fast drafts).",
                       default: .number("1")),
-            FormatKey("background", ref("color"), "The colour shown where no layer covers the canvas.", default: .string("#000000")),
+            FormatKey("background", ref("color"), "The colour shown where no layer covers the canvas; its alpha counts only where the project is used as a composition (the parent shows through it).", default: .string("#000000")),
             FormatKey("preset", enumeration(Preset.allCases), "The encoders' quality and speed bundle (docs/encoders.md).",
                       default: .enumCase(Preset.medium)),
             FormatKey("video", ref("videoOutput"), "Video encoder settings.", default: .described("the container's first codec, tuned by preset")),

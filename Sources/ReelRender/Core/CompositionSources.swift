@@ -26,7 +26,10 @@ final class CompositionVideoReader: VideoSourceReader {
 
     private struct Drawing {
         let scale: Int
+        /// The child as it is; for a see-through background, drawn over opaque black.
         let core: RenderCore
+        /// For a see-through background only: the child drawn over opaque white (`transparent`).
+        let overWhite: RenderCore?
         var shown: (index: Int64, picture: VideoFrame)? = nil
     }
 
@@ -52,7 +55,7 @@ final class CompositionVideoReader: VideoSourceReader {
             throw RenderError(.internal, "the composition's length \(compiled.duration) s has no frame count")
         }
         self.backwards = backwards
-        drawings = [Drawing(scale: scale, core: try core(scale: scale))]
+        drawings = [try drawing(scale: scale)]
     }
 
     /// The whole scale a child of `nominal` size is drawn at when shown `shown` canvas pixels per nominal pixel
@@ -78,10 +81,71 @@ final class CompositionVideoReader: VideoSourceReader {
         return scaled
     }
 
-    private func core(scale: Int) throws(RenderError) -> RenderCore {
+    /// The cores drawing the child at `scale`: one, or for a background that is not opaque, two drawing it over
+    /// opaque black and over opaque white.
+    private func drawing(scale: Int) throws(RenderError) -> Drawing {
         let compiled = Self.scaled(child.compiled, by: scale)
-        return try RenderCore(project: compiled, catalog: SourceCatalog(project: compiled, facts: child.facts),
-                              opener: opener, compositor: makeCompositor(for: compiled), depth: 1)
+        func core(_ project: CompiledProject) throws(RenderError) -> RenderCore {
+            try RenderCore(project: project, catalog: SourceCatalog(project: project, facts: child.facts),
+                           opener: opener, compositor: makeCompositor(for: project), depth: 1)
+        }
+        guard compiled.videoComposition.background.alpha < 255 else {
+            return Drawing(scale: scale, core: try core(compiled), overWhite: nil)
+        }
+        func over(_ color: RGBAColor) -> CompiledProject {
+            var opaque = compiled
+            opaque.videoComposition.background = color
+            for i in opaque.videoComposition.instructions.indices { opaque.videoComposition.instructions[i].background = nil }
+            return opaque
+        }
+        return Drawing(scale: scale, core: try core(over(RGBAColor(red: 0, green: 0, blue: 0))),
+                       overWhite: try core(over(RGBAColor(red: 255, green: 255, blue: 255))))
+    }
+
+    /// The picture of a child whose background is not opaque: where its layers cover the canvas, and how much,
+    /// from the same frame drawn over black and over white (everything else alike) — coverage c = 1 − (white −
+    /// black) / 219 of the video-range luma — their colour (the over-black picture less its black, over c), and
+    /// the child's `background` under them at its own alpha: a yuva420p picture the parent blends as any picture
+    /// with alpha. Chroma uses the mean coverage of its four luma samples.
+    static func transparent(overBlack black: VideoFrame, overWhite white: VideoFrame,
+                            background: RGBAColor) throws(MediaError) -> VideoFrame {
+        let width = black.width, height = black.height
+        let result = try VideoFrame(width: width, height: height, format: .yuva420p)
+        let under = YUVColor(background)
+        let a = Double(background.alpha) / 255
+        func coverage(_ x: Int, _ y: Int) -> Double {
+            let b = Int(black.plane(0)[y * black.stride(0) + x]), w = Int(white.plane(0)[y * white.stride(0) + x])
+            return min(1, max(0, 1 - Double(w - b) / 219))
+        }
+        /// The layers' value over black (`drawn`, blended over `floor`) at coverage c, over the background's value
+        /// `back` at its alpha; and that total's alpha.
+        func mixed(_ drawn: UInt8, floor: Double, c: Double, back: UInt8) -> (value: UInt8, alpha: Double) {
+            let total = c + (1 - c) * a
+            guard total > 0 else { return (back, 0) }
+            let layers = Double(drawn) - (1 - c) * floor
+            let value = (layers + (1 - c) * a * Double(back)) / total
+            return (UInt8(max(0, min(255, value.rounded()))), total)
+        }
+        for y in 0..<height {
+            let drawn = black.plane(0) + y * black.stride(0)
+            let luma = result.plane(0) + y * result.stride(0), alpha = result.plane(3) + y * result.stride(3)
+            for x in 0..<width {
+                let (value, total) = mixed(drawn[x], floor: 16, c: coverage(x, y), back: under.y)
+                luma[x] = value
+                alpha[x] = UInt8((total * 255).rounded())
+            }
+        }
+        for y in 0..<height / 2 {
+            for x in 0..<width / 2 {
+                let c = (coverage(2 * x, 2 * y) + coverage(2 * x + 1, 2 * y) + coverage(2 * x, 2 * y + 1)
+                         + coverage(2 * x + 1, 2 * y + 1)) / 4
+                for (plane, back) in [(1, under.u), (2, under.v)] {
+                    let drawn = black.plane(plane)[y * black.stride(plane) + x]
+                    result.plane(plane)[y * result.stride(plane) + x] = mixed(drawn, floor: 128, c: c, back: back).value
+                }
+            }
+        }
+        return result
     }
 
     func frame(at sourceTime: Time) throws(MediaError) -> VideoFrame {
@@ -103,7 +167,7 @@ final class CompositionVideoReader: VideoSourceReader {
             drawing = drawings.remove(at: kept)
         } else {
             do {
-                drawing = Drawing(scale: scale, core: try core(scale: scale))
+                drawing = try self.drawing(scale: scale)
             } catch {
                 throw MediaError(error.kind.mediaKind, error.message)
             }
@@ -113,15 +177,23 @@ final class CompositionVideoReader: VideoSourceReader {
             if drawings.count > Self.keptScales { drawings.removeFirst() }
         }
         if let shown = drawing.shown, shown.index == index { return shown.picture }
-        let sink = PictureSink()
-        do {
-            try drawing.core.render(at: try Time.frames(index, frameDuration: frameDuration), into: sink)
-        } catch let error as RenderError {
-            throw MediaError(error.kind.mediaKind, error.message)
-        } catch {
-            throw MediaError(.internal, "frame \(index) of the composition has no time")
+        func render(_ core: RenderCore) throws(MediaError) -> VideoFrame {
+            let sink = PictureSink()
+            do {
+                try core.render(at: try Time.frames(index, frameDuration: frameDuration), into: sink)
+            } catch let error as RenderError {
+                throw MediaError(error.kind.mediaKind, error.message)
+            } catch {
+                throw MediaError(.internal, "frame \(index) of the composition has no time")
+            }
+            guard let picture = sink.picture else { throw MediaError(.internal, "the composition's compositor returned no picture") }
+            return picture
         }
-        guard let picture = sink.picture else { throw MediaError(.internal, "the composition's compositor returned no picture") }
+        var picture = try render(drawing.core)
+        if let overWhite = drawing.overWhite {
+            picture = try Self.transparent(overBlack: picture, overWhite: try render(overWhite),
+                                           background: child.compiled.videoComposition.background)
+        }
         drawing.shown = (index, picture)
         return picture
     }
