@@ -188,6 +188,15 @@ import Testing
         let render = try reel(["render", "-", "-o", folder.file("labelled.mkv").path], stdin: cut.stdout)
         #expect(render.status == 0, "\(render.stderrText)")
 
+        // A filler that --remove-words names too is told once.
+        let both = try reel(["cut", talk.path, "--transcript", transcript.path, "--fillers", "--remove-words", "um",
+                             "-o", "-"])
+        #expect(both.status == 0, "\(both.stderrText)")
+        let bothProject = try #require(try JSONSerialization.jsonObject(with: both.stdout) as? [String: Any])
+        let bothClips = try #require((bothProject["timeline"] as? [String: Any])?["clips"] as? [[String: Any]])
+        #expect(bothClips.compactMap { $0["label"] as? String }.first == #"after a cut of 0.4–0.633 s: filler "Um,""#,
+                "\(String(decoding: both.stdout, as: UTF8.self))")
+
         // Cut to the end: the last clip says so; a silence played fast says what it is.
         let tail = try reel(["cut", talk.path, "--margin", "0", "--remove", "2.5..3", "--speed-silence", "4", "-o", "-"])
         #expect(tail.status == 0, "\(tail.stderrText)")

@@ -323,7 +323,9 @@ public enum CutProject {
 
     /// A removed stretch in source seconds and its reasons: "2.1–3.4 s: silence (peak -52.3 dBFS) and filler \"um\"".
     private static func describe(_ piece: CutPiece) -> String {
-        let reasons = piece.reasons.map { reason -> String in
+        // A stretch cut for words of both kinds (a filler that --remove-words names too) names its words once, as
+        // filler.
+        let reasons = piece.reasons.filter { $0 != .word || !piece.reasons.contains(.filler) }.map { reason -> String in
             switch reason {
             case .silence:
                 guard let level = piece.level else { return "silence" }
@@ -332,15 +334,14 @@ public enum CutProject {
             case .short: return "a piece shorter than --min-clip between cuts"
             case .still: return "a still picture"
             case .filler, .word:
-                let words = piece.words.map { "\"\($0)\"" }.joined(separator: ", ")
+                var named: [String] = []
+                for word in piece.words where !named.contains(word) { named.append(word) }
+                let words = named.map { "\"\($0)\"" }.joined(separator: ", ")
                 let noun = reason == .filler ? "filler" : "word"
                 return words.isEmpty ? noun : "\(noun) \(words)"
             }
         }
-        // A stretch cut for words of both kinds names the words once.
-        var unique: [String] = []
-        for reason in reasons where !unique.contains(reason) { unique.append(reason) }
-        return "\(secondsText(piece.range.start))–\(secondsText(piece.range.end)) s: " + unique.joined(separator: " and ")
+        return "\(secondsText(piece.range.start))–\(secondsText(piece.range.end)) s: " + reasons.joined(separator: " and ")
     }
 
     /// Seconds as the labels write them: at most three decimals, trailing zeros dropped.
