@@ -113,9 +113,11 @@ final class CompositionVideoReader: VideoSourceReader {
         let result = try VideoFrame(width: width, height: height, format: .yuva420p)
         let under = YUVColor(background)
         let a = Double(background.alpha) / 255
-        func coverage(_ x: Int, _ y: Int) -> Double {
-            let b = Int(black.plane(0)[y * black.stride(0) + x]), w = Int(white.plane(0)[y * white.stride(0) + x])
-            return min(1, max(0, 1 - Double(w - b) / 219))
+        // The layers' coverage at each luma sample, once: the luma pass and the chroma pass (the mean of four) read it.
+        var coverage = [Double](repeating: 0, count: width * height)
+        for y in 0..<height {
+            let over0 = black.plane(0) + y * black.stride(0), over255 = white.plane(0) + y * white.stride(0)
+            for x in 0..<width { coverage[y * width + x] = min(1, max(0, 1 - Double(Int(over255[x]) - Int(over0[x])) / 219)) }
         }
         /// The layers' value over black (`drawn`, blended over `floor`) at coverage c, over the background's value
         /// `back` at its alpha; and that total's alpha.
@@ -130,19 +132,19 @@ final class CompositionVideoReader: VideoSourceReader {
             let drawn = black.plane(0) + y * black.stride(0)
             let luma = result.plane(0) + y * result.stride(0), alpha = result.plane(3) + y * result.stride(3)
             for x in 0..<width {
-                let (value, total) = mixed(drawn[x], floor: 16, c: coverage(x, y), back: under.y)
+                let (value, total) = mixed(drawn[x], floor: 16, c: coverage[y * width + x], back: under.y)
                 luma[x] = value
                 alpha[x] = UInt8((total * 255).rounded())
             }
         }
+        let blackU = black.plane(1), blackV = black.plane(2), outU = result.plane(1), outV = result.plane(2)
         for y in 0..<height / 2 {
+            let top = 2 * y * width, bottom = top + width
             for x in 0..<width / 2 {
-                let c = (coverage(2 * x, 2 * y) + coverage(2 * x + 1, 2 * y) + coverage(2 * x, 2 * y + 1)
-                         + coverage(2 * x + 1, 2 * y + 1)) / 4
-                for (plane, back) in [(1, under.u), (2, under.v)] {
-                    let drawn = black.plane(plane)[y * black.stride(plane) + x]
-                    result.plane(plane)[y * result.stride(plane) + x] = mixed(drawn, floor: 128, c: c, back: back).value
-                }
+                let c = (coverage[top + 2 * x] + coverage[top + 2 * x + 1] + coverage[bottom + 2 * x]
+                         + coverage[bottom + 2 * x + 1]) / 4
+                outU[y * result.stride(1) + x] = mixed(blackU[y * black.stride(1) + x], floor: 128, c: c, back: under.u).value
+                outV[y * result.stride(2) + x] = mixed(blackV[y * black.stride(2) + x], floor: 128, c: c, back: under.v).value
             }
         }
         return result

@@ -57,12 +57,7 @@ final class PlayerAudioPipeline: @unchecked Sendable {
     /// rounded up.
     private func play(_ job: AudioJob, mix: MixReader) throws(RenderError) {
         let stretch = try job.rate == .one ? nil : stretchedSegment(job)
-        let total: Int64
-        if let stretch {
-            total = stretch.length
-        } else {
-            total = job.endSample - job.startSample
-        }
+        let total = stretch?.length ?? job.endSample - job.startSample
         var position: Int64 = 0
         while position < total {
             if job.cancellation.isCancelled { return }
