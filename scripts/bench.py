@@ -175,6 +175,14 @@ def probe_duration(path):
     return float(out.strip())
 
 
+def probe_video_duration(path):
+    """The first video stream's duration in seconds: a clip's `out` may not pass it (the container's duration can be
+    a few milliseconds longer where the sound's priming is counted)."""
+    out = run_quietly(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=duration",
+                       "-of", "csv=p=0", str(path)], f"ffprobe {path}")
+    return float(out.strip())
+
+
 # ---------------------------------------------------------------- media
 
 
@@ -833,7 +841,7 @@ def run_report(reel, minutes, rounds, warmup):
     """`reel report` of a `minutes`-long 1080p render (issue 40: at most 5 % of the render): the render of 20 cuts of
     the source, then the page (a picture per instruction, the output's sound analysed) of that render."""
     source = ensure_report_media(minutes)
-    duration = probe_duration(source)
+    duration = probe_video_duration(source)
     WORK.mkdir(parents=True, exist_ok=True)
     output = WORK / "report-render.mp4"
     piece = duration / 20
@@ -1068,6 +1076,46 @@ def titles_w1_case(args):
         baseline_project=seed_demo_project(WORK / "title-w1-base.mp4", title=False),
         baseline_output=WORK / "title-w1-base.mp4",
         targets=[Target("baseline", 1.03)],
+    )
+
+
+def ffmpeg_seed_demo_floor_args(output):
+    """The decode + encode floor of the seed demo W1: the ffmpeg CLI decoding everything W1 reads (the three cut
+    ranges, seeking to the keyframe before each in-point as reel does; the music bed looped; the commentary), summed
+    with amix and nothing else, cut to W1's length and encoded with the same settings. No dissolve, push or ducking:
+    that work is reel's alone. The trim can end the third clip's decoding up to 2 s early, so the floor is, if
+    anything, slightly cheaper than the work W1 must do."""
+    inputs, graph = ffmpeg_clip_inputs(CUTS, True)
+    music, commentary = len(CUTS), len(CUTS) + 1
+    inputs += ["-i", str(audio_source_path("music")), "-i", str(audio_source_path("commentary"))]
+    length = seed_demo_seconds()
+    graph.append(f"{''.join(f'[v{i}][a{i}]' for i in range(len(CUTS)))}concat=n={len(CUTS)}:v=1:a=1[joined][main]")
+    graph.append(f"[joined]trim=end={length:.3f}[v]")
+    graph.append(f"[{music}:a]atrim=end={MUSIC_LOOP_SECONDS},asetpts=PTS-STARTPTS,"
+                 f"aloop=loop=-1:size={MUSIC_LOOP_SECONDS * SAMPLE_RATE}[music]")
+    graph.append(f"[{commentary}:a]adelay=delays={COMMENTARY_AT * 1000}:all=1[voice]")
+    graph.append(f"[main][music][voice]amix=inputs=3:duration=first:normalize=0,atrim=end={length:.3f}[a]")
+    return (["ffmpeg", "-v", "error", "-nostdin", "-y"] + inputs
+            + ["-filter_complex", ";".join(graph), "-map", "[v]", "-map", "[a]"]
+            + ffmpeg_encoder_args(ENCODER_PRESET) + [str(output)])
+
+
+def seed_demo_seconds():
+    return sum(end - start for _, start, end in CUTS) - TRANSITION_SECONDS * len(TRANSITIONS)
+
+
+def seed_demo_case(args):
+    """W1, the seed demo, against its decode + encode floor (issue 35 goal 5: CPU <= 1.02x, peak memory <= the
+    floor's; the memory ratio is printed after the tables)."""
+    return Comparison(
+        name="w1",
+        description="seed demo W1 (dissolve, push, commentary over a ducked music bed) against its decode + encode "
+                    "floor (ffmpeg decoding the same ranges and sound, amix, encoding W1's length; no effects)",
+        timeline_seconds=seed_demo_seconds(),
+        reel_project=seed_demo_project(WORK / "w1-reel.mp4", title=False),
+        ffmpeg_args=ffmpeg_seed_demo_floor_args(WORK / "w1-floor.mp4"),
+        reel_output=WORK / "w1-reel.mp4", ffmpeg_output=WORK / "w1-floor.mp4",
+        targets=[Target("ffmpeg", 1.02)],
     )
 
 
@@ -1315,7 +1363,7 @@ def look_case(args):
 COMPARISONS = {"cuts": cuts_case, "transitions": transitions_case, "audio-mix": audio_mix_case,
                "title-w1": titles_w1_case, "title-60s": titles_minute_case,
                "captions-60s": captions_minute_case, "timecode-60s": timecode_minute_case,
-               "social": social_case, "look": look_case}
+               "social": social_case, "look": look_case, "w1": seed_demo_case}
 
 
 # ---------------------------------------------------------------- running
@@ -1421,6 +1469,17 @@ def print_table(cases):
                     print(ratio_row(name, medians(runs), medians(case.results["reel-base"]),
                                     Target("baseline", limit) if limit else None)
                           + f"   (base: reel {case.baseline_name})")
+
+
+def print_peak_memory(cases):
+    """Median peak RSS of reel against the ffmpeg command, for the cases that set a memory goal (w1)."""
+    for case in cases:
+        if case.name != "w1" or not case.results["reel"] or not case.results["ffmpeg"]:
+            continue
+        reel = statistics.median(m.max_rss_kib for m in case.results["reel"])
+        ffmpeg = statistics.median(m.max_rss_kib for m in case.results["ffmpeg"])
+        print(f"\npeak RSS, {case.name}: reel {reel / 1024:.1f} MiB, floor {ffmpeg / 1024:.1f} MiB, "
+              f"ratio {reel / ffmpeg:.2f} (target <= 1.00: {'met' if reel <= ffmpeg else 'NOT met'})")
 
 
 def repeated_cuts(minutes):
@@ -1690,6 +1749,7 @@ def main():
         for case in cases:
             run_comparison(case, reel, args.rounds, args.warmup, args.ffmpeg_only)
         print_table(cases)
+        print_peak_memory(cases)
         memory = [] if args.ffmpeg_only or not args.memory_minutes else run_memory(reel, args.memory_minutes)
         smart = {} if args.ffmpeg_only or args.smart_rounds < 1 else run_smart(reel, args.smart_rounds, args.warmup, args.smart_gop,
                                                                                       args.smart_codec)
