@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The tests' build is `-c release` so that what the tests run is the optimised library the binary ships. The test
+// code itself need not be optimised: its targets that only build projects, run processes and compare text compile
+// with -Onone, which builds faster (docs/testing.md, "What make test builds", has the figures). The targets
+// whose tests do pixel arithmetic of their own stay optimised. No product contains a test target, so a package
+// depending on ReelKit never sees these flags.
+let testSettings: [SwiftSetting] = [.unsafeFlags(["-Onone"])]
+
 let package = Package(
     name: "reel",
     platforms: [.macOS(.v15)],
@@ -48,11 +55,13 @@ let package = Package(
         .target(name: "ReelTestSupport", dependencies: ["ReelUnitTestSupport"], path: "Tests/ReelTestSupport"),
         // Unit tests: no process started, no media file opened (pure model, time, parsers, planners with fakes,
         // pixel maths on frames in memory).
-        .testTarget(name: "ReelTimeTests", dependencies: ["ReelTime"]),
-        .testTarget(name: "ReelModelTests", dependencies: ["ReelModel", "ReelCodecs", "ReelTime"]),
+        .testTarget(name: "ReelTimeTests", dependencies: ["ReelTime"], swiftSettings: testSettings),
+        .testTarget(name: "ReelModelTests", dependencies: ["ReelModel", "ReelCodecs", "ReelTime"],
+                    swiftSettings: testSettings),
         .testTarget(name: "ReelInterchangeTests",
-                    dependencies: ["ReelInterchange", "ReelModel", "ReelTime", "ReelUnitTestSupport"]),
-        .testTarget(name: "ReelMediaUnitTests", dependencies: ["ReelMedia"]),
+                    dependencies: ["ReelInterchange", "ReelModel", "ReelTime", "ReelUnitTestSupport"],
+                    swiftSettings: testSettings),
+        .testTarget(name: "ReelMediaUnitTests", dependencies: ["ReelMedia"], swiftSettings: testSettings),
         .testTarget(name: "ReelRenderUnitTests",
                     dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelCodecs", "ReelTime", "ReelUnitTestSupport"]),
         // End-to-end tests: real media made and read with FFmpeg, the ffmpeg CLI or the `reel` binary run, renders.
@@ -60,6 +69,6 @@ let package = Package(
                     dependencies: ["ReelMedia", "ReelCodecs", "ReelTime", "ReelTestSupport"]),
         .testTarget(name: "ReelRenderEndToEndTests",
                     dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelCodecs", "ReelTime", "ReelTestSupport"]),
-        .testTarget(name: "ReelCLITests", dependencies: ["ReelModel", "ReelTestSupport"]),
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelModel", "ReelTestSupport"], swiftSettings: testSettings),
     ]
 )
