@@ -14,6 +14,11 @@ import ReelTime
 /// (`TrackFrame.fullSize`), so the parent places it exactly where the nominal picture goes. Scale 1 is the child
 /// rendered as it is. The latest two scales keep their cores (a `fit: blur` fill at 1 beside its clip drawn larger,
 /// or a zoom crossing a step, do not rebuild one every frame).
+///
+/// Uses of one child share its work through the render's `NestedSharing`: a use takes the cores another use of
+/// the same child let go (with their decoders open), a frame another use has just drawn, and titles, shapes and
+/// images rasterised by any core of the render. A see-through child's two cores decode its media once
+/// (`DecodedPair`).
 final class CompositionVideoReader: VideoSourceReader {
     /// The largest drawing scale: 4 × the nominal size (16 × its pixels).
     static let maximumScale = 4
@@ -24,7 +29,7 @@ final class CompositionVideoReader: VideoSourceReader {
     /// How many drawing scales keep their core.
     private static let keptScales = 2
 
-    private struct Drawing {
+    struct Drawing {
         let scale: Int
         /// The child as it is; for a see-through background, drawn over opaque black.
         let core: RenderCore
@@ -35,6 +40,7 @@ final class CompositionVideoReader: VideoSourceReader {
 
     private let child: NestedComposition
     private let opener: any SourceOpener
+    private let sharing: NestedSharing
     private let frameDuration: Time
     /// The child's frames: ⌈duration / frameDuration⌉.
     private let frameCount: Int64
@@ -43,11 +49,13 @@ final class CompositionVideoReader: VideoSourceReader {
     private var drawings: [Drawing] = []
 
     /// A reader of `child`'s pictures, opening its media through `opener`; `backwards` for a reversed segment;
-    /// its first core drawn at `scale`.
-    init(_ child: NestedComposition, opener: any SourceOpener, backwards: Bool, scale: Int = 1) throws(RenderError) {
+    /// its first core drawn at `scale`; cores, pictures and rasters shared through `sharing`.
+    init(_ child: NestedComposition, opener: any SourceOpener, backwards: Bool, scale: Int = 1,
+         sharing: NestedSharing) throws(RenderError) {
         let compiled = child.compiled
         self.child = child
         self.opener = opener
+        self.sharing = sharing
         frameDuration = compiled.frameDuration
         do {
             frameCount = try compiled.duration.quotient(dividingBy: compiled.frameDuration, rounding: .up)
@@ -56,6 +64,10 @@ final class CompositionVideoReader: VideoSourceReader {
         }
         self.backwards = backwards
         drawings = [try drawing(scale: scale)]
+    }
+
+    deinit {
+        sharing.release(drawings, of: child)
     }
 
     /// The whole scale a child of `nominal` size is drawn at when shown `shown` canvas pixels per nominal pixel
@@ -81,16 +93,20 @@ final class CompositionVideoReader: VideoSourceReader {
         return scaled
     }
 
-    /// The cores drawing the child at `scale`: one, or for a background that is not opaque, two drawing it over
-    /// opaque black and over opaque white.
+    /// The cores drawing the child at `scale`: one another use let go, or made: one, or for a background that is
+    /// not opaque, two drawing it over opaque black and over opaque white, reading the same decoded pictures.
     private func drawing(scale: Int) throws(RenderError) -> Drawing {
+        try sharing.drawing(of: child, scale: scale) { () throws(RenderError) in try makeDrawing(scale: scale) }
+    }
+
+    private func makeDrawing(scale: Int) throws(RenderError) -> (Drawing, cores: Int) {
         let compiled = Self.scaled(child.compiled, by: scale)
-        func core(_ project: CompiledProject) throws(RenderError) -> RenderCore {
+        func core(_ project: CompiledProject, _ opener: any SourceOpener) throws(RenderError) -> RenderCore {
             try RenderCore(project: project, catalog: SourceCatalog(project: project, facts: child.facts),
-                           opener: opener, compositor: makeCompositor(for: project), depth: 1)
+                           opener: opener, compositor: makeCompositor(for: project), depth: 1, sharing: sharing)
         }
         guard compiled.videoComposition.background.alpha < 255 else {
-            return Drawing(scale: scale, core: try core(compiled), overWhite: nil)
+            return (Drawing(scale: scale, core: try core(compiled, opener), overWhite: nil), 1)
         }
         func over(_ color: RGBAColor) -> CompiledProject {
             var opaque = compiled
@@ -98,8 +114,9 @@ final class CompositionVideoReader: VideoSourceReader {
             for i in opaque.videoComposition.instructions.indices { opaque.videoComposition.instructions[i].background = nil }
             return opaque
         }
-        return Drawing(scale: scale, core: try core(over(RGBAColor(red: 0, green: 0, blue: 0))),
-                       overWhite: try core(over(RGBAColor(red: 255, green: 255, blue: 255))))
+        let pair = DecodedPair()
+        return (Drawing(scale: scale, core: try core(over(RGBAColor(red: 0, green: 0, blue: 0)), pair.leader(opener)),
+                        overWhite: try core(over(RGBAColor(red: 255, green: 255, blue: 255)), pair.follower(opener))), 2)
     }
 
     /// The picture of a child whose background is not opaque: where its layers cover the canvas, and how much,
@@ -179,6 +196,10 @@ final class CompositionVideoReader: VideoSourceReader {
             if drawings.count > Self.keptScales { drawings.removeFirst() }
         }
         if let shown = drawing.shown, shown.index == index { return shown.picture }
+        if let drawn = sharing.picture(of: child, scale: scale, index: index) {
+            drawing.shown = (index, drawn)
+            return drawn
+        }
         func render(_ core: RenderCore) throws(MediaError) -> VideoFrame {
             let sink = PictureSink()
             do {
@@ -197,6 +218,7 @@ final class CompositionVideoReader: VideoSourceReader {
                                            background: child.compiled.videoComposition.background)
         }
         drawing.shown = (index, picture)
+        sharing.keep(picture, of: child, scale: scale, index: index)
         return picture
     }
 }
@@ -251,11 +273,12 @@ final class CompositionAudioReader: AudioSourceReader {
 extension SourceOpener {
     /// A reader of composition asset pictures or of a file's video stream, as `entry` says.
     /// A composition's first pictures are drawn at `scale` (`CompositionVideoReader.drawingScale`).
-    func openVideo(_ entry: SourceCatalog.Entry?, path: String?, stream: Int, reversed: Bool, scale: Int = 1)
-        throws(RenderError) -> any VideoSourceReader
+    /// Uses of one composition share work through `sharing` (`NestedSharing`).
+    func openVideo(_ entry: SourceCatalog.Entry?, path: String?, stream: Int, reversed: Bool, scale: Int = 1,
+                   sharing: NestedSharing) throws(RenderError) -> any VideoSourceReader
     {
         if case .composition(let child)? = entry?.kind {
-            return try CompositionVideoReader(child, opener: self, backwards: reversed, scale: scale)
+            return try CompositionVideoReader(child, opener: self, backwards: reversed, scale: scale, sharing: sharing)
         }
         guard let path else { throw RenderError(.internal, "a video source has no file") }
         do {

@@ -62,10 +62,11 @@ final class EffectStage {
         var active = effects.filter { $0.isActive(at: time) }.map { $0.evaluated(at: time) }
         guard !active.isEmpty else { return frame }
         if let nominal = frame.fullSize, nominal.width > 0, nominal.height > 0 {
-            // A picture drawn larger than the pixels its masks are measured in (an SVG shown enlarged).
+            // A picture drawn larger than the pixels its effects are measured in (an SVG or a composition shown
+            // enlarged).
             let scaleX = Double(frame.picture.width) / Double(nominal.width)
             let scaleY = Double(frame.picture.height) / Double(nominal.height)
-            active = active.map { Self.scaledMask($0, x: scaleX, y: scaleY) }
+            active = active.map { Self.scaledToPicture($0, x: scaleX, y: scaleY) }
         }
         var chain = chains[track].flatMap { $0.effects == active ? $0 : nil } ?? Chain(effects: active)
         if chain.output == nil || chain.input !== frame.picture {
@@ -79,19 +80,38 @@ final class EffectStage {
         chains[track] = chain
         var filtered = frame
         if let output = chain.output { filtered.picture = output }
-        filtered.fullSize = chain.fullSize ?? frame.fullSize
+        // A reduced blur of a picture drawn larger still stands for the nominal size the larger one stood for.
+        filtered.fullSize = frame.fullSize ?? chain.fullSize
         return filtered
     }
 
-    /// A mask effect measured in pixels `x`×`y` times larger: its region, radii and feather; other effects as they are.
-    static func scaledMask(_ effect: LayerEffect, x: Double, y: Double) -> LayerEffect {
-        guard case .mask(var mask) = effect.kind, x != 1 || y != 1 else { return effect }
+    /// An effect measured in pixels `x`×`y` times larger: its region; a mask's radii and feather, a blur's radius
+    /// and a pixelation's block size. Colour, LUT and key effects work sample by sample: only their region changes.
+    static func scaledToPicture(_ effect: LayerEffect, x: Double, y: Double) -> LayerEffect {
+        guard x != 1 || y != 1 else { return effect }
         var scaled = effect
         scaled.rect = effect.rect.map { CropRect(x: $0.x * x, y: $0.y * y, width: $0.width * x, height: $0.height * y) }
-        mask.cornerRadius = LayerPoint(x: mask.cornerRadius.x * x, y: mask.cornerRadius.y * y)
-        mask.feather *= (x * y).squareRoot()
-        scaled.kind = .mask(mask)
+        let mean = (x * y).squareRoot()
+        switch effect.kind {
+        case .mask(var mask):
+            mask.cornerRadius = LayerPoint(x: mask.cornerRadius.x * x, y: mask.cornerRadius.y * y)
+            mask.feather *= mean
+            scaled.kind = .mask(mask)
+        case .blur(let radius):
+            scaled.kind = .blur(radius: radius * mean)
+        case .pixelate(let size):
+            scaled.kind = .pixelate(size: size * mean)
+        case .lut, .color, .chromaKey:
+            break
+        }
         return scaled
+    }
+
+    /// Whether `effect` is a blur of the whole picture strong enough to run on a reduced picture (`reducedBlur`):
+    /// a picture under it gains nothing from being drawn larger.
+    static func isStrongBlur(_ effect: LayerEffect) -> Bool {
+        guard effect.rect == nil, case .blur(let radius) = effect.kind else { return false }
+        return radius >= 2 * reducedBlurSigma
     }
 
     /// Runs `chain`'s effects on `picture`, making or remaking its steps where the picture's shape asks for it;

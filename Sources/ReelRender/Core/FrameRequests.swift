@@ -57,10 +57,14 @@ final class FrameRequests {
         var drawn: [(layer: LayerInstruction, sources: [LayerSource])] = []
         for layer in instruction.layers {
             // A vector picture is drawn at the size it is shown, unless effects other than masks (which the effect
-            // stage scales to it) run on it first: their parameters are in the picture's nominal pixels.
+            // stage scales to it) run on it first: their parameters are in the picture's nominal pixels. A
+            // composition is drawn larger under any effect the stage scales (`EffectStage.scaledToPicture`), but not
+            // under a strong blur of the whole picture (a `fit: blur` fill), which would lose the detail again.
             let onlyMasks = layer.effects.allSatisfy { if case .mask = $0.kind { true } else { false } }
-            let shownScale = onlyMasks ? evaluator.shownScale(of: layer, at: time) : nil
-            guard var found = try sources.frame(track: layer.track, at: time, shownScale: shownScale) else { continue }
+            let blurred = layer.effects.contains { EffectStage.isStrongBlur($0.evaluated(at: time)) }
+            let shownScale = blurred ? nil : evaluator.shownScale(of: layer, at: time)
+            guard var found = try sources.frame(track: layer.track, at: time, shownScale: shownScale,
+                                                vectorScaled: onlyMasks) else { continue }
             if let effects, !layer.effects.isEmpty {
                 found = try effects.apply(layer.effects, track: layer.track, to: found, at: time)
             }

@@ -14,7 +14,9 @@ import ReelTime
 /// applied by `LayerBlender` to the rasterised picture. The one exception is growth: a picture is drawn at
 /// most twice, at scale 1 and at the largest scale its animations reach, and frames scaled above 1 use the
 /// large one, so enlarging never magnifies pixels (shrinking resamples the sharp picture). Pictures are
-/// dropped when their layer is no longer shown at the frame being drawn.
+/// dropped when their layer is no longer shown at the frame being drawn. Rasters that do not change from frame to
+/// frame come from the render's `RasterCache`, so the cores of a render's compositions, and layers drawn alike,
+/// rasterise each look once.
 ///
 /// Every frame depends only on its own time, so a `--range` render, a thumbnail and a full render draw a
 /// layer identically at the same instant.
@@ -38,6 +40,8 @@ final class PostProcessor {
     /// Font files titles name, as written → made absolute against the project's folder.
     private let fontFiles: [String: String]
     private var pictures: [PictureKey: LayerPicture] = [:]
+    /// The rasters every core of the render shares.
+    private let rasters: RasterCache
     /// Decoded overlay images by asset id, at their own size, kept while a layer showing them is drawn.
     private var images: [String: LayerRaster] = [:]
     /// Overlay SVG images by asset id, parsed once, kept as long as `images`.
@@ -51,8 +55,10 @@ final class PostProcessor {
     private let resolvePath: @Sendable (String) -> String
 
     /// The stage for `project`'s titles and overlays on a canvas of `canvas` pixels, reading overlay images
-    /// through `catalog` and `opener`.
-    init(project: CompiledProject, canvas: PixelSize, catalog: SourceCatalog, opener: any SourceOpener) {
+    /// through `catalog` and `opener`, sharing rasters through `rasters`.
+    init(project: CompiledProject, canvas: PixelSize, catalog: SourceCatalog, opener: any SourceOpener,
+         rasters: RasterCache) {
+        self.rasters = rasters
         layers = project.videoComposition.movieLayers
         self.canvas = canvas
         canvasScale = Double(canvas.width) / Double(max(1, project.videoComposition.renderSize.width))
@@ -135,17 +141,48 @@ final class PostProcessor {
         // when placed by whole, even pixels.
         let restX = layer.position.x * Double(canvas.width), restY = layer.position.y * Double(canvas.height)
         func evenFloor(_ value: Double) -> Double { (value / 2).rounded(.down) * 2 }
+        let phase = LayerPoint(x: restX - evenFloor(restX), y: restY - evenFloor(restY))
+        // What the raster is drawn from, when it is the same every frame: the render's cache holds it.
+        var shared: RasterCache.Key.Drawn?
+        var resolved: TextStyle?
+        switch layer.content {
+        case .text(let style):
+            var text = key.frame.map { style.showing(frame: $0, frameDuration: frameDuration) } ?? style
+            if let file = style.font, let path = fontFiles[file] { text.font = path }
+            resolved = text
+            if key.frame == nil { shared = .text(text) }
+        case .image(let asset, let size):
+            if let path = catalog[asset]?.path { shared = .image(path: path, size: size) }
+        case .shape(let style):
+            if key.local == nil { shared = .shape(style) }
+        }
+        func draw() throws(RenderError) -> LayerPicture {
+            try LayerPicture(raster(layer, resolved: resolved, key: key, rest: LayerPoint(x: restX, y: restY), phase: phase))
+        }
+        let made: LayerPicture
+        if let shared {
+            let rest = if case .image = shared { LayerPoint(x: restX, y: restY) } else { phase }
+            made = try rasters.picture(RasterCache.Key(drawn: shared, scale: canvasScale * level, rest: rest), make: draw)
+        } else {
+            made = try draw()
+        }
+        pictures[key] = made
+        return made
+    }
+
+    /// Layer `layer` rasterised at `key.level` × its size on the canvas, its layout box's centre resting at `rest`
+    /// (canvas pixels; `phase` its offset from the even pixel below); `resolved`: a title's style with its font
+    /// file and the frame it shows filled in.
+    private func raster(_ layer: MovieLayer, resolved: TextStyle?, key: PictureKey, rest: LayerPoint,
+                        phase: LayerPoint) throws(RenderError) -> LayerRaster {
+        func evenFloor(_ value: Double) -> Double { (value / 2).rounded(.down) * 2 }
+        let level = key.level, restX = rest.x, restY = rest.y
         let raster: LayerRaster
         switch layer.content {
         case .text(let style):
-            var resolved = key.frame.map { style.showing(frame: $0, frameDuration: frameDuration) } ?? style
-            if let file = style.font, let path = fontFiles[file] {
-                _ = TextRasterizer.registerFontFile(path)
-                resolved.font = path
-            }
-            raster = try TextRasterizer.rasterize(
-                resolved, scale: canvasScale * level,
-                phase: LayerPoint(x: restX - evenFloor(restX), y: restY - evenFloor(restY)))
+            let resolved = resolved ?? style
+            if let path = resolved.font, style.fontIsFile { _ = TextRasterizer.registerFontFile(path) }
+            raster = try TextRasterizer.rasterize(resolved, scale: canvasScale * level, phase: phase)
         case .image(let asset, let size):
             var image: LayerRaster
             do {
@@ -168,12 +205,10 @@ final class PostProcessor {
             image.anchor = LayerPoint(x: restX - left, y: restY - top)
             raster = image
         case .shape(let style):
-            raster = try ShapeRasterizer.rasterize(
-                key.local.map { style.at($0) } ?? style, scale: canvasScale * level, phase: LayerPoint(x: restX - evenFloor(restX), y: restY - evenFloor(restY)))
+            raster = try ShapeRasterizer.rasterize(key.local.map { style.at($0) } ?? style, scale: canvasScale * level,
+                                                   phase: phase)
         }
-        let made = LayerPicture(raster)
-        pictures[key] = made
-        return made
+        return raster
     }
 
     /// The scale a growing layer's second picture is drawn at: the largest it reaches, but no text above 2000 px

@@ -26,9 +26,10 @@ final class RenderCore {
     private var pendingPostProcessing: [(enabled: Bool, time: Time)] = []
 
     /// A core rendering `project` with `compositor`, reading the assets `catalog` resolves through `opener`, with
-    /// up to `depth` frames in the compositor at once.
+    /// up to `depth` frames in the compositor at once. The cores of one render share rasters and their
+    /// compositions' work through `sharing` (a child core is given its parent's; an outermost core makes its own).
     init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener, compositor: VideoCompositor,
-         depth: Int = 3) throws(RenderError) {
+         depth: Int = 3, sharing: NestedSharing = NestedSharing()) throws(RenderError) {
         let canvas = project.encodedSize
         do {
             queue = try CompositionQueue(
@@ -39,9 +40,10 @@ final class RenderCore {
         } catch {
             throw RenderError(media: error)
         }
-        let sources = VideoSources(project: project, catalog: catalog, opener: opener)
+        let sources = VideoSources(project: project, catalog: catalog, opener: opener, sharing: sharing)
         requests = FrameRequests(project: project, sources: sources, canvas: canvas)
-        postProcessor = PostProcessor(project: project, canvas: canvas, catalog: catalog, opener: opener)
+        postProcessor = PostProcessor(project: project, canvas: canvas, catalog: catalog, opener: opener,
+                                      rasters: sharing.rasters)
     }
 
     deinit {

@@ -50,6 +50,8 @@ final class VideoSources {
     private let catalog: SourceCatalog
     /// How files are opened (the effect stage reads mask images through it too).
     let opener: any SourceOpener
+    /// What the uses of compositions share in this render.
+    private let sharing: NestedSharing
     private var readers: [ReaderKey: any VideoSourceReader] = [:]
     /// The size of colour pictures: the video composition's render size.
     private let colorSize: PixelSize
@@ -69,8 +71,9 @@ final class VideoSources {
         let height: Int
     }
 
-    /// Sources for the video tracks of `project`, reading the assets `catalog` resolves through `opener`.
-    init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener) {
+    /// Sources for the video tracks of `project`, reading the assets `catalog` resolves through `opener`;
+    /// compositions share their work through `sharing`.
+    init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener, sharing: NestedSharing) {
         var tracks: [Int: [Segment]] = [:]
         for track in project.composition.tracks where track.kind == .video {
             tracks[track.id] = track.segments.filter { $0.asset != nil }
@@ -79,6 +82,7 @@ final class VideoSources {
         readerTracks = Self.sharedReaders(tracks)
         self.catalog = catalog
         self.opener = opener
+        self.sharing = sharing
         colorSize = project.videoComposition.renderSize
         background = project.videoComposition.background
     }
@@ -87,8 +91,10 @@ final class VideoSources {
     /// `shownScale`: canvas pixels per source pixel along each axis where the layer is placed now; an SVG image is
     /// drawn at its nominal size times this (sharp however far it is enlarged), and a composition at a whole scale
     /// of its nominal size near it (`CompositionVideoReader.drawingScale`); both stand for their nominal size
-    /// (`TrackFrame.fullSize`). nil: at its nominal size.
-    func frame(track trackID: Int, at time: Time, shownScale: LayerPoint? = nil) throws(RenderError) -> TrackFrame? {
+    /// (`TrackFrame.fullSize`). nil: at its nominal size. `vectorScaled` false: an SVG image at its nominal size
+    /// whatever `shownScale` (effects in its nominal pixels run on it).
+    func frame(track trackID: Int, at time: Time, shownScale: LayerPoint? = nil,
+               vectorScaled: Bool = true) throws(RenderError) -> TrackFrame? {
         guard let segment = segment(of: trackID, at: time), let asset = segment.asset,
             let mapping = segment.mapping
         else { return nil }
@@ -97,7 +103,9 @@ final class VideoSources {
         case .color(let color)?:
             return TrackFrame(picture: try colorPicture(asset, color), rotation: 0)
         case .image?:
-            if let path = entry?.path, SVGImage.isSVG(path) { return try vectorPicture(asset, path: path, scale: shownScale) }
+            if let path = entry?.path, SVGImage.isSVG(path) {
+                return try vectorPicture(asset, path: path, scale: vectorScaled ? shownScale : nil)
+            }
             return TrackFrame(picture: try imagePicture(asset, stream: segment.sourceTrack),
                               rotation: entry?.rotation ?? 0)
         case .media?, .composition?, nil:
@@ -121,7 +129,7 @@ final class VideoSources {
         } else {
             do {
                 reader = try opener.openVideo(entry, path: entry?.path, stream: stream, reversed: key.reversed,
-                                              scale: scale)
+                                              scale: scale, sharing: sharing)
             } catch {
                 throw RenderError(error.kind, "asset \"\(asset)\": " + error.message)
             }
