@@ -14,7 +14,7 @@ struct OTIOReader {
     var markers: [String] = []
     /// The rate of the first time met in an item: the timeline's frame rate.
     var firstRate: Rational?
-    /// Whether a nested stack in a video track becomes a composition piece instead of being flattened.
+    /// Whether a nested stack becomes a composition piece instead of being flattened.
     let keepStacks: Bool
     /// Whether the top-level track being laid out is a video track (a stack in an audio track is kept as a
     /// composition of sound: its layers are audio tracks).
