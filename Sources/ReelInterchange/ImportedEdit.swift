@@ -96,6 +96,40 @@ public struct ImportedComposition: Sendable, Hashable {
     }
 }
 
+extension ImportedComposition {
+    /// Whether a clip of the composition (`piece`: source start and speed in the composition's time) can start
+    /// `before` early and run on `after` longer (record time) showing what the flattened composition would show
+    /// there: the topmost item at each edge of the shown range continues through the handle in the composition's
+    /// own layout (so its media handles are the composition's frames), with no transition of the composition's
+    /// own reaching into the handle. A freeze is not extended (it is flattened beside a transition).
+    func holdsHandles(of piece: ImportedPiece, before: Time, after: Time) -> Bool {
+        guard !piece.freeze, let used = try? piece.recordDuration.multiplied(by: piece.speed),
+              let end = try? piece.sourceStart + used,
+              let headStart = try? piece.sourceStart - before.multiplied(by: piece.speed),
+              let tailEnd = try? end + after.multiplied(by: piece.speed),
+              !headStart.isNegative, tailEnd <= duration
+        else { return false }
+        var ignored: [Diagnostic] = []
+        let items = flattened(layers, frameDuration: Time(seconds: 1), diagnostics: &ignored).pieces
+        if before > .zero {
+            guard let first = items.first(where: { $0.recordStart <= piece.sourceStart && $0.recordEnd > piece.sourceStart }),
+                  first.recordStart <= headStart,
+                  (first.transitionIn.map { (try? first.recordStart + $0.outOffset) ?? first.recordEnd } ?? .zero) <= headStart
+            else { return false }
+        }
+        if after > .zero {
+            guard let last = items.first(where: { $0.recordStart < end && $0.recordEnd >= end }), last.recordEnd >= tailEnd,
+                  !items.contains(where: { next in
+                      guard next.recordStart >= end, let transition = next.transitionIn,
+                            let windowStart = try? next.recordStart - transition.inOffset else { return false }
+                      return windowStart < tailEnd
+                  })
+            else { return false }
+        }
+        return true
+    }
+}
+
 /// How an imported transition changes the pictures.
 public enum ImportedTransitionKind: Sendable, Hashable {
     /// SMPTE_Dissolve, EDL `D`.

@@ -5,7 +5,7 @@ import ReelTime
 ///
 /// Items are laid out as OTIO lays them out: a track's children end to end (transitions take no time), a
 /// `source_range` on a track or stack trims its content, nested tracks are flattened into the track that holds
-/// them, and so are nested stacks unless `keepStacks` (then a stack in a video track is one piece showing an
+/// them, and so are nested stacks unless `keepStacks` (then a stack is one piece showing an
 /// `ImportedComposition`), `LinearTimeWarp` scales the media consumed (record duration stays), `FreezeFrame` holds the
 /// first frame. Every problem carries the JSON path of the object it concerns.
 struct OTIOReader {
@@ -14,9 +14,10 @@ struct OTIOReader {
     var markers: [String] = []
     /// The rate of the first time met in an item: the timeline's frame rate.
     var firstRate: Rational?
-    /// Whether a nested stack in a video track becomes a composition piece instead of being flattened.
+    /// Whether a nested stack becomes a composition piece instead of being flattened.
     let keepStacks: Bool
-    /// Whether the top-level track being laid out is a video track (stacks in audio tracks are flattened).
+    /// Whether the top-level track being laid out is a video track (a stack in an audio track is kept as a
+    /// composition of sound: its layers are audio tracks).
     var inVideoTrack = true
 
     init(file: String, keepStacks: Bool = false) {
@@ -258,12 +259,17 @@ struct OTIOReader {
                 let laidOut: Laid?
                 if name == "Clip" {
                     laidOut = clip(object, childPath, version: version)
-                } else if name == "Stack", keepStacks, inVideoTrack, pendingTransition == nil, !nextIsTransition {
-                    laidOut = kept(object, childPath)
-                } else {
-                    if name == "Stack", keepStacks, inVideoTrack {
-                        report(.warning, childPath, "nested stack next to a transition flattened in place: a transition uses the handles of what it joins, which a composition clip of the stack does not have")
+                } else if name == "Stack", keepStacks {
+                    // The handles the transitions beside it take: before it as the incoming side, after it as the
+                    // outgoing one (a transition ending the track fades out over its in_offset only).
+                    var after = Time.zero
+                    if nextIsTransition, offset + 2 < children.count, let next = children[offset + 1].value.objectValue {
+                        let saved = self
+                        after = transition(next, childPath)?.outOffset ?? .zero
+                        self = saved
                     }
+                    laidOut = keptWithHandles(object, childPath, before: pendingTransition?.0.inOffset ?? .zero, after: after)
+                } else {
                     laidOut = nested(object, name, childPath)
                 }
                 guard var laid = laidOut else { continue }
@@ -407,14 +413,14 @@ struct OTIOReader {
             switch childName {
             case "Track", "Sequence": inner = layoutTrack(childObject, childPath)
             case "Clip": inner = clip(childObject, childPath, version: version)
-            case "Stack": inner = keepStacks && inVideoTrack ? kept(childObject, childPath) : nested(childObject, childName, childPath)
+            case "Stack": inner = keepStacks ? kept(childObject, childPath) : nested(childObject, childName, childPath)
             case "Gap": inner = gapDuration(childObject, childPath).map { Laid(pieces: [], duration: $0) }
             default:
                 report(.error, childPath, "unknown stack item schema \(childName)")
                 inner = nil
             }
             guard let inner else { continue }
-            tracks.append(ImportedTrack(kind: .video, name: "", pieces: inner.pieces, duration: inner.duration))
+            tracks.append(ImportedTrack(kind: inVideoTrack ? .video : .audio, name: "", pieces: inner.pieces, duration: inner.duration))
             duration = max(duration, inner.duration)
         }
         return (tracks, duration)
@@ -456,6 +462,24 @@ struct OTIOReader {
             return piece
         }
         return laid
+    }
+
+    /// A nested stack beside transitions: kept when its own content holds the handles they take (`before` its
+    /// shown range as the incoming side, `after` it as the outgoing one, in record time), and holds them as the
+    /// flattened stack would: the item showing at each end of the range runs on through the handle, so the
+    /// composition's frames there are the frames the flattened item's media handles show. Otherwise flattened in
+    /// place, with a warning.
+    mutating func keptWithHandles(_ object: JSONObject, _ path: JSONPath, before: Time, after: Time) -> Laid? {
+        guard before > .zero || after > .zero else { return kept(object, path) }
+        let saved = self
+        if let laid = kept(object, path), laid.pieces.count == 1, let piece = laid.pieces.first,
+           case .composition(let composition) = piece.content,
+           composition.holdsHandles(of: piece, before: before, after: after) {
+            return laid
+        }
+        self = saved
+        report(.warning, path, "nested stack next to a transition flattened in place: the transition uses handles beyond the stack's source_range, and the stack's own content does not continue the item at its edge there")
+        return nested(object, "Stack", path)
     }
 
     /// Time effects on a nested composition: a LinearTimeWarp scales every inner piece; a FreezeFrame holds

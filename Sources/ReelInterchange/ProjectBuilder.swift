@@ -145,21 +145,39 @@ struct ProjectBuilder {
         assetByKey[key] = id
         let path = JSONPath.root.key("compositions").key(id)
         origins.append((path.description, composition.origin))
-        var clips = storylineClips(composition.layers, path: path.key("timeline"))
-        if !clips.contains(where: { $0.objectValue?["asset"] != nil }) {
-            // Only gaps: the composition's background for its whole length.
-            clips = [object([("asset", .string(colorAsset("#000000", origin: composition.origin))),
-                             ("duration", json(max(composition.duration, frameDuration)))])]
+        let background = object([("asset", .string(colorAsset("#000000", origin: composition.origin))),
+                                 ("duration", json(max(composition.duration, frameDuration)))])
+        var timeline: [(String, JSONValue)]
+        if composition.layers.contains(where: { $0.kind == .audio }) {
+            // A stack of an audio track: a composition of sound, its layers' pieces as the entry's audio tracks
+            // (the topmost at each instant, as the flattened stack plays them) over a black storyline of its length.
+            var ignored: [Diagnostic] = []
+            let sound = flattened(composition.layers, frameDuration: frameDuration, diagnostics: &ignored)
+            timeline = [("clips", .array([JSON(background)]))]
+            let audio = audioEntries([sound], path: path.key("timeline").key("audio"))
+            if !audio.isEmpty { timeline.append(("audio", .array(audio.map { JSON($0) }))) }
+        } else {
+            var clips = storylineClips(composition.layers, path: path.key("timeline"))
+            if !clips.contains(where: { $0.objectValue?["asset"] != nil }) {
+                // Only gaps: the composition's background for its whole length.
+                clips = [background]
+            }
+            timeline = [("clips", .array(clips.map { JSON($0) }))]
         }
+        addComposition(id, timeline: timeline, origin: composition.origin)
+        return id
+    }
+
+    /// An entry of `compositions` at the canvas, and the asset of the same name showing it.
+    private mutating func addComposition(_ id: String, timeline: [(String, JSONValue)], origin: ImportOrigin) {
         let canvas = canvas ?? ImportCanvas(width: 1920, height: 1080, frameRate: edit.frameRate)
         compositions.append((id, object([
             ("size", .array([JSON(.number(String(canvas.width))), JSON(.number(String(canvas.height)))])),
             ("frameRate", json(canvas.frameRate)),
-            ("timeline", object([("clips", .array(clips.map { JSON($0) }))])),
+            ("timeline", object(timeline)),
         ])))
         assets.append((id, object([("composition", .string(id))])))
-        origins.append((JSONPath.root.key("assets").key(id).description, composition.origin))
-        return id
+        origins.append((JSONPath.root.key("assets").key(id).description, origin))
     }
 
     mutating func missing(_ piece: ImportedPiece, tried: [String], reason: String) -> (id: String, isColor: Bool)? {
@@ -270,7 +288,7 @@ struct ProjectBuilder {
     /// The project: its storyline, audio, output settings, assets and the compositions of kept stacks.
     mutating func build() -> JSONValue {
         var clips = storylineClips(edit.videoTracks, path: JSONPath.root.key("timeline"))
-        let audio = audioEntries()
+        let audio = audioEntries(edit.audioTracks, path: JSONPath.root.key("timeline").key("audio"))
         var output: [(String, JSONValue)] = edit.frameRateIsStated ? [("frameRate", json(edit.frameRate))] : []
         let hasFileClip = assets.contains { $0.value.objectValue?["color"] == nil }
         if !hasFileClip {
@@ -353,12 +371,12 @@ struct ProjectBuilder {
         return [object(members)]
     }
 
-    /// Audio pieces as `timeline.audio` entries: one per piece (pieces an event put on several channels once),
-    /// transitions as a fade out of the outgoing and a fade in of the incoming piece.
-    mutating func audioEntries() -> [JSONValue] {
+    /// Audio pieces as `timeline.audio` entries (`path`, for origins): one per piece (pieces an event put on several
+    /// channels once), transitions as a fade out of the outgoing and a fade in of the incoming piece.
+    mutating func audioEntries(_ tracks: [ImportedTrack], path: JSONPath) -> [JSONValue] {
         var entries: [JSONValue] = []
         var seen: Set<String> = []
-        for track in edit.audioTracks {
+        for track in tracks {
             for (index, piece) in track.pieces.enumerated() {
                 let key = "\(piece.origin)|\(piece.recordStart)|\(piece.recordDuration)"
                 if seen.contains(key) { continue }
@@ -378,7 +396,7 @@ struct ProjectBuilder {
                       let (assetID, isColor) = asset(for: piece), !isColor
                 else { continue }
                 let id = uniqueID("\(track.name) \(piece.origin.event ?? String(entries.count + 1))")
-                origins.append(("$.timeline.audio[\(entries.count)]", piece.origin))
+                origins.append((path.index(entries.count).description, piece.origin))
                 var members: [(String, JSONValue)] = [
                     ("id", .string(id)), ("asset", .string(assetID)),
                     ("at", json((try? piece.recordStart - inOffset) ?? piece.recordStart)),

@@ -186,4 +186,120 @@ import Testing
         #expect(nestedPictures.count == 636)
         #expect(try pictureHashes(render(flat, "example-flat.mkv", small)) == nestedPictures)
     }
+
+    // MARK: Beside transitions (issue 38 point 1, otio38b)
+
+    /// `otio` imported twice, kept (`NAME.json`, the import's stderr checked by the caller) and with
+    /// `--flatten-stacks` (`NAME-flat.json`).
+    func importKeptAndFlat(_ otio: String, _ name: String) throws -> (kept: String, flat: String, stderr: String) {
+        let kept = folder.file(name + ".json").path
+        let imported = try reel(["import", otio, "-o", kept])
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        let flat = folder.file(name + "-flat.json").path
+        #expect(try reel(["import", otio, "--flatten-stacks", "-o", flat]).status == 0)
+        return (kept, flat, imported.stderrText)
+    }
+
+    static func dissolve(_ inOffset: Int, _ outOffset: Int) -> String {
+        #"{"OTIO_SCHEMA": "Transition.1", "transition_type": "SMPTE_Dissolve", "in_offset": \#(time(inOffset)),"#
+            + #" "out_offset": \#(time(outOffset))}"#
+    }
+
+    /// `project` (a JSON file) made lossless: x264 at crf 0, PCM sound; written to `name`.
+    func lossless(_ project: String, _ name: String) throws -> String {
+        var object = try json(project)
+        var output = object["output"] as? [String: Any] ?? [:]
+        output["video"] = ["crf": 0]
+        output["audio"] = ["codec": "pcm"]
+        object["output"] = output
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        try data.write(to: folder.file(name))
+        return folder.file(name).path
+    }
+
+    /// A cut, a dissolve into a stack trimmed to 20 of its 40 frames (its content continues 4 frames on each side,
+    /// the handles the dissolves take), a dissolve out of it, a cut, and a dissolve into a stack with nothing
+    /// before its range (flattened, with a warning).
+    func transitionEdit() throws -> String {
+        let mid = Self.stack("Mid", range: (10, 20), [Self.track([clip("shotB.mov", 30, 40)])])
+        let edge = Self.stack("Edge", [Self.track([clip("shotB.mov", 80, 10)])])
+        let top = Self.track([clip("shotA.mov", 10, 24), Self.dissolve(4, 4), mid, Self.dissolve(4, 4),
+                              clip("shotA.mov", 50, 24), Self.dissolve(4, 4), edge])
+        return try write("beside.otio", #"{"OTIO_SCHEMA": "Timeline.1", "name": "beside", "tracks": "#
+                         + Self.stack("tracks", [top]) + "}")
+    }
+
+    @Test func aStackBesideTransitionsKeepsItsContentAsHandles() throws {
+        let (nested, flat, stderr) = try importKeptAndFlat(try transitionEdit(), "beside")
+        // Edge has no content before its range: flattened, with the warning at its path.
+        #expect(stderr.contains("tracks.children[0].children[6]") && stderr.contains("flattened in place"), "\(stderr)")
+
+        let project = try json(nested)
+        let compositions = try #require(project["compositions"] as? [String: Any])
+        #expect(Set(compositions.keys) == ["Mid"])
+        let clips = try #require((project["timeline"] as? [String: Any])?["clips"] as? [[String: Any]])
+        let mid = try #require(clips.first { $0["asset"] as? String == "Mid" })
+        // The clip starts 4 frames early and runs 4 frames on: the stack's frames 6…33.
+        #expect(mid["in"] as? String == "6f" && mid["duration"] as? String == "28f", "\(mid)")
+        #expect((mid["transition"] as? [String: Any])?["type"] as? String == "dissolve")
+
+        let keptPictures = try pictureHashes(render(try lossless(nested, "beside-l.json"), "beside.mkv"))
+        let flatPictures = try pictureHashes(render(try lossless(flat, "beside-flat-l.json"), "beside-flat.mkv"))
+        #expect(flatPictures.count == 78)
+        #expect(keptPictures == flatPictures)
+
+        // Exported and read back: the stack keeps its range and the same pictures.
+        let back = folder.file("beside-back.otio").path
+        let exported = try reel(["export-otio", nested, "-o", back])
+        #expect(exported.status == 0, "\(exported.stderrText)")
+        let again = folder.file("beside-again.json").path
+        let reimported = try reel(["import", back, "-o", again])
+        #expect(reimported.status == 0, "\(reimported.stderrText)")
+        #expect((try json(again)["compositions"] as? [String: Any])?.keys.contains("Mid") == true)
+        #expect(try pictureHashes(render(try lossless(again, "beside-again-l.json"), "beside-again.mkv")) == flatPictures)
+    }
+
+    // MARK: In an audio track (otio38b)
+
+    @Test func aStackInAnAudioTrackBecomesACompositionOfSound() throws {
+        // A sawtooth, 48 kHz mono PCM, 5 s: every sample differs from its neighbours.
+        _ = try runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=mod(t*217\\,1)*0.8-0.4:s=48000:d=5",
+                                      "-c:a", "pcm_s16le", folder.file("saw.wav").path])
+        func audioClip(_ start: Int, _ duration: Int) -> String {
+            #"{"OTIO_SCHEMA": "Clip.1", "name": "saw", "source_range": \#(Self.range(start, duration)),"#
+                + #" "media_reference": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "saw.wav"}}"#
+        }
+        func audioTrack(_ items: [String]) -> String {
+            #"{"OTIO_SCHEMA": "Track.1", "kind": "Audio", "children": [\#(items.joined(separator: ", "))]}"#
+        }
+        let voice = Self.stack("Voice", range: (6, 24), [audioTrack([audioClip(24, 40)])])
+        let sound = audioTrack([audioClip(0, 12), Self.dissolve(3, 3), voice, audioClip(70, 12)])
+        let otio = try write("sound.otio", #"{"OTIO_SCHEMA": "Timeline.1", "name": "sound", "tracks": "#
+                             + Self.stack("tracks", [Self.track([clip("shotA.mov", 0, 48)]), sound]) + "}")
+        let (nested, flat, _) = try importKeptAndFlat(otio, "sound")
+
+        let project = try json(nested)
+        let compositions = try #require(project["compositions"] as? [String: [String: Any]])
+        #expect(Set(compositions.keys) == ["Voice"])
+        let voiceAudio = try #require((compositions["Voice"]?["timeline"] as? [String: Any])?["audio"] as? [[String: Any]])
+        #expect(voiceAudio.map { $0["asset"] as? String } == ["saw"] && voiceAudio.first?["in"] as? String == "24f")
+        let entries = try #require((project["timeline"] as? [String: Any])?["audio"] as? [[String: Any]])
+        let entry = try #require(entries.first { $0["asset"] as? String == "Voice" })
+        // The fade in takes 3 frames of the stack before its range: in 6 − 3.
+        #expect(entry["in"] as? String == "3f" && entry["duration"] as? String == "27f" && entry["fadeIn"] as? String == "6f",
+                "\(entry)")
+
+        func soundHash(_ file: URL) throws -> String {
+            String(decoding: try runChecked("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:a", "-f", "md5", "-"]), as: UTF8.self)
+        }
+        let keptSound = try soundHash(render(try lossless(nested, "sound-l.json"), "sound.mkv"))
+        let flatRender = try render(try lossless(flat, "sound-flat-l.json"), "sound-flat.mkv")
+        let flatSound = try soundHash(flatRender)
+        #expect(keptSound.hasPrefix("MD5=") && keptSound == flatSound)
+        // Not silence: the stack's stretch (0.5 s to 1.5 s) carries the sawtooth.
+        let samples = try runChecked("ffmpeg", ["-v", "error", "-ss", "0.75", "-t", "0.5", "-i", flatRender.path, "-map", "0:a",
+                                                "-ac", "1", "-f", "s16le", "-"])
+        let peak = stride(from: 0, to: samples.count - 1, by: 2).map { abs(Int(Int16(bitPattern: UInt16(samples[$0]) | UInt16(samples[$0 + 1]) << 8))) }.max() ?? 0
+        #expect(peak > 8000, "peak \(peak)")
+    }
 }
