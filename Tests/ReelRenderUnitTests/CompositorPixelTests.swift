@@ -104,6 +104,31 @@ import Testing
         }
     }
 
+    /// A turned or enlarged layer (drawn by bilinear mapping) under an opaque layer that libswscale scales across
+    /// the canvas's width, as a blurred fill under its contained picture: the rows the upper layer overwrites are
+    /// not drawn below it, with the same picture as drawing them.
+    @Test(arguments: [0, 4, 10])
+    func rowsUnderAnOpaqueScaledLayerAreNotDrawnBelowIt(top: Int) throws {
+        let fill = try TestPicture.make(width: 64, height: 36, luma: { x, y in UInt8(16 + (x * 3 + y * 7) % 200) },
+                                        chroma: { p, x, y in UInt8(p == 1 ? 60 + x * 2 : 200 - y * 3) })
+        let band = try TestPicture.make(width: 32, height: 9, luma: { x, y in UInt8(30 + (x ^ y) * 5) },
+                                        chroma: { p, x, y in UInt8(p == 1 ? 90 + x : 150 - y) })
+        for opacity in [1.0, 0.6] {
+            let layers = [
+                LayerSource(track: 2, frame: band, opacity: opacity,
+                            transform: AffineTransform(translate: (0, Double(top)), scale: (2, 2), rotateDegrees: 0)),
+                LayerSource(track: 1, frame: fill,
+                            transform: AffineTransform(translate: (-40, -30), scale: (3, 3), rotateDegrees: 3)),
+            ]
+            let fast = try TestPicture.render(layers, width: 64, height: 36, fastPaths: true)
+            let general = try TestPicture.render(layers, width: 64, height: 36, fastPaths: false)
+            #expect(TestPicture.difference(fast, general) == nil, "band at \(top), opacity \(opacity)")
+            // The band is there: its rows differ from the fill drawn alone.
+            let alone = try TestPicture.render([layers[1]], width: 64, height: 36, fastPaths: true)
+            #expect(TestPicture.sample(fast, 5, top + 3) != TestPicture.sample(alone, 5, top + 3))
+        }
+    }
+
     @Test func wholePixelTranslationCopiesExactly() throws {
         let source = try TestPicture.make(width: 16, height: 12, luma: { x, y in UInt8(20 + x * 10 + y) },
                                           chroma: { p, x, y in UInt8(p * 40 + x * 9 + y * 2) })

@@ -41,9 +41,6 @@ public final class ChromaKeyer {
     private static let clear: UInt8 = 1, solid: UInt8 = 2
     /// Eight `clear` or eight `solid` states, as one 8-byte load reads them.
     private static let eightClear: UInt64 = 0x0101_0101_0101_0101, eightSolid: UInt64 = 0x0202_0202_0202_0202
-    /// Column sums of the three chroma rows of a luma row.
-    private var column: UnsafeMutablePointer<Double>?
-    private var columnCapacity = 0
     /// `alphaBins`' result for `binsKey`.
     private var binsKey: Key?
     private let bins = UnsafeMutablePointer<UInt16>.allocate(capacity: ChromaKeyer.binCount)
@@ -59,7 +56,6 @@ public final class ChromaKeyer {
     deinit {
         distance?.deallocate()
         settled?.deallocate()
-        column?.deallocate()
         bins.deallocate()
         distances.deallocate()
         // The pool itself goes when the last buffer taken from it is freed.
@@ -108,7 +104,6 @@ public final class ChromaKeyer {
         // (`alphaBins`), and otherwise computed from the nine terms added in chromakey's order.
         let bins = alphaBins(for: key, value)
         let binScale = Self.binScale, lastBin = Self.binCount - 1
-        let column: UnsafeMutablePointer<Double> = try columnSums(chromaWidth)
         let pairs = width >= 4 ? (width - 2) / 2 : 0  // pairs i = 1 ..< pairs: 2i + 2 is inside the picture
         for y in 0..<height {
             let r0 = d + (max(y - 1, 0) >> 1) * chromaWidth, r1 = d + (y >> 1) * chromaWidth
@@ -135,7 +130,8 @@ public final class ChromaKeyer {
             }
             scalar(0)
             if width > 1 { scalar(1) }
-            for c in 0..<chromaWidth { column[c] = r0[c] + r1[c] + r2[c] }
+            // A column's sum over the three rows, taken only where a pixel is not settled (most are).
+            @inline(__always) func column(_ c: Int) -> Double { r0[c] + r1[c] + r2[c] }
             let settledRow = settled + (y >> 1) * chromaWidth
             var i = 1
             while i < pairs {
@@ -159,9 +155,9 @@ public final class ChromaKeyer {
                     out[2 * i + 1] = value
                     continue
                 }
-                let middle = column[i] + column[i]
-                estimated(2 * i, column[i - 1] + middle)
-                estimated(2 * i + 1, middle + column[i + 1])
+                let own = column(i), middle = own + own
+                estimated(2 * i, column(i - 1) + middle)
+                estimated(2 * i + 1, middle + column(i + 1))
             }
             for x in max(2, 2 * max(pairs, 1))..<width { scalar(x) }
         }
@@ -200,17 +196,6 @@ public final class ChromaKeyer {
             }
         }
         return distances
-    }
-
-    /// The buffer of a picture row's column sums, `count` long.
-    private func columnSums(_ count: Int) throws(MediaError) -> UnsafeMutablePointer<Double> {
-        if columnCapacity < count {
-            column?.deallocate()
-            column = .allocate(capacity: count)
-            columnCapacity = count
-        }
-        guard let column else { throw MediaError(.internal, "the chroma keyer has no column buffer") }
-        return column
     }
 
     /// Marks each chroma sample of `distance` (`width`×`height`) whose 3×3 neighbourhood (edges repeated) lies

@@ -157,11 +157,30 @@ final class LayerRenderer {
         mattes.removeAll()
         while index < plans.count {
             if isCancelled() { return nil }
-            try drawMatted(plans[index], into: canvas)
+            let plan = plans[index]
+            if fastPaths, plan.layer.matte == nil, case .warp = plan.placement,
+               let hidden = hiddenRows(below: index, of: plans, width: width) {
+                try warp(try upright(plan), plan, planes: 0...2, into: canvas, skipping: hidden)
+            } else {
+                try drawMatted(plan, into: canvas)
+            }
             index += 1
         }
         mattes.removeAll()
         return SharedFrame(canvas)
+    }
+
+    /// The canvas rows (even bounds) that a layer above `plans[index]` overwrites across the whole canvas width —
+    /// an opaque, unmasked layer that libswscale scales into its rectangle (the contained picture of a blurred
+    /// fill) — so that nothing drawn below shows there; nil when none does.
+    private func hiddenRows(below index: Int, of plans: [Plan], width: Int) -> Range<Int>? {
+        var hidden: Range<Int>?
+        for plan in plans[(index + 1)...] where plan.alpha >= 256 && !plan.masked && plan.layer.matte == nil {
+            guard case .scale(let full, let visible) = plan.placement, visible == full, full.x == 0,
+                  full.width == width, full.height > (hidden?.count ?? 0) else { continue }
+            hidden = full.y..<(full.y + full.height)
+        }
+        return hidden
     }
 
     /// Throws unless `context` is a yuv420p canvas of positive even size.
@@ -435,8 +454,10 @@ final class LayerRenderer {
         return (UnsafePointer(entry.base), entry.stride)
     }
 
-    private func warp(_ source: VideoFrame, _ plan: Plan, planes: ClosedRange<Int>, into canvas: VideoFrame)
-        throws(MediaError) {
+    /// Draws `planes` of `source` by bilinear inverse mapping, except the canvas rows `skipping` (even bounds, in
+    /// luma rows), which a layer above overwrites.
+    private func warp(_ source: VideoFrame, _ plan: Plan, planes: ClosedRange<Int>, into canvas: VideoFrame,
+                      skipping: Range<Int> = 0..<0) throws(MediaError) {
         let geometry = plan.geometry
         let chroma = try chromaMask(plan, source)
         for plane in planes {
@@ -454,8 +475,10 @@ final class LayerRenderer {
             let target = canvas.plane(plane), stride = canvas.stride(plane)
             let mask = plane == 0 ? lumaMask(plan, source) : chroma
             let maskPlane = mask.map { SourcePlane(base: $0.base, stride: $0.stride, width: planeWidth, height: planeHeight) }
+            let skipped = (skipping.lowerBound >> shift)..<(skipping.upperBound >> shift)
             geometry.forEachSpan(shift: shift, width: canvas.width >> shift, height: canvas.height >> shift) {
                 row, start, end, sampleX, sampleY in
+                if skipped.contains(row) { return }
                 if let maskPlane {
                     PlaneOps.warpRowMasked(from: sourcePlane, mask: maskPlane, taps: taps, sampleX: sampleX,
                                            sampleY: sampleY, stepX: geometry.inverse.a, stepY: geometry.inverse.b,

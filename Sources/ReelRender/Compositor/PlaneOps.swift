@@ -138,15 +138,20 @@ enum PlaneOps {
             // Keyed and masked layers are mostly wholly transparent or wholly opaque: eight samples of alpha 0
             // leave the target as it is (a premultiplied sample of alpha 0 is 0), and at full opacity eight of
             // alpha 255 (weight 256) are the source's.
+            // Whole runs of such groups are skipped or copied at once.
+            @inline(__always) func eight(_ x: Int) -> UInt64 { UnsafeRawPointer(weights + x).loadUnaligned(as: UInt64.self) }
             while x + 8 <= width {
-                let eight = UnsafeRawPointer(weights + x).loadUnaligned(as: UInt64.self)
-                if eight == 0 {
+                let group = eight(x)
+                if group == 0 {
                     x += 8
+                    while x + 8 <= width, eight(x) == 0 { x += 8 }
                     continue
                 }
-                if eight == ~0, opacity == 256 {
-                    (out + x).update(from: top + x, count: 8)
+                if group == ~0, opacity == 256 {
+                    let start = x
                     x += 8
+                    while x + 8 <= width, eight(x) == ~0 { x += 8 }
+                    (out + start).update(from: top + start, count: x - start)
                     continue
                 }
                 for i in x..<x + 8 { mix(i) }
