@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "ReelModelTests", dependencies: ["ReelModel", "ReelCodecs", "ReelTime"]),
         .testTarget(name: "ReelInterchangeTests",
                     dependencies: ["ReelInterchange", "ReelModel", "ReelTime", "ReelUnitTestSupport"]),
-        .testTarget(name: "ReelMediaUnitTests", dependencies: ["ReelMedia"]),
+        .testTarget(name: "ReelMediaUnitTests", dependencies: ["ReelMedia", "ReelCodecs", "ReelTime"]),
         .testTarget(name: "ReelRenderUnitTests",
                     dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelCodecs", "ReelTime", "ReelUnitTestSupport"]),
         // End-to-end tests: real media made and read with FFmpeg, the ffmpeg CLI or the `reel` binary run, renders.
