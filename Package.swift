@@ -61,7 +61,8 @@ let package = Package(
         .testTarget(name: "ReelInterchangeTests",
                     dependencies: ["ReelInterchange", "ReelModel", "ReelTime", "ReelUnitTestSupport"],
                     swiftSettings: testSettings),
-        .testTarget(name: "ReelMediaUnitTests", dependencies: ["ReelMedia"], swiftSettings: testSettings),
+        .testTarget(name: "ReelMediaUnitTests", dependencies: ["ReelMedia", "ReelCodecs", "ReelTime"],
+                    swiftSettings: testSettings),
         .testTarget(name: "ReelRenderUnitTests",
                     dependencies: ["ReelRender", "ReelModel", "ReelMedia", "ReelCodecs", "ReelTime", "ReelUnitTestSupport"]),
         // End-to-end tests: real media made and read with FFmpeg, the ffmpeg CLI or the `reel` binary run, renders.

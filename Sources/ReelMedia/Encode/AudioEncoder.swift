@@ -2,15 +2,17 @@ internal import CFFmpeg
 import ReelCodecs
 import ReelTime
 
-/// Encodes float planar audio into one audio stream of a `Muxer`.
+/// Encodes float planar audio into one audio stream: of a `Muxer` (`Muxer.addAudio`), or of any `StreamSink`.
 ///
 /// Samples are queued in an AVAudioFifo and sent in full encoder frames (1024 samples for AAC,
 /// 960 for Opus); pts are running sample counts in 1/sampleRate. The remainder goes out as a short
 /// last frame at `Muxer.finish()`, so the stream is exactly as long as the samples given.
 public final class AudioEncoder: Flushable {
     private let encoder: Encoder
-    private let stream: UnsafeMutablePointer<AVStream>
-    private let output: OutputContext
+    /// Where the stream's packets go.
+    private let sink: PacketSink
+    /// What errors name as the file.
+    private let path: String?
     private let queue: AudioFifo
     private let encoderFrame: Frame
     private let channelCount: Int
@@ -21,26 +23,27 @@ public final class AudioEncoder: Flushable {
     private var staging: [UnsafeMutablePointer<Float>] = []
     private var samplesSent: Int64 = 0
 
-    init(_ settings: AudioEncoderSettings, output: OutputContext) throws(MediaError) {
+    init(_ settings: AudioEncoderSettings, sink destination: StreamSink) throws(MediaError) {
+        let path = destination.path
         guard settings.channels > 0, settings.channels <= 64, settings.sampleRate > 0,
               settings.sampleRate <= 768_000 else {
             throw MediaError(.unsupported, "invalid audio format \(settings.sampleRate) Hz, \(settings.channels) channels",
-                             path: output.name)
+                             path: path)
         }
         var chosenFormat = AV_SAMPLE_FMT_FLTP
-        try output.requireHolds(settings.codec.codecID, label: settings.codec.rawValue)
+        try destination.requireHolds(StreamCodec(id: settings.codec.codecID, label: settings.codec.rawValue))
         encoder = try Encoder(names: settings.codec.encoderNames, label: settings.codec.rawValue,
-                              path: output.name) { (codec, name) throws(MediaError) in
+                              path: path) { (codec, name) throws(MediaError) in
             guard let encoder = codec.pointee.codec, let format = preferredFormat(encoder) else {
                 throw MediaError(.unsupported, "the \(name) encoder takes no sample format reel can produce",
-                                 path: output.name)
+                                 path: path)
             }
             if !supports(encoder, sampleRate: settings.sampleRate) {
                 throw MediaError(.unsupported, "the \(name) encoder cannot encode at \(settings.sampleRate) Hz",
-                                 path: output.name)
+                                 path: path)
             }
             chosenFormat = format
-            output.requestGlobalHeader(codec)
+            destination.requestGlobalHeader(codec)
             codec.pointee.sample_fmt = format
             codec.pointee.sample_rate = Int32(settings.sampleRate)
             av_channel_layout_default(&codec.pointee.ch_layout, Int32(settings.channels))
@@ -49,8 +52,8 @@ public final class AudioEncoder: Flushable {
                 codec.pointee.bit_rate = Int64(bitrate)
             }
         }
-        stream = try output.addStream(encodedBy: encoder.codec, encoderName: encoder.name)
-        self.output = output
+        sink = try destination.open(EncodedStream(codec: encoder.codec, encoderName: encoder.name))
+        self.path = path
         sampleFormat = chosenFormat
         channelCount = settings.channels
         let capabilities = encoder.codec.pointee.codec.map { $0.pointee.capabilities } ?? 0
@@ -86,19 +89,18 @@ public final class AudioEncoder: Flushable {
     public func encode(_ channels: [UnsafePointer<Float>], count: Int) throws(MediaError) {
         guard channels.count == channelCount, count >= 0, count <= Int(Int32.max) else {
             throw MediaError(.internal, "encode needs \(channelCount) channel buffers and a valid count",
-                             path: output.name)
+                             path: path)
         }
         guard count > 0 else { return }
-        try output.requireWriting()
         let written = withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: channelCount) { planes in
             for (index, channel) in channels.enumerated() { planes[index] = UnsafeMutableRawPointer(mutating: channel) }
             return av_audio_fifo_write(fifo, planes.baseAddress, Int32(count))
         }
         try check(written, function: "av_audio_fifo_write") { code in
-            MediaError(.internal, "cannot queue audio samples (\(errorText(code)))", path: output.name)
+            MediaError(.internal, "cannot queue audio samples (\(errorText(code)))", path: path)
         }
         guard written == Int32(count) else {
-            throw MediaError(.internal, "cannot queue audio samples (\(errorText(written)))", path: output.name)
+            throw MediaError(.internal, "cannot queue audio samples (\(errorText(written)))", path: path)
         }
         while Int(av_audio_fifo_size(fifo)) >= frameSize { try sendFrame(frameSize) }
     }
@@ -118,10 +120,10 @@ public final class AudioEncoder: Flushable {
             return av_audio_fifo_read(fifo, planes.baseAddress, Int32(count))
         }
         try check(read, function: "av_audio_fifo_read") { _ in
-            MediaError(.internal, "cannot dequeue audio samples", path: output.name)
+            MediaError(.internal, "cannot dequeue audio samples", path: path)
         }
         guard read == Int32(count) else {
-            throw MediaError(.internal, "cannot dequeue audio samples", path: output.name)
+            throw MediaError(.internal, "cannot dequeue audio samples", path: path)
         }
         if !planar { interleave(count) }
         if count < frameSize && !allowsShortFrame {
@@ -169,12 +171,11 @@ public final class AudioEncoder: Flushable {
     func flush() throws(MediaError) {
         let remaining = Int(av_audio_fifo_size(fifo))
         if remaining > 0 { try sendFrame(remaining) }
-        try output.requireWriting()
         try encoder.send(nil, to: write)
     }
 
     private func write(_ packet: Packet) throws(MediaError) {
-        try output.write(packet.avPacket, from: encoder.codec.pointee.time_base, to: stream)
+        try sink(packet)
     }
 }
 

@@ -12,6 +12,60 @@ protocol Flushable: AnyObject {
 /// encoder's time base (`1/frameRate` for video, `1/sampleRate` for audio).
 typealias PacketSink = (Packet) throws(MediaError) -> Void
 
+/// Where the stream of a `VideoEncoder`, `AudioEncoder` or `SubtitleEncoder` goes: a muxer's container (its
+/// `OutputContext`), the description of a copied stream, a test's collection. The encoder asks it two things while it
+/// sets up (can you hold this codec; do you keep headers out of band), then `open`s its stream once, opened, and from
+/// then on only hands packets to the `PacketSink` it got back. It knows nothing else of the container.
+protocol StreamSink: AnyObject {
+    /// What errors name as the file written, if anything.
+    var path: String? { get }
+    /// Whether encoders must give their headers out of band (`AV_CODEC_FLAG_GLOBAL_HEADER`): the container keeps
+    /// them in its own header.
+    var wantsGlobalHeader: Bool { get }
+    /// Throws `.unsupported` unless the destination can hold `codec`.
+    func requireHolds(_ codec: StreamCodec) throws(MediaError)
+    /// The one place an opened encoder's stream is described to the destination (codec parameters, time base,
+    /// tags). Returns where the stream's packets go, timestamps in the encoder's time base.
+    func open(_ stream: EncodedStream) throws(MediaError) -> PacketSink
+}
+
+/// A codec an encoder is about to write, as a destination is asked whether it can hold it.
+struct StreamCodec {
+    let id: AVCodecID
+    /// How messages name it (`h264`, `aac`, …).
+    let label: String
+}
+
+/// An opened encoder's stream, as its destination is told of it.
+struct EncodedStream {
+    /// The opened encoder: its codec parameters and time base describe the stream.
+    let codec: UnsafeMutablePointer<AVCodecContext>
+    /// The libavcodec encoder's name (`libx264`, `aac`, …).
+    let encoderName: String
+    /// The stream's language and disposition.
+    var labels = StreamLabels()
+
+    /// The time base of the packets' timestamps, as (numerator, denominator).
+    var timeBase: (numerator: Int, denominator: Int) {
+        (Int(codec.pointee.time_base.num), Int(codec.pointee.time_base.den))
+    }
+}
+
+/// What a stream says of itself besides its codec: a language tag and the default disposition (subtitles).
+struct StreamLabels {
+    /// ISO 639-2 language tag; nil: none.
+    var language: String?
+    /// Whether the stream carries the default disposition; nil: the container's own choice.
+    var isDefault: Bool?
+}
+
+extension StreamSink {
+    /// Asks `codec`, an encoder being set up, for out-of-band headers when the destination wants them.
+    func requestGlobalHeader(_ codec: UnsafeMutablePointer<AVCodecContext>) {
+        if wantsGlobalHeader { codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+    }
+}
+
 /// An opened libavcodec encoder and its send/receive loop: the one place in reel where frames go into an encoder and
 /// packets come out (FFmpeg's `encode_write_frame`), whatever the packets are for.
 ///

@@ -49,27 +49,32 @@ public struct SubtitleStreamSettings: Sendable {
     }
 }
 
-/// Encodes events of one subtitle stream through FFmpeg's text subtitle encoders and hands the packets to the
-/// muxer. Create it with `Muxer.addSubtitles(_:)` before `start()`; write events in ascending start order.
+/// Encodes events of one subtitle stream through FFmpeg's text subtitle encoders and hands the packets to its
+/// `StreamSink`. Create it with `Muxer.addSubtitles(_:)` before `start()`; write events in ascending start order.
 public final class SubtitleEncoder {
     private let context: CodecContext
-    private let stream: UnsafeMutablePointer<AVStream>
-    private let output: OutputContext
+    /// Where the stream's packets go.
+    private let sink: PacketSink
+    /// What errors name as the file.
+    private let path: String?
+    /// The packet each event is encoded into.
+    private let packet: Packet
     private let codecName: String
     /// Events are timed in milliseconds.
     private static let timeBase = AVRational(num: 1, den: 1000)
 
-    init(_ settings: SubtitleStreamSettings, output: OutputContext) throws(MediaError) {
+    init(_ settings: SubtitleStreamSettings, sink destination: StreamSink) throws(MediaError) {
+        let path = destination.path
         codecName = settings.codec.rawValue
         guard let encoder = avcodec_find_encoder(settings.codec.codecID) else {
-            throw MediaError(.unsupported, "no \(codecName) subtitle encoder in this FFmpeg", path: output.name)
+            throw MediaError(.unsupported, "no \(codecName) subtitle encoder in this FFmpeg", path: path)
         }
         context = try CodecContext(encoder, role: "a subtitle encoder")
         let codec = context.avContext
         codec.pointee.time_base = Self.timeBase
         let header = Array(settings.header.utf8)
         guard let copy = av_malloc(header.count + 1)?.assumingMemoryBound(to: UInt8.self) else {
-            throw MediaError(.internal, "out of memory for the subtitle header", path: output.name)
+            throw MediaError(.internal, "out of memory for the subtitle header", path: path)
         }
         copy.initialize(from: header, count: header.count)
         copy[header.count] = 0
@@ -77,14 +82,12 @@ public final class SubtitleEncoder {
         codec.pointee.subtitle_header = copy
         codec.pointee.subtitle_header_size = Int32(header.count)
         try check(avcodec_open2(codec, encoder, nil), .unsupported, "cannot open the \(codecName) encoder",
-                  function: "avcodec_open2", path: output.name)
-        stream = try output.addStream(encodedBy: codec, encoderName: codecName)
-        if let language = settings.language {
-            try check(av_dict_set(&stream.pointee.metadata, "language", language, 0), .internal,
-                      "cannot set the subtitle language", function: "av_dict_set", path: output.name)
-        }
-        stream.pointee.disposition = settings.isDefault ? AV_DISPOSITION_DEFAULT : 0
-        self.output = output
+                  function: "avcodec_open2", path: path)
+        sink = try destination.open(EncodedStream(codec: codec, encoderName: codecName,
+                                                  labels: StreamLabels(language: settings.language,
+                                                                       isDefault: settings.isDefault)))
+        packet = try Packet()
+        self.path = path
     }
 
     /// Encodes one event shown over [startMilliseconds, endMilliseconds) of output time, `line` in the layout
@@ -99,7 +102,7 @@ public final class SubtitleEncoder {
         guard let rect = av_mallocz(MemoryLayout<AVSubtitleRect>.size)?.assumingMemoryBound(to: AVSubtitleRect.self),
               let rects = av_mallocz(MemoryLayout<UnsafeMutablePointer<AVSubtitleRect>?>.size)?
                   .assumingMemoryBound(to: UnsafeMutablePointer<AVSubtitleRect>?.self)
-        else { throw MediaError(.internal, "out of memory for a subtitle", path: output.name) }
+        else { throw MediaError(.internal, "out of memory for a subtitle", path: path) }
         rect.pointee.type = SUBTITLE_ASS
         rect.pointee.ass = av_strdup(line)
         rects[0] = rect
@@ -115,12 +118,11 @@ public final class SubtitleEncoder {
             avcodec_encode_subtitle(context.avContext, bytes.baseAddress, Int32(capacity), &subtitle)
         }
         _ = try check(size, .internal, "cannot encode a \(codecName) subtitle", function: "avcodec_encode_subtitle",
-                      path: output.name)
-        guard let packet = av_packet_alloc() else { throw MediaError(.internal, "out of memory for a packet", path: output.name) }
-        var owned: UnsafeMutablePointer<AVPacket>? = packet
-        defer { av_packet_free(&owned) }
+                      path: path)
+        let packet = self.packet.avPacket
+        defer { self.packet.clear() }
         try check(av_new_packet(packet, size), .internal, "cannot allocate a subtitle packet", function: "av_new_packet",
-                  path: output.name)
+                  path: path)
         buffer.withUnsafeBufferPointer { bytes in
             if let base = bytes.baseAddress { packet.pointee.data.update(from: base, count: Int(size)) }
         }
@@ -128,6 +130,6 @@ public final class SubtitleEncoder {
         packet.pointee.dts = startMilliseconds
         packet.pointee.duration = endMilliseconds - startMilliseconds
         packet.pointee.flags |= AV_PKT_FLAG_KEY
-        try output.write(packet, from: Self.timeBase, to: stream)
+        try sink(self.packet)
     }
 }

@@ -2,11 +2,13 @@ internal import CFFmpeg
 import ReelCodecs
 import ReelTime
 
-/// Encodes pictures into one video stream of a `Muxer`.
+/// Encodes pictures into one video stream: of a `Muxer` (`Muxer.addVideo`), or of any `StreamSink`.
 public final class VideoEncoder: Flushable {
     private let encoder: Encoder
-    private let stream: UnsafeMutablePointer<AVStream>
-    private let output: OutputContext
+    /// Where the stream's packets go.
+    private let sink: PacketSink
+    /// What errors name as the file.
+    private let path: String?
     private let width: Int32, height: Int32, format: Int32
     /// An animated WebP (libwebp_anim) has its frame durations rewritten to add up to the exact duration
     /// (`AnimationTiming.retimeWebP`): at this rate, over the frames sent.
@@ -14,36 +16,32 @@ public final class VideoEncoder: Flushable {
     /// Frames sent so far: the highest index given, plus one.
     private var frameCount: Int64 = 0
 
-    init(_ settings: VideoEncoderSettings, output: OutputContext) throws(MediaError) {
+    init(_ settings: VideoEncoderSettings, sink destination: StreamSink) throws(MediaError) {
+        let path = destination.path
         guard settings.width > 0, settings.height > 0, settings.width <= 16384, settings.height <= 16384 else {
-            throw MediaError(.unsupported, "invalid video size \(settings.width)x\(settings.height)", path: output.name)
+            throw MediaError(.unsupported, "invalid video size \(settings.width)x\(settings.height)", path: path)
         }
         let rate = settings.frameRate
         guard rate.numerator > 0, rate.numerator <= Int64(Int32.max), rate.denominator <= Int64(Int32.max) else {
-            throw MediaError(.unsupported, "invalid frame rate \(rate)", path: output.name)
+            throw MediaError(.unsupported, "invalid frame rate \(rate)", path: path)
         }
-        try output.requireHolds(settings.codec.codecID, label: settings.codec.rawValue)
+        try destination.requireHolds(StreamCodec(id: settings.codec.codecID, label: settings.codec.rawValue))
         encoder = try Encoder(names: settings.codec.encoderNames(imageSequence: settings.imageSequence),
                               label: settings.codec.rawValue,
-                              path: output.name) { (codec, name) throws(MediaError) in
+                              path: path) { (codec, name) throws(MediaError) in
             guard supports(codec.pointee.codec, pixelFormat: settings.pixelFormat) else {
                 throw MediaError(.unsupported, "the \(name) encoder cannot take \(settings.pixelFormat.name) pictures",
-                                 path: output.name)
+                                 path: path)
             }
-            output.requestGlobalHeader(codec)
+            destination.requestGlobalHeader(codec)
             if settings.codec.isPictureCodec {
-                try configurePicture(codec, encoder: name, settings: settings, path: output.name)
+                try configurePicture(codec, encoder: name, settings: settings, path: path)
             } else {
-                try configureVideo(codec, encoder: name, settings: settings, path: output.name)
+                try configureVideo(codec, encoder: name, settings: settings, path: path)
             }
         }
-        stream = try output.addStream(encodedBy: encoder.codec, encoderName: encoder.name)
-        if output.isQuickTimeFamily, settings.codec == .hevc {
-            // 'hvc1' rather than 'hev1' so that Apple players accept the file.
-            stream.pointee.codecpar.pointee.codec_tag = fourCC("hvc1")
-        }
-        stream.pointee.avg_frame_rate = encoder.codec.pointee.framerate
-        self.output = output
+        sink = try destination.open(EncodedStream(codec: encoder.codec, encoderName: encoder.name))
+        self.path = path
         width = Int32(settings.width)
         height = Int32(settings.height)
         format = settings.pixelFormat.rawValue
@@ -60,15 +58,13 @@ public final class VideoEncoder: Flushable {
         let source = frame.avFrame
         guard source.pointee.width == width, source.pointee.height == height, source.pointee.format == format else {
             throw MediaError(.internal, "frame is \(frame.width)x\(frame.height) \(frame.format.name), the encoder "
-                                 + "takes \(width)x\(height) \(PixelFormat(rawValue: format).name)", path: output.name)
+                                 + "takes \(width)x\(height) \(PixelFormat(rawValue: format).name)", path: path)
         }
-        try output.requireWriting()
         frameCount = max(frameCount, index + 1)
         try encoder.send(picture: frame, index: index, to: write)
     }
 
     func flush() throws(MediaError) {
-        try output.requireWriting()
         try encoder.send(nil, to: write)
     }
 
@@ -78,7 +74,7 @@ public final class VideoEncoder: Flushable {
         if let webPAnimationRate {
             try packet.retimeWebPAnimation(frameRate: webPAnimationRate, frameCount: frameCount)
         }
-        try output.write(packet.avPacket, from: encoder.codec.pointee.time_base, to: stream)
+        try sink(packet)
     }
 }
 
@@ -89,8 +85,4 @@ private func supports(_ encoder: UnsafePointer<AVCodec>?, pixelFormat: PixelForm
         formats += 1
     }
     return false
-}
-
-func fourCC(_ text: String) -> UInt32 {
-    text.utf8.prefix(4).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
 }

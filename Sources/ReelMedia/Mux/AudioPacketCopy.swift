@@ -51,8 +51,8 @@ extension Muxer {
     /// Adds an audio stream for the packets of stream `streamIndex` of `reader`, which an `AudioEncoder` with
     /// `settings` wrote: the stream is described exactly as `addAudio(settings)` describes its encoder's (codec
     /// parameters, header, initial padding, time base 1/sampleRate), so the file is what it would be had the audio
-    /// been encoded into it. An encoder with `settings` is opened on a scratch context of this muxer's format for
-    /// the description; nothing is encoded. Returns the stream and that encoder's header (extradata), which the
+    /// been encoded into it. An encoder with `settings`, set up for this muxer's container, describes the stream
+    /// through its `StreamSink` (`StreamDescription`); nothing is encoded. Returns the stream and that encoder's header (extradata), which the
     /// caller compares with the copied stream's: a different header means other encoder settings.
     ///
     /// The packets given to `write(_:to:)` must carry timestamps in 1/sampleRate (the reader's time base is not
@@ -60,25 +60,41 @@ extension Muxer {
     public func addCopiedAudio(_ settings: AudioEncoderSettings, copying streamIndex: Int,
                                of reader: PacketReader) throws(MediaError) -> (stream: MuxerStream, header: [UInt8]) {
         let copied = try addStream(copying: streamIndex, of: reader)
-        guard let format = copied.output.context.pointee.oformat else { throw MediaError(.internal, "output without a format") }
-        var made: UnsafeMutablePointer<AVFormatContext>? = nil
-        try check(avformat_alloc_output_context2(&made, format, nil, nil), .internal, "cannot describe the audio stream",
-                  function: "avformat_alloc_output_context2")
-        guard let context = made else { throw MediaError(.internal, "cannot describe the audio stream") }
-        let scratch = OutputContext(context: context, name: copied.output.name)
-        _ = try AudioEncoder(settings, output: scratch)
-        guard scratch.context.pointee.nb_streams == 1, let described = scratch.context.pointee.streams[0] else {
-            throw MediaError(.internal, "cannot describe the audio stream")
-        }
-        let parameters = described.pointee.codecpar.pointee
+        _ = try AudioEncoder(settings, sink: StreamDescription(of: copied))
+        let parameters = copied.stream.pointee.codecpar.pointee
         var header: [UInt8] = []
         if let bytes = parameters.extradata, parameters.extradata_size > 0 {
             header = Array(UnsafeBufferPointer(start: bytes, count: Int(parameters.extradata_size)))
         }
-        try check(avcodec_parameters_copy(copied.stream.pointee.codecpar, described.pointee.codecpar), .internal,
-                  "cannot copy the audio stream's parameters", function: "avcodec_parameters_copy", path: copied.output.name)
-        copied.stream.pointee.time_base = described.pointee.time_base
         let samples = AVRational(num: 1, den: Int32(settings.sampleRate))
         return (MuxerStream(stream: copied.stream, packetTimeBase: samples, output: copied.output), header)
+    }
+}
+
+/// A copied stream as an encoder's destination, for its description only: the encoder, set up as for this muxer's
+/// container, describes the stream (codec parameters, header, time base) in place of the source's; it is given no
+/// packet (the stream's packets are copied).
+private final class StreamDescription: StreamSink {
+    private let copied: MuxerStream
+
+    init(of copied: MuxerStream) {
+        self.copied = copied
+    }
+
+    var path: String? { copied.output.path }
+    var wantsGlobalHeader: Bool { copied.output.wantsGlobalHeader }
+
+    func requireHolds(_ codec: StreamCodec) throws(MediaError) {
+        try copied.output.requireHolds(codec)
+    }
+
+    func open(_ encoded: EncodedStream) throws(MediaError) -> PacketSink {
+        let codec = encoded.codec
+        try check(avcodec_parameters_from_context(copied.stream.pointee.codecpar, codec), .internal,
+                  "cannot copy the audio stream's parameters", function: "avcodec_parameters_from_context", path: path)
+        copied.stream.pointee.time_base = codec.pointee.time_base
+        return { (_: Packet) throws(MediaError) in
+            throw MediaError(.internal, "a copied stream's description was given a packet", path: self.copied.output.name)
+        }
     }
 }

@@ -47,36 +47,11 @@ final class OutputContext {
     /// `movflags`, sample entries such as `hvc1`.
     var isQuickTimeFamily: Bool { Muxer.quickTimeFamily.contains(formatName) }
 
-    /// Throws `.unsupported` when the container cannot hold codec `codecID` (named `label` in the message).
-    func requireHolds(_ codecID: AVCodecID, label: String) throws(MediaError) {
-        guard let format = context.pointee.oformat else { throw MediaError(.internal, "output without a format") }
-        guard Muxer.holds(format, codecID) else {
-            throw MediaError(.unsupported, "the \(formatName) container cannot hold \(label)", path: name)
-        }
-    }
-
-    /// Asks an encoder being set up for out-of-band headers when the container keeps them in its own header.
-    func requestGlobalHeader(_ codec: UnsafeMutablePointer<AVCodecContext>) {
-        if let format = context.pointee.oformat, format.pointee.flags & AVFMT_GLOBALHEADER != 0 {
-            codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
-        }
-    }
-
     /// Throws unless the header is written and the trailer is not: the only time packets may be written.
     func requireWriting() throws(MediaError) {
         guard started, !finished else {
             throw MediaError(.internal, "a packet written outside start() … finish()", path: name)
         }
-    }
-
-    /// Adds a stream carrying what the opened encoder `codec` (named `encoderName`) produces.
-    func addStream(encodedBy codec: UnsafeMutablePointer<AVCodecContext>,
-                   encoderName: String) throws(MediaError) -> UnsafeMutablePointer<AVStream> {
-        let stream = try newStream()
-        try check(avcodec_parameters_from_context(stream.pointee.codecpar, codec), .internal,
-                  "cannot describe the \(encoderName) stream", function: "avcodec_parameters_from_context", path: name)
-        stream.pointee.time_base = codec.pointee.time_base
-        return stream
     }
 
     /// Adds a stream with the codec parameters and time base of `source`, for packets copied from it.
@@ -108,6 +83,51 @@ final class OutputContext {
         av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
         try check(av_interleaved_write_frame(context, packet), .io, "cannot write a packet",
                   function: "av_interleaved_write_frame", path: name)
+    }
+}
+
+/// The muxer's container as an encoder's destination: each encoder's stream is added here, described from the opened
+/// encoder, and its packets are written into it.
+extension OutputContext: StreamSink {
+    var path: String? { name }
+
+    var wantsGlobalHeader: Bool {
+        guard let format = context.pointee.oformat else { return false }
+        return format.pointee.flags & AVFMT_GLOBALHEADER != 0
+    }
+
+    func requireHolds(_ codec: StreamCodec) throws(MediaError) {
+        guard let format = context.pointee.oformat else { throw MediaError(.internal, "output without a format") }
+        guard Muxer.holds(format, codec.id) else {
+            throw MediaError(.unsupported, "the \(formatName) container cannot hold \(codec.label)", path: name)
+        }
+    }
+
+    /// Adds a stream carrying what the encoder produces (its parameters and time base; a video stream's average frame
+    /// rate, and HEVC's `hvc1` sample entry in the MP4 family, which Apple players require rather than `hev1`), tagged
+    /// as its labels say. Its packets are written between `start()` and `finish()` only.
+    func open(_ encoded: EncodedStream) throws(MediaError) -> PacketSink {
+        let codec = encoded.codec, labels = encoded.labels
+        let stream = try newStream()
+        try check(avcodec_parameters_from_context(stream.pointee.codecpar, codec), .internal,
+                  "cannot describe the \(encoded.encoderName) stream", function: "avcodec_parameters_from_context", path: name)
+        stream.pointee.time_base = codec.pointee.time_base
+        if codec.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+            stream.pointee.avg_frame_rate = codec.pointee.framerate
+            if isQuickTimeFamily, codec.pointee.codec_id == AV_CODEC_ID_HEVC {
+                stream.pointee.codecpar.pointee.codec_tag = fourCC("hvc1")
+            }
+        }
+        if let language = labels.language {
+            try check(av_dict_set(&stream.pointee.metadata, "language", language, 0), .internal,
+                      "cannot set the stream's language", function: "av_dict_set", path: name)
+        }
+        if let isDefault = labels.isDefault { stream.pointee.disposition = isDefault ? AV_DISPOSITION_DEFAULT : 0 }
+        let timeBase = codec.pointee.time_base
+        return { [self] (packet: Packet) throws(MediaError) in
+            try requireWriting()
+            try write(packet.avPacket, from: timeBase, to: stream)
+        }
     }
 }
 
@@ -229,7 +249,7 @@ public final class Muxer {
     /// it, or the encoder rejects the settings (pixel format, preset, size).
     public func addVideo(_ settings: VideoEncoderSettings) throws(MediaError) -> VideoEncoder {
         try requireSetup()
-        let encoder = try VideoEncoder(settings, output: output)
+        let encoder = try VideoEncoder(settings, sink: output)
         encoders.append(encoder)
         return encoder
     }
@@ -240,7 +260,7 @@ public final class Muxer {
     /// it, or the encoder rejects the sample rate or channel count.
     public func addAudio(_ settings: AudioEncoderSettings) throws(MediaError) -> AudioEncoder {
         try requireSetup()
-        let encoder = try AudioEncoder(settings, output: output)
+        let encoder = try AudioEncoder(settings, sink: output)
         encoders.append(encoder)
         return encoder
     }
@@ -250,7 +270,7 @@ public final class Muxer {
     /// Throws `.unsupported` when the encoder is missing or rejects the header.
     public func addSubtitles(_ settings: SubtitleStreamSettings) throws(MediaError) -> SubtitleEncoder {
         try requireSetup()
-        return try SubtitleEncoder(settings, output: output)
+        return try SubtitleEncoder(settings, sink: output)
     }
 
     /// Adds a stream with the codec parameters of stream `streamIndex` of `reader`, for its packets unchanged
@@ -354,3 +374,7 @@ public final class Muxer {
     }
 }
 
+/// A container's four-character code (`hvc1`), as libavformat stores it in `codec_tag`.
+func fourCC(_ text: String) -> UInt32 {
+    text.utf8.prefix(4).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+}

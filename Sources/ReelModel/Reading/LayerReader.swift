@@ -437,7 +437,7 @@ struct LayerReader: FieldReader {
     func readOutline(_ json: JSON, _ path: JSONPath) -> TextStyle.Outline? {
         guard let fields = object(json, path, .textOutline, expected: "an outline object {\"color\", \"width\"}") else { return nil }
         let color = fields["color"].flatMap { self.color($0, path.key("color")) }
-        let width = fields["width"].flatMap { double($0, path.key("width"), in: 0...500) }
+        let width = fields["width"].flatMap { double($0, path.key("width"), limits: .outlineWidth) }
         guard let color, let width else { return nil }
         return TextStyle.Outline(color: color, width: width)
     }
@@ -456,7 +456,7 @@ struct LayerReader: FieldReader {
         }
         var blur = 0.0
         if let json = fields["blur"] {
-            if let value = double(json, path.key("blur"), in: 0...200) { blur = value } else { valid = false }
+            if let value = double(json, path.key("blur"), limits: .shadowBlur) { blur = value } else { valid = false }
         }
         guard valid, let color else { return nil }
         return TextStyle.Shadow(color: color, offset: offset, blur: blur)
@@ -472,7 +472,7 @@ struct LayerReader: FieldReader {
         let color = fields["color"].flatMap { self.color($0, path.key("color")) }
         var padding = 0.0
         if let json = fields["padding"] {
-            guard let value = double(json, path.key("padding"), in: 0...2000) else { return nil }
+            guard let value = double(json, path.key("padding"), limits: .backgroundPadding) else { return nil }
             padding = value
         }
         return color.map { TextStyle.Background(color: $0, padding: padding) }

@@ -4,7 +4,8 @@
 /// property with a `description` (and a `default` when the default is a fixed value), and `reel schema --markdown`
 /// writes the same tables as the key tables of docs/format.md (a test keeps that file equal to them). Adding a key
 /// is one `FormatKey` line in its object's table (and its name in the object's `ObjectShape`, but for the objects
-/// whose shape is made from their table: clips and titles, `ObjectShape(name:keys:)`). A number's limits and the hint
+/// whose shape is made from their table: clips, titles, overlays and the nested objects of clips and titles,
+/// `ObjectShape(name:keys:)`). A number's limits and the hint
 /// under a value outside them are the row's `limits`, which the readers check too.
 public struct FormatKey: Sendable {
     /// The key as written in JSON.
@@ -126,4 +127,13 @@ public struct KeyLimits: Sendable, Equatable {
     public static let maxWidth = KeyLimits(0...16_000, excludesLowerBound: true, hint: "use a maxWidth greater than 0")
     /// A title's `maxHeight` in pixels.
     public static let maxHeight = KeyLimits(0...16_000, excludesLowerBound: true, hint: "use a maxHeight greater than 0")
+
+    // MARK: The limits of a text's outline, shadow and background (titles, captions, mask outlines)
+
+    /// An outline's `width` in pixels.
+    public static let outlineWidth = KeyLimits(0...500, hint: "use a number from 0 to 500")
+    /// A shadow's `blur` radius in pixels.
+    public static let shadowBlur = KeyLimits(0...200, hint: "use a number from 0 to 200")
+    /// A text background's `padding` in pixels.
+    public static let backgroundPadding = KeyLimits(0...2000, hint: "use a number from 0 to 2000")
 }

@@ -115,11 +115,10 @@ extension ObjectShape {
     public static let clip = ObjectShape(name: "clip", keys: ProjectSchema.clipKeys)
 
     /// A clip's `motion`: source rectangles shown full-canvas, moving from one to the other (docs/effects.md).
-    public static let rectangleMotion = ObjectShape(name: "motion", allowed: ["from", "to", "timing"], required: ["from", "to"])
+    public static let rectangleMotion = ObjectShape(name: "motion", keys: ProjectSchema.rectangleMotionKeys)
 
     /// A clip's `transition` (SPEC §3.1).
-    public static let transition = ObjectShape(
-        name: "transition", allowed: ["type", "duration", "direction", "color", "audioCurve"], required: ["type", "duration"])
+    public static let transition = ObjectShape(name: "transition", keys: ProjectSchema.transitionKeys)
 
     /// An entry of `timeline.audio` (SPEC §3.2).
     public static let audioTrack = ObjectShape(
@@ -142,13 +141,13 @@ extension ObjectShape {
     public static let title = ObjectShape(name: "title", keys: ProjectSchema.titleKeys)
 
     /// A title's `outline` (SPEC §3.5).
-    public static let textOutline = ObjectShape(name: "outline", allowed: ["color", "width"], required: ["color", "width"])
+    public static let textOutline = ObjectShape(name: "outline", keys: ProjectSchema.textOutlineKeys)
 
     /// A title's `shadow` (SPEC §3.5).
-    public static let textShadow = ObjectShape(name: "shadow", allowed: ["color", "offset", "blur"], required: ["color"])
+    public static let textShadow = ObjectShape(name: "shadow", keys: ProjectSchema.textShadowKeys)
 
     /// A title's `background` when it is an object rather than a bare colour (SPEC §3.5).
-    public static let textBackground = ObjectShape(name: "background", allowed: ["color", "padding"], required: ["color"])
+    public static let textBackground = ObjectShape(name: "background", keys: ProjectSchema.textBackgroundKeys)
 
     /// An entry of `overlays`, an image layer (SPEC §3.5): the keys of its table, `ProjectSchema.overlayKeys`.
     public static let overlay = ObjectShape(name: "overlay", keys: ProjectSchema.overlayKeys)

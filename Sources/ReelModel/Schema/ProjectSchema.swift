@@ -399,7 +399,8 @@ public enum ProjectSchema {
         ]
     }()
 
-    private static var rectangleMotionKeys: [FormatKey] {
+    /// A clip's `motion` (docs/effects.md), declared once: its `ObjectShape`, schema and docs table come from it.
+    public static let rectangleMotionKeys: [FormatKey] = {
         [
             FormatKey("from", ref("crop"), "The source rectangle [x, y, w, h] (display-oriented source pixels) filling the canvas at the clip's first frame.",
                       default: .required),
@@ -407,7 +408,7 @@ public enum ProjectSchema {
             FormatKey("timing", ref("easing"), "The pace between them: any easing, as animations take.",
                       default: .value(.string("linear")), example: #""easeInOut""#),
         ]
-    }
+    }()
 
     private static var sequenceAssetKeys: [FormatKey] {
         [
@@ -421,7 +422,8 @@ public enum ProjectSchema {
         ]
     }
 
-    private static var transitionKeys: [FormatKey] {
+    /// A clip's `transition` (SPEC §3.1), declared once: its `ObjectShape`, schema and docs table come from it.
+    public static let transitionKeys: [FormatKey] = {
         [
             FormatKey("type", enumeration(TransitionTypeName.allCases), "The kind of transition.", default: .required),
             FormatKey("duration", ref("duration"), "How long the two clips overlap, in seconds.", default: .required),
@@ -431,7 +433,7 @@ public enum ProjectSchema {
             FormatKey("audioCurve", enumeration(AudioCurve.allCases),
                       "The audio cross-fade's gains: linear, or equal power (cos and sin of p·π/2).", default: .enumCase(AudioCurve.linear)),
         ]
-    }
+    }()
 
     /// `label` on clips and audio tracks: a note the renderer ignores (listed last in the unknown-key hint, where it
     /// was added).
@@ -533,28 +535,34 @@ public enum ProjectSchema {
         ] + placementKeys(of: "title", listedLast: true)
     }()
 
-    private static var textOutlineKeys: [FormatKey] {
+    /// A text's `outline` (titles, captions, a mask's outline), declared once: its `ObjectShape`, schema, docs table
+    /// and the limits the reader checks come from it.
+    public static let textOutlineKeys: [FormatKey] = {
         [
             FormatKey("color", ref("color"), "The stroke's colour.", default: .required),
-            FormatKey("width", number(minimum: "0"), "The stroke's width in pixels, outside the fill.", default: .required, example: "2"),
+            FormatKey("width", number(limits: .outlineWidth), "The stroke's width in pixels, outside the fill.", default: .required,
+                      example: "2", limits: .outlineWidth),
         ]
-    }
+    }()
 
-    private static var textShadowKeys: [FormatKey] {
+    /// A text's `shadow` (titles, captions), declared once, as `textOutlineKeys`.
+    public static let textShadowKeys: [FormatKey] = {
         [
             FormatKey("color", ref("color"), "The shadow's colour.", default: .required, example: ##""#00000080""##),
             FormatKey("offset", ref("point"), "How far the shadow is moved, [x right, y down] in pixels.", default: .value(pairValue("2", "2"))),
-            FormatKey("blur", number(minimum: "0"), "Blur radius in pixels.", default: .number("0")),
+            FormatKey("blur", number(limits: .shadowBlur), "Blur radius in pixels.", default: .number("0"), limits: .shadowBlur),
         ]
-    }
+    }()
 
-    private static var textBackgroundKeys: [FormatKey] {
+    /// A text's `background` object (titles, captions, a caption highlight's box), declared once, as `textOutlineKeys`.
+    public static let textBackgroundKeys: [FormatKey] = {
         [
             FormatKey("color", ref("color"), "The box's colour.", default: .required, example: ##""#00000099""##),
-            FormatKey("padding", number(minimum: "0"), "How much larger than the layout box the box is on every side, in pixels.",
-                      default: .number("0")),
+            FormatKey("padding", number(limits: .backgroundPadding),
+                      "How much larger than the layout box the box is on every side, in pixels.", default: .number("0"),
+                      limits: .backgroundPadding),
         ]
-    }
+    }()
 
     /// An image overlay's keys (SPEC §3.5), declared once: its `ObjectShape`, schema and docs table come from them.
     public static let overlayKeys: [FormatKey] = {
