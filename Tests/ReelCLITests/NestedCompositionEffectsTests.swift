@@ -7,42 +7,13 @@ import Testing
 /// so it matches the card written at 640×480 under the same effects (luma PSNR per frame, lossless renders), where
 /// the card drawn at its size under the effects and enlarged does not. Under a strong blur of the whole picture
 /// (a `fit: blur` fill's) it is drawn at its size, so the frames equal those of the card's own render placed there.
-@Suite struct NestedCompositionEffectsTests {
+@Suite struct NestedCompositionEffectsTests: NestedCardProjects {
     let folder: TemporaryDirectory
     let reel: URL
 
     init() throws {
         folder = try TemporaryDirectory(prefix: "reel-nested-effects")
         reel = try builtExecutable(named: "reel")
-    }
-
-    func write(_ name: String, _ text: String) throws {
-        try text.write(to: folder.file(name), atomically: true, encoding: .utf8)
-    }
-
-    func render(_ name: String, _ out: String) throws {
-        let result = try run(reel.path, ["render", folder.file(name).path, "-o", folder.file(out).path, "--force", "--quiet"])
-        try #require(result.status == 0, "\(name): \(result.stderrText)")
-    }
-
-    /// A lossless, silent project `width`×`height` at 25 fps with `body` inside.
-    func project(_ width: Int, _ height: Int, _ body: String) -> String {
-        """
-        {"reel": 1, "output": {"size": [\(width), \(height)], "frameRate": 25, "video": {"crf": 0}, "audio": false},
-         \(body)}
-        """
-    }
-
-    /// The card at `k` × 160×120: a navy ground, a title, a rounded, stroked rectangle; every length × `k`.
-    func card(_ k: Int) -> String {
-        project(160 * k, 120 * k, """
-            "assets": {"navy": {"color": "#1E2A50"}},
-            "timeline": {"clips": [{"asset": "navy", "duration": 1}],
-                         "titles": [{"text": "CARD 38", "start": 0, "duration": 1, "position": [0.5, 0.3], "size": \(22 * k)}],
-                         "overlays": [{"shape": {"type": "rectangle", "size": [\(100 * k), \(30 * k)], "cornerRadius": \(9 * k),
-                                                 "fill": "#FFCC00", "stroke": {"color": "#FFFFFF", "width": \(2 * k)}},
-                                       "start": 0, "duration": 1, "position": [0.5, 0.72]}]}
-            """)
     }
 
     /// A `size`×`size·3/4` parent showing composition file `child` fitted, in two clips: blurred (radius `blur`

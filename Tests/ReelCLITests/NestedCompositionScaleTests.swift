@@ -9,7 +9,7 @@ import Testing
 /// child; a card shown at 2.5× is drawn at 3× and placed where the nominal picture goes; a zoom to 4× ends drawn at
 /// 4×; shown at its size, smaller or less than 5 % larger it is drawn at its size, frame for frame what placing the
 /// child's own render shows.
-@Suite struct NestedCompositionScaleTests {
+@Suite struct NestedCompositionScaleTests: NestedCardProjects {
     let folder: TemporaryDirectory
     let reel: URL
 
@@ -19,36 +19,6 @@ import Testing
         // testsrc 160×120 at 25 fps for 2 s, lossless: the media clip of the effects card.
         _ = try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=s=160x120:r=25:d=2,format=yuv420p",
                                       "-c:v", "libx264", "-crf", "0", "-g", "25", "-bf", "0", folder.file("src.mkv").path])
-    }
-
-    func write(_ name: String, _ text: String) throws {
-        try text.write(to: folder.file(name), atomically: true, encoding: .utf8)
-    }
-
-    /// `reel render name -o out` in the test folder; its status must be 0.
-    func render(_ name: String, _ out: String) throws {
-        let result = try run(reel.path, ["render", folder.file(name).path, "-o", folder.file(out).path, "--force", "--quiet"])
-        try #require(result.status == 0, "\(name): \(result.stderrText)")
-    }
-
-    /// A project `width`×`height` at 25 fps, lossless, silent, with `body` (assets, timeline, …) inside.
-    func project(_ width: Int, _ height: Int, _ body: String) -> String {
-        """
-        {"reel": 1, "output": {"size": [\(width), \(height)], "frameRate": 25, "video": {"crf": 0}, "audio": false},
-         \(body)}
-        """
-    }
-
-    /// The card at `k` × 160×120: a navy ground, a title and a rounded, stroked rectangle, every length × `k`.
-    func card(_ k: Int) -> String {
-        project(160 * k, 120 * k, """
-            "assets": {"navy": {"color": "#1E2A50"}},
-            "timeline": {"clips": [{"asset": "navy", "duration": 1}],
-                         "titles": [{"text": "CARD 38", "start": 0, "duration": 1, "position": [0.5, 0.3], "size": \(22 * k)}],
-                         "overlays": [{"shape": {"type": "rectangle", "size": [\(100 * k), \(30 * k)], "cornerRadius": \(9 * k),
-                                                 "fill": "#FFCC00", "stroke": {"color": "#FFFFFF", "width": \(2 * k)}},
-                                       "start": 0, "duration": 1, "position": [0.5, 0.72]}]}
-            """)
     }
 
     /// The effects card at `k` × 160×120: the media clip blurred (radius in canvas pixels) and cut to a feathered
