@@ -41,21 +41,6 @@ import Testing
             """)
     }
 
-    /// Luma PSNR (dB) of each picture of `a` against the same picture of `b`, in order (infinity where identical).
-    func lumaPSNR(_ a: String, _ b: String, scaling: String = "null") throws -> [Double] {
-        let result = try run("ffmpeg", ["-v", "error", "-i", folder.file(a).path, "-i", folder.file(b).path,
-                                        "-lavfi", "[0:v]\(scaling)[a];[a][1:v]psnr=stats_file=-", "-f", "null", "-"])
-        try #require(result.status == 0, "\(result.stderrText)")
-        let values = result.stdoutText.split(whereSeparator: \.isNewline).compactMap { line in
-            line.split(separator: " ").first { $0.hasPrefix("psnr_y:") }.map { field in
-                let value = field.dropFirst("psnr_y:".count)
-                return value == "inf" ? Double.infinity : Double(value) ?? 0
-            }
-        }
-        try #require(!values.isEmpty, "no PSNR from ffmpeg: \(result.stdoutText.prefix(300))")
-        return values
-    }
-
     @Test func aCardShownAtFourTimesMatchesTheCardWrittenAtFourTimes() throws {
         try write("card.json", card(1))
         try write("card4.json", card(4))
