@@ -9,18 +9,30 @@ REEL       := .build/release/reel
 DEMO       := examples/demo.json
 DEMO_OUT   := out/demo.mp4
 
-# Debian packages reel needs to build, test and run its demo and benchmark.
+# Debian packages reel needs to build, test and run its demo and benchmark (python3-venv: the OpenTimelineIO judge's
+# and auto-editor's virtual environments; Debian's python3 cannot make one without it).
 APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
                 libswscale-dev libavfilter-dev libebur128-dev pkg-config ffmpeg libfreetype-dev \
                 libpango1.0-dev libcairo2-dev libfontconfig-dev \
-                fonts-dejavu-core python3 parallel libsdl2-dev xvfb xauth \
+                fonts-dejavu-core python3 python3-venv parallel libsdl2-dev xvfb xauth \
                 libass-dev fonts-wqy-microhei chromium \
                 librsvg2-dev librsvg2-bin
 
-# apt-get needs root; go through sudo otherwise.
+# The packages of APT_PACKAGES that dpkg does not report fully installed (a removed package keeps a
+# "deinstall ... config-files" entry).
+MISSING_PACKAGES = $(shell for pkg in $(APT_PACKAGES); do \
+                     dpkg -s "$$pkg" 2>/dev/null | grep -qx 'Status: install ok installed' || echo "$$pkg"; done)
+
+# The targets that import no system library, so they compile before any Debian package is there: `make test` builds
+# them (ReelInterchange brings ReelTime, ReelCodecs and ReelModel, the largest module) while apt installs.
+PACKAGE_FREE_TARGET := ReelInterchange
+
+# apt-get needs root; go through sudo otherwise. APT_GET may name another apt-get (e.g. `chroot DIR apt-get`, to time
+# a fresh machine's install: docs/testing.md).
+APT_GET ?= apt-get
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: help deps build man install-man demo test test-unit test-e2e ci bench auto-editor play-bench clean otio-judge sanitize tsan asan fuzz
+.PHONY: help deps swift-check deps-while-building debug build man install-man demo test test-unit test-e2e ci bench auto-editor play-bench clean otio-judge sanitize tsan asan fuzz
 # Prerequisites such as `demo: deps build` must run in order, even under -j.
 .NOTPARALLEL:
 
@@ -30,10 +42,11 @@ help:
 	@echo "make man     generate the manual pages from the parser into $(MAN_DIR)/"
 	@echo "make install-man  install them into $(PREFIX)/share/man/man1 (PREFIX=/usr/local)"
 	@echo "make demo    generate the demo media and render $(DEMO) to $(DEMO_OUT)"
-	@echo "make test    build (debug, then the tests optimised) and run every test target"
+	@echo "make test    build the tests optimised and run every test target (packages installed while building)"
+	@echo "make debug   swift build (debug), which CI compiles after the tests"
 	@echo "make test-unit  only the unit targets: no process, no media, no ffmpeg CLI (seconds once built)"
 	@echo "make test-e2e   only the end-to-end targets: real media, the ffmpeg CLI, the reel binary"
-	@echo "make ci      what .ci/run does: debug and release builds, then every test target"
+	@echo "make ci      what .ci/run does: make test, then make debug"
 	@echo "make sanitize  the threaded subset under ThreadSanitizer, then every suite under AddressSanitizer"
 	@echo "make fuzz    run each libFuzzer target for FUZZ_SECONDS (default $(FUZZ_SECONDS)) seconds"
 	@echo "make bench   compare reel with the ffmpeg CLI (scripts/bench.py)"
@@ -42,22 +55,17 @@ help:
 	@echo "make play-bench  play a 1080p30 dissolve for 60 s under Xvfb and print reel play --stats"
 	@echo "make clean   remove build products, demo output and benchmark media"
 
-# A package counts as present only when dpkg reports it fully installed
-# (a removed package keeps a "deinstall ... config-files" entry).
-deps:
-	@missing=""; \
-	for pkg in $(APT_PACKAGES); do \
-	  if ! dpkg -s "$$pkg" 2>/dev/null | grep -qx 'Status: install ok installed'; then \
-	    missing="$$missing $$pkg"; \
-	  fi; \
-	done; \
+deps: swift-check
+	@missing="$(strip $(MISSING_PACKAGES))"; \
 	if [ -n "$$missing" ]; then \
-	  echo "deps: installing$$missing"; \
-	  $(SUDO) apt-get update && \
-	  $(SUDO) apt-get install -y --no-install-recommends $$missing; \
+	  echo "deps: installing $$missing"; \
+	  $(SUDO) $(APT_GET) update && \
+	  $(SUDO) $(APT_GET) install -y --no-install-recommends $$missing; \
 	else \
 	  echo "deps: all Debian packages present"; \
 	fi
+
+swift-check:
 	@if ! command -v $(SWIFT) >/dev/null 2>&1; then \
 	  echo "deps: '$(SWIFT)' is not on PATH. reel needs Swift 6.x, which is not packaged" >&2; \
 	  echo "      for Debian: install a Swift 6 toolchain from https://www.swift.org/install/linux/" >&2; \
@@ -68,6 +76,24 @@ deps:
 	  echo "deps: $$($(SWIFT) --version 2>&1 | head -n 1)" >&2; \
 	  echo "deps: reel needs Swift 6.x (swift-tools-version 6.0)." >&2; \
 	  exit 1; }
+
+# `make deps` for the tests' build: apt-get installs the missing packages in the background while the targets that
+# need none of them compile (the install mostly waits on the disk), then the build goes on once apt has finished.
+# A failed install stops here with the end of apt's log. `apt-get update` and sudo's password prompt stay in the
+# foreground.
+APT_LOG := .build/apt-install.log
+deps-while-building: swift-check
+	@missing="$(strip $(MISSING_PACKAGES))"; \
+	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
+	echo "deps: installing $$missing (log: $(APT_LOG)) while $(PACKAGE_FREE_TARGET) and what it needs compile"; \
+	mkdir -p .build; \
+	$(SUDO) $(APT_GET) update || exit 1; \
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y --no-install-recommends $$missing \
+	  < /dev/null > $(APT_LOG) 2>&1 & apt=$$!; \
+	$(SWIFT) build $(TEST_FLAGS) --target $(PACKAGE_FREE_TARGET); built=$$?; \
+	if ! wait $$apt; then echo "deps: apt-get install failed; the end of $(APT_LOG):" >&2; \
+	  tail -n 25 $(APT_LOG) >&2; exit 1; fi; \
+	echo "deps: packages installed"; exit $$built
 
 build:
 	$(SWIFT) build -c release --product reel
@@ -111,11 +137,15 @@ target-filter = ^($(subst $(eval) ,|,$(strip $(1))))\.
 # release, once: the tests' build in .build/testing is `-c release` with -enable-testing, which changes only which
 # symbols are exported, so it compiles every line `make build` ships (docs/testing.md, "What make test builds").
 # Then every test target runs. CI (.ci/run) runs this.
-test: deps
+test: deps-while-building
 	-@$(MAKE) --no-print-directory otio-judge
-	$(SWIFT) build
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
+
+# The debug configuration (what a package depending on ReelKit builds, `#if DEBUG` code included). CI compiles it
+# after the tests (.ci/run); `make test` leaves it out to stay within its time (docs/testing.md).
+debug: deps
+	$(SWIFT) build
 
 # SwiftPM links every test target into one test binary, so both kinds build together; only the run is filtered.
 test-unit: deps
@@ -127,8 +157,8 @@ test-e2e: deps
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build --filter '$(call target-filter,$(E2E_TARGETS))'
 
-# The README's test command is CI's (.ci/run); `make ci` is another name for it.
-ci: test
+# What CI runs (.ci/run): the README's test command, then the debug build.
+ci: test debug
 
 # Sanitizers (docs/testing.md): the suites built optimised with ThreadSanitizer or AddressSanitizer (LeakSanitizer
 # included), each in a scratch folder of its own. Too slow for every `make test`; run it before changing threads or
@@ -194,7 +224,7 @@ auto-editor:
 	  echo "auto-editor: present in $(AUTO_EDITOR_VENV)"; \
 	else \
 	  dpkg -s libavdevice-dev 2>/dev/null | grep -qx 'Status: install ok installed' || \
-	    { $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends libavdevice-dev; } && \
+	    { $(SUDO) $(APT_GET) update && $(SUDO) $(APT_GET) install -y --no-install-recommends libavdevice-dev; } && \
 	  $(PYTHON) -m venv $(AUTO_EDITOR_VENV) && \
 	  printf 'cython<3\nnumpy<2\n' > $(AUTO_EDITOR_VENV)/constraints.txt && \
 	  PIP_CONSTRAINT=$(CURDIR)/$(AUTO_EDITOR_VENV)/constraints.txt \

@@ -58,10 +58,15 @@ public enum IndexedMedia {
         var maps = ["-map", "0:v:0"]
         var audioOptions: [String] = []
         var audioSampleCount: Int?
+        // What the file is made of, for GeneratedMedia: the frames follow from their count and size, the sound
+        // from its samples.
+        var key = "indexed \(frameCount) frames"
         if let audio {
             let count = try sampleCount(frames: frameCount, rate: rate, sampleRate: audio.sampleRate)
             let rawAudio = scratch.file("audio.s16le")
-            try audio.signal.interleavedS16(count: count, channels: audio.channels).write(to: rawAudio)
+            let samples = audio.signal.interleavedS16(count: count, channels: audio.channels)
+            try samples.write(to: rawAudio)
+            key += ", sound of \(samples.count) bytes, FNV-1a \(GeneratedMedia.digest(samples))"
             inputs += ["-f", "s16le", "-ar", String(audio.sampleRate), "-ac", String(audio.channels),
                        "-i", rawAudio.path]
             maps += ["-map", "1:a:0"]
@@ -75,12 +80,15 @@ public enum IndexedMedia {
         if codec == "libx264" {
             videoOptions += ["-sc_threshold", "0"]
         }
-        let args = ["-v", "error", "-y"] + inputs + maps + videoOptions + audioOptions
-            + extraArgs + [url.path]
+        let options = ["-v", "error", "-y"] + inputs + maps + videoOptions + audioOptions + extraArgs
+        key += ", " + (options.map { $0.hasPrefix(scratch.url.path) ? "(the sound)" : $0 } + [url.pathExtension])
+            .joined(separator: " ")
 
-        let result = try run("ffmpeg", args, environment: nil) { handle in
-            for index in 0..<frameCount {
-                try handle.write(contentsOf: frame(index: index, width: width, height: height))
+        let result = try GeneratedMedia.result(key: key, output: url) { file in
+            try run("ffmpeg", options + [file.path], environment: nil) { handle in
+                for index in 0..<frameCount {
+                    try handle.write(contentsOf: frame(index: index, width: width, height: height))
+                }
             }
         }
         try result.check("ffmpeg (making \(url.lastPathComponent))")

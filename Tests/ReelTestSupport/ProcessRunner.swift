@@ -43,6 +43,8 @@ public let defaultProcessTimeout: Duration = {
 
 /// Runs a program to completion and collects its output.
 ///
+/// An ffmpeg call that reads only lavfi sources and writes one file runs once per test process: later identical
+/// calls get a copy of its file and its result (`GeneratedMedia`).
 /// stdout and stderr are drained on their own threads while stdin is written on a
 /// third, so a child that writes a lot before reading (or the other way round)
 /// never deadlocks on a full pipe.
@@ -64,7 +66,15 @@ public func run(
     in directory: URL? = nil,
     timeout: Duration = defaultProcessTimeout
 ) throws -> ProcessResult {
-    try start(executable, args, stdin: stdin, environment: environment, in: directory).wait(timeout: timeout)
+    // Media made from lavfi sources alone is made once per test process (GeneratedMedia).
+    if executable == "ffmpeg", stdin == nil, environment == nil, directory == nil,
+       let output = GeneratedMedia.output(ofGenerating: args) {
+        let key = (args.dropLast() + [output.pathExtension]).joined(separator: "\u{1F}")
+        return try GeneratedMedia.result(key: key, output: output) { file in
+            try start(executable, args.dropLast() + [file.path]).wait(timeout: timeout)
+        }
+    }
+    return try start(executable, args, stdin: stdin, environment: environment, in: directory).wait(timeout: timeout)
 }
 
 /// Runs a program whose stdin is produced by `writeInput` on a separate thread.
