@@ -116,7 +116,7 @@ import Testing
         // The project: an entry per stack at the flattened edit's canvas, clips naming them with the stack's trim.
         let project = try json(nested)
         let compositions = try #require(project["compositions"] as? [String: [String: Any]])
-        #expect(Set(compositions.keys) == ["Insert", "Slow", "Inner"])
+        #expect(Set(compositions.keys) == ["Insert", "Insert layer 2", "Slow", "Inner"])
         #expect(compositions["Insert"]?["size"] as? [Int] == [64, 36])
         #expect((compositions["Insert"]?["frameRate"] as? NSNumber)?.intValue == 24)
         let assets = try #require(project["assets"] as? [String: [String: Any]])
@@ -165,7 +165,7 @@ import Testing
         let reimported = try reel(["import", back, "-o", again])
         #expect(reimported.status == 0, "\(reimported.stderrText)")
         let againCompositions = try #require(try json(again)["compositions"] as? [String: Any])
-        #expect(Set(againCompositions.keys) == ["Insert", "Slow", "Inner"])
+        #expect(Set(againCompositions.keys) == ["Insert", "Insert layer 2", "Slow", "Inner"])
         #expect(try indices(render(again, "again.mkv")) == Self.expected)
     }
 

@@ -1,0 +1,226 @@
+import Foundation
+import ReelTestSupport
+import ReelUnitTestSupport
+import Testing
+
+/// Issue 38 point 1, OpenTimelineIO stacks of several layers (otio38c): the bottom layer is the composition's
+/// storyline, each layer above a see-through entry (`ID layer N`) drawn over it by a muted overlay from 0. Kept, it
+/// renders the pictures the flattened import (`--flatten-stacks`) renders (lossless x264, framemd5 equal);
+/// `reel export-otio` writes it back as one `Stack` of N tracks, which imports as the same project and the same
+/// pictures; OpenTimelineIO's own reader (`make otio-judge`) sees the N tracks and writes a file that imports the same.
+@Suite struct OTIOLayeredStackTests {
+    let folder: TemporaryDirectory
+    let reel: URL
+
+    /// Two 100-frame indexed videos at 24 fps (64×36): frame n shows index n.
+    init() throws {
+        folder = try TemporaryDirectory(prefix: "reel-otio-layers")
+        reel = try builtExecutable(named: "reel")
+        for name in ["shotA.mov", "shotB.mov"] {
+            try IndexedMedia.makeVideo(at: folder.file(name), frameCount: 100, frameRate: "24", gop: 12)
+        }
+    }
+
+    func reel(_ args: [String]) throws -> ProcessResult {
+        try run(reel.path, args)
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        try text.write(to: folder.file(name), atomically: true, encoding: .utf8)
+        return folder.file(name).path
+    }
+
+    func json(_ file: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    // MARK: OTIO by hand
+
+    static func time(_ frames: Int) -> String { #"{"OTIO_SCHEMA": "RationalTime.1", "value": \#(frames), "rate": 24}"# }
+
+    static func range(_ start: Int, _ duration: Int) -> String {
+        #"{"OTIO_SCHEMA": "TimeRange.1", "start_time": \#(time(start)), "duration": \#(time(duration))}"#
+    }
+
+    static func clip(_ file: String, _ start: Int, _ duration: Int) -> String {
+        #"{"OTIO_SCHEMA": "Clip.1", "name": "\#(file)", "source_range": \#(range(start, duration)),"#
+            + #" "media_reference": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "\#(file)"}}"#
+    }
+
+    static func gap(_ duration: Int) -> String { #"{"OTIO_SCHEMA": "Gap.1", "source_range": \#(range(0, duration))}"# }
+
+    static func dissolve(_ inOffset: Int, _ outOffset: Int) -> String {
+        #"{"OTIO_SCHEMA": "Transition.1", "transition_type": "SMPTE_Dissolve", "in_offset": \#(time(inOffset)),"#
+            + #" "out_offset": \#(time(outOffset))}"#
+    }
+
+    static func track(_ items: [String]) -> String {
+        #"{"OTIO_SCHEMA": "Track.1", "kind": "Video", "children": [\#(items.joined(separator: ", "))]}"#
+    }
+
+    static func stack(_ name: String, range: (Int, Int)? = nil, _ children: [String]) -> String {
+        #"{"OTIO_SCHEMA": "Stack.1", "name": "\#(name)", "source_range": \#(range.map { Self.range($0.0, $0.1) } ?? "null"),"#
+            + #" "children": [\#(children.joined(separator: ", "))]}"#
+    }
+
+    func timeline(_ name: String, _ items: [String]) throws -> String {
+        try write(name + ".otio", #"{"OTIO_SCHEMA": "Timeline.1", "name": "\#(name)", "tracks": "#
+                  + Self.stack("tracks", [Self.track(items)]) + "}")
+    }
+
+    /// A cut, a stack of two layers trimmed to 30 of its 40 frames (the upper layer: a gap, B, a gap, A — the lower
+    /// one shows through its gaps), and a cut.
+    func twoLayers() throws -> String {
+        let two = Self.stack("Two", range: (6, 30), [
+            Self.track([Self.clip("shotB.mov", 50, 20), Self.clip("shotA.mov", 70, 20)]),
+            Self.track([Self.gap(10), Self.clip("shotB.mov", 0, 5), Self.gap(3), Self.clip("shotA.mov", 30, 6)]),
+        ])
+        return try timeline("two", [Self.clip("shotA.mov", 10, 12), two, Self.clip("shotA.mov", 40, 12)])
+    }
+
+    /// A cut, an untrimmed stack of three layers (the middle one with a dissolve between two of its own clips, the top
+    /// one a short insert over it), a cut.
+    func threeLayers() throws -> String {
+        let three = Self.stack("Three", [
+            Self.track([Self.clip("shotA.mov", 0, 40)]),
+            Self.track([Self.gap(5), Self.clip("shotB.mov", 10, 12), Self.dissolve(3, 3), Self.clip("shotA.mov", 60, 12)]),
+            Self.track([Self.gap(20), Self.clip("shotB.mov", 80, 6)]),
+        ])
+        return try timeline("three", [Self.clip("shotB.mov", 0, 12), three, Self.clip("shotB.mov", 30, 12)])
+    }
+
+    // MARK: Helpers
+
+    /// `otio` imported kept (`NAME.json`) and flattened (`NAME-flat.json`); the kept import's stderr.
+    func importKeptAndFlat(_ otio: String, _ name: String) throws -> (kept: String, flat: String, stderr: String) {
+        let kept = folder.file(name + ".json").path
+        let imported = try reel(["import", otio, "-o", kept])
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        let flat = folder.file(name + "-flat.json").path
+        #expect(try reel(["import", otio, "--flatten-stacks", "-o", flat]).status == 0)
+        return (kept, flat, imported.stderrText)
+    }
+
+    /// `project` made lossless (x264 at crf 0) and rendered to `NAME.mkv`: the MD5 of each decoded picture, in order.
+    func losslessPictures(_ project: String, _ name: String) throws -> [String] {
+        var object = try json(project)
+        var output = object["output"] as? [String: Any] ?? [:]
+        output["video"] = ["crf": 0]
+        object["output"] = output
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        try data.write(to: folder.file(name + "-lossless.json"))
+        let movie = folder.file(name + ".mkv")
+        let rendered = try reel(["render", folder.file(name + "-lossless.json").path, "-o", movie.path, "-q", "--force"])
+        #expect(rendered.status == 0, "\(name): \(rendered.stderrText)")
+        let framemd5 = try runChecked("ffmpeg", ["-v", "error", "-i", movie.path, "-map", "0:v", "-f", "framemd5", "-"])
+        return String(decoding: framemd5, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    /// The project's entries of `compositions`, assets and timeline, the parts an import → export → import keeps.
+    func edit(_ project: String) throws -> NSDictionary {
+        let object = try json(project)
+        return ["compositions": object["compositions"] ?? NSNull(), "assets": object["assets"] ?? NSNull(),
+                "timeline": object["timeline"] ?? NSNull()] as NSDictionary
+    }
+
+    /// Checks a kept stack `name` of `layers` layers against its flattened import, then its export and re-import.
+    /// Returns the exported file.
+    func checkLayeredStack(_ otio: String, _ name: String, stack: String, layers: Int, frames: Int) throws -> String {
+        let (kept, flat, stderr) = try importKeptAndFlat(otio, name)
+        #expect(!stderr.contains("topmost item"), "\(stderr)")
+
+        // The project: the stack's entry with its bottom layer as the storyline and one overlay per layer above it,
+        // each a see-through entry of its own at the canvas.
+        let project = try json(kept)
+        let compositions = try #require(project["compositions"] as? [String: [String: Any]])
+        let layerIDs = (2...layers).map { "\(stack) layer \($0)" }
+        #expect(Set(compositions.keys) == Set([stack] + layerIDs))
+        let entry = try #require(compositions[stack]?["timeline"] as? [String: Any])
+        let overlays = try #require(entry["overlays"] as? [[String: Any]])
+        #expect(overlays.map { $0["video"] as? String } == layerIDs)
+        #expect(overlays.allSatisfy { $0["muted"] as? Bool == true && ($0["start"] as? NSNumber)?.intValue == 0 })
+        for id in layerIDs {
+            #expect(compositions[id]?["background"] as? String == "#00000000")
+            #expect(compositions[id]?["size"] as? [Int] == [64, 36])
+        }
+
+        // Same pictures as the flattened import, frame for frame.
+        let flatPictures = try losslessPictures(flat, name + "-flat")
+        #expect(flatPictures.count == frames)
+        #expect(Set(flatPictures).count > frames / 2, "the render is not the indexed media")
+        #expect(try losslessPictures(kept, name + "-kept") == flatPictures)
+
+        // Exported: one stack of `layers` tracks, no entry of its layers written as a stack of its own.
+        let back = folder.file(name + "-back.otio").path
+        let exported = try reel(["export-otio", kept, "-o", back])
+        #expect(exported.status == 0, "\(exported.stderrText)")
+        let top = try #require(((try json(back)["tracks"] as? [String: Any])?["children"] as? [[String: Any]])?.first)
+        let stacks = try #require(top["children"] as? [[String: Any]]).filter { $0["OTIO_SCHEMA"] as? String == "Stack.1" }
+        #expect(stacks.map { $0["name"] as? String } == [stack])
+        let tracks = try #require(stacks.first?["children"] as? [[String: Any]])
+        #expect(tracks.count == layers && tracks.allSatisfy { $0["OTIO_SCHEMA"] as? String == "Track.1" })
+        #expect(!(try String(contentsOfFile: back, encoding: .utf8)).contains("layer 2"))
+
+        // Read back: the same project, the same pictures.
+        let again = folder.file(name + "-again.json").path
+        let reimported = try reel(["import", back, "-o", again])
+        #expect(reimported.status == 0, "\(reimported.stderrText)")
+        #expect(try edit(again) == edit(kept))
+        #expect(try losslessPictures(again, name + "-again") == flatPictures)
+        return back
+    }
+
+    // MARK: Tests
+
+    @Test func aStackOfTwoLayersKeepsThemAndComesBackFromExport() throws {
+        _ = try checkLayeredStack(try twoLayers(), "two", stack: "Two", layers: 2, frames: 54)
+    }
+
+    @Test func aStackOfThreeLayersWithADissolveKeepsThemAndComesBackFromExport() throws {
+        _ = try checkLayeredStack(try threeLayers(), "three", stack: "Three", layers: 3, frames: 64)
+    }
+
+    /// OpenTimelineIO's reader sees the exported stack's three tracks with their items; the file it writes back
+    /// imports as the same project and renders the same pictures.
+    @Test(.enabled(if: InterchangeCLITests.otioPython != nil, InterchangeCLITests.otioAbsence))
+    func openTimelineIOReadsTheLayeredStack() throws {
+        let python = try #require(InterchangeCLITests.otioPython)
+        let back = try checkLayeredStack(try threeLayers(), "judged", stack: "Three", layers: 3, frames: 64)
+        let script = try write("layers.py", """
+            import sys, opentimelineio as otio
+            timeline = otio.adapters.read_from_file(sys.argv[1])  # kept alive: a temporary timeline frees its tracks
+            stack = [item for item in timeline.tracks[0] if isinstance(item, otio.schema.Stack)][0]
+            print(stack.name, len(stack), round(stack.duration().to_frames()))
+            for track in stack:
+                codes = []
+                for item in track:
+                    if isinstance(item, otio.schema.Transition):
+                        codes.append("T%d/%d" % (round(item.in_offset.to_frames()), round(item.out_offset.to_frames())))
+                    elif isinstance(item, otio.schema.Gap):
+                        codes.append("G%d" % round(item.duration().to_frames()))
+                    else:
+                        codes.append("C%d+%d" % (round(item.source_range.start_time.to_frames()), round(item.duration().to_frames())))
+                print(track.kind, " ".join(codes))
+            otio.adapters.write_to_file(timeline, sys.argv[2])
+            """)
+        let rewritten = folder.file("judged-rewritten.otio").path
+        let judged = try run(python, [script, back, rewritten])
+        #expect(judged.status == 0, "\(judged.stderrText)")
+        // The middle layer's 3 + 3 dissolve at its cut (frame 17) is written as a CMX one, the cut at the overlap's
+        // start (frame 14): B from 10 for 9 frames, then A from 60 − 3 running 15 — the same frames.
+        #expect(judged.stdoutText == """
+            Three 3 40
+            Video C0+40
+            Video G5 C10+9 T0/6 C57+15
+            Video G20 C80+6
+
+            """)
+        let again = folder.file("judged-rewritten.json").path
+        let reimported = try reel(["import", rewritten, "-o", again])
+        #expect(reimported.status == 0, "\(reimported.stderrText)")
+        #expect(try losslessPictures(again, "judged-rewritten") == losslessPictures(folder.file("judged-flat.json").path, "judged-flat-2"))
+    }
+}
