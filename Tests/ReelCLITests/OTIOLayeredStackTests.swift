@@ -35,46 +35,27 @@ import Testing
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    // MARK: OTIO by hand
+    // MARK: OTIO by hand (OTIONestedStackTests' builders)
 
-    static func time(_ frames: Int) -> String { #"{"OTIO_SCHEMA": "RationalTime.1", "value": \#(frames), "rate": 24}"# }
+    typealias OTIO = OTIONestedStackTests
 
-    static func range(_ start: Int, _ duration: Int) -> String {
-        #"{"OTIO_SCHEMA": "TimeRange.1", "start_time": \#(time(start)), "duration": \#(time(duration))}"#
-    }
-
+    /// A clip of `file` (in the test's folder) from frame `start` for `duration` frames at 24 fps.
     static func clip(_ file: String, _ start: Int, _ duration: Int) -> String {
-        #"{"OTIO_SCHEMA": "Clip.1", "name": "\#(file)", "source_range": \#(range(start, duration)),"#
+        #"{"OTIO_SCHEMA": "Clip.1", "name": "\#(file)", "source_range": \#(OTIO.range(start, duration)),"#
             + #" "media_reference": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "\#(file)"}}"#
-    }
-
-    static func gap(_ duration: Int) -> String { #"{"OTIO_SCHEMA": "Gap.1", "source_range": \#(range(0, duration))}"# }
-
-    static func dissolve(_ inOffset: Int, _ outOffset: Int) -> String {
-        #"{"OTIO_SCHEMA": "Transition.1", "transition_type": "SMPTE_Dissolve", "in_offset": \#(time(inOffset)),"#
-            + #" "out_offset": \#(time(outOffset))}"#
-    }
-
-    static func track(_ items: [String]) -> String {
-        #"{"OTIO_SCHEMA": "Track.1", "kind": "Video", "children": [\#(items.joined(separator: ", "))]}"#
-    }
-
-    static func stack(_ name: String, range: (Int, Int)? = nil, _ children: [String]) -> String {
-        #"{"OTIO_SCHEMA": "Stack.1", "name": "\#(name)", "source_range": \#(range.map { Self.range($0.0, $0.1) } ?? "null"),"#
-            + #" "children": [\#(children.joined(separator: ", "))]}"#
     }
 
     func timeline(_ name: String, _ items: [String]) throws -> String {
         try write(name + ".otio", #"{"OTIO_SCHEMA": "Timeline.1", "name": "\#(name)", "tracks": "#
-                  + Self.stack("tracks", [Self.track(items)]) + "}")
+                  + OTIO.stack("tracks", [OTIO.track(items)]) + "}")
     }
 
     /// A cut, a stack of two layers trimmed to 30 of its 40 frames (the upper layer: a gap, B, a gap, A — the lower
     /// one shows through its gaps), and a cut.
     func twoLayers() throws -> String {
-        let two = Self.stack("Two", range: (6, 30), [
-            Self.track([Self.clip("shotB.mov", 50, 20), Self.clip("shotA.mov", 70, 20)]),
-            Self.track([Self.gap(10), Self.clip("shotB.mov", 0, 5), Self.gap(3), Self.clip("shotA.mov", 30, 6)]),
+        let two = OTIO.stack("Two", range: (6, 30), [
+            OTIO.track([Self.clip("shotB.mov", 50, 20), Self.clip("shotA.mov", 70, 20)]),
+            OTIO.track([OTIO.gap(10), Self.clip("shotB.mov", 0, 5), OTIO.gap(3), Self.clip("shotA.mov", 30, 6)]),
         ])
         return try timeline("two", [Self.clip("shotA.mov", 10, 12), two, Self.clip("shotA.mov", 40, 12)])
     }
@@ -82,10 +63,10 @@ import Testing
     /// A cut, an untrimmed stack of three layers (the middle one with a dissolve between two of its own clips, the top
     /// one a short insert over it), a cut.
     func threeLayers() throws -> String {
-        let three = Self.stack("Three", [
-            Self.track([Self.clip("shotA.mov", 0, 40)]),
-            Self.track([Self.gap(5), Self.clip("shotB.mov", 10, 12), Self.dissolve(3, 3), Self.clip("shotA.mov", 60, 12)]),
-            Self.track([Self.gap(20), Self.clip("shotB.mov", 80, 6)]),
+        let three = OTIO.stack("Three", [
+            OTIO.track([Self.clip("shotA.mov", 0, 40)]),
+            OTIO.track([OTIO.gap(5), Self.clip("shotB.mov", 10, 12), OTIO.dissolve(3, 3), Self.clip("shotA.mov", 60, 12)]),
+            OTIO.track([OTIO.gap(20), Self.clip("shotB.mov", 80, 6)]),
         ])
         return try timeline("three", [Self.clip("shotB.mov", 0, 12), three, Self.clip("shotB.mov", 30, 12)])
     }
@@ -181,6 +162,61 @@ import Testing
 
     @Test func aStackOfThreeLayersWithADissolveKeepsThemAndComesBackFromExport() throws {
         _ = try checkLayeredStack(try threeLayers(), "three", stack: "Three", layers: 3, frames: 64)
+    }
+
+    /// A stack in an audio track (kept as an entry whose `timeline.audio` holds its sound, named by a `timeline.audio`
+    /// entry): export-otio writes it as a `Stack` of the entry's audio tracks, so the re-import keeps the stack and
+    /// its sound (before otio38c the stack held the entry's black picture, and the re-import was refused: "asset
+    /// Voice has no audio stream"). The fades are not written (OTIO has no gains; warning): the re-import's mix equals
+    /// the flattened import of the exported file, and equals the first import's outside the fades.
+    @Test func aStackOfSoundIsExportedWithItsSound() throws {
+        try OTIO.makeSaw(in: folder)
+        let voice = OTIO.stack("Voice", range: (6, 24), [OTIO.audioTrack([OTIO.audioClip(24, 40)])])
+        let sound = OTIO.audioTrack([OTIO.audioClip(0, 12), OTIO.dissolve(3, 3), voice, OTIO.audioClip(70, 12)])
+        let otio = try write("sound.otio", #"{"OTIO_SCHEMA": "Timeline.1", "name": "sound", "tracks": "#
+                             + OTIO.stack("tracks", [OTIO.track([Self.clip("shotA.mov", 0, 48)]), sound]) + "}")
+        let (kept, _, _) = try importKeptAndFlat(otio, "sound")
+
+        let back = folder.file("sound-back.otio").path
+        let exported = try reel(["export-otio", kept, "-o", back])
+        #expect(exported.status == 0, "\(exported.stderrText)")
+        #expect(!exported.stderrText.contains("is not written inside"), "\(exported.stderrText)")
+        // In the audio track: a gap, then the stack with the trim the entry had (in 6 − 3 for the fade's handle),
+        // holding audio tracks only, one with the saw from 24.
+        let tracks = try #require((try json(back)["tracks"] as? [String: Any])?["children"] as? [[String: Any]])
+        let stacks = tracks.filter { $0["kind"] as? String == "Audio" }
+            .flatMap { ($0["children"] as? [[String: Any]]) ?? [] }.filter { $0["OTIO_SCHEMA"] as? String == "Stack.1" }
+        #expect(stacks.map { $0["name"] as? String } == ["Voice"])
+        let range = try #require(stacks.first?["source_range"] as? [String: Any])
+        #expect(((range["start_time"] as? [String: Any])?["value"] as? NSNumber)?.intValue == 3)
+        #expect(((range["duration"] as? [String: Any])?["value"] as? NSNumber)?.intValue == 27)
+        let inner = try #require(stacks.first?["children"] as? [[String: Any]])
+        #expect(!inner.isEmpty && inner.allSatisfy { $0["kind"] as? String == "Audio" }, "\(inner)")
+        let innerClips = inner.flatMap { ($0["children"] as? [[String: Any]]) ?? [] }
+        #expect(innerClips.map { $0["name"] as? String } == ["saw"])
+        #expect(((((innerClips.first?["source_range"] as? [String: Any])?["start_time"] as? [String: Any])?["value"])
+                 as? NSNumber)?.intValue == 24)
+
+        let (again, againFlat, _) = try importKeptAndFlat(back, "sound-again")
+        let compositions = try #require(try json(again)["compositions"] as? [String: [String: Any]])
+        #expect(Set(compositions.keys) == ["Voice"])
+        func mix(_ project: String, _ name: String, _ filter: [String] = []) throws -> String {
+            var object = try json(project)
+            var output = object["output"] as? [String: Any] ?? [:]
+            output["audio"] = ["codec": "pcm"]
+            object["output"] = output
+            try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: folder.file(name + "-pcm.json"))
+            let movie = folder.file(name + ".mkv")
+            let rendered = try reel(["render", folder.file(name + "-pcm.json").path, "-o", movie.path, "-q", "--force"])
+            #expect(rendered.status == 0, "\(name): \(rendered.stderrText)")
+            return String(decoding: try runChecked("ffmpeg", ["-v", "error", "-i", movie.path, "-map", "0:a"] + filter
+                                                   + ["-f", "md5", "-"]), as: UTF8.self)
+        }
+        #expect(try mix(again, "sound-again").hasPrefix("MD5="))
+        #expect(try mix(again, "sound-again") == mix(againFlat, "sound-again-flat"))
+        // Frames 15–36 (0.625 s to 1.5 s): the stack's sound after its fade in, before the next clip.
+        let middle = ["-af", "atrim=start_sample=30000:end_sample=72000"]
+        #expect(try mix(again, "sound-again-middle", middle) == mix(kept, "sound-kept-middle", middle))
     }
 
     /// OpenTimelineIO's reader sees the exported stack's three tracks with their items; the file it writes back
