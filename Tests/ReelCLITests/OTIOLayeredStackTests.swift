@@ -9,44 +9,26 @@ import Testing
 /// `reel export-otio` writes it back as one `Stack` of N tracks, which imports as the same project and the same
 /// pictures; OpenTimelineIO's own reader (`make otio-judge`) sees the N tracks and writes a file that imports the same.
 @Suite struct OTIOLayeredStackTests {
-    let folder: TemporaryDirectory
-    let reel: URL
+    typealias OTIO = OTIONestedStackTests
+    /// OTIONestedStackTests' folder, media (shotA.mov and shotB.mov: 100 indexed frames at 24 fps, 64×36) and helpers.
+    let base: OTIONestedStackTests
 
-    /// Two 100-frame indexed videos at 24 fps (64×36): frame n shows index n.
     init() throws {
-        folder = try TemporaryDirectory(prefix: "reel-otio-layers")
-        reel = try builtExecutable(named: "reel")
-        for name in ["shotA.mov", "shotB.mov"] {
-            try IndexedMedia.makeVideo(at: folder.file(name), frameCount: 100, frameRate: "24", gop: 12)
-        }
+        base = try OTIONestedStackTests()
     }
 
-    func reel(_ args: [String]) throws -> ProcessResult {
-        try run(reel.path, args)
-    }
+    var folder: TemporaryDirectory { base.folder }
 
-    func write(_ name: String, _ text: String) throws -> String {
-        try text.write(to: folder.file(name), atomically: true, encoding: .utf8)
-        return folder.file(name).path
-    }
+    func reel(_ args: [String]) throws -> ProcessResult { try base.reel(args) }
 
-    func json(_ file: String) throws -> [String: Any] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: file))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    }
+    func json(_ file: String) throws -> [String: Any] { try base.json(file) }
 
     // MARK: OTIO by hand (OTIONestedStackTests' builders)
 
-    typealias OTIO = OTIONestedStackTests
-
-    /// A clip of `file` (in the test's folder) from frame `start` for `duration` frames at 24 fps.
-    static func clip(_ file: String, _ start: Int, _ duration: Int) -> String {
-        #"{"OTIO_SCHEMA": "Clip.1", "name": "\#(file)", "source_range": \#(OTIO.range(start, duration)),"#
-            + #" "media_reference": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "\#(file)"}}"#
-    }
+    func clip(_ file: String, _ start: Int, _ duration: Int) -> String { base.clip(file, start, duration) }
 
     func timeline(_ name: String, _ items: [String]) throws -> String {
-        try write(name + ".otio", #"{"OTIO_SCHEMA": "Timeline.1", "name": "\#(name)", "tracks": "#
+        try base.write(name + ".otio", #"{"OTIO_SCHEMA": "Timeline.1", "name": "\#(name)", "tracks": "#
                   + OTIO.stack("tracks", [OTIO.track(items)]) + "}")
     }
 
@@ -54,50 +36,28 @@ import Testing
     /// one shows through its gaps), and a cut.
     func twoLayers() throws -> String {
         let two = OTIO.stack("Two", range: (6, 30), [
-            OTIO.track([Self.clip("shotB.mov", 50, 20), Self.clip("shotA.mov", 70, 20)]),
-            OTIO.track([OTIO.gap(10), Self.clip("shotB.mov", 0, 5), OTIO.gap(3), Self.clip("shotA.mov", 30, 6)]),
+            OTIO.track([clip("shotB.mov", 50, 20), clip("shotA.mov", 70, 20)]),
+            OTIO.track([OTIO.gap(10), clip("shotB.mov", 0, 5), OTIO.gap(3), clip("shotA.mov", 30, 6)]),
         ])
-        return try timeline("two", [Self.clip("shotA.mov", 10, 12), two, Self.clip("shotA.mov", 40, 12)])
+        return try timeline("two", [clip("shotA.mov", 10, 12), two, clip("shotA.mov", 40, 12)])
     }
 
     /// A cut, an untrimmed stack of three layers (the middle one with a dissolve between two of its own clips, the top
     /// one a short insert over it), a cut.
     func threeLayers() throws -> String {
         let three = OTIO.stack("Three", [
-            OTIO.track([Self.clip("shotA.mov", 0, 40)]),
-            OTIO.track([OTIO.gap(5), Self.clip("shotB.mov", 10, 12), OTIO.dissolve(3, 3), Self.clip("shotA.mov", 60, 12)]),
-            OTIO.track([OTIO.gap(20), Self.clip("shotB.mov", 80, 6)]),
+            OTIO.track([clip("shotA.mov", 0, 40)]),
+            OTIO.track([OTIO.gap(5), clip("shotB.mov", 10, 12), OTIO.dissolve(3, 3), clip("shotA.mov", 60, 12)]),
+            OTIO.track([OTIO.gap(20), clip("shotB.mov", 80, 6)]),
         ])
-        return try timeline("three", [Self.clip("shotB.mov", 0, 12), three, Self.clip("shotB.mov", 30, 12)])
+        return try timeline("three", [clip("shotB.mov", 0, 12), three, clip("shotB.mov", 30, 12)])
     }
 
     // MARK: Helpers
 
-    /// `otio` imported kept (`NAME.json`) and flattened (`NAME-flat.json`); the kept import's stderr.
-    func importKeptAndFlat(_ otio: String, _ name: String) throws -> (kept: String, flat: String, stderr: String) {
-        let kept = folder.file(name + ".json").path
-        let imported = try reel(["import", otio, "-o", kept])
-        #expect(imported.status == 0, "\(imported.stderrText)")
-        let flat = folder.file(name + "-flat.json").path
-        #expect(try reel(["import", otio, "--flatten-stacks", "-o", flat]).status == 0)
-        return (kept, flat, imported.stderrText)
-    }
-
-    /// `project` made lossless (x264 at crf 0) and rendered to `NAME.mkv`: the MD5 of each decoded picture, in order.
+    /// `project` made lossless (x264 at crf 0, PCM) and rendered to `NAME.mkv`: the MD5 of each decoded picture.
     func losslessPictures(_ project: String, _ name: String) throws -> [String] {
-        var object = try json(project)
-        var output = object["output"] as? [String: Any] ?? [:]
-        output["video"] = ["crf": 0]
-        object["output"] = output
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        try data.write(to: folder.file(name + "-lossless.json"))
-        let movie = folder.file(name + ".mkv")
-        let rendered = try reel(["render", folder.file(name + "-lossless.json").path, "-o", movie.path, "-q", "--force"])
-        #expect(rendered.status == 0, "\(name): \(rendered.stderrText)")
-        let framemd5 = try runChecked("ffmpeg", ["-v", "error", "-i", movie.path, "-map", "0:v", "-f", "framemd5", "-"])
-        return String(decoding: framemd5, as: UTF8.self).split(whereSeparator: \.isNewline)
-            .filter { !$0.hasPrefix("#") }
-            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+        try base.pictureHashes(base.render(base.lossless(project, name + "-lossless.json"), name + ".mkv"))
     }
 
     /// The project's entries of `compositions`, assets and timeline, the parts an import → export → import keeps.
@@ -110,7 +70,7 @@ import Testing
     /// Checks a kept stack `name` of `layers` layers against its flattened import, then its export and re-import.
     /// Returns the exported file.
     func checkLayeredStack(_ otio: String, _ name: String, stack: String, layers: Int, frames: Int) throws -> String {
-        let (kept, flat, stderr) = try importKeptAndFlat(otio, name)
+        let (kept, flat, stderr) = try base.importKeptAndFlat(otio, name)
         #expect(!stderr.contains("topmost item"), "\(stderr)")
 
         // The project: the stack's entry with its bottom layer as the storyline and one overlay per layer above it,
@@ -173,9 +133,9 @@ import Testing
         try OTIO.makeSaw(in: folder)
         let voice = OTIO.stack("Voice", range: (6, 24), [OTIO.audioTrack([OTIO.audioClip(24, 40)])])
         let sound = OTIO.audioTrack([OTIO.audioClip(0, 12), OTIO.dissolve(3, 3), voice, OTIO.audioClip(70, 12)])
-        let otio = try write("sound.otio", #"{"OTIO_SCHEMA": "Timeline.1", "name": "sound", "tracks": "#
-                             + OTIO.stack("tracks", [OTIO.track([Self.clip("shotA.mov", 0, 48)]), sound]) + "}")
-        let (kept, _, _) = try importKeptAndFlat(otio, "sound")
+        let otio = try base.write("sound.otio", #"{"OTIO_SCHEMA": "Timeline.1", "name": "sound", "tracks": "#
+                             + OTIO.stack("tracks", [OTIO.track([clip("shotA.mov", 0, 48)]), sound]) + "}")
+        let (kept, _, _) = try base.importKeptAndFlat(otio, "sound")
 
         let back = folder.file("sound-back.otio").path
         let exported = try reel(["export-otio", kept, "-o", back])
@@ -197,18 +157,11 @@ import Testing
         #expect(((((innerClips.first?["source_range"] as? [String: Any])?["start_time"] as? [String: Any])?["value"])
                  as? NSNumber)?.intValue == 24)
 
-        let (again, againFlat, _) = try importKeptAndFlat(back, "sound-again")
+        let (again, againFlat, _) = try base.importKeptAndFlat(back, "sound-again")
         let compositions = try #require(try json(again)["compositions"] as? [String: [String: Any]])
         #expect(Set(compositions.keys) == ["Voice"])
         func mix(_ project: String, _ name: String, _ filter: [String] = []) throws -> String {
-            var object = try json(project)
-            var output = object["output"] as? [String: Any] ?? [:]
-            output["audio"] = ["codec": "pcm"]
-            object["output"] = output
-            try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: folder.file(name + "-pcm.json"))
-            let movie = folder.file(name + ".mkv")
-            let rendered = try reel(["render", folder.file(name + "-pcm.json").path, "-o", movie.path, "-q", "--force"])
-            #expect(rendered.status == 0, "\(name): \(rendered.stderrText)")
+            let movie = try base.render(base.lossless(project, name + "-lossless.json"), name + ".mkv")
             return String(decoding: try runChecked("ffmpeg", ["-v", "error", "-i", movie.path, "-map", "0:a"] + filter
                                                    + ["-f", "md5", "-"]), as: UTF8.self)
         }
@@ -225,7 +178,7 @@ import Testing
     func openTimelineIOReadsTheLayeredStack() throws {
         let python = try #require(InterchangeCLITests.otioPython)
         let back = try checkLayeredStack(try threeLayers(), "judged", stack: "Three", layers: 3, frames: 64)
-        let script = try write("layers.py", """
+        let script = try base.write("layers.py", """
             import sys, opentimelineio as otio
             timeline = otio.adapters.read_from_file(sys.argv[1])  # kept alive: a temporary timeline frees its tracks
             stack = [item for item in timeline.tracks[0] if isinstance(item, otio.schema.Stack)][0]
