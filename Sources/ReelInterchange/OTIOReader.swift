@@ -432,9 +432,6 @@ struct OTIOReader {
     /// time.
     mutating func kept(_ object: JSONObject, _ path: JSONPath) -> Laid? {
         let (tracks, duration) = layers(object, path)
-        if tracks.count > 1 {
-            report(.warning, path, "nested stack of \(tracks.count) layers kept as a composition whose storyline shows the topmost item at each instant")
-        }
         var start = Time.zero
         var shown = duration
         if let stackRange = object["source_range"], !isNull(stackRange), let trim = range(stackRange, path.key("source_range")) {

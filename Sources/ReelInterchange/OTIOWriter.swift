@@ -16,7 +16,9 @@ import ReelTime
 /// grid, else exact ticks (value = numerator, rate = timescale). Chapters and caption cues become markers on the
 /// timeline's stack, chapters first. A clip of an entry of `compositions` becomes a nested `Stack` of the entry's
 /// video tracks (written the same way, at its own rate), trimmed by the clip's `source_range`, when `facts` holds
-/// the loaded entry; else a gap.
+/// the loaded entry; else a gap; in an audio track the stack holds the entry's audio tracks. The topmost video
+/// tracks that each show a see-through entry whole, untouched (the upper layers of a stack `reel import` keeps)
+/// are written as that entry's own tracks above the others, as a stack composites them.
 public enum OTIOWriter {
     /// The OTIO JSON text of `project`, and warnings about what the format cannot hold. `facts` are the probed
     /// assets (`ProbedMedia.facts`), which hold the loaded children of composition assets.
@@ -25,7 +27,8 @@ public enum OTIOWriter {
     {
         var writer = Writer(project: project, facts: facts)
         let document = writer.timeline(name: name)
-        return (JSONWriter.write(document, pretty: true) + "\n", writer.warnings)
+        var said: Set<String> = []
+        return (JSONWriter.write(document, pretty: true) + "\n", writer.warnings.filter { said.insert($0).inserted })
     }
 
     private struct Writer {
@@ -73,13 +76,7 @@ public enum OTIOWriter {
         }
 
         mutating func timeline(name: String) -> JSONValue {
-            var tracks = videoTracks()
-            for composed in project.composition.tracks where composed.kind == .audio {
-                tracks.append(track(composed.name ?? "Audio \(composed.id)", kind: "Audio", items: plainItems(composed.segments)))
-            }
-            if !project.audioMix.inputs.isEmpty {
-                warnings.append("audio gains (clip volumes, fades, cross-fades, ducking) are not written: OTIO has no volume automation")
-            }
+            let tracks = videoTracks() + audioTracks()
             var stackMembers = common("tracks")
             let markers = chapterMarkers() + captionMarkers()
             stackMembers = stackMembers.map { $0.0 == "markers" ? ("markers", .array(markers.map { JSON($0) })) : $0 }
@@ -92,20 +89,80 @@ public enum OTIOWriter {
             ])
         }
 
-        /// The video tracks: one storyline with transitions, or separate tracks when they overlap otherwise.
+        /// The video tracks: one storyline with transitions, or separate tracks when they overlap otherwise; then,
+        /// above them, the tracks of each see-through layer (`seeThroughLayers`), written the same way.
         mutating func videoTracks() -> [JSONValue] {
             var tracks: [JSONValue] = []
-            let video = project.composition.tracks.filter { $0.kind == .video }
+            let all = project.composition.tracks.filter { $0.kind == .video }
+            let layers = seeThroughLayers(all)
+            let video = all.filter { track in !layers.contains { $0.track == track.id } }
             if let merged = storyline(video) {
                 tracks.append(track("Video", kind: "Video", items: merged))
             } else {
                 warnings.append("the video tracks overlap outside transitions: written as \(video.count) separate OTIO tracks without transitions")
                 for composed in video {
                     tracks.append(track(composed.name ?? "Video \(composed.id)", kind: "Video",
-                                        items: plainItems(composed.segments)))
+                                        items: plainItems(composed.segments, kind: .video)))
                 }
             }
+            for layer in layers {
+                var inner = Writer(project: layer.child.compiled, facts: layer.child.facts)
+                tracks += inner.videoTracks()
+                warnings += inner.warnings
+            }
             return tracks
+        }
+
+        /// Each audio track as an OTIO audio track of clips and gaps (a clip of a composition: a nested stack of its
+        /// audio tracks); a warning when the mix has gains, which OTIO cannot hold.
+        mutating func audioTracks() -> [JSONValue] {
+            var tracks: [JSONValue] = []
+            for composed in project.composition.tracks where composed.kind == .audio {
+                tracks.append(track(composed.name ?? "Audio \(composed.id)", kind: "Audio",
+                                    items: plainItems(composed.segments, kind: .audio)))
+            }
+            if !project.audioMix.inputs.isEmpty {
+                warnings.append("audio gains (clip volumes, fades, cross-fades, ducking) are not written: OTIO has no volume automation")
+            }
+            return tracks
+        }
+
+        /// The topmost video tracks that each show, untouched, the whole of a see-through entry of `compositions`
+        /// (how `reel import` keeps a stack's layers above its bottom one, and how a project says "these tracks over
+        /// those" by hand): one segment of an inline composition whose background is transparent, at this
+        /// composition's size and rate, from its start at time 0, forwards at speed 1, to its end, drawn in every
+        /// instruction it spans at full opacity, with the identity transform, no crop, backdrop, effect or matte,
+        /// and used as no other layer's matte. Such a track is the same picture as the entry's own tracks laid above
+        /// the tracks under it, which is how an OTIO stack composites its children; bottom to top.
+        func seeThroughLayers(_ video: [CompositionTrack]) -> [(track: Int, child: NestedComposition)] {
+            var layers: [(track: Int, child: NestedComposition)] = []
+            for track in video.reversed() {
+                guard let child = seeThroughLayer(track) else { break }
+                layers.insert((track.id, child), at: 0)
+            }
+            return layers
+        }
+
+        func seeThroughLayer(_ track: CompositionTrack) -> NestedComposition? {
+            let shown = track.segments.filter { !$0.isEmpty }
+            guard shown.count == 1, let segment = shown.first, let id = segment.asset, let source = segment.source,
+                  case .composition(.inline)? = project.asset(id)?.source,
+                  case .facts(let known)? = facts[id], let child = known.composition else { return nil }
+            let canvas = child.compiled.videoComposition
+            guard canvas.background.alpha == 0, canvas.renderSize == project.videoComposition.renderSize,
+                  child.compiled.frameDuration == project.frameDuration, segment.timing == .forward,
+                  source.start.isZero, segment.target.start.isZero, source.duration == segment.target.duration,
+                  source.duration == child.compiled.duration else { return nil }
+            for instruction in project.videoComposition.instructions
+            where instruction.timeRange.intersection(segment.target) != nil {
+                if instruction.layers.contains(where: { $0.matte?.track == track.id }) { return nil }
+                guard let layer = instruction.layers.first(where: { $0.track == track.id }),
+                      layer.opacity.keys.allSatisfy({ $0.values.allSatisfy { $0 == 1 } }),
+                      layer.transform.keys.allSatisfy({ $0.values.allSatisfy { $0 == .identity } }),
+                      layer.crop.isEmpty, layer.backdrop == nil, layer.effects.isEmpty, layer.matte == nil
+                else { return nil }
+            }
+            return child
         }
 
         /// One marker per chapter on the timeline's stack (issue 39): its title as the name, its start as a marked
@@ -158,8 +215,8 @@ public enum OTIOWriter {
             ])
         }
 
-        /// A clip for `segment` showing `recordDuration` of it from its source start.
-        mutating func clip(_ segment: Segment, recordDuration: Time) -> JSONValue {
+        /// A clip for `segment` (of a track of `kind`) showing `recordDuration` of it from its source start.
+        mutating func clip(_ segment: Segment, kind: TrackKind, recordDuration: Time) -> JSONValue {
             guard let assetID = segment.asset, let source = segment.source, let asset = project.asset(assetID) else {
                 return gap(recordDuration)
             }
@@ -187,11 +244,8 @@ public enum OTIOWriter {
                     return gap(recordDuration)
                 }
                 var inner = Writer(project: child.compiled, facts: child.facts)
-                let tracks = inner.videoTracks()
+                let tracks = kind == .video ? inner.videoTracks() : inner.audioTracks()
                 warnings += inner.warnings
-                if child.compiled.composition.tracks.contains(where: { $0.kind == .audio }) {
-                    warnings.append("the sound of composition \"\(name)\" is not written inside its nested stack")
-                }
                 return object([("OTIO_SCHEMA", .string("Stack.1")), ("name", .string(name)), ("metadata", object([])),
                                ("effects", .array(effects.map { JSON($0) })), ("markers", .array([])),
                                ("enabled", .bool(true)),
@@ -214,15 +268,15 @@ public enum OTIOWriter {
             ])
         }
 
-        /// Segments laid end to end with gaps where the track is empty.
-        mutating func plainItems(_ segments: [Segment]) -> [JSONValue] {
+        /// Segments of a track of `kind` laid end to end with gaps where the track is empty.
+        mutating func plainItems(_ segments: [Segment], kind: TrackKind) -> [JSONValue] {
             var items: [JSONValue] = []
             var position = Time.zero
             for segment in segments where !segment.isEmpty {
                 if segment.target.start > position, let gapLength = try? segment.target.start - position {
                     items.append(gap(gapLength))
                 }
-                items.append(clip(segment, recordDuration: segment.target.duration))
+                items.append(clip(segment, kind: kind, recordDuration: segment.target.duration))
                 position = segment.target.end
             }
             return items
@@ -249,7 +303,7 @@ public enum OTIOWriter {
                     items.append(gap(gapLength))
                 }
                 if let length = try? end - segment.target.start, length > .zero {
-                    items.append(clip(segment, recordDuration: length))
+                    items.append(clip(segment, kind: .video, recordDuration: length))
                 } else {
                     warnings.append("a clip lying entirely inside a transition at \(segment.target.start) s cannot be written as an OTIO clip; skipped")
                 }

@@ -151,33 +151,65 @@ struct ProjectBuilder {
         if composition.layers.contains(where: { $0.kind == .audio }) {
             // A stack of an audio track: a composition of sound, its layers' pieces as the entry's audio tracks
             // (the topmost at each instant, as the flattened stack plays them) over a black storyline of its length.
+            let sounding = composition.layers.filter { !$0.pieces.isEmpty }.count
+            if sounding > 1 {
+                diagnostics.append(composition.origin.diagnostic(.warning, "nested stack of \(sounding) audio layers kept as a composition that plays the topmost item at each instant"))
+            }
             var ignored: [Diagnostic] = []
             let sound = flattened(composition.layers, frameDuration: frameDuration, diagnostics: &ignored)
             timeline = [("clips", .array([JSON(background)]))]
             let audio = audioEntries([sound], path: path.key("timeline").key("audio"))
             if !audio.isEmpty { timeline.append(("audio", .array(audio.map { JSON($0) }))) }
         } else {
-            var clips = storylineClips(composition.layers, path: path.key("timeline"))
-            if !clips.contains(where: { $0.objectValue?["asset"] != nil }) {
-                // Only gaps: the composition's background for its whole length.
-                clips = [background]
-            }
-            timeline = [("clips", .array(clips.map { JSON($0) }))]
+            timeline = layeredTimeline(composition, id: id, path: path.key("timeline"), background: background)
         }
-        addComposition(id, timeline: timeline, origin: composition.origin)
+        addComposition(id, timeline: timeline, seeThrough: false, origin: composition.origin)
         return id
     }
 
     /// An entry of `compositions` at the canvas, and the asset of the same name showing it.
-    private mutating func addComposition(_ id: String, timeline: [(String, JSONValue)], origin: ImportOrigin) {
+    private mutating func addComposition(_ id: String, timeline: [(String, JSONValue)], seeThrough: Bool,
+                                         origin: ImportOrigin) {
         let canvas = canvas ?? ImportCanvas(width: 1920, height: 1080, frameRate: edit.frameRate)
         compositions.append((id, object([
             ("size", .array([JSON(.number(String(canvas.width))), JSON(.number(String(canvas.height)))])),
             ("frameRate", json(canvas.frameRate)),
+        ] + (seeThrough ? [("background", .string("#00000000"))] : []) + [
             ("timeline", object(timeline)),
         ])))
         assets.append((id, object([("composition", .string(id))])))
         origins.append((JSONPath.root.key("assets").key(id).description, origin))
+    }
+
+    /// A kept stack's video layers as its entry's timeline: the bottom layer is the storyline, and each layer above
+    /// it a video overlay (muted, over the whole length) of a see-through entry of its own, `ID layer N`, whose
+    /// storyline is that layer: where a layer has nothing, the layers under it show, as OpenTimelineIO composites a
+    /// stack. A layer whose transition fades from or to nothing makes the stack one storyline (warning).
+    private mutating func layeredTimeline(_ composition: ImportedComposition, id: String, path: JSONPath,
+                                          background: JSONValue) -> [(String, JSONValue)] {
+        let layers = composition.layers.filter { !$0.pieces.isEmpty }
+        let layered = layers.count > 1 && layers.dropFirst().allSatisfy(\.transitionsJoinItsOwnPieces)
+        if layers.count > 1, !layered {
+            diagnostics.append(composition.origin.diagnostic(.warning, "nested stack of \(layers.count) layers kept as a composition whose storyline shows the topmost item at each instant: a transition in an upper layer fades from or to nothing, which a layer of its own would draw through black"))
+        }
+        var bottom = layered ? [layers[0]] : composition.layers
+        if layered { bottom[0].duration = max(layers[0].end, composition.duration) }
+        var clips = storylineClips(bottom, path: path)
+        if !clips.contains(where: { $0.objectValue?["asset"] != nil }) { clips = [background] }
+        var timeline: [(String, JSONValue)] = [("clips", .array(clips.map { JSON($0) }))]
+        guard layered else { return timeline }
+        var overlays: [JSONValue] = []
+        for (index, layer) in layers.dropFirst().enumerated() {
+            let layerID = uniqueID("\(id) layer \(index + 2)")
+            let layerPath = JSONPath.root.key("compositions").key(layerID)
+            origins.append((layerPath.description, composition.origin))
+            let layerClips = storylineClips([layer], path: layerPath.key("timeline"))
+            addComposition(layerID, timeline: [("clips", .array(layerClips.map { JSON($0) }))], seeThrough: true,
+                           origin: composition.origin)
+            overlays.append(object([("video", .string(layerID)), ("start", .number("0")), ("muted", .bool(true))]))
+        }
+        timeline.append(("overlays", .array(overlays.map { JSON($0) })))
+        return timeline
     }
 
     mutating func missing(_ piece: ImportedPiece, tried: [String], reason: String) -> (id: String, isColor: Bool)? {

@@ -47,6 +47,17 @@ extension ImportedTrack {
             .sorted { $0.recordStart < $1.recordStart }
     }
 
+    /// Whether every transition on the track joins two of its own pieces that meet at its cut.
+    var transitionsJoinItsOwnPieces: Bool {
+        pieces.indices.allSatisfy { index in
+            let piece = pieces[index]
+            guard piece.transitionIn != nil else { return true }
+            guard piece.recordDuration > .zero, index > 0 else { return false }
+            let before = pieces[index - 1]
+            return before.recordDuration > .zero && before.recordEnd == piece.recordStart
+        }
+    }
+
     /// The pieces inside [start, end), trimmed to it and moved so that `start` becomes `offset`.
     func pieces(in start: Time, _ end: Time, movedTo offset: Time) -> [ImportedPiece] {
         pieces.compactMap { piece -> ImportedPiece? in

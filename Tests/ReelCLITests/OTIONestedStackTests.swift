@@ -116,7 +116,7 @@ import Testing
         // The project: an entry per stack at the flattened edit's canvas, clips naming them with the stack's trim.
         let project = try json(nested)
         let compositions = try #require(project["compositions"] as? [String: [String: Any]])
-        #expect(Set(compositions.keys) == ["Insert", "Slow", "Inner"])
+        #expect(Set(compositions.keys) == ["Insert", "Insert layer 2", "Slow", "Inner"])
         #expect(compositions["Insert"]?["size"] as? [Int] == [64, 36])
         #expect((compositions["Insert"]?["frameRate"] as? NSNumber)?.intValue == 24)
         let assets = try #require(project["assets"] as? [String: [String: Any]])
@@ -165,7 +165,7 @@ import Testing
         let reimported = try reel(["import", back, "-o", again])
         #expect(reimported.status == 0, "\(reimported.stderrText)")
         let againCompositions = try #require(try json(again)["compositions"] as? [String: Any])
-        #expect(Set(againCompositions.keys) == ["Insert", "Slow", "Inner"])
+        #expect(Set(againCompositions.keys) == ["Insert", "Insert layer 2", "Slow", "Inner"])
         #expect(try indices(render(again, "again.mkv")) == Self.expected)
     }
 
@@ -261,19 +261,26 @@ import Testing
 
     // MARK: In an audio track (otio38b)
 
-    @Test func aStackInAnAudioTrackBecomesACompositionOfSound() throws {
-        // A sawtooth, 48 kHz mono PCM, 5 s: every sample differs from its neighbours.
+    /// A clip of saw.wav from frame `start` for `duration` frames at 24 fps.
+    static func audioClip(_ start: Int, _ duration: Int) -> String {
+        #"{"OTIO_SCHEMA": "Clip.1", "name": "saw", "source_range": \#(range(start, duration)),"#
+            + #" "media_reference": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "saw.wav"}}"#
+    }
+
+    /// saw.wav in `folder`: a sawtooth, 48 kHz mono PCM, 5 s (every sample differs from its neighbours).
+    static func makeSaw(in folder: TemporaryDirectory) throws {
         _ = try runChecked("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=mod(t*217\\,1)*0.8-0.4:s=48000:d=5",
                                       "-c:a", "pcm_s16le", folder.file("saw.wav").path])
-        func audioClip(_ start: Int, _ duration: Int) -> String {
-            #"{"OTIO_SCHEMA": "Clip.1", "name": "saw", "source_range": \#(Self.range(start, duration)),"#
-                + #" "media_reference": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "saw.wav"}}"#
-        }
-        func audioTrack(_ items: [String]) -> String {
-            #"{"OTIO_SCHEMA": "Track.1", "kind": "Audio", "children": [\#(items.joined(separator: ", "))]}"#
-        }
-        let voice = Self.stack("Voice", range: (6, 24), [audioTrack([audioClip(24, 40)])])
-        let sound = audioTrack([audioClip(0, 12), Self.dissolve(3, 3), voice, audioClip(70, 12)])
+    }
+
+    static func audioTrack(_ items: [String]) -> String {
+        #"{"OTIO_SCHEMA": "Track.1", "kind": "Audio", "children": [\#(items.joined(separator: ", "))]}"#
+    }
+
+    @Test func aStackInAnAudioTrackBecomesACompositionOfSound() throws {
+        try Self.makeSaw(in: folder)
+        let voice = Self.stack("Voice", range: (6, 24), [Self.audioTrack([Self.audioClip(24, 40)])])
+        let sound = Self.audioTrack([Self.audioClip(0, 12), Self.dissolve(3, 3), voice, Self.audioClip(70, 12)])
         let otio = try write("sound.otio", #"{"OTIO_SCHEMA": "Timeline.1", "name": "sound", "tracks": "#
                              + Self.stack("tracks", [Self.track([clip("shotA.mov", 0, 48)]), sound]) + "}")
         let (nested, flat, _) = try importKeptAndFlat(otio, "sound")
