@@ -166,6 +166,81 @@ import Testing
         #expect(Double(off) / Double(count) < 0.2, "\(off) of \(count) off the rounded exact blend")
     }
 
+    /// The straight kernel mixes eight samples at a time where a group is neither wholly transparent nor wholly
+    /// opaque: every sample is still (s·w + d·(256 − w) + 128) >> 8 with w = `maskedWeight`, whatever the row's
+    /// length (groups and a tail), the masks (runs of 0 and 255 among others) and the opacity.
+    @Test func groupsOfEightAreTheSampleFormula() {
+        var state: UInt32 = 99
+        func next(_ bound: Int) -> Int {
+            state = state &* 1_103_515_245 &+ 12345
+            return Int((state >> 8) % UInt32(bound))
+        }
+        var wrong = 0, mixed = 0
+        for width in [1, 7, 8, 9, 16, 23, 64, 100] {
+            for opacity in [256, 255, 200, 129, 128, 1] {
+                let sources = (0..<width).map { _ in UInt8(next(256)) }
+                let belows = (0..<width).map { _ in UInt8(next(256)) }
+                let masks = (0..<width).map { x -> UInt8 in
+                    switch (x / 8 + next(2)) % 3 { case 0: 0
+                    case 1: 255
+                    default: UInt8(next(256)) }
+                }
+                var out = belows
+                sources.withUnsafeBufferPointer { top in
+                    masks.withUnsafeBufferPointer { mask in
+                        out.withUnsafeMutableBufferPointer { out in
+                            PlaneOps.blendMasked(from: top.baseAddress!, sourceStride: width, mask: mask.baseAddress!,
+                                                 maskStride: width, onto: out.baseAddress!, targetStride: width,
+                                                 width: width, height: 1, alpha: opacity)
+                        }
+                    }
+                }
+                for x in 0..<width {
+                    let weight = PlaneOps.maskedWeight(masks[x], opacity)
+                    let expected = (Int(sources[x]) * weight + Int(belows[x]) * (256 - weight) + 128) >> 8
+                    if Int(out[x]) != expected { wrong += 1 }
+                    if masks[x] != 0 && masks[x] != 255 { mixed += 1 }
+                }
+            }
+        }
+        #expect(wrong == 0, "\(wrong) samples differ from the formula")
+        #expect(mixed > 300)
+    }
+
+    /// The chroma-grid mask halves 16 columns of two rows at once where they are neither all 0 nor all 255: every
+    /// sample is still the rounded mean of the four it covers, the last row or column repeated when a side is odd.
+    @Test func halvedMasksAreTheMeans() {
+        var state: UInt32 = 7
+        func next(_ bound: Int) -> Int {
+            state = state &* 1_103_515_245 &+ 12345
+            return Int((state >> 8) % UInt32(bound))
+        }
+        var wrong = 0
+        for (width, height) in [(1, 1), (15, 3), (16, 2), (17, 5), (40, 4), (64, 7), (99, 6)] {
+            let mask = (0..<width * height).map { i -> UInt8 in
+                switch (i % width / 16 + i / width / 2 + next(2)) % 3 { case 0: 0
+                case 1: 255
+                default: UInt8(next(256)) }
+            }
+            let halfWidth = (width + 1) / 2, halfHeight = (height + 1) / 2
+            var halved = [UInt8](repeating: 0, count: halfWidth * halfHeight)
+            mask.withUnsafeBufferPointer { mask in
+                halved.withUnsafeMutableBufferPointer { halved in
+                    PlaneOps.halveMask(mask.baseAddress!, stride: width, width: width, height: height,
+                                       into: halved.baseAddress!, targetStride: halfWidth)
+                }
+            }
+            for row in 0..<halfHeight {
+                for x in 0..<halfWidth {
+                    let rows = [2 * row, min(2 * row + 1, height - 1)], columns = [2 * x, min(2 * x + 1, width - 1)]
+                    let sum = rows.reduce(0) { total, r in total + columns.reduce(0) { $0 + Int(mask[r * width + $1]) } }
+                    if Int(halved[row * halfWidth + x]) != (sum + 2) >> 2 { wrong += 1 }
+                }
+            }
+        }
+        #expect(wrong == 0, "\(wrong) halved samples differ from the means")
+    }
+
     /// Wholly opaque samples at full opacity are the layer's own, transparent ones leave the frame as it was, in
     /// both forms; a premultiplied sample never overflows.
     @Test func theEndsAreExact() {
