@@ -108,8 +108,8 @@ import Testing
 }
 
 /// The one compositing kernel (`PlaneOps.blendMasked`) for every layer drawn over a frame: premultiplied titles,
-/// overlays and shapes (`LayerBlender`) and one-colour caption bitmaps (`CaptionBlender`) round as the compositor's
-/// alpha layers do, within one code value of the exact blend.
+/// overlays and shapes (layers of the compositor) and one-colour caption bitmaps (`CaptionBlender`) round as the
+/// compositor's alpha layers do, within one code value of the exact blend.
 @Suite struct CompositingKernelTests {
     /// Runs the kernel on one sample.
     static func kernel(_ source: UInt8, mask: UInt8, below: UInt8, opacity: Int, premultiplied: Bool) -> Int {
@@ -185,24 +185,56 @@ import Testing
         }
     }
 
-    /// A title's picture goes through the same kernel: a flat 8×8 raster of one colour and alpha, placed by whole
-    /// even pixels, gives the kernel's straight values (its premultiplied samples are exact for these numbers).
+    /// A title's picture is a premultiplied layer of the compositor: a flat 8×8 raster of one colour and alpha,
+    /// resting on whole even pixels over a video layer, gives the kernel's values (its premultiplied samples are exact
+    /// for these numbers); outside it the video layer is untouched.
     @Test func aLayerPictureIsBlendedByTheKernel() throws {
         // White at α = 51 (0.2): Y′·α = 235·0.2 = 47, Cb·α = Cr·α = 128·0.2 = 25.6.
         let pixels = [UInt8](repeating: 51, count: 8 * 8 * 4)
-        let picture = LayerPicture(LayerRaster(width: 8, height: 8, pixels: pixels, anchor: LayerPoint(x: 4, y: 4)))
-        let frame = try TestPicture.flat(width: 16, height: 16, y: 100, u: 110, v: 140)
-        LayerBlender.draw(picture, onto: frame, at: LayerBlender.Placement(
-            centre: LayerPoint(x: 8, y: 8), scale: LayerPoint(x: 1, y: 1), rotation: 0, opacity: 0.75))
+        let picture = try LayerPicture(LayerRaster(width: 8, height: 8, pixels: pixels, anchor: LayerPoint(x: 4, y: 4)))
+        var title = LayerSource(
+            track: -1, picture: picture.frame, opacity: 0.75,
+            transform: MovieLayers.transform(anchor: picture.anchor, centre: LayerPoint(x: 8, y: 8),
+                                             scale: LayerPoint(x: 1, y: 1), rotation: 0))
+        title.premultiplied = true
+        #expect(title.transform.tx == 2 && title.transform.ty == 2, "\(title.transform)")
+        let below = try TestPicture.flat(width: 16, height: 16, y: 100, u: 110, v: 140)
+        let frame = try TestPicture.render([title, LayerSource(track: 1, frame: below)], width: 16, height: 16)
+        let margin = LayerPicture.margin
+        let luma = UInt8(TestPicture.sample(picture.frame, margin, margin))
+        let cb = UInt8(TestPicture.sample(picture.frame, plane: 1, margin / 2, margin / 2))
+        #expect(luma == 47 && cb == 26, "\(luma) \(cb)")
         let opacity = 192
-        #expect(TestPicture.sample(frame, 8, 8)
-                == Self.kernel(picture.luma[0], mask: 51, below: 100, opacity: opacity, premultiplied: true))
+        #expect(TestPicture.sample(frame, 8, 8) == Self.kernel(luma, mask: 51, below: 100, opacity: opacity, premultiplied: true))
         #expect(TestPicture.sample(frame, plane: 1, 4, 4)
-                == Self.kernel(picture.cb[0], mask: 51, below: 110, opacity: opacity, premultiplied: true))
+                == Self.kernel(cb, mask: 51, below: 110, opacity: opacity, premultiplied: true))
         #expect(TestPicture.sample(frame, 0, 0) == 100 && TestPicture.sample(frame, 12, 12) == 100)
         // Against the exact straight blend of white over the frame: within one.
         let exact = 235 * 0.2 * 0.75 + 100 * (1 - 0.2 * 0.75)
         #expect(abs(Double(TestPicture.sample(frame, 8, 8)) - exact) <= 1, "\(TestPicture.sample(frame, 8, 8)) vs \(exact)")
+    }
+
+    /// A premultiplied layer turned or moved by a fraction of a pixel is resampled once, by the compositor's
+    /// bilinear pass, and its edge fades into the transparent frame `LayerPicture` puts round it: an opaque white
+    /// square turned 45° over black is white inside, black far outside, and in between at its edge, never above
+    /// white or below black.
+    @Test func aTurnedLayerPictureFadesAtItsEdge() throws {
+        var pixels = [UInt8](repeating: 255, count: 16 * 16 * 4)
+        for index in 0..<(16 * 16) { pixels[index * 4 + 3] = 255 }
+        let picture = try LayerPicture(LayerRaster(width: 16, height: 16, pixels: pixels, anchor: LayerPoint(x: 8, y: 8)))
+        var title = LayerSource(
+            track: -1, picture: picture.frame,
+            transform: MovieLayers.transform(anchor: picture.anchor, centre: LayerPoint(x: 16, y: 16),
+                                             scale: LayerPoint(x: 1, y: 1), rotation: 45))
+        title.premultiplied = true
+        let below = try TestPicture.flat(width: 32, height: 32, y: 16)
+        let frame = try TestPicture.render([title, LayerSource(track: 1, frame: below)], width: 32, height: 32)
+        #expect(TestPicture.sample(frame, 16, 16) == 235)
+        #expect(TestPicture.sample(frame, 1, 1) == 16 && TestPicture.sample(frame, 30, 30) == 16)
+        // Along the row through the centre the edge is at 8·√2 ≈ 11.3 pixels: at least one sample in between.
+        let row = (0..<32).map { TestPicture.sample(frame, $0, 16) }
+        #expect(row.allSatisfy { $0 >= 16 && $0 <= 235 }, "\(row)")
+        #expect(row.contains { $0 > 16 && $0 < 235 }, "\(row)")
     }
 }
 
