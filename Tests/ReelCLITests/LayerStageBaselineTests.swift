@@ -2,18 +2,19 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-/// The binary from before the move, if this machine has it.
+/// The binary from before the move, if this machine has it (CI has none: the suite is skipped there).
 private let layerStageBaseline: String? = {
-    let path = ProcessInfo.processInfo.environment["REEL_BASELINE"] ?? "/tmp/reel-main-72ff95a"
+    let path = ProcessInfo.processInfo.environment["REEL_BASELINE"] ?? "/tmp/reel-main-fc1f561"
     return FileManager.default.isExecutableFile(atPath: path) ? path : nil
 }()
 
 /// Issue 34 point 3: titles, image overlays, shapes and burned-in captions are layers of the compositor, no longer
 /// drawn after it. Lossless renders through the built binary are compared, frame by frame, with the same projects
-/// rendered by the binary from before the move (`REEL_BASELINE`, default /tmp/reel-main-72ff95a; skipped without
+/// rendered by the binary from before the move (`REEL_BASELINE`, default /tmp/reel-main-fc1f561; skipped without
 /// it): captions, resting layers and projects without such layers give the same samples; turned, scaled and moving
 /// layers (now resampled once, by the compositor's bilinear pass) and ellipse regions stay within the bounds below.
-@Suite(.enabled(if: layerStageBaseline != nil, "no baseline binary (REEL_BASELINE)"))
+@Suite(.enabled(if: layerStageBaseline != nil,
+                "no baseline binary: REEL_BASELINE names a reel built from main before the move (default /tmp/reel-main-fc1f561)"))
 struct LayerStageBaselineTests {
     static let baseline = layerStageBaseline
     static let width = 320, height = 240

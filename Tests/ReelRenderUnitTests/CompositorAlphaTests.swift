@@ -108,7 +108,7 @@ import Testing
 }
 
 /// The one compositing kernel (`PlaneOps.blendMasked`) for every layer drawn over a frame: premultiplied titles,
-/// overlays and shapes (layers of the compositor) and one-colour caption bitmaps (`CaptionBlender`) round as the
+/// overlays and shapes (layers of the compositor) and one-colour caption bitmaps (`CaptionBitmap`) round as the
 /// compositor's alpha layers do, within one code value of the exact blend.
 @Suite struct CompositingKernelTests {
     /// Runs the kernel on one sample.
@@ -235,6 +235,93 @@ import Testing
         let row = (0..<32).map { TestPicture.sample(frame, $0, 16) }
         #expect(row.allSatisfy { $0 >= 16 && $0 <= 235 }, "\(row)")
         #expect(row.contains { $0 > 16 && $0 < 235 }, "\(row)")
+    }
+
+    /// A `LayerPicture` brings its alpha on the chroma grid (`chromaAlpha`, made once): the compositor drawing the layer
+    /// with it gives the same samples as halving the alpha plane itself, resting on even pixels, at an odd place, turned
+    /// by a fraction and turned by a quarter (where the renderer's own upright picture is not the layer's and it halves
+    /// that one instead), over a picture of varied values.
+    @Test func aLayerPicturesOwnChromaAlphaDrawsAsTheHalvedPlane() throws {
+        let width = 23, height = 17
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        for index in 0..<(width * height) {
+            let alpha = UInt8((index * 37 + (index / width) * 11) % 256)
+            // Straight colour premultiplied by its alpha, as Cairo gives it.
+            for channel in 0..<3 {
+                pixels[index * 4 + channel] = UInt8(Int(alpha) * ((index * (channel + 3)) % 256) / 255)
+            }
+            pixels[index * 4 + 3] = alpha
+        }
+        let picture = try LayerPicture(LayerRaster(width: width, height: height, pixels: pixels,
+                                                   anchor: LayerPoint(x: 11.5, y: 8.5)))
+        #expect(picture.chromaAlpha.stride == picture.frame.width / 2)
+        let below = try TestPicture.make(width: 48, height: 40, luma: { x, y in UInt8(16 + (x * 5 + y * 3) % 200) },
+                                         chroma: { plane, x, y in UInt8(60 + (plane * 30 + x * 7 + y) % 120) })
+        let places: [(centre: LayerPoint, rotation: Double, quarter: Int)] = [
+            (LayerPoint(x: 24, y: 20), 0, 0), (LayerPoint(x: 23, y: 19), 0, 0), (LayerPoint(x: 21.3, y: 18.6), 0, 0),
+            (LayerPoint(x: 24, y: 20), 33, 0), (LayerPoint(x: 24, y: 20), 0, 90),
+        ]
+        for place in places {
+            var drawn: [[[UInt8]]] = []
+            for bringsItsOwn in [true, false] {
+                var title = LayerSource(
+                    track: -1, picture: picture.frame, rotation: place.quarter, opacity: 0.8,
+                    transform: MovieLayers.transform(anchor: picture.anchor, centre: place.centre,
+                                                     scale: LayerPoint(x: 1, y: 1), rotation: place.rotation))
+                title.premultiplied = true
+                if bringsItsOwn { title.chromaAlpha = picture.chromaAlpha }
+                let frame = try TestPicture.render([title, LayerSource(track: 1, frame: below)], width: 48, height: 40)
+                drawn.append(TestPicture.samples(frame))
+            }
+            #expect(drawn[0] == drawn[1], "\(place)")
+            #expect(drawn[0] != TestPicture.samples(SharedFrame(below)), "\(place): the layer drew nothing")
+        }
+    }
+
+    /// A title on top of the request does not count as an opaque full-width scaled layer (it is never scaled by
+    /// libswscale, and its alpha is its own): even an opaque one the canvas's width hides no rows of the layers below,
+    /// while the blurred-fill case under it still works (the band scaled across the canvas hides the fill's rows).
+    /// Reference built from parts as `rowsUnderAnOpaqueScaledLayerAreNotDrawnBelowIt` does: the title's opaque rows
+    /// as over a flat colour, the band's rows as over a flat colour, the rest (the title's transparent frame included)
+    /// as the fill alone.
+    @Test func aTitleOnTopHidesNoRowsOfTheLayersBelow() throws {
+        let fill = try TestPicture.make(width: 64, height: 36, luma: { x, y in UInt8(16 + (x * 3 + y * 7) % 200) },
+                                        chroma: { p, x, y in UInt8(p == 1 ? 60 + x * 2 : 200 - y * 3) })
+        let flat = try TestPicture.make(width: 64, height: 36, luma: { _, _ in 90 }, chroma: { _, _, _ in 128 })
+        let band = try TestPicture.make(width: 32, height: 9, luma: { x, y in UInt8(30 + (x ^ y) * 5) },
+                                        chroma: { p, x, y in UInt8(p == 1 ? 90 + x : 150 - y) })
+        let bandLayer = LayerSource(track: 2, frame: band, transform: AffineTransform(translate: (0, 4), scale: (2, 2),
+                                                                                   rotateDegrees: 0))
+        let fillLayer = LayerSource(track: 1, frame: fill,
+                                    transform: AffineTransform(translate: (-40, -30), scale: (3, 3), rotateDegrees: 3))
+        // An opaque white raster 64 × 6, framed to 68 × 10, its frame's top-left on canvas (−2, 20): opaque rows 22..<28
+        // across the whole width.
+        let picture = try LayerPicture(LayerRaster(width: 64, height: 6, pixels: [UInt8](repeating: 255, count: 64 * 6 * 4),
+                                                   anchor: LayerPoint(x: 0, y: 0)))
+        var title = LayerSource(track: -1, picture: picture.frame,
+                                transform: MovieLayers.transform(anchor: picture.anchor, centre: LayerPoint(x: 0, y: 22),
+                                                                 scale: LayerPoint(x: 1, y: 1), rotation: 0))
+        title.premultiplied = true
+        title.chromaAlpha = picture.chromaAlpha
+        for below in [[fillLayer], [bandLayer, fillLayer]] {
+            let drawn = try TestPicture.render([title] + below, width: 64, height: 36)
+            let titleOverFlat = try TestPicture.render([title, LayerSource(track: 1, frame: flat)], width: 64, height: 36)
+            let bandOverFlat = try TestPicture.render([bandLayer, LayerSource(track: 1, frame: flat)], width: 64, height: 36)
+            let fillAlone = try TestPicture.render([fillLayer], width: 64, height: 36)
+            for plane in 0..<3 {
+                let shift = plane == 0 ? 0 : 1
+                for y in 0..<(36 >> shift) {
+                    let reference = (22 >> shift..<28 >> shift).contains(y) ? titleOverFlat
+                        : below.count == 2 && (4 >> shift..<22 >> shift).contains(y) ? bandOverFlat : fillAlone
+                    for x in 0..<(64 >> shift) {
+                        #expect(TestPicture.sample(drawn, plane: plane, x, y)
+                                == TestPicture.sample(reference, plane: plane, x, y),
+                                "\(below.count) below, plane \(plane) (\(x), \(y))")
+                    }
+                }
+            }
+            #expect(TestPicture.sample(drawn, 10, 24) == 235)
+        }
     }
 }
 

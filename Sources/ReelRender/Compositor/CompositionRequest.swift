@@ -28,6 +28,9 @@ public struct LayerSource: Sendable {
     /// `LayerPicture`): the compositor blends it with the kernel's premultiplied form and resamples it bilinearly,
     /// never through libswscale.
     public var premultiplied = false
+    /// The picture's alpha on the chroma grid when its maker computed it once (`LayerPicture`, `CaptionBitmap`): the
+    /// compositor reads it instead of halving the alpha plane on each of its threads; nil: the compositor halves it.
+    var chromaAlpha: ChromaAlpha?
 
     /// Describes a layer showing `picture` from `track`.
     public init(track: Int, picture: SharedFrame, rotation: Int = 0, opacity: Double = 1,

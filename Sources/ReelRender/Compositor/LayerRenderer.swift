@@ -451,11 +451,14 @@ final class LayerRenderer {
         return (UnsafePointer(picture.plane(3)), picture.stride(3))
     }
 
-    /// `picture`'s alpha on the chroma grid when `plan`'s layer has per-pixel alpha; cached per track while the
-    /// same picture repeats.
+    /// `picture`'s alpha on the chroma grid when `plan`'s layer has per-pixel alpha: the one the layer brings when
+    /// `picture` is its own picture, else halved here and cached per track while the same picture repeats.
     private func chromaMask(_ plan: Plan, _ picture: VideoFrame) throws(MediaError)
         -> (base: UnsafePointer<UInt8>, stride: Int)? {
         guard plan.masked else { return nil }
+        if let made = plan.layer.chromaAlpha, picture === plan.layer.picture.frame {
+            return (UnsafePointer(made.base), made.stride)
+        }
         let track = plan.layer.track
         if let entry = chromaMasks[track], entry.source === picture {
             entry.lastUse = requestNumber

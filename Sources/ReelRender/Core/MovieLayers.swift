@@ -132,6 +132,7 @@ final class MovieLayers {
                                           scale: LayerPoint(x: state.scale.x / level, y: state.scale.y / level),
                                           rotation: state.rotation))
             source.premultiplied = true
+            source.chromaAlpha = picture.chromaAlpha
             placed.append(source)
         }
         return placed

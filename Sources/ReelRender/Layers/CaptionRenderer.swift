@@ -122,8 +122,10 @@ final class CaptionRenderer {
         }
         // libass lists each file's bitmaps bottom first; the request wants the top first.
         return drawn.reversed().enumerated().map { number, layer in
-            LayerSource(track: firstTrack - number, picture: layer.picture, opacity: layer.opacity,
-                        transform: layer.transform)
+            var numbered = LayerSource(track: firstTrack - number, picture: layer.picture, opacity: layer.opacity,
+                                       transform: layer.transform)
+            numbered.chromaAlpha = layer.chromaAlpha
+            return numbered
         }
     }
 
@@ -296,8 +298,10 @@ struct CaptionBitmap {
         PlaneOps.copy(from: coverage, sourceStride: stride,
                       to: picture.plane(3) + (top - blockTop) * picture.stride(3) + (left - blockLeft),
                       targetStride: picture.stride(3), width: right - left, height: bottom - top)
-        layer = LayerSource(track: 0, frame: picture, opacity: Double(weight) / 256,
-                            transform: ReelModel.AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: Double(blockLeft),
-                                                                 ty: Double(blockTop)))
+        var layer = LayerSource(track: 0, frame: picture, opacity: Double(weight) / 256,
+                                transform: ReelModel.AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: Double(blockLeft),
+                                                                     ty: Double(blockTop)))
+        layer.chromaAlpha = ChromaAlpha(of: picture)
+        self.layer = layer
     }
 }

@@ -22,6 +22,8 @@ final class LayerPicture: @unchecked Sendable {
     let frame: SharedFrame
     /// The layout box's centre in the framed picture's pixels.
     let anchor: LayerPoint
+    /// The alpha on the chroma grid, made once with the picture (`LayerSource.chromaAlpha`).
+    let chromaAlpha: ChromaAlpha
 
     /// Throws when the framed picture cannot be allocated (a raster of the largest size).
     init(_ raster: LayerRaster) throws(MediaError) {
@@ -102,5 +104,26 @@ final class LayerPicture: @unchecked Sendable {
             }
         }
         frame = SharedFrame(framed)
+        chromaAlpha = ChromaAlpha(of: framed)
     }
+}
+
+/// A yuva420p picture's alpha on the 4:2:0 chroma grid, each sample the rounded mean of the four it covers
+/// (`PlaneOps.halveMask`): made once with a picture that is drawn many times (a title, a caption bitmap) and read by
+/// every compositor thread, instead of each thread halving the alpha plane again. Immutable once made.
+final class ChromaAlpha: @unchecked Sendable {
+    // Why `@unchecked Sendable` is sound: the buffer is written only in `init` and read afterwards.
+    let base: UnsafeMutablePointer<UInt8>
+    let stride: Int
+
+    /// The chroma-grid alpha of `picture` (yuva420p), which must not change afterwards.
+    init(of picture: VideoFrame) {
+        let width = (picture.width + 1) / 2, height = (picture.height + 1) / 2
+        stride = width
+        base = .allocate(capacity: max(1, width * height))
+        PlaneOps.halveMask(picture.plane(3), stride: picture.stride(3), width: picture.width, height: picture.height,
+                           into: base, targetStride: width)
+    }
+
+    deinit { base.deallocate() }
 }
