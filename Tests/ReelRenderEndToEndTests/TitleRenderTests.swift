@@ -344,4 +344,58 @@ import Testing
         try result.stdout.write(to: compiled)
         #expect(try run(Spine.reel().path, ["validate", compiled.path]).status == 0)
     }
+
+    /// The track-map compositor (`videoComposition.compositor: "trackMap"`, a diagnostic) paints the video track in its
+    /// flat colour and draws the titles over its map with the built-in compositor's kernel (they are layers of its
+    /// request, `LayerRenderer.draw`): a white boxed title fading out lands on the same pixels over the map as over a
+    /// black picture, each pixel the same blend over the map's red, and the map shows unchanged around it.
+    @Test func aTitleShowsOverTheTrackMapAsOverThePicture() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try EndToEnd.ffmpeg(["-f", "lavfi", "-i", "color=black:s=\(Self.width)x\(Self.height):r=30:d=1", "-c:v", "ffv1",
+                             folder.file("black.mkv").path])
+        func project(_ compositor: String) -> String {
+            """
+            { "reel": 1,
+              "output": { "path": "out.mkv", "size": [\(Self.width), \(Self.height)], "frameRate": 30,
+                          "video": { "crf": 0 }, "audio": false },
+              "assets": { "black": { "path": "black.mkv" } },
+              "composition": { "tracks": [
+                { "id": 1, "type": "video", "segments": [
+                  { "asset": "black", "source": { "start": 0, "duration": 1 }, "target": { "start": 0, "duration": 1 } } ] } ] },
+              "videoComposition": {
+                "compositor": "\(compositor)", "frameDuration": "1/30", "renderSize": [\(Self.width), \(Self.height)],
+                "instructions": [ { "start": 0, "duration": 1, "layers": [ { "track": 1 } ] } ],
+                "titles": [ { "text": "Map", "start": 0, "duration": 1, "size": 40, "position": [0.4, 0.45],
+                              "background": { "color": "#FFFFFF", "padding": 6 },
+                              "animations": [ { "property": "opacity", "from": 1, "to": 0.2, "start": 0.5,
+                                                "duration": 0.5 } ] } ] } }
+            """
+        }
+        let picture = try Self.render(project("builtIn"), in: folder)
+        let map = try Self.render(project("trackMap"), in: folder, extra: ["--force"])
+        try #require(picture.count == 30 && map.count == 30)
+        let red = Int(YUVColor(TrackMapCompositor.color(forTrack: 1)).y)
+        var failures: [String] = []
+        for index in 0..<30 {
+            var titled = 0
+            for sample in 0..<(Self.width * Self.height) {
+                let over = Int(picture[index][sample]), shown = Int(map[index][sample])
+                if over == 16 {
+                    if shown != red { failures.append("frame \(index) pixel \(sample): \(shown), not the map's \(red)") }
+                    continue
+                }
+                titled += 1
+                // The title's weight w over black gives 16 + (235 − 16)·w; over the map, red + (235 − red)·w.
+                let weight = Double(over - 16) / 219
+                let expected = Double(red) + Double(235 - red) * weight
+                if abs(Double(shown) - expected) > 1.5 {
+                    failures.append("frame \(index) pixel \(sample): \(shown) over the map, \(expected) expected")
+                }
+            }
+            // The box, about 90 × 60 pixels, is there in every frame.
+            if titled < 3000 { failures.append("frame \(index): only \(titled) pixels of the title") }
+        }
+        #expect(failures.isEmpty, "\(failures.count) problems:\n\(failures.prefix(12).joined(separator: "\n"))")
+    }
 }

@@ -108,8 +108,8 @@ import Testing
 }
 
 /// The one compositing kernel (`PlaneOps.blendMasked`) for every layer drawn over a frame: premultiplied titles,
-/// overlays and shapes (`LayerBlender`) and one-colour caption bitmaps (`CaptionBlender`) round as the compositor's
-/// alpha layers do, within one code value of the exact blend.
+/// overlays and shapes (layers of the compositor) and one-colour caption bitmaps (`CaptionBitmap`) round as the
+/// compositor's alpha layers do, within one code value of the exact blend.
 @Suite struct CompositingKernelTests {
     /// Runs the kernel on one sample.
     static func kernel(_ source: UInt8, mask: UInt8, below: UInt8, opacity: Int, premultiplied: Bool) -> Int {
@@ -260,24 +260,143 @@ import Testing
         }
     }
 
-    /// A title's picture goes through the same kernel: a flat 8×8 raster of one colour and alpha, placed by whole
-    /// even pixels, gives the kernel's straight values (its premultiplied samples are exact for these numbers).
+    /// A title's picture is a premultiplied layer of the compositor: a flat 8×8 raster of one colour and alpha,
+    /// resting on whole even pixels over a video layer, gives the kernel's values (its premultiplied samples are exact
+    /// for these numbers); outside it the video layer is untouched.
     @Test func aLayerPictureIsBlendedByTheKernel() throws {
         // White at α = 51 (0.2): Y′·α = 235·0.2 = 47, Cb·α = Cr·α = 128·0.2 = 25.6.
         let pixels = [UInt8](repeating: 51, count: 8 * 8 * 4)
-        let picture = LayerPicture(LayerRaster(width: 8, height: 8, pixels: pixels, anchor: LayerPoint(x: 4, y: 4)))
-        let frame = try TestPicture.flat(width: 16, height: 16, y: 100, u: 110, v: 140)
-        LayerBlender.draw(picture, onto: frame, at: LayerBlender.Placement(
-            centre: LayerPoint(x: 8, y: 8), scale: LayerPoint(x: 1, y: 1), rotation: 0, opacity: 0.75))
+        let picture = try LayerPicture(LayerRaster(width: 8, height: 8, pixels: pixels, anchor: LayerPoint(x: 4, y: 4)))
+        var title = LayerSource(
+            track: -1, picture: picture.frame, opacity: 0.75,
+            transform: MovieLayers.transform(anchor: picture.anchor, centre: LayerPoint(x: 8, y: 8),
+                                             scale: LayerPoint(x: 1, y: 1), rotation: 0))
+        title.premultiplied = true
+        #expect(title.transform.tx == 2 && title.transform.ty == 2, "\(title.transform)")
+        let below = try TestPicture.flat(width: 16, height: 16, y: 100, u: 110, v: 140)
+        let frame = try TestPicture.render([title, LayerSource(track: 1, frame: below)], width: 16, height: 16)
+        let margin = LayerPicture.margin
+        let luma = UInt8(TestPicture.sample(picture.frame, margin, margin))
+        let cb = UInt8(TestPicture.sample(picture.frame, plane: 1, margin / 2, margin / 2))
+        #expect(luma == 47 && cb == 26, "\(luma) \(cb)")
         let opacity = 192
-        #expect(TestPicture.sample(frame, 8, 8)
-                == Self.kernel(picture.luma[0], mask: 51, below: 100, opacity: opacity, premultiplied: true))
+        #expect(TestPicture.sample(frame, 8, 8) == Self.kernel(luma, mask: 51, below: 100, opacity: opacity, premultiplied: true))
         #expect(TestPicture.sample(frame, plane: 1, 4, 4)
-                == Self.kernel(picture.cb[0], mask: 51, below: 110, opacity: opacity, premultiplied: true))
+                == Self.kernel(cb, mask: 51, below: 110, opacity: opacity, premultiplied: true))
         #expect(TestPicture.sample(frame, 0, 0) == 100 && TestPicture.sample(frame, 12, 12) == 100)
         // Against the exact straight blend of white over the frame: within one.
         let exact = 235 * 0.2 * 0.75 + 100 * (1 - 0.2 * 0.75)
         #expect(abs(Double(TestPicture.sample(frame, 8, 8)) - exact) <= 1, "\(TestPicture.sample(frame, 8, 8)) vs \(exact)")
+    }
+
+    /// A premultiplied layer turned or moved by a fraction of a pixel is resampled once, by the compositor's
+    /// bilinear pass, and its edge fades into the transparent frame `LayerPicture` puts round it: an opaque white
+    /// square turned 45° over black is white inside, black far outside, and in between at its edge, never above
+    /// white or below black.
+    @Test func aTurnedLayerPictureFadesAtItsEdge() throws {
+        var pixels = [UInt8](repeating: 255, count: 16 * 16 * 4)
+        for index in 0..<(16 * 16) { pixels[index * 4 + 3] = 255 }
+        let picture = try LayerPicture(LayerRaster(width: 16, height: 16, pixels: pixels, anchor: LayerPoint(x: 8, y: 8)))
+        var title = LayerSource(
+            track: -1, picture: picture.frame,
+            transform: MovieLayers.transform(anchor: picture.anchor, centre: LayerPoint(x: 16, y: 16),
+                                             scale: LayerPoint(x: 1, y: 1), rotation: 45))
+        title.premultiplied = true
+        let below = try TestPicture.flat(width: 32, height: 32, y: 16)
+        let frame = try TestPicture.render([title, LayerSource(track: 1, frame: below)], width: 32, height: 32)
+        #expect(TestPicture.sample(frame, 16, 16) == 235)
+        #expect(TestPicture.sample(frame, 1, 1) == 16 && TestPicture.sample(frame, 30, 30) == 16)
+        // Along the row through the centre the edge is at 8·√2 ≈ 11.3 pixels: at least one sample in between.
+        let row = (0..<32).map { TestPicture.sample(frame, $0, 16) }
+        #expect(row.allSatisfy { $0 >= 16 && $0 <= 235 }, "\(row)")
+        #expect(row.contains { $0 > 16 && $0 < 235 }, "\(row)")
+    }
+
+    /// A `LayerPicture` brings its alpha on the chroma grid (`chromaAlpha`, made once): the compositor drawing the layer
+    /// with it gives the same samples as halving the alpha plane itself, resting on even pixels, at an odd place, turned
+    /// by a fraction and turned by a quarter (where the renderer's own upright picture is not the layer's and it halves
+    /// that one instead), over a picture of varied values.
+    @Test func aLayerPicturesOwnChromaAlphaDrawsAsTheHalvedPlane() throws {
+        let width = 23, height = 17
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        for index in 0..<(width * height) {
+            let alpha = UInt8((index * 37 + (index / width) * 11) % 256)
+            // Straight colour premultiplied by its alpha, as Cairo gives it.
+            for channel in 0..<3 {
+                pixels[index * 4 + channel] = UInt8(Int(alpha) * ((index * (channel + 3)) % 256) / 255)
+            }
+            pixels[index * 4 + 3] = alpha
+        }
+        let picture = try LayerPicture(LayerRaster(width: width, height: height, pixels: pixels,
+                                                   anchor: LayerPoint(x: 11.5, y: 8.5)))
+        #expect(picture.chromaAlpha.stride == picture.frame.width / 2)
+        let below = try TestPicture.make(width: 48, height: 40, luma: { x, y in UInt8(16 + (x * 5 + y * 3) % 200) },
+                                         chroma: { plane, x, y in UInt8(60 + (plane * 30 + x * 7 + y) % 120) })
+        let places: [(centre: LayerPoint, rotation: Double, quarter: Int)] = [
+            (LayerPoint(x: 24, y: 20), 0, 0), (LayerPoint(x: 23, y: 19), 0, 0), (LayerPoint(x: 21.3, y: 18.6), 0, 0),
+            (LayerPoint(x: 24, y: 20), 33, 0), (LayerPoint(x: 24, y: 20), 0, 90),
+        ]
+        for place in places {
+            var drawn: [[[UInt8]]] = []
+            for bringsItsOwn in [true, false] {
+                var title = LayerSource(
+                    track: -1, picture: picture.frame, rotation: place.quarter, opacity: 0.8,
+                    transform: MovieLayers.transform(anchor: picture.anchor, centre: place.centre,
+                                                     scale: LayerPoint(x: 1, y: 1), rotation: place.rotation))
+                title.premultiplied = true
+                if bringsItsOwn { title.chromaAlpha = picture.chromaAlpha }
+                let frame = try TestPicture.render([title, LayerSource(track: 1, frame: below)], width: 48, height: 40)
+                drawn.append(TestPicture.samples(frame))
+            }
+            #expect(drawn[0] == drawn[1], "\(place)")
+            #expect(drawn[0] != TestPicture.samples(SharedFrame(below)), "\(place): the layer drew nothing")
+        }
+    }
+
+    /// A title on top of the request does not count as an opaque full-width scaled layer (it is never scaled by
+    /// libswscale, and its alpha is its own): even an opaque one the canvas's width hides no rows of the layers below,
+    /// while the blurred-fill case under it still works (the band scaled across the canvas hides the fill's rows).
+    /// Reference built from parts as `rowsUnderAnOpaqueScaledLayerAreNotDrawnBelowIt` does: the title's opaque rows
+    /// as over a flat colour, the band's rows as over a flat colour, the rest (the title's transparent frame included)
+    /// as the fill alone.
+    @Test func aTitleOnTopHidesNoRowsOfTheLayersBelow() throws {
+        let fill = try TestPicture.make(width: 64, height: 36, luma: { x, y in UInt8(16 + (x * 3 + y * 7) % 200) },
+                                        chroma: { p, x, y in UInt8(p == 1 ? 60 + x * 2 : 200 - y * 3) })
+        let flat = try TestPicture.make(width: 64, height: 36, luma: { _, _ in 90 }, chroma: { _, _, _ in 128 })
+        let band = try TestPicture.make(width: 32, height: 9, luma: { x, y in UInt8(30 + (x ^ y) * 5) },
+                                        chroma: { p, x, y in UInt8(p == 1 ? 90 + x : 150 - y) })
+        let bandLayer = LayerSource(track: 2, frame: band, transform: AffineTransform(translate: (0, 4), scale: (2, 2),
+                                                                                   rotateDegrees: 0))
+        let fillLayer = LayerSource(track: 1, frame: fill,
+                                    transform: AffineTransform(translate: (-40, -30), scale: (3, 3), rotateDegrees: 3))
+        // An opaque white raster 64 × 6, framed to 68 × 10, its frame's top-left on canvas (−2, 20): opaque rows 22..<28
+        // across the whole width.
+        let picture = try LayerPicture(LayerRaster(width: 64, height: 6, pixels: [UInt8](repeating: 255, count: 64 * 6 * 4),
+                                                   anchor: LayerPoint(x: 0, y: 0)))
+        var title = LayerSource(track: -1, picture: picture.frame,
+                                transform: MovieLayers.transform(anchor: picture.anchor, centre: LayerPoint(x: 0, y: 22),
+                                                                 scale: LayerPoint(x: 1, y: 1), rotation: 0))
+        title.premultiplied = true
+        title.chromaAlpha = picture.chromaAlpha
+        for below in [[fillLayer], [bandLayer, fillLayer]] {
+            let drawn = try TestPicture.render([title] + below, width: 64, height: 36)
+            let titleOverFlat = try TestPicture.render([title, LayerSource(track: 1, frame: flat)], width: 64, height: 36)
+            let bandOverFlat = try TestPicture.render([bandLayer, LayerSource(track: 1, frame: flat)], width: 64, height: 36)
+            let fillAlone = try TestPicture.render([fillLayer], width: 64, height: 36)
+            for plane in 0..<3 {
+                let shift = plane == 0 ? 0 : 1
+                for y in 0..<(36 >> shift) {
+                    let reference = (22 >> shift..<28 >> shift).contains(y) ? titleOverFlat
+                        : below.count == 2 && (4 >> shift..<22 >> shift).contains(y) ? bandOverFlat : fillAlone
+                    for x in 0..<(64 >> shift) {
+                        #expect(TestPicture.sample(drawn, plane: plane, x, y)
+                                == TestPicture.sample(reference, plane: plane, x, y),
+                                "\(below.count) below, plane \(plane) (\(x), \(y))")
+                    }
+                }
+            }
+            #expect(TestPicture.sample(drawn, 10, 24) == 235)
+        }
     }
 }
 

@@ -8,8 +8,9 @@ internal import CFFmpeg
 /// A pixel's coverage comes from q = √((dx/a)² + (dy/b)²) at its centre (dx, dy from the ellipse's centre, a and
 /// b its half axes; q = 1 on the edge): the distance to the edge is about (1 − q) / |∇q| (exact on a circle), and
 /// the coverage is 0.5 plus that distance, clamped to 0…1, in 1/255 steps (rounded). Luma and alpha samples blend by their
-/// pixel's coverage m: (m·filtered + (255 − m)·original + 127) / 255; a chroma sample by the mean coverage of the
-/// (up to) four luma pixels it covers, as the compositor weighs alpha.
+/// pixel's coverage m, a chroma sample by the mean coverage of the (up to) four luma pixels it covers, through the
+/// blend the caller hands in: the compositor's kernel (`PlaneOps.blendMasked`, straight, full opacity), so the mix
+/// rounds as every layer does.
 public struct EllipseRegion: Sendable {
     /// The ellipse's centre and half axes, in pixels of the picture (x right, y down; pixel (i, j) is centred on
     /// (i + 0.5, j + 0.5)).
@@ -34,10 +35,17 @@ public struct EllipseRegion: Sendable {
         return Int((min(max(0.5 + inside, 0), 1) * 255).rounded())
     }
 
+    /// Blends `width`×`height` samples of `source` over `target` in place, each by its coverage in `mask` (0…255;
+    /// all three laid out with their own strides).
+    public typealias Blend = (_ source: UnsafePointer<UInt8>, _ sourceStride: Int, _ mask: UnsafePointer<UInt8>,
+                              _ maskStride: Int, _ target: UnsafeMutablePointer<UInt8>, _ targetStride: Int,
+                              _ width: Int, _ height: Int) -> Void
+
     /// `picture` with `region` (the filtered copy of its pixels from (`x`, `y`), both even, on) merged in through
-    /// the ellipse: a new picture of `picture`'s size and format; `picture` and `region` are only read. Both must
-    /// be yuv420p, or both yuva420p; other formats throw `.unsupported`.
-    public func merged(_ region: VideoFrame, at x: Int, _ y: Int, into picture: VideoFrame) throws(MediaError) -> VideoFrame {
+    /// the ellipse by `blend`: a new picture of `picture`'s size and format; `picture` and `region` are only read.
+    /// Both must be yuv420p, or both yuva420p; other formats throw `.unsupported`.
+    public func merged(_ region: VideoFrame, at x: Int, _ y: Int, into picture: VideoFrame, blend: Blend)
+        throws(MediaError) -> VideoFrame {
         guard picture.format == region.format, picture.format == .yuv420p || picture.format == .yuva420p else {
             throw MediaError(.unsupported, "an ellipse region merges yuv420p or yuva420p pictures, not \(region.format.name) "
                              + "into \(picture.format.name)")
@@ -52,42 +60,35 @@ public struct EllipseRegion: Sendable {
         result.sourceTime = picture.sourceTime
         try result.makeWritable()
         let width = region.width, height = region.height
-        // The region's coverage, one value per luma pixel.
-        var mask = [Int](repeating: 0, count: width * height)
+        // The region's coverage, one value per luma pixel, and per chroma sample the mean of the (up to) four it covers.
+        var mask = [UInt8](repeating: 0, count: width * height)
         for row in 0..<height {
-            for column in 0..<width { mask[row * width + column] = coverage(column: x + column, row: y + row) }
-        }
-        func blend(_ m: Int, _ filtered: UInt8, _ original: UInt8) -> UInt8 {
-            UInt8((m * Int(filtered) + (255 - m) * Int(original) + 127) / 255)
-        }
-        let fullPlanes = picture.format == .yuva420p ? [0, 3] : [0]
-        for plane in fullPlanes {
-            let from = region.plane(plane), to = result.plane(plane)
-            let fromStride = region.stride(plane), toStride = result.stride(plane)
-            for row in 0..<height {
-                let source = from + row * fromStride, target = to + (y + row) * toStride + x
-                for column in 0..<width where mask[row * width + column] > 0 {
-                    target[column] = blend(mask[row * width + column], source[column], target[column])
-                }
-            }
+            for column in 0..<width { mask[row * width + column] = UInt8(coverage(column: x + column, row: y + row)) }
         }
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
-        for plane in 1...2 {
-            let from = region.plane(plane), to = result.plane(plane)
-            let fromStride = region.stride(plane), toStride = result.stride(plane)
-            for row in 0..<chromaHeight {
-                let source = from + row * fromStride, target = to + (y / 2 + row) * toStride + x / 2
-                for column in 0..<chromaWidth {
-                    var sum = 0, count = 0
-                    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                        let lx = 2 * column + dx, ly = 2 * row + dy
-                        guard lx < width, ly < height else { continue }
-                        sum += mask[ly * width + lx]
-                        count += 1
-                    }
-                    let m = (sum + count / 2) / count
-                    if m > 0 { target[column] = blend(m, source[column], target[column]) }
+        var chromaMask = [UInt8](repeating: 0, count: chromaWidth * chromaHeight)
+        for row in 0..<chromaHeight {
+            for column in 0..<chromaWidth {
+                var sum = 0, count = 0
+                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    let lx = 2 * column + dx, ly = 2 * row + dy
+                    guard lx < width, ly < height else { continue }
+                    sum += Int(mask[ly * width + lx])
+                    count += 1
                 }
+                chromaMask[row * chromaWidth + column] = UInt8((sum + count / 2) / count)
+            }
+        }
+        let planes = picture.format == .yuva420p ? [0, 1, 2, 3] : [0, 1, 2]
+        for plane in planes {
+            let chroma = plane == 1 || plane == 2
+            let values = chroma ? chromaMask : mask
+            let shift = chroma ? 1 : 0
+            values.withUnsafeBufferPointer { values in
+                guard let values = values.baseAddress else { return }
+                blend(region.plane(plane), region.stride(plane), values, chroma ? chromaWidth : width,
+                      result.plane(plane) + (y >> shift) * result.stride(plane) + (x >> shift), result.stride(plane),
+                      chroma ? chromaWidth : width, chroma ? chromaHeight : height)
             }
         }
         return result

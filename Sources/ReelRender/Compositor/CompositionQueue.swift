@@ -148,6 +148,7 @@ public final class CompositionQueue {
                                     opacity: layer.opacity, transform: layer.transform, crop: layer.crop)
                 drawn.isZooming = layer.isZooming
                 drawn.matte = layer.matte
+                drawn.premultiplied = layer.premultiplied
             }
             if let matte = layer.matte {
                 drawn.matte = matte.replacing(layers: try converting(matte.layers, accepted: accepted, target: target))

@@ -4,7 +4,8 @@ import ReelTime
 
 /// One layer of a composition request: a source picture and how the instruction places it at the request's time.
 public struct LayerSource: Sendable {
-    /// The composition track the picture comes from.
+    /// The composition track the picture comes from; a title, image overlay or shape has −1 − its index in the
+    /// video composition's `movieLayers`, a burned-in caption bitmap a number below all of those.
     public let track: Int
     /// The decoded source picture in its stored orientation.
     public let picture: SharedFrame
@@ -23,6 +24,13 @@ public struct LayerSource: Sendable {
     public var isZooming = false
     /// A track matte: the layers whose picture, drawn alone on the canvas, multiplies this layer's alpha; nil: none.
     public var matte: MatteSource?
+    /// The picture is yuva420p with Y′, Cb and Cr premultiplied by its alpha (a title, image overlay or shape,
+    /// `LayerPicture`): the compositor blends it with the kernel's premultiplied form and resamples it bilinearly,
+    /// never through libswscale.
+    public var premultiplied = false
+    /// The picture's alpha on the chroma grid when its maker computed it once (`LayerPicture`, `CaptionBitmap`): the
+    /// compositor reads it instead of halving the alpha plane on each of its threads; nil: the compositor halves it.
+    var chromaAlpha: ChromaAlpha?
 
     /// Describes a layer showing `picture` from `track`.
     public init(track: Int, picture: SharedFrame, rotation: Int = 0, opacity: Double = 1,

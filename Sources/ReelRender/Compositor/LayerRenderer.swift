@@ -148,11 +148,13 @@ final class LayerRenderer {
             canvas.fill(y: background.y, u: background.u, v: background.v)
         }
         var index = first ?? 0
-        if let first, plans.count - first == 2,
+        // Titles, overlays and shapes are drawn last, over the video layers (the dissolve's pass included).
+        let overlays = plans.reversed().prefix { $0.layer.premultiplied }.count
+        if let first, plans.count - overlays - first == 2,
             let bottom = try fullCanvasOffset(plans[first], width: width, height: height),
             let top = try fullCanvasOffset(plans[first + 1], width: width, height: height) {
             dissolve(top: top, over: bottom, alpha: plans[first + 1].alpha, into: canvas)
-            index = plans.count
+            index = first + 2
         }
         mattes.removeAll()
         while index < plans.count {
@@ -181,6 +183,18 @@ final class LayerRenderer {
             hidden = full.y..<(full.y + full.height)
         }
         return hidden
+    }
+
+    /// Draws `layers` (top first) over `canvas` as `render` draws a request's layers above its background (the
+    /// track-map compositor's titles and overlays).
+    func draw(_ layers: [LayerSource], onto canvas: VideoFrame) throws(MediaError) {
+        requestNumber += 1
+        defer { dropStaleCaches() }
+        for layer in layers.reversed() {
+            guard let plan = plan(layer, canvasWidth: canvas.width, canvasHeight: canvas.height) else { continue }
+            try drawMatted(plan, into: canvas)
+        }
+        mattes.removeAll()
     }
 
     /// Throws unless `context` is a yuv420p canvas of positive even size.
@@ -223,7 +237,8 @@ final class LayerRenderer {
         let t = layer.transform
         // A pure fractional translation stays on the bilinear path: libswscale would snap it to whole pixels.
         // So does a zooming layer: snapped edges would step by whole pixels from frame to frame.
-        if fastPaths, !layer.isZooming, t.b == 0, t.c == 0, t.a > 0, t.d > 0, t.a != 1 || t.d != 1 {
+        // A premultiplied picture (a title) too: libswscale's bicubic taps would overshoot its alpha.
+        if fastPaths, !layer.isZooming, !layer.premultiplied, t.b == 0, t.c == 0, t.a > 0, t.d > 0, t.a != 1 || t.d != 1 {
             let full = EvenRect(x0: t.tx, y0: t.ty, x1: t.tx + t.a * Double(width), y1: t.ty + t.d * Double(height))
             // Beyond twice the canvas a whole scaled picture costs more than resampling the visible part.
             if full.width >= 2, full.height >= 2, full.width <= 2 * canvasWidth, full.height <= 2 * canvasHeight {
@@ -372,7 +387,7 @@ final class LayerRenderer {
             let canvasRect = PixelRect(x0: 0, y0: 0, x1: canvas.width, y1: canvas.height)
             let luma = plan.geometry.crop.offsetBy(x: dx, y: dy).intersection(canvasRect)
             blend(source, plane: 0, at: luma, dx: dx, dy: dy, alpha: plan.alpha, mask: lumaMask(plan, source),
-                  into: canvas)
+                  premultiplied: plan.layer.premultiplied, into: canvas)
             if dx % 2 == 0 && dy % 2 == 0 {
                 // Chroma pixel i stands for luma centre 2i + 1, so it is covered when 2i + 1 − dx is inside the crop.
                 let crop = plan.geometry.crop
@@ -384,7 +399,7 @@ final class LayerRenderer {
                 let mask = try chromaMask(plan, source)
                 for plane in 1...2 {
                     blend(source, plane: plane, at: chroma, dx: dx / 2, dy: dy / 2, alpha: plan.alpha, mask: mask,
-                          into: canvas)
+                          premultiplied: plan.layer.premultiplied, into: canvas)
                 }
             } else {
                 // An odd offset puts chroma samples half-way between source samples: resample them.
@@ -413,7 +428,8 @@ final class LayerRenderer {
     /// Blends the samples of `source` plane `plane` that land on `rect` (source sample (x, y) lands on
     /// (x + dx, y + dy)); `rect` must lie inside both pictures. `mask`: per-sample alpha laid out like the plane.
     private func blend(_ source: VideoFrame, plane: Int, at rect: PixelRect, dx: Int, dy: Int, alpha: Int,
-                       mask: (base: UnsafePointer<UInt8>, stride: Int)? = nil, into canvas: VideoFrame) {
+                       mask: (base: UnsafePointer<UInt8>, stride: Int)? = nil, premultiplied: Bool = false,
+                       into canvas: VideoFrame) {
         guard !rect.isEmpty else { return }
         let sourceStride = source.stride(plane), canvasStride = canvas.stride(plane)
         let from = source.plane(plane) + (rect.y0 - dy) * sourceStride + (rect.x0 - dx)
@@ -422,7 +438,7 @@ final class LayerRenderer {
             PlaneOps.blendMasked(from: from, sourceStride: sourceStride,
                                  mask: mask.base + (rect.y0 - dy) * mask.stride + (rect.x0 - dx), maskStride: mask.stride,
                                  onto: to, targetStride: canvasStride, width: rect.width, height: rect.height,
-                                 alpha: alpha)
+                                 alpha: alpha, premultiplied: premultiplied)
             return
         }
         PlaneOps.blend(from: from, sourceStride: sourceStride, onto: to, targetStride: canvasStride,
@@ -435,11 +451,14 @@ final class LayerRenderer {
         return (UnsafePointer(picture.plane(3)), picture.stride(3))
     }
 
-    /// `picture`'s alpha on the chroma grid when `plan`'s layer has per-pixel alpha; cached per track while the
-    /// same picture repeats.
+    /// `picture`'s alpha on the chroma grid when `plan`'s layer has per-pixel alpha: the one the layer brings when
+    /// `picture` is its own picture, else halved here and cached per track while the same picture repeats.
     private func chromaMask(_ plan: Plan, _ picture: VideoFrame) throws(MediaError)
         -> (base: UnsafePointer<UInt8>, stride: Int)? {
         guard plan.masked else { return nil }
+        if let made = plan.layer.chromaAlpha, picture === plan.layer.picture.frame {
+            return (UnsafePointer(made.base), made.stride)
+        }
         let track = plan.layer.track
         if let entry = chromaMasks[track], entry.source === picture {
             entry.lastUse = requestNumber
@@ -482,7 +501,8 @@ final class LayerRenderer {
                 if let maskPlane {
                     PlaneOps.warpRowMasked(from: sourcePlane, mask: maskPlane, taps: taps, sampleX: sampleX,
                                            sampleY: sampleY, stepX: geometry.inverse.a, stepY: geometry.inverse.b,
-                                           into: target + row * stride + start, count: end - start, alpha: plan.alpha)
+                                           into: target + row * stride + start, count: end - start, alpha: plan.alpha,
+                                           premultiplied: plan.layer.premultiplied)
                 } else {
                     PlaneOps.warpRow(from: sourcePlane, taps: taps, sampleX: sampleX, sampleY: sampleY,
                                      stepX: geometry.inverse.a, stepY: geometry.inverse.b,

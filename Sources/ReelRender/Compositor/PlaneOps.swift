@@ -21,8 +21,8 @@ struct TapBounds {
     let minX, maxX, minY, maxY: Int
 }
 
-/// The pixel loops of the built-in compositor, on 8-bit planes, and reel's one blending kernel: the layers drawn
-/// after the compositor (titles, overlays, shapes, burned-in captions) blend through `blendMasked` too.
+/// The pixel loops of the built-in compositor, on 8-bit planes, and reel's one blending kernel: titles, overlays
+/// and shapes are layers of the compositor (premultiplied), and burned-in captions blend through `blendMasked` too.
 ///
 /// Blending uses straight alpha on the encoded values with an 8-bit weight α in 0…256:
 /// out = (src·α + dst·(256 − α) + 128) >> 8, which is exact for α = 256 and α = 0 and keeps every intermediate
@@ -94,8 +94,8 @@ enum PlaneOps {
 
     /// Blends `width`×`height` source samples over the target in place, each with its own alpha from `mask`
     /// (same layout as the source, 0…255) times the layer's opacity weight `alpha` (0…256): the one kernel every
-    /// layer with per-pixel alpha goes through — keyed and alpha sources in the compositor (straight values), and
-    /// titles, image overlays, shapes and caption bitmaps after it (`LayerBlender`, `CaptionBlender`).
+    /// layer with per-pixel alpha goes through, all of them layers of the compositor: keyed and alpha sources and
+    /// caption bitmaps (`CaptionBitmap`) with straight values, titles, image overlays and shapes premultiplied.
     ///
     /// With weight w = `maskedWeight(mask, alpha)`, a straight source s gives (s·w + d·(256 − w) + 128) >> 8 and a
     /// premultiplied one p (p = s·mask/255, `premultiplied: true`) gives (p·alpha + d·(256 − w) + 128) >> 8 (at most
@@ -319,10 +319,27 @@ enum PlaneOps {
     }
 
     /// `warpRow` for a layer with per-pixel alpha: `mask` (laid out like `source`) is resampled at the same
-    /// positions, and each pixel blends with its resampled alpha times `alpha`.
+    /// positions, and each pixel blends with its resampled alpha times `alpha`; a premultiplied source (a title,
+    /// `premultiplied: true`) blends as `blendMasked`'s premultiplied form does.
     static func warpRowMasked(from source: SourcePlane, mask: SourcePlane, taps: TapBounds,
                               sampleX: Double, sampleY: Double, stepX: Double, stepY: Double,
-                              into target: UnsafeMutablePointer<UInt8>, count: Int, alpha: Int) {
+                              into target: UnsafeMutablePointer<UInt8>, count: Int, alpha: Int,
+                              premultiplied: Bool = false) {
+        if premultiplied {
+            warpRowMaskedLoop(from: source, mask: mask, taps: taps, sampleX: sampleX, sampleY: sampleY, stepX: stepX,
+                              stepY: stepY, into: target, count: count, alpha: alpha, premultiplied: true)
+        } else {
+            warpRowMaskedLoop(from: source, mask: mask, taps: taps, sampleX: sampleX, sampleY: sampleY, stepX: stepX,
+                              stepY: stepY, into: target, count: count, alpha: alpha, premultiplied: false)
+        }
+    }
+
+    /// `warpRowMasked`'s loop, inlined into each of its two calls so that `premultiplied` is a constant there.
+    @inline(__always)
+    private static func warpRowMaskedLoop(from source: SourcePlane, mask: SourcePlane, taps: TapBounds,
+                                          sampleX: Double, sampleY: Double, stepX: Double, stepY: Double,
+                                          into target: UnsafeMutablePointer<UInt8>, count: Int, alpha: Int,
+                                          premultiplied: Bool) {
         var x = fixedPoint(sampleX - 0.5), y = fixedPoint(sampleY - 0.5)
         let dx = fixedPoint(stepX), dy = fixedPoint(stepY)
         let opacity = max(0, min(256, alpha))
@@ -336,7 +353,12 @@ enum PlaneOps {
             let value = bilinear(Int(row0[x0]), Int(row0[x1]), Int(row1[x0]), Int(row1[x1]), fx: fx, fy: fy)
             let coverage = bilinear(Int(mask0[x0]), Int(mask0[x1]), Int(mask1[x0]), Int(mask1[x1]), fx: fx, fy: fy)
             let weight = maskedWeight(UInt8(truncatingIfNeeded: coverage), opacity)
-            target[k] = UInt8(truncatingIfNeeded: (value &* weight &+ Int(target[k]) &* (256 &- weight) &+ 128) >> 8)
+            if premultiplied {
+                let sum = (value &* opacity &+ Int(target[k]) &* (256 &- weight) &+ 128) >> 8
+                target[k] = UInt8(truncatingIfNeeded: min(255, sum))
+            } else {
+                target[k] = UInt8(truncatingIfNeeded: (value &* weight &+ Int(target[k]) &* (256 &- weight) &+ 128) >> 8)
+            }
             x &+= dx
             y &+= dy
         }

@@ -19,8 +19,11 @@ import ReelModel
 /// | 8 | purple | #911EB4 |
 /// | other | hue = (id × 137.5°) mod 360, saturation 0.8, value 0.9 | |
 ///
-/// It reads no pixels, so it accepts sources in any format, and it finishes each request at once on the calling
-/// thread (the protocol allows finishing anywhere, immediately or later).
+/// Titles, image overlays, shapes and caption bitmaps (layers of negative track numbers, `MovieLayers`) are drawn
+/// over the map as the built-in compositor draws them, as they were when they were drawn after the compositor.
+///
+/// It reads no pixels of the video layers, so it accepts sources in any format, and it finishes each request at
+/// once on the calling thread (the protocol allows finishing anywhere, immediately or later).
 public final class TrackMapCompositor: VideoCompositor {
     /// Empty: geometry only, any source format.
     public var sourcePixelFormats: [PixelFormat] { [] }
@@ -66,7 +69,7 @@ public final class TrackMapCompositor: VideoCompositor {
         let canvas = try VideoFrame(width: width, height: height, format: .yuv420p)
         let background = YUVColor(request.background)
         canvas.fill(y: background.y, u: background.u, v: background.v)
-        for layer in request.layers.reversed() where layer.opacity > 0 {
+        for layer in request.layers.reversed() where layer.opacity > 0 && layer.track >= 0 {
             let turns = layer.quarterTurns
             let sourceWidth = turns % 2 == 0 ? layer.picture.width : layer.picture.height
             let sourceHeight = turns % 2 == 0 ? layer.picture.height : layer.picture.width
@@ -83,6 +86,8 @@ public final class TrackMapCompositor: VideoCompositor {
                 }
             }
         }
+        let overlays = request.layers.filter { $0.track < 0 }
+        if !overlays.isEmpty { try LayerRenderer().draw(overlays, onto: canvas) }
         return canvas
     }
 

@@ -200,7 +200,11 @@ final class EffectStage {
                 let part = try filtered(result, text)
                 let ellipse = EllipseRegion(x: bounds.x0, y: bounds.y0, width: bounds.x1 - bounds.x0,
                                             height: bounds.y1 - bounds.y0)
-                result = try ellipse.merged(part, at: region.x, region.y, into: result)
+                result = try ellipse.merged(part, at: region.x, region.y, into: result) {
+                    source, sourceStride, mask, maskStride, target, targetStride, width, height in
+                    PlaneOps.blendMasked(from: source, sourceStride: sourceStride, mask: mask, maskStride: maskStride,
+                                         onto: target, targetStride: targetStride, width: width, height: height, alpha: 256)
+                }
                 continue
             }
             guard case .chromaKey(let key) = effect.kind else {

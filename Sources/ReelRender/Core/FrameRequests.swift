@@ -5,17 +5,10 @@ import ReelTime
 ///
 /// For output frame n at composition time t it finds the instruction covering t (walking the video composition
 /// with one `InstructionCursor`), takes each layer's source picture from the sources stage and evaluates the
-/// layer's opacity, transform and crop ramps at t. When the walk enters a new instruction, decoders that its
-/// layers no longer need are closed.
+/// layer's opacity, transform and crop ramps at t; where the instruction allows post-processing, the titles, overlays,
+/// shapes and caption bitmaps shown at t (`MovieLayers`) go on top of the video layers. When the walk enters a new
+/// instruction, decoders that its layers no longer need are closed.
 final class FrameRequests {
-    /// One frame's request, with the instruction facts later stages need.
-    struct Planned {
-        /// What the compositor draws.
-        let request: CompositionRequest
-        /// Whether the post-processing stage (titles, overlays) runs over the composed frame.
-        let postProcessing: Bool
-    }
-
     private var cursor: InstructionCursor
     private var currentInstruction: Int?
     private let background: RGBAColor
@@ -25,9 +18,12 @@ final class FrameRequests {
     private let effects: EffectStage?
     /// Tracks some layer uses as its track matte: never drawn themselves (docs/format.md, "Track mattes").
     private let matteTracks: Set<Int>
+    /// The title, overlay, shape and caption layers.
+    private let movieLayers: MovieLayers
 
-    /// Requests for `project`'s video composition, drawn from `sources`, on a canvas of `canvas` pixels.
-    init(project: CompiledProject, sources: VideoSources, canvas: PixelSize) {
+    /// Requests for `project`'s video composition, drawn from `sources`, on a canvas of `canvas` pixels, with the
+    /// titles and overlays of `movieLayers` on top.
+    init(project: CompiledProject, sources: VideoSources, canvas: PixelSize, movieLayers: MovieLayers) {
         let composition = project.videoComposition
         cursor = InstructionCursor(composition)
         background = composition.background
@@ -38,13 +34,14 @@ final class FrameRequests {
         let hasEffects = composition.instructions.contains { $0.layers.contains { !$0.effects.isEmpty } }
         effects = hasEffects ? EffectStage(resolvePath: project.resolvedPath, opener: sources.opener) : nil
         matteTracks = Set(composition.instructions.flatMap { $0.layers.compactMap(\.matte?.track) })
+        self.movieLayers = movieLayers
     }
 
     /// The request for output frame `frameIndex` at composition time `time` (seconds).
     ///
     /// Throws `.internal` when no instruction covers `time` (validation rules that out), and the sources'
     /// errors (a missing file, corrupt data at a named source time).
-    func request(frameIndex: Int64, at time: Time) throws(RenderError) -> Planned {
+    func request(frameIndex: Int64, at time: Time) throws(RenderError) -> CompositionRequest {
         guard let index = cursor.index(at: time) else {
             throw RenderError(.internal, "no video composition instruction covers \(time) s")
         }
@@ -74,11 +71,11 @@ final class FrameRequests {
                 throw RenderError(media: error)
             }
         }
-        let layers = matteTracks.isEmpty ? drawn.flatMap { $0.sources } : matted(drawn)
-        let request = CompositionRequest(
+        let tracks = matteTracks.isEmpty ? drawn.flatMap { $0.sources } : matted(drawn)
+        let layers = (instruction.postProcessing ? try movieLayers.layers(at: time) : []) + tracks
+        return CompositionRequest(
             frameIndex: frameIndex, compositionTime: time, background: instruction.background ?? background,
             layers: layers)
-        return Planned(request: request, postProcessing: instruction.postProcessing)
     }
 
     /// The layers to draw: those of tracks used as mattes left out, each layer with a matte given its matte track's

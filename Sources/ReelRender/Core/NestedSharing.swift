@@ -114,7 +114,8 @@ final class RasterCache {
     }
 
     private static func size(of picture: LayerPicture) -> Int {
-        2 * picture.width * picture.height + 3 * picture.chromaWidth * picture.chromaHeight
+        let frame = picture.frame
+        return 2 * frame.width * frame.height + 2 * ((frame.width + 1) / 2) * ((frame.height + 1) / 2)
     }
 }
 

@@ -8,10 +8,12 @@ import ReelTime
 /// Data flows one way, one stage per file:
 ///
 /// ```
-/// FrameRequests ──▶ CompositionQueue ──▶ PostProcessor ──▶ MediaSink
-///  (InstructionCursor,  (the compositor on     (titles,         (encoders + muxer,
-///   LayerEvaluator,      its own threads)       overlays)        one image, a screen)
-///   VideoSources)                                                    ▲
+/// FrameRequests ──▶ CompositionQueue ──▶ MediaSink
+///  (InstructionCursor,  (the compositor on     (encoders + muxer,
+///   LayerEvaluator,      its own threads:       one image, a screen)
+///   VideoSources,        video, then titles,
+///   MovieLayers)         overlays, shapes,
+///                        captions as layers)                           ▲
 ///                                             AudioStage (AudioMixer) ┘ pulled by the sink
 /// ```
 ///
@@ -20,10 +22,6 @@ import ReelTime
 final class RenderCore {
     private let requests: FrameRequests
     private let queue: CompositionQueue
-    private let postProcessor: PostProcessor
-    /// `postProcessing` and composition time of each submitted frame not yet delivered, oldest first (parallel
-    /// to the queue).
-    private var pendingPostProcessing: [(enabled: Bool, time: Time)] = []
 
     /// A core rendering `project` with `compositor`, reading the assets `catalog` resolves through `opener`, with
     /// up to `depth` frames in the compositor at once. The cores of one render share rasters and their
@@ -41,9 +39,9 @@ final class RenderCore {
             throw RenderError(media: error)
         }
         let sources = VideoSources(project: project, catalog: catalog, opener: opener, sharing: sharing)
-        requests = FrameRequests(project: project, sources: sources, canvas: canvas)
-        postProcessor = PostProcessor(project: project, canvas: canvas, catalog: catalog, opener: opener,
-                                      rasters: sharing.rasters)
+        requests = FrameRequests(project: project, sources: sources, canvas: canvas,
+                                 movieLayers: MovieLayers(project: project, canvas: canvas, catalog: catalog,
+                                                          opener: opener, rasters: sharing.rasters))
     }
 
     deinit {
@@ -67,9 +65,9 @@ final class RenderCore {
         defer { cancelPending() }
         for frameIndex in frames {
             if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
-            let planned = try requests.request(frameIndex: frameIndex, at: try grid.time(ofFrame: frameIndex))
+            let request = try requests.request(frameIndex: frameIndex, at: try grid.time(ofFrame: frameIndex))
             if queue.pendingCount >= queue.depth { try deliverOldest(to: sink) }
-            try submit(planned)
+            try submit(request)
         }
         while queue.pendingCount > 0 { try deliverOldest(to: sink) }
         if cancellation.isCancelled { throw RenderError(.cancelled, "interrupted") }
@@ -84,31 +82,27 @@ final class RenderCore {
         while queue.pendingCount > 0 { try deliverOldest(to: sink) }
     }
 
-    private func submit(_ planned: FrameRequests.Planned) throws(RenderError) {
+    private func submit(_ request: CompositionRequest) throws(RenderError) {
         do {
-            try queue.submit(planned.request)
+            try queue.submit(request)
         } catch {
             throw RenderError(media: error)
         }
-        pendingPostProcessing.append((planned.postProcessing, planned.request.compositionTime))
     }
 
-    /// Waits for the oldest frame in the compositor, post-processes it and hands it to `sink`.
+    /// Waits for the oldest frame in the compositor and hands it to `sink`.
     private func deliverOldest(to sink: any MediaSink) throws(RenderError) {
         let composed: ComposedFrame?
         do {
             composed = try queue.next()
         } catch {
-            pendingPostProcessing.removeFirst()
             throw RenderError(media: error)
         }
         guard let composed else { return }
-        let (postProcessing, time) = pendingPostProcessing.removeFirst()
-        try sink.consume(try postProcessor.process(composed, at: time, postProcessing: postProcessing))
+        try sink.consume(composed)
     }
 
     private func cancelPending() {
         queue.cancelAll()
-        pendingPostProcessing.removeAll()
     }
 }

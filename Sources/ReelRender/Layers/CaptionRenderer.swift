@@ -4,8 +4,8 @@ import ReelMedia
 import ReelModel
 import ReelTime
 
-/// Burned-in captions: libass draws the cues shown at a frame's time, and their alpha bitmaps are blended onto the
-/// Y′CbCr 4:2:0 canvas (docs/captions.md, "Burning in").
+/// Burned-in captions: libass draws the cues shown at a frame's time, and each of its alpha bitmaps becomes a layer of
+/// the compositor's request, above the titles (docs/captions.md, "Burning in").
 ///
 /// One libass track per caption file. Which cues show is decided here, exactly, in rational movie time
 /// (start ≤ t < end); the track then holds just those cues, re-filled only when the set changes, with times in
@@ -13,7 +13,7 @@ import ReelTime
 /// them all at `floor(t)` ms and its animations (`\fad`, `\k`, `\t`, `\move`) run in movie time.
 ///
 /// ASS and SSA scripts keep their own header (styles, play resolution, embedded fonts); SubRip and WebVTT cues get a
-/// header written from the caption style (`CaptionScript`). Not thread-safe: owned by one post-processor.
+/// header written from the caption style (`CaptionScript`). Not thread-safe: owned by one `MovieLayers`.
 final class CaptionRenderer {
     private struct Track {
         let pointer: UnsafeMutablePointer<ASS_Track>
@@ -24,6 +24,8 @@ final class CaptionRenderer {
         let bt601Colours: Bool
         /// Override tags put before the text of each `Default` event (the caption style's shadow blur), "" for none.
         let prefix: String
+        /// The layers of the last frame drawn, bottom first; nil before the first and after the cues change.
+        var layers: [LayerSource]?
     }
 
     private let library: OpaquePointer
@@ -88,19 +90,42 @@ final class CaptionRenderer {
         tracks.contains { track in track.cues.contains { $0.start <= time && time < $0.end } }
     }
 
-    /// Draws the cues shown at `time` onto `frame` (Y′CbCr 4:2:0, limited range), file after file.
-    func draw(at time: Time, onto frame: VideoFrame) {
+    /// The layers of the cues shown at `time`, top first, file after file (the last file's on top); their track
+    /// numbers count down from `firstTrack`. The bitmaps libass makes are the same as the previous call's when it
+    /// says nothing changed, and so are the layers.
+    func layers(at time: Time, firstTrack: Int) throws(RenderError) -> [LayerSource] {
         let now = (try? time.count(atRate: 1000, rounding: .down)) ?? 0
+        var drawn: [LayerSource] = []
         for index in tracks.indices {
             let active = tracks[index].cues.indices.filter { tracks[index].cues[$0].start <= time && time < tracks[index].cues[$0].end }
             guard !active.isEmpty else { continue }
             if active != tracks[index].loaded { load(active, into: index) }
             var changed: Int32 = 0
             var image = ass_render_frame(renderer, tracks[index].pointer, now, &changed)
+            if changed == 0, let previous = tracks[index].layers {
+                drawn += previous
+                continue
+            }
+            var made: [LayerSource] = []
             while let current = image {
-                CaptionBlender.blend(current.pointee, onto: frame, bt601Colours: tracks[index].bt601Colours)
+                let picture: CaptionBitmap?
+                do {
+                    picture = try CaptionBitmap(current.pointee, canvas: canvas, bt601Colours: tracks[index].bt601Colours)
+                } catch {
+                    throw RenderError(media: error)
+                }
+                if let picture { made.append(picture.layer) }
                 image = current.pointee.next
             }
+            tracks[index].layers = made
+            drawn += made
+        }
+        // libass lists each file's bitmaps bottom first; the request wants the top first.
+        return drawn.reversed().enumerated().map { number, layer in
+            var numbered = LayerSource(track: firstTrack - number, picture: layer.picture, opacity: layer.opacity,
+                                       transform: layer.transform)
+            numbered.chromaAlpha = layer.chromaAlpha
+            return numbered
         }
     }
 
@@ -124,6 +149,7 @@ final class CaptionRenderer {
             }
         }
         tracks[index].loaded = active
+        tracks[index].layers = nil
     }
 
     /// Hands a font file to libass under the family name fontconfig reads from it; nil when it cannot be read.
@@ -234,61 +260,48 @@ enum CaptionScript {
     private static func number(_ value: Double) -> String { ProjectWriter.numberText(value) }
 }
 
-/// libass's bitmaps blended onto a Y′CbCr 4:2:0 frame by the compositor's kernel (`PlaneOps.blendMasked`): each
-/// bitmap is a layer of one colour whose per-pixel alpha is the bitmap and whose opacity is the colour's alpha.
-enum CaptionBlender {
-    /// Blends `image` (an alpha mask and one colour, RGBA with alpha 0 = opaque) over `frame`: luma per pixel, each
-    /// chroma sample by the mean coverage of its 2×2 luma pixels (pixels outside the bitmap count as uncovered).
-    /// Colours are converted to BT.709 limited range, or taken through BT.601 when `bt601Colours` (VSFilter's
-    /// handling of scripts without a `YCbCr Matrix` header).
-    static func blend(_ image: ASS_Image, onto frame: VideoFrame, bt601Colours: Bool) {
+/// One libass bitmap as a layer of the compositor: a yuva420p picture of its one colour, the bitmap as its alpha (zero
+/// where the bitmap does not reach), the colour's alpha as the layer's opacity, placed by whole even pixels, so that
+/// it blends through the compositor's kernel (`PlaneOps.blendMasked`) luma per pixel and each chroma sample by the mean
+/// coverage of its 2×2 luma pixels. The picture is the part of the bitmap on the canvas, widened to even pixel lines.
+/// Colours are converted to BT.709 limited range, or taken through BT.601 when `bt601Colours` (VSFilter's handling
+/// of scripts without a `YCbCr Matrix` header).
+struct CaptionBitmap {
+    /// The layer; its track is set by `CaptionRenderer`.
+    let layer: LayerSource
+
+    /// The layer for `image` (an alpha mask and one colour, RGBA with alpha 0 = opaque) on a canvas of `canvas`
+    /// pixels, or nil when it shows nothing there.
+    init?(_ image: ASS_Image, canvas: PixelSize, bt601Colours: Bool) throws(MediaError) {
         let width = Int(image.w), height = Int(image.h)
-        guard width > 0, height > 0, let bitmap = image.bitmap else { return }
+        guard width > 0, height > 0, let bitmap = image.bitmap else { return nil }
         let colour = image.color
         let rgba = RGBAColor(red: UInt8(colour >> 24), green: UInt8((colour >> 16) & 255), blue: UInt8((colour >> 8) & 255))
-        // The colour's opacity as the compositor's 8-bit layer weight (0…256).
+        // The colour's opacity as the compositor's 8-bit layer weight (0…256), which the opacity gives back exactly.
         let weight = Int((Double(255 - Int(colour & 255)) / 255 * 256).rounded())
-        guard weight > 0 else { return }
+        guard weight > 0 else { return nil }
         let yuv = bt601Colours ? YUVColor(bt601: rgba) : YUVColor(rgba)
         let left = max(0, Int(image.dst_x)), top = max(0, Int(image.dst_y))
-        let right = min(frame.width, Int(image.dst_x) + width), bottom = min(frame.height, Int(image.dst_y) + height)
-        guard left < right, top < bottom else { return }
+        let right = min(canvas.width, Int(image.dst_x) + width), bottom = min(canvas.height, Int(image.dst_y) + height)
+        guard left < right, top < bottom else { return nil }
+        // The even-aligned block the bitmap's canvas part covers (the canvas's sides are even).
+        let blockLeft = left & ~1, blockTop = top & ~1
+        let blockWidth = ((right + 1) & ~1) - blockLeft, blockHeight = ((bottom + 1) & ~1) - blockTop
+        let picture = try VideoFrame(width: blockWidth, height: blockHeight, format: .yuva420p)
+        for (plane, value) in [(0, yuv.y), (1, yuv.u), (2, yuv.v), (3, UInt8(0))] {
+            let rows = plane == 1 || plane == 2 ? blockHeight / 2 : blockHeight
+            let base = picture.plane(plane), stride = picture.stride(plane)
+            for row in 0..<rows { (base + row * stride).update(repeating: value, count: stride) }
+        }
         let stride = Int(image.stride)
         let coverage = UnsafePointer(bitmap) + (top - Int(image.dst_y)) * stride + (left - Int(image.dst_x))
-        // The chroma samples touched, and the even-aligned luma block they cover.
-        let chromaLeft = left / 2, chromaTop = top / 2
-        let chromaWidth = (right - 1) / 2 - chromaLeft + 1, chromaHeight = (bottom - 1) / 2 - chromaTop + 1
-        let blockWidth = 2 * chromaWidth, blockHeight = 2 * chromaHeight
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(blockWidth, 1)) { row in
-            guard let row = row.baseAddress else { return }
-            func blendPlane(_ plane: Int, value: UInt8, mask: UnsafePointer<UInt8>, maskStride: Int,
-                            x: Int, y: Int, width: Int, height: Int) {
-                row.update(repeating: value, count: width)
-                PlaneOps.blendMasked(from: row, sourceStride: 0, mask: mask, maskStride: maskStride,
-                                     onto: frame.plane(plane) + y * frame.stride(plane) + x, targetStride: frame.stride(plane),
-                                     width: width, height: height, alpha: weight)
-            }
-            blendPlane(0, value: yuv.y, mask: coverage, maskStride: stride,
-                       x: left, y: top, width: right - left, height: bottom - top)
-            // The bitmap's coverage on the even-aligned block (zero outside the bitmap), halved to the chroma grid.
-            let block = UnsafeMutablePointer<UInt8>.allocate(capacity: blockWidth * blockHeight)
-            let chroma = UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * chromaHeight)
-            defer {
-                block.deallocate()
-                chroma.deallocate()
-            }
-            block.update(repeating: 0, count: blockWidth * blockHeight)
-            let blockLeft = 2 * chromaLeft, blockTop = 2 * chromaTop
-            for y in top..<bottom {
-                (block + (y - blockTop) * blockWidth + (left - blockLeft))
-                    .update(from: coverage + (y - top) * stride, count: right - left)
-            }
-            PlaneOps.halveMask(block, stride: blockWidth, width: blockWidth, height: blockHeight,
-                               into: chroma, targetStride: chromaWidth)
-            for (plane, value) in [(1, yuv.u), (2, yuv.v)] {
-                blendPlane(plane, value: value, mask: chroma, maskStride: chromaWidth,
-                           x: chromaLeft, y: chromaTop, width: chromaWidth, height: chromaHeight)
-            }
-        }
+        PlaneOps.copy(from: coverage, sourceStride: stride,
+                      to: picture.plane(3) + (top - blockTop) * picture.stride(3) + (left - blockLeft),
+                      targetStride: picture.stride(3), width: right - left, height: bottom - top)
+        var layer = LayerSource(track: 0, frame: picture, opacity: Double(weight) / 256,
+                                transform: ReelModel.AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: Double(blockLeft),
+                                                                     ty: Double(blockTop)))
+        layer.chromaAlpha = ChromaAlpha(of: picture)
+        self.layer = layer
     }
 }

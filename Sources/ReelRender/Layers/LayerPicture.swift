@@ -3,37 +3,34 @@ import ReelCodecs
 import ReelMedia
 import ReelModel
 
-/// A title or overlay ready to blend onto 8-bit yuv420p frames: premultiplied Y′, Cb, Cr and alpha planes in
-/// reel's working space (BT.709, limited range, as `YUVColor`), luma and alpha at full size, chroma and a chroma
-/// alpha at half size (each the 2×2 average), converted once from a `LayerRaster`.
+/// A title, image overlay or shape ready for the compositor: a yuva420p picture whose Y′, Cb and Cr are
+/// premultiplied by its alpha, in reel's working space (BT.709, limited range, as `YUVColor`), converted once from a
+/// `LayerRaster` and drawn every frame it shows as one of the compositor's layers (`LayerSource.premultiplied`).
 ///
 /// Premultiplied values make blending one multiply-add (out = layer + below·(1 − α)) and let bilinear
-/// resampling mix neighbours without dark or coloured fringes at the edges of the ink.
+/// resampling mix neighbours without dark or coloured fringes at the edges of the ink. Each chroma sample is the
+/// 2×2 average of the premultiplied values it covers, so the compositor's chroma alpha (the 2×2 mean of the alpha
+/// plane) belongs to it.
+///
+/// The raster is framed by two transparent pixels on every side (and one more on the right or bottom when a side is
+/// odd): the picture's size is even, so its chroma lines up with the canvas's when it rests on even pixels, and a
+/// resampled edge fades into transparent pixels instead of stopping at the raster's last row.
 final class LayerPicture: @unchecked Sendable {
-    let width: Int
-    let height: Int
-    let chromaWidth: Int
-    let chromaHeight: Int
-    /// Y′·α, 0…235.
-    let luma: [UInt8]
-    /// α, 0…255.
-    let alpha: [UInt8]
-    /// Cb·α and Cr·α, 0…240, half size.
-    let cb: [UInt8]
-    let cr: [UInt8]
-    /// The 2×2 average α, half size.
-    let chromaAlpha: [UInt8]
-    /// The layout box's centre in this picture's pixels.
+    /// The transparent frame on the left and top, in pixels.
+    static let margin = 2
+    /// The framed picture, yuva420p, premultiplied.
+    let frame: SharedFrame
+    /// The layout box's centre in the framed picture's pixels.
     let anchor: LayerPoint
+    /// The alpha on the chroma grid, made once with the picture (`LayerSource.chromaAlpha`).
+    let chromaAlpha: ChromaAlpha
 
-    init(_ raster: LayerRaster) {
+    /// Throws when the framed picture cannot be allocated (a raster of the largest size).
+    init(_ raster: LayerRaster) throws(MediaError) {
         let width = raster.width, height = raster.height
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
-        self.width = width
-        self.height = height
-        self.chromaWidth = chromaWidth
-        self.chromaHeight = chromaHeight
-        anchor = raster.anchor
+        let margin = Self.margin
+        anchor = LayerPoint(x: raster.anchor.x + Double(margin), y: raster.anchor.y + Double(margin))
         var luma = [UInt8](repeating: 0, count: width * height)
         var alpha = luma
         // Per pixel premultiplied Cb·α and Cr·α in 1/255 units (kept wide for the 2×2 average).
@@ -71,35 +68,62 @@ final class LayerPicture: @unchecked Sendable {
             }
         }
         var cb = [UInt8](repeating: 0, count: chromaWidth * chromaHeight)
-        var cr = cb, chromaAlpha = cb
+        var cr = cb
         cbFull.withUnsafeBufferPointer { cbFull in
             crFull.withUnsafeBufferPointer { crFull in
-                alpha.withUnsafeBufferPointer { alpha in
-                    for y in 0..<chromaHeight {
-                        for x in 0..<chromaWidth {
-                            var sumCb: Int32 = 0, sumCr: Int32 = 0, sumA = 0
-                            // The 2×2 block; outside the raster is transparent.
-                            for py in (2 * y)..<min(2 * y + 2, height) {
-                                for px in (2 * x)..<min(2 * x + 2, width) {
-                                    let index = py * width + px
-                                    sumCb += cbFull[index]
-                                    sumCr += crFull[index]
-                                    sumA += Int(alpha[index])
-                                }
+                for y in 0..<chromaHeight {
+                    for x in 0..<chromaWidth {
+                        var sumCb: Int32 = 0, sumCr: Int32 = 0
+                        // The 2×2 block; outside the raster is transparent.
+                        for py in (2 * y)..<min(2 * y + 2, height) {
+                            for px in (2 * x)..<min(2 * x + 2, width) {
+                                let index = py * width + px
+                                sumCb += cbFull[index]
+                                sumCr += crFull[index]
                             }
-                            let index = y * chromaWidth + x
-                            cb[index] = UInt8(max(0, min(255, (Int(sumCb) + 2 * 255) / (4 * 255))))
-                            cr[index] = UInt8(max(0, min(255, (Int(sumCr) + 2 * 255) / (4 * 255))))
-                            chromaAlpha[index] = UInt8((sumA + 2) / 4)
                         }
+                        let index = y * chromaWidth + x
+                        cb[index] = UInt8(max(0, min(255, (Int(sumCb) + 2 * 255) / (4 * 255))))
+                        cr[index] = UInt8(max(0, min(255, (Int(sumCr) + 2 * 255) / (4 * 255))))
                     }
                 }
             }
         }
-        self.luma = luma
-        self.alpha = alpha
-        self.cb = cb
-        self.cr = cr
-        self.chromaAlpha = chromaAlpha
+        let framed = try VideoFrame(width: 2 * chromaWidth + 2 * margin, height: 2 * chromaHeight + 2 * margin,
+                                    format: .yuva420p)
+        for (plane, values, columns, rows) in [(0, luma, width, height), (3, alpha, width, height),
+                                               (1, cb, chromaWidth, chromaHeight), (2, cr, chromaWidth, chromaHeight)] {
+            let inset = plane == 1 || plane == 2 ? margin / 2 : margin
+            let allRows = plane == 1 || plane == 2 ? chromaHeight + margin : framed.height
+            let base = framed.plane(plane), stride = framed.stride(plane)
+            for row in 0..<allRows { (base + row * stride).update(repeating: 0, count: stride) }
+            values.withUnsafeBufferPointer { values in
+                guard let values = values.baseAddress else { return }
+                PlaneOps.copy(from: values, sourceStride: columns, to: base + inset * stride + inset, targetStride: stride,
+                              width: columns, height: rows)
+            }
+        }
+        frame = SharedFrame(framed)
+        chromaAlpha = ChromaAlpha(of: framed)
     }
+}
+
+/// A yuva420p picture's alpha on the 4:2:0 chroma grid, each sample the rounded mean of the four it covers
+/// (`PlaneOps.halveMask`): made once with a picture that is drawn many times (a title, a caption bitmap) and read by
+/// every compositor thread, instead of each thread halving the alpha plane again. Immutable once made.
+final class ChromaAlpha: @unchecked Sendable {
+    // Why `@unchecked Sendable` is sound: the buffer is written only in `init` and read afterwards.
+    let base: UnsafeMutablePointer<UInt8>
+    let stride: Int
+
+    /// The chroma-grid alpha of `picture` (yuva420p), which must not change afterwards.
+    init(of picture: VideoFrame) {
+        let width = (picture.width + 1) / 2, height = (picture.height + 1) / 2
+        stride = width
+        base = .allocate(capacity: max(1, width * height))
+        PlaneOps.halveMask(picture.plane(3), stride: picture.stride(3), width: picture.width, height: picture.height,
+                           into: base, targetStride: width)
+    }
+
+    deinit { base.deallocate() }
 }

@@ -1,17 +1,20 @@
+import Foundation
 import ReelMedia
 import ReelModel
 import ReelTime
 
-/// The post-processing stage: title, overlay and shape layers drawn over each composed frame in movie time
-/// (SPEC §3.5; AVVideoCompositionCoreAnimationTool's place in AVFoundation).
+/// The title, overlay, shape and burned-in caption layers of each frame in movie time (SPEC §3.5): layers of the
+/// compositor's request, drawn above the video tracks by the same loop and kernel (post-processing as "more layers",
+/// as MLT's tractor transitions are; AVVideoCompositionCoreAnimationTool's place in AVFoundation).
 ///
-/// Overlays draw first, then titles, each list in document order. A frame whose instruction has
-/// `postProcessing: false`, or at whose time no layer is shown, leaves the stage as it came, untouched.
+/// From the bottom: overlays, then titles, each list in document order (`movieLayers`' order), then the captions'
+/// bitmaps (`CaptionRenderer`, libass). A frame whose instruction has `postProcessing: false` gets none.
 ///
 /// A layer is rasterised once per look and blended every frame it shows: Pango and Cairo (text), Cairo (shapes) or
 /// FFmpeg (images) run when the layer first appears, not per frame (a title showing movie time, `{timecode}` and the like,
 /// is the exception: its text changes every frame), and position, scale, rotation and opacity are
-/// applied by `LayerBlender` to the rasterised picture. The one exception is growth: a picture is drawn at
+/// applied by the compositor to the rasterised picture (`LayerPicture`, premultiplied), placed by the
+/// layer's transform like any video layer. The one exception is growth: a picture is drawn at
 /// most twice, at scale 1 and at the largest scale its animations reach, and frames scaled above 1 use the
 /// large one, so enlarging never magnifies pixels (shrinking resamples the sharp picture). Pictures are
 /// dropped when their layer is no longer shown at the frame being drawn. Rasters that do not change from frame to
@@ -20,7 +23,7 @@ import ReelTime
 ///
 /// Every frame depends only on its own time, so a `--range` render, a thumbnail and a full render draw a
 /// layer identically at the same instant.
-final class PostProcessor {
+final class MovieLayers {
     private struct PictureKey: Hashable {
         let layer: Int
         /// The raster scale: 1, or the layer's largest scale.
@@ -42,19 +45,19 @@ final class PostProcessor {
     private var pictures: [PictureKey: LayerPicture] = [:]
     /// The rasters every core of the render shares.
     private let rasters: RasterCache
-    /// Decoded overlay images by asset id, at their own size, kept while a layer showing them is drawn.
-    private var images: [String: LayerRaster] = [:]
-    /// Overlay SVG images by asset id, parsed once, kept as long as `images`.
-    private var vectors: [String: SVGImage] = [:]
     /// The captions burned in, drawn above the titles.
     private let captions: [CompiledCaptions]
     /// libass, started when the first cue shows.
     private var captionRenderer: CaptionRenderer?
     private let renderSize: PixelSize
-    private let frameDuration: Time
     private let resolvePath: @Sendable (String) -> String
+    /// Decoded overlay images by asset id, at their own size, kept while a layer showing them is drawn.
+    private var images: [String: LayerRaster] = [:]
+    /// Overlay SVG images by asset id, parsed once, kept as long as `images`.
+    private var vectors: [String: SVGImage] = [:]
+    private let frameDuration: Time
 
-    /// The stage for `project`'s titles and overlays on a canvas of `canvas` pixels, reading overlay images
+    /// The layers of `project`'s titles and overlays on a canvas of `canvas` pixels, reading overlay images
     /// through `catalog` and `opener`, sharing rasters through `rasters`.
     init(project: CompiledProject, canvas: PixelSize, catalog: SourceCatalog, opener: any SourceOpener,
          rasters: RasterCache) {
@@ -73,33 +76,36 @@ final class PostProcessor {
         self.fontFiles = fontFiles
         captions = project.videoComposition.captions.filter { $0.captions.mode.burns && !$0.cues.isEmpty }
         renderSize = project.videoComposition.renderSize
-        frameDuration = project.videoComposition.frameDuration
         resolvePath = { [project] path in project.resolvedPath(path) }
+        frameDuration = project.videoComposition.frameDuration
     }
 
-    /// Whether any layer could be drawn at all (else every frame passes through).
-    var isEmpty: Bool { layers.isEmpty && captions.isEmpty }
-
-    /// Whether a burned-in cue shows at `time`.
-    private func showsCue(at time: Time) -> Bool {
-        captions.contains { entry in entry.cues.contains { $0.start <= time && time < $0.end } }
+    /// The caption, title, overlay and shape layers shown at `time`, top first (as `CompositionRequest.layers`),
+    /// each placed by its transform on the canvas. Titles, overlays and shapes have track −1 − their index in
+    /// `movieLayers`, caption bitmaps the numbers below those.
+    func layers(at time: Time) throws(RenderError) -> [LayerSource] {
+        try captionLayers(at: time) + titleLayers(at: time)
     }
 
-    /// The frame to hand to the sink: `composed` with the layers shown at `time` drawn over it when
-    /// `postProcessing` is true; `composed` itself when nothing is to be drawn.
-    func process(_ composed: ComposedFrame, at time: Time, postProcessing: Bool) throws(RenderError) -> ComposedFrame {
-        guard postProcessing, !isEmpty else { return composed }
+    /// The captions' bitmaps shown at `time`, top first.
+    private func captionLayers(at time: Time) throws(RenderError) -> [LayerSource] {
+        guard captions.contains(where: { entry in entry.cues.contains { $0.start <= time && time < $0.end } }) else {
+            return []
+        }
+        if captionRenderer == nil {
+            captionRenderer = try CaptionRenderer(captions: captions, canvas: canvas, renderSize: renderSize,
+                                                  fontFile: resolvePath)
+        }
+        return try captionRenderer?.layers(at: time, firstTrack: -1 - layers.count) ?? []
+    }
+
+    /// The title, overlay and shape layers shown at `time`, top first.
+    private func titleLayers(at time: Time) throws(RenderError) -> [LayerSource] {
+        guard !layers.isEmpty else { return [] }
         let shown = layers.indices.filter { layers[$0].timeRange.contains(time) }
         dropPictures(keeping: Set(shown))
-        let cueShows = !captions.isEmpty && showsCue(at: time)
-        guard !shown.isEmpty || cueShows else { return composed }
-        let frame: VideoFrame
-        do {
-            frame = composed.isSourceFrame ? try copy(composed.frame) : composed.frame
-        } catch {
-            throw RenderError(media: error)
-        }
-        for index in shown {
+        var placed: [LayerSource] = []
+        for index in shown.reversed() {
             let layer = layers[index]
             let state = layer.state(at: time)
             let grows = max(abs(state.scale.x), abs(state.scale.y)) > 1
@@ -115,21 +121,37 @@ final class PostProcessor {
                 key.local = local
                 pictures = pictures.filter { $0.key.layer != index || $0.key.local == local }
             }
+            let centre = LayerPoint(x: state.position.x * Double(canvas.width), y: state.position.y * Double(canvas.height))
+            // A picture centred millions of pixels away cannot reach the canvas (rasters are at most 16384 pixels
+            // and scales at most 100): nothing to draw, and no pixel arithmetic on such numbers.
+            guard abs(centre.x) < 1e7, abs(centre.y) < 1e7 else { continue }
             let picture = try self.picture(key)
-            let placement = LayerBlender.Placement(
-                centre: LayerPoint(x: state.position.x * Double(canvas.width), y: state.position.y * Double(canvas.height)),
-                scale: LayerPoint(x: state.scale.x / level, y: state.scale.y / level),
-                rotation: state.rotation, opacity: state.opacity)
-            LayerBlender.draw(picture, onto: frame, at: placement)
+            var source = LayerSource(
+                track: -1 - index, picture: picture.frame, opacity: state.opacity.isNaN ? 0 : state.opacity,
+                transform: Self.transform(anchor: picture.anchor, centre: centre,
+                                          scale: LayerPoint(x: state.scale.x / level, y: state.scale.y / level),
+                                          rotation: state.rotation))
+            source.premultiplied = true
+            source.chromaAlpha = picture.chromaAlpha
+            placed.append(source)
         }
-        if cueShows {
-            if captionRenderer == nil {
-                captionRenderer = try CaptionRenderer(captions: captions, canvas: canvas, renderSize: renderSize,
-                                                      fontFile: resolvePath)
-            }
-            captionRenderer?.draw(at: time, onto: frame)
+        return placed
+    }
+
+    /// The map that puts picture pixel p at centre + M·(p − anchor), M = rotation·scale (degrees clockwise on
+    /// screen, y down). A whole turn is none, and a translation within 10⁻⁶ of whole pixels is whole, so that a
+    /// resting picture is copied sample for sample.
+    static func transform(anchor: LayerPoint, centre: LayerPoint, scale: LayerPoint, rotation: Double)
+        -> ReelModel.AffineTransform {
+        let radians = rotation.truncatingRemainder(dividingBy: 360) * .pi / 180
+        let cosine = cos(radians), sine = sin(radians)
+        let a = cosine * scale.x, b = sine * scale.x, c = -sine * scale.y, d = cosine * scale.y
+        var tx = centre.x - (a * anchor.x + c * anchor.y), ty = centre.y - (b * anchor.x + d * anchor.y)
+        if a == 1, b == 0, c == 0, d == 1, abs(tx - tx.rounded()) < 1e-6, abs(ty - ty.rounded()) < 1e-6 {
+            tx = tx.rounded()
+            ty = ty.rounded()
         }
-        return ComposedFrame(frameIndex: composed.frameIndex, frame: frame, isSourceFrame: false, threadID: composed.threadID)
+        return ReelModel.AffineTransform(a: a, b: b, c: c, d: d, tx: tx, ty: ty)
     }
 
     /// The picture of layer `index` rasterised at `level` × its size on the canvas, made on first use.
@@ -157,7 +179,12 @@ final class PostProcessor {
             if key.local == nil { shared = .shape(style) }
         }
         func draw() throws(RenderError) -> LayerPicture {
-            try LayerPicture(raster(layer, resolved: resolved, key: key, rest: LayerPoint(x: restX, y: restY), phase: phase))
+            let drawn = try raster(layer, resolved: resolved, key: key, rest: LayerPoint(x: restX, y: restY), phase: phase)
+            do {
+                return try LayerPicture(drawn)
+            } catch {
+                throw RenderError(media: error)
+            }
         }
         let made: LayerPicture
         if let shared {
@@ -258,10 +285,5 @@ final class PostProcessor {
             images.removeAll()
             vectors.removeAll()
         }
-    }
-
-    /// A private copy of a shared source frame, to draw into.
-    private func copy(_ frame: VideoFrame) throws(MediaError) -> VideoFrame {
-        try PlaneOps.copied(frame)
     }
 }
