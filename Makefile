@@ -9,30 +9,29 @@ REEL       := .build/release/reel
 DEMO       := examples/demo.json
 DEMO_OUT   := out/demo.mp4
 
-# Debian packages reel needs to build, test and run its demo and benchmark (python3-venv: the OpenTimelineIO judge's
-# and auto-editor's virtual environments; Debian's python3 cannot make one without it).
-APT_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
-                libswscale-dev libavfilter-dev libebur128-dev pkg-config ffmpeg libfreetype-dev \
-                libpango1.0-dev libcairo2-dev libfontconfig-dev \
-                fonts-dejavu-core python3 python3-venv parallel libsdl2-dev xvfb xauth \
-                libass-dev fonts-wqy-microhei chromium \
-                librsvg2-dev librsvg2-bin
+# Debian packages reel needs to build (headers and pkg-config) and to test and run its demo and benchmark
+# (python3-venv: the OpenTimelineIO judge's and auto-editor's virtual environments; Debian's python3 cannot make one
+# without it).
+APT_BUILD_PACKAGES := libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev \
+                      libavfilter-dev libebur128-dev pkg-config libfreetype-dev libpango1.0-dev libcairo2-dev \
+                      libfontconfig-dev libsdl2-dev libass-dev librsvg2-dev
+APT_RUN_PACKAGES := ffmpeg fonts-dejavu-core python3 python3-venv parallel xvfb xauth fonts-wqy-microhei \
+                    chromium librsvg2-bin
+APT_PACKAGES := $(APT_BUILD_PACKAGES) $(APT_RUN_PACKAGES)
 
-# The packages of APT_PACKAGES that dpkg does not report fully installed (a removed package keeps a
+# The packages of a list that dpkg does not report fully installed (a removed package keeps a
 # "deinstall ... config-files" entry).
-MISSING_PACKAGES = $(shell for pkg in $(APT_PACKAGES); do \
-                     dpkg -s "$$pkg" 2>/dev/null | grep -qx 'Status: install ok installed' || echo "$$pkg"; done)
-
-# The targets that import no system library, so they compile before any Debian package is there: `make test` builds
-# them (ReelInterchange brings ReelTime, ReelCodecs and ReelModel, the largest module) while apt installs.
-PACKAGE_FREE_TARGET := ReelInterchange
+missing-of = $(strip $(shell for pkg in $(1); do \
+               dpkg -s "$$pkg" 2>/dev/null | grep -qx 'Status: install ok installed' || echo "$$pkg"; done))
+MISSING_BUILD_PACKAGES = $(call missing-of,$(APT_BUILD_PACKAGES))
+MISSING_RUN_PACKAGES = $(call missing-of,$(APT_RUN_PACKAGES))
 
 # apt-get needs root; go through sudo otherwise. APT_GET may name another apt-get (e.g. `chroot DIR apt-get`, to time
 # a fresh machine's install: docs/testing.md).
 APT_GET ?= apt-get
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: help deps swift-check deps-while-building debug build man install-man demo test test-unit test-e2e ci bench auto-editor play-bench clean otio-judge sanitize tsan asan fuzz
+.PHONY: help deps swift-check deps-for-tests wait-for-run-packages debug build man install-man demo test test-unit test-e2e ci bench auto-editor play-bench clean otio-judge sanitize tsan asan fuzz
 # Prerequisites such as `demo: deps build` must run in order, even under -j.
 .NOTPARALLEL:
 
@@ -56,11 +55,11 @@ help:
 	@echo "make clean   remove build products, demo output and benchmark media"
 
 deps: swift-check
-	@missing="$(strip $(MISSING_PACKAGES))"; \
+	@missing="$(MISSING_BUILD_PACKAGES) $(MISSING_RUN_PACKAGES)"; missing="$${missing# }"; missing="$${missing% }"; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing $$missing"; \
 	  $(SUDO) $(APT_GET) update && \
-	  $(SUDO) $(APT_GET) install -y --no-install-recommends $$missing; \
+	  $(SUDO) $(APT_GET) install $(APT_LOCK_WAIT) -y --no-install-recommends $$missing; \
 	else \
 	  echo "deps: all Debian packages present"; \
 	fi
@@ -77,23 +76,34 @@ swift-check:
 	  echo "deps: reel needs Swift 6.x (swift-tools-version 6.0)." >&2; \
 	  exit 1; }
 
-# `make deps` for the tests' build: apt-get installs the missing packages in the background while the targets that
-# need none of them compile (the install mostly waits on the disk), then the build goes on once apt has finished.
-# A failed install stops here with the end of apt's log. `apt-get update` and sudo's password prompt stay in the
-# foreground.
+# `make deps` for the tests' build: the packages the build needs install first; the ones only the tests need
+# (ffmpeg, chromium, Xvfb, fonts, python3-venv, GNU parallel) install in the background while the tests' build
+# compiles (`wait-for-run-packages` waits for them before anything uses them). `apt-get update` and sudo's password
+# prompt stay in the foreground; a failed install stops `make test` with the end of apt's log.
 APT_LOG := .build/apt-install.log
-deps-while-building: swift-check
-	@missing="$(strip $(MISSING_PACKAGES))"; \
-	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
-	echo "deps: installing $$missing (log: $(APT_LOG)) while $(PACKAGE_FREE_TARGET) and what it needs compile"; \
-	mkdir -p .build; \
+# A second apt (another make, the background install of an interrupted one) waits for the first's lock. setsid keeps
+# Ctrl-C from stopping dpkg half-way in the background install.
+APT_LOCK_WAIT := -o DPkg::Lock::Timeout=600
+deps-for-tests: swift-check
+	@build="$(MISSING_BUILD_PACKAGES)"; run="$(MISSING_RUN_PACKAGES)"; \
+	rm -f $(APT_LOG).pid $(APT_LOG).status; \
+	if [ -z "$$build$$run" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
 	$(SUDO) $(APT_GET) update || exit 1; \
-	$(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y --no-install-recommends $$missing \
-	  < /dev/null > $(APT_LOG) 2>&1 & apt=$$!; \
-	$(SWIFT) build $(TEST_FLAGS) --target $(PACKAGE_FREE_TARGET); built=$$?; \
-	if ! wait $$apt; then echo "deps: apt-get install failed; the end of $(APT_LOG):" >&2; \
-	  tail -n 25 $(APT_LOG) >&2; exit 1; fi; \
-	echo "deps: packages installed"; exit $$built
+	if [ -n "$$build" ]; then echo "deps: installing $$build"; \
+	  $(SUDO) $(APT_GET) install $(APT_LOCK_WAIT) -y --no-install-recommends $$build || exit 1; fi; \
+	if [ -n "$$run" ]; then echo "deps: installing $$run in the background while the tests build (log: $(APT_LOG))"; \
+	  mkdir -p .build; \
+	  { setsid $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install $(APT_LOCK_WAIT) -y \
+	      --no-install-recommends $$run < /dev/null > $(APT_LOG) 2>&1; echo $$? > $(APT_LOG).status; } & \
+	  echo $$! > $(APT_LOG).pid; fi
+
+# Waits for the background install `deps-for-tests` started, if any.
+wait-for-run-packages:
+	@if [ -f $(APT_LOG).pid ]; then \
+	  while kill -0 $$(cat $(APT_LOG).pid) 2>/dev/null; do sleep 1; done; rm -f $(APT_LOG).pid; \
+	  if [ "$$(cat $(APT_LOG).status 2>/dev/null)" != 0 ]; then \
+	    echo "deps: apt-get install failed; the end of $(APT_LOG):" >&2; tail -n 25 $(APT_LOG) >&2; exit 1; fi; \
+	  echo "deps: packages installed"; fi
 
 build:
 	$(SWIFT) build -c release --product reel
@@ -133,13 +143,13 @@ E2E_TARGETS := ReelMediaEndToEndTests ReelRenderEndToEndTests ReelCLITests
 # `swift test --filter` matches test ids such as ReelTimeTests.RationalTests/reduces().
 target-filter = ^($(subst $(eval) ,|,$(strip $(1))))\.
 
-# Both configurations of the package compile: debug (what a package that depends on ReelKit builds) first, then
-# release, once: the tests' build in .build/testing is `-c release` with -enable-testing, which changes only which
-# symbols are exported, so it compiles every line `make build` ships (docs/testing.md, "What make test builds").
-# Then every test target runs. CI (.ci/run) runs this.
-test: deps-while-building
-	-@$(MAKE) --no-print-directory otio-judge
+# The release configuration, once: the tests' build in .build/testing is `-c release` with -enable-testing, which
+# changes only which symbols are exported, so it compiles every line `make build` ships (docs/testing.md, "What make
+# test builds"); the debug configuration is CI's second step (`make debug`). Then every test target runs.
+test: deps-for-tests
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
+	@$(MAKE) --no-print-directory wait-for-run-packages
+	-@$(MAKE) --no-print-directory otio-judge
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
 
 # The debug configuration (what a package depending on ReelKit builds, `#if DEBUG` code included). CI compiles it

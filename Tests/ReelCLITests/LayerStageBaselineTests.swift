@@ -140,24 +140,24 @@ struct LayerStageBaselineTests {
         }
     }
 
-    @Test func restingTitlesAreTheSameAndMovingOnesStayWithinBounds() throws {
-        let results = try compare(Self.titles, name: "titles")
+    /// Frames 0–12 (nothing moves yet) are the same; the moving frames after them stay within `psnr` and `max`.
+    private func expectRestingSameAndMovingWithin(_ results: [(max: Int, psnr: Double)], psnr: Double, max: Int) {
         for (index, result) in results.enumerated() where index <= 12 {
             #expect(result.max == 0, "frame \(index): \(result)")
         }
         let moving = results.dropFirst(13)
-        #expect(moving.allSatisfy { $0.psnr >= TitleBounds.psnr }, "\(moving.map(\.psnr))")
-        #expect(moving.allSatisfy { $0.max <= TitleBounds.max }, "\(moving.map(\.max))")
+        #expect(moving.allSatisfy { $0.psnr >= psnr }, "\(moving.map(\.psnr))")
+        #expect(moving.allSatisfy { $0.max <= max }, "\(moving.map(\.max))")
+    }
+
+    @Test func restingTitlesAreTheSameAndMovingOnesStayWithinBounds() throws {
+        expectRestingSameAndMovingWithin(try compare(Self.titles, name: "titles"),
+                                         psnr: TitleBounds.psnr, max: TitleBounds.max)
     }
 
     @Test func restingOverlaysAndShapesAreTheSameAndMovingOnesStayWithinBounds() throws {
-        let results = try compare(Self.overlays, name: "overlays")
-        for (index, result) in results.enumerated() where index <= 12 {
-            #expect(result.max == 0, "frame \(index): \(result)")
-        }
-        let moving = results.dropFirst(13)
-        #expect(moving.allSatisfy { $0.psnr >= OverlayBounds.psnr }, "\(moving.map(\.psnr))")
-        #expect(moving.allSatisfy { $0.max <= OverlayBounds.max }, "\(moving.map(\.max))")
+        expectRestingSameAndMovingWithin(try compare(Self.overlays, name: "overlays"),
+                                         psnr: OverlayBounds.psnr, max: OverlayBounds.max)
     }
 
     @Test func burnedInCaptionsAreTheSame() throws {
