@@ -55,7 +55,7 @@ help:
 	@echo "make clean   remove build products, demo output and benchmark media"
 
 deps: swift-check
-	@missing="$(MISSING_BUILD_PACKAGES) $(MISSING_RUN_PACKAGES)"; missing="$${missing# }"; missing="$${missing% }"; \
+	@missing="$(call missing-of,$(APT_PACKAGES))"; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing $$missing"; \
 	  $(SUDO) $(APT_GET) update && \
