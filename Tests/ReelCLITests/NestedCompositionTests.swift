@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 38 point 1 through the built binary: a composition used as a clip or an overlay shows, frame for frame, what
 /// rendering the child alone shows at the mapped time (lossless outputs, so the decoded pictures are the rendered
-/// ones: framemd5 equal), and its sound arrives sample-exact (a PCM sawtooth); `reel compile` keeps the child as a
+/// ones: framemd5 equal), and its sound arrives sample-exact (a PCM sawtooth), for 20 overlays heard in turn too; `reel compile` keeps the child as a
 /// composition and its explicit form renders the same; cycles, nesting deeper than 16, a child's missing media and a
 /// child that does not read stop with the right exit code, the child's file and JSON path, and nothing written.
 @Suite struct NestedCompositionTests {
@@ -325,6 +325,30 @@ import Testing
                                         timeline: #"{"clips": [{"asset": "one"}]}"#))
         let wrong = try render("parent.json", "out.mkv")
         #expect(wrong.status == 65 && wrong.stderrText.contains("lower.json") && wrong.stderrText.contains("$.assets.one.with"), "\(wrong.stderrText)")
+    }
+
+    @Test func twentyOverlaysOfTheChildInTurnEachSoundSampleExact() throws {
+        let alone = try childAlone()
+        // Overlay i starts at 0.4·i s and plays the child from (i mod 4)·0.5 s for 0.2 s: the uses share one mixer
+        // of the child (NestedSounds), which moves back and forth in it; each window is still the child's samples.
+        let overlays = (0..<20).map { i in
+            #"{"video": "card", "start": \#(String(format: "%.1f", 0.4 * Double(i))), "in": \#(String(format: "%.1f", 0.5 * Double(i % 4))), "duration": 0.2}"#
+        }
+        try write("parent.json", parent(timeline: #"{"clips": [{"asset": "black", "duration": 8}], "overlays": ["#
+            + overlays.joined(separator: ", ") + "]}"))
+        let result = try render("parent.json", "parent.mkv")
+        #expect(result.status == 0, "\(result.stderrText)")
+        let samples = try readAudioSamples(of: folder.file("parent.mkv"), sampleRate: 48000, channels: 2)
+        try #require(samples[0].count == 8 * 48000, "\(samples[0].count) samples")
+        for c in 0..<2 {
+            var expected = [Float](repeating: 0, count: 8 * 48000)
+            for i in 0..<20 {
+                let at = 19200 * i, from = 24000 * (i % 4)
+                for j in 0..<9600 { expected[at + j] = alone.samples[c][from + j] }
+            }
+            let mismatches = expected.indices.filter { samples[c][$0] != expected[$0] }
+            #expect(mismatches.isEmpty, "channel \(c): \(mismatches.count) samples differ, first at \(mismatches.first ?? -1)")
+        }
     }
 
     @Test func aReversedClipOfTheChildEqualsTheSameClipOfTheChildRenderedToAFile() throws {

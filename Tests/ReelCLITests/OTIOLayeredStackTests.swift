@@ -124,6 +124,42 @@ import Testing
         _ = try checkLayeredStack(try threeLayers(), "three", stack: "Three", layers: 3, frames: 64)
     }
 
+    /// A see-through layer of the project itself (an inline entry of the canvas's size and rate, over the whole
+    /// storyline, drawn untouched by a muted overlay from 0) is exported as a second video track of the timeline,
+    /// not as a nested stack; the re-import (whose top-level tracks are flattened, the topmost clip showing, with a
+    /// warning) renders the project's pictures.
+    @Test func aTopLevelSeeThroughLayerIsExportedAsATrackAboveTheStoryline() throws {
+        let project = try base.write("top.json", #"""
+            {"reel": 1, "output": {"size": [64, 36], "frameRate": 24, "video": {"crf": 0}, "audio": false},
+             "assets": {"shotA": {"path": "shotA.mov"}, "shotB": {"path": "shotB.mov"}, "upper": {"composition": "upper"}},
+             "compositions": {"upper": {"size": [64, 36], "frameRate": 24, "background": "#00000000",
+                 "timeline": {"clips": [{"gap": "10f"}, {"asset": "shotB", "in": "50f", "duration": "12f"}, {"gap": "8f"},
+                                        {"asset": "shotA", "in": "60f", "duration": "6f"}, {"gap": "14f"}]}}},
+             "timeline": {"clips": [{"asset": "shotA", "duration": "30f"}, {"asset": "shotB", "in": "10f", "duration": "20f"}],
+                          "overlays": [{"video": "upper", "start": 0, "muted": true}]}}
+            """#)
+        let back = folder.file("top-back.otio").path
+        let exported = try reel(["export-otio", project, "-o", back])
+        #expect(exported.status == 0, "\(exported.stderrText)")
+        let tracks = try #require((try json(back)["tracks"] as? [String: Any])?["children"] as? [[String: Any]])
+        func items(_ track: [String: Any]) -> [String] {
+            ((track["children"] as? [[String: Any]]) ?? []).map { item in
+                let range = item["source_range"] as? [String: Any]
+                let start = ((range?["start_time"] as? [String: Any])?["value"] as? NSNumber)?.intValue ?? -1
+                let duration = ((range?["duration"] as? [String: Any])?["value"] as? NSNumber)?.intValue ?? -1
+                return item["OTIO_SCHEMA"] as? String == "Gap.1" ? "G\(duration)" : "\(item["name"] as? String ?? "?")@\(start)+\(duration)"
+            }
+        }
+        let video = tracks.filter { $0["kind"] as? String == "Video" }.map(items)
+        #expect(video == [["shotA@0+30", "shotB@10+20"], ["G10", "shotB@50+12", "G8", "shotA@60+6"]], "\(video)")
+        let again = folder.file("top-again.json").path
+        let reimported = try reel(["import", back, "-o", again])
+        #expect(reimported.status == 0, "\(reimported.stderrText)")
+        let pictures = try losslessPictures(project, "top")
+        #expect(pictures.count == 50 && Set(pictures).count >= 30, "\(Set(pictures).count) different pictures")
+        #expect(try losslessPictures(again, "top-again") == pictures)
+    }
+
     /// A stack in an audio track (kept as an entry whose `timeline.audio` holds its sound, named by a `timeline.audio`
     /// entry): export-otio writes it as a `Stack` of the entry's audio tracks, so the re-import keeps the stack and
     /// its sound (before otio38c the stack held the entry's black picture, and the re-import was refused: "asset

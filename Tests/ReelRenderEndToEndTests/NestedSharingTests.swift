@@ -9,7 +9,8 @@ import Testing
 /// Issue 38 point 5, "the child's decoders and rasterised titles are shared, not opened per use", counted inside
 /// one render through the library: 20 uses in turn of one lower third (the same `with`) rasterise its title and
 /// shape and make its render core as often as one use does; 20 uses shown at once do too; a
-/// see-through child (drawn over black and over white) opens its video once per use, as an opaque child does.
+/// see-through child (drawn over black and over white) opens its video once per use, as an opaque child does; 20
+/// uses in turn of a child with sound make its mixer and open its audio once.
 /// The counts would grow with the uses if the sharing broke. The pictures themselves are compared with main's
 /// binary by framemd5 (docs/benchmarks.md, the share38 note), not here.
 @Suite struct NestedSharingTests {
@@ -32,6 +33,7 @@ import Testing
     final class CountingOpener: SourceOpener {
         let base = MediaFileOpener(policy: .localFilesOnly)
         var videoOpens = 0
+        var audioOpens = 0
 
         func openVideo(path: String, stream: Int) throws(MediaError) -> any VideoSourceReader {
             videoOpens += 1
@@ -43,7 +45,8 @@ import Testing
         }
         func openAudio(path: String, stream: Int, sampleRate: Int, channels: Int) throws(MediaError)
             -> any AudioSourceReader {
-            try base.openAudio(path: path, stream: stream, sampleRate: sampleRate, channels: channels)
+            audioOpens += 1
+            return try base.openAudio(path: path, stream: stream, sampleRate: sampleRate, channels: channels)
         }
         func openPackets(path: String) throws(MediaError) -> any PacketSource { try base.openPackets(path: path) }
         func probe(path: String) throws(MediaError) -> MediaInfo { try base.probe(path: path) }
@@ -81,6 +84,54 @@ import Testing
                                   compositor: makeCompositor(for: compiled), sharing: sharing)
         try core.run(FrameGrid(compiled), into: PictureSink(), cancellation: CancellationFlag())
         return Counts(rasters: sharing.rasters.made, childCores: sharing.childCoresMade, videoOpens: opener.videoOpens)
+    }
+
+    /// A parent with `uses` overlays of the inline composition "jingle" (a 0.5 s tone under a gap), each 0.2 s from
+    /// `in` 0.1, starting `step` s apart; mixed whole at 48 kHz stereo through the library's mixer. Returns the
+    /// child mixers made and the audio files opened.
+    func soundCounts(uses: Int, step: Double) throws -> (mixers: Int, audioOpens: Int) {
+        if !FileManager.default.fileExists(atPath: folder.file("tone.wav").path) {
+            _ = try runChecked("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "aevalsrc='sin(2*PI*440*t)':s=48000:c=stereo:d=0.5",
+                                          "-c:a", "pcm_s16le", folder.file("tone.wav").path])
+        }
+        let overlays = (0..<uses).map { i in
+            #"{"video": "jingle", "start": \#(String(format: "%.2f", Double(i) * step)), "in": 0.1, "duration": 0.2}"#
+        }
+        let text = """
+            {"reel": 1, "output": {"size": [160, 90], "frameRate": 25, "audio": {"sampleRate": 48000, "channels": 2}},
+             "assets": {"ground": {"color": "#203040"}, "tone": {"path": "tone.wav"}, "jingle": {"composition": "jingle"}},
+             "compositions": {"jingle": {"size": [160, 90], "frameRate": 25,
+                 "timeline": {"clips": [{"gap": 0.5}], "audio": [{"id": "tone", "asset": "tone"}]}}},
+             "timeline": {"clips": [{"asset": "ground", "duration": \(String(format: "%.2f", max(1, Double(uses) * step + 0.2)))}],
+                          "overlays": [\(overlays.joined(separator: ", "))]}}
+            """
+        let loaded = ProjectLoader.load(Array(text.utf8), baseDirectory: folder.url.path)
+        let compiled = try #require(loaded.compiled, "\(loaded.diagnostics.map(\.humanText))")
+        let catalog = SourceCatalog(project: compiled, facts: try #require(loaded.catalog).facts)
+        let opener = CountingOpener()
+        let mixer = try AudioMixer(project: compiled, catalog: catalog, opener: opener, sampleRate: 48000, channels: 2)
+        let total = try compiled.duration.count(atRate: 48000, rounding: .up)
+        let buffers = SampleBuffers(channels: 2, capacity: AudioMixer.maximumChunk)
+        var heard: Float = 0
+        var at: Int64 = 0
+        while at < total {
+            let count = Int(min(Int64(AudioMixer.maximumChunk), total - at))
+            try mixer.mix(fromSample: at, sampleCount: count, into: buffers)
+            for k in 0..<count { heard = max(heard, abs(buffers.planes[0][k])) }
+            at += Int64(count)
+        }
+        #expect(heard > 0.9, "the tone is heard")
+        return (mixer.sounds.mixersMade, opener.audioOpens)
+    }
+
+    @Test func twentyUsesInTurnOpenTheChildsSoundOnce() throws {
+        let one = try soundCounts(uses: 1, step: 0.4)
+        #expect(one.mixers == 1 && one.audioOpens == 1)
+        let twenty = try soundCounts(uses: 20, step: 0.4)
+        #expect(twenty.mixers == 1 && twenty.audioOpens == 1, "\(twenty)")
+        // Heard at the same time, each use holds its own mixer (and so its own decoder).
+        let together = try soundCounts(uses: 3, step: 0)
+        #expect(together.mixers == 3 && together.audioOpens == 3, "\(together)")
     }
 
     @Test func twentyUsesInTurnMakeTheChildsRastersAndCoreOnce() throws {

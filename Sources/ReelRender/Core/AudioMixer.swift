@@ -95,7 +95,10 @@ final class AudioMixer {
     private let catalog: SourceCatalog
     private let opener: any SourceOpener
     private var readers: [ReaderKey: any AudioSourceReader] = [:]
-    /// The readers the current `mix` call has used (the others are closed when it ends).
+    /// Compositions' sound that no segment plays now, shared with the mixers of the compositions inside this one.
+    let sounds: NestedSounds
+    /// The readers the current `mix` call found still needed after it (the others are closed, or given back to
+    /// `sounds`, when it ends).
     private var neededReaders = Set<ReaderKey>()
     private let scratch: SampleBuffers
     /// One track's effected sound, before it is added to the mix.
@@ -104,9 +107,11 @@ final class AudioMixer {
     private var outputEffects: AudioEffectChain?
 
     /// A mixer of `project`'s audio tracks at `sampleRate` Hz into `channels` channels, reading the assets
-    /// `catalog` resolves through `opener`; throws when a segment cannot be placed on the sample grid.
+    /// `catalog` resolves through `opener`; throws when a segment cannot be placed on the sample grid. A mixer
+    /// inside another (a composition's sound) is given the outer one's `sounds`.
     init(project: CompiledProject, catalog: SourceCatalog, opener: any SourceOpener,
-         sampleRate: Int, channels: Int) throws(RenderError) {
+         sampleRate: Int, channels: Int, sounds: NestedSounds = NestedSounds()) throws(RenderError) {
+        self.sounds = sounds
         self.sampleRate = sampleRate
         self.channels = channels
         self.catalog = catalog
@@ -264,7 +269,10 @@ final class AudioMixer {
             let plane = output.planes[c]
             for k in 0..<count { plane[k] = max(-1, min(1, plane[k])) }
         }
-        readers = readers.filter { neededReaders.contains($0.key) }
+        for (key, reader) in readers where !neededReaders.contains(key) {
+            readers[key] = nil
+            if let composition = reader as? CompositionAudioReader { sounds.release(composition) }
+        }
     }
 
     /// The sum of every track (effects and gains applied) over composition samples [start, start + count), unclipped.
@@ -294,8 +302,8 @@ final class AudioMixer {
 
     /// Renders, one after another into `scratch`, the parts of track `t`'s segments over composition samples
     /// [start, start + count), handing each to `use` with its first composition sample and length. `cursor` is the
-    /// walk's place in the track (the plain mix and the track's effects read it apart); the readers the segments use,
-    /// and the next segment's, are marked needed.
+    /// walk's place in the track (the plain mix and the track's effects read it apart); the readers of the segments
+    /// that go on past this call, and the next segment's, are marked needed.
     private func walkSegments(_ t: Int, cursor: WritableKeyPath<TrackPlan, Int>, from start: Int64, count: Int,
                               use: (_ from: Int64, _ count: Int) -> Void) throws(RenderError) {
         let end = start + Int64(count)
@@ -308,7 +316,10 @@ final class AudioMixer {
             let segment = tracks[t].segments[i]
             i += 1
             guard segment.end > segment.first else { continue }
-            neededReaders.insert(segment.readerKey)
+            // A segment that ends inside this call no longer needs its reader after it (unless the track's next
+            // segment reads the same): a composition's mixer goes back to `sounds` in time for a use starting in the
+            // next call.
+            if segment.end > end { neededReaders.insert(segment.readerKey) }
             let from = max(start, segment.first), to = min(end, segment.end)
             try render(segment, from: from, count: Int(to - from))
             use(from, Int(to - from))
@@ -365,7 +376,7 @@ final class AudioMixer {
         let key = segment.readerKey
         if let open = readers[key] { return open }
         var reader = try opener.openAudio(catalog[segment.asset], stream: segment.stream, sampleRate: sampleRate,
-                                          channels: channels, asset: segment.asset)
+                                          channels: channels, asset: segment.asset, sounds: sounds)
         if let mirror = segment.mirror {
             reader = ReversedAudioSource(reader, mirror: mirror, channels: channels, blockLength: sampleRate)
         }

@@ -227,16 +227,24 @@ final class CompositionVideoReader: VideoSourceReader {
 /// parent's sample rate and channels, so sample k of the asset is sample k of the child's mix; silence after its
 /// end.
 final class CompositionAudioReader: AudioSourceReader {
+    let child: NestedComposition
+    let sampleRate: Int
+    let channels: Int
     private let mixer: AudioMixer
     private let buffers: SampleBuffers
     /// Samples in the child: ⌈duration × sampleRate⌉.
     private let sampleCount: Int64
 
-    /// A reader of `child`'s mix at `sampleRate` Hz in `channels`, opening its media through `opener`.
-    init(_ child: NestedComposition, opener: any SourceOpener, sampleRate: Int, channels: Int) throws(RenderError) {
+    /// A reader of `child`'s mix at `sampleRate` Hz in `channels`, opening its media through `opener`; the
+    /// compositions inside it share their sound through `sounds`.
+    init(_ child: NestedComposition, opener: any SourceOpener, sampleRate: Int, channels: Int,
+         sounds: NestedSounds) throws(RenderError) {
         let compiled = child.compiled
+        self.child = child
+        self.sampleRate = sampleRate
+        self.channels = channels
         mixer = try AudioMixer(project: compiled, catalog: SourceCatalog(project: compiled, facts: child.facts),
-                               opener: opener, sampleRate: sampleRate, channels: channels)
+                               opener: opener, sampleRate: sampleRate, channels: channels, sounds: sounds)
         buffers = SampleBuffers(channels: channels, capacity: AudioMixer.maximumChunk)
         do {
             sampleCount = try compiled.duration.count(atRate: Int64(sampleRate), rounding: .up)
@@ -291,11 +299,15 @@ extension SourceOpener {
 
 extension SourceOpener {
     /// A reader of a composition asset's mix or of a file's audio stream, as `entry` (asset `asset`'s) says.
+    /// A composition's reader is an idle one of `sounds` where it holds one (`NestedSounds`).
     func openAudio(_ entry: SourceCatalog.Entry?, stream: Int, sampleRate: Int, channels: Int,
-                   asset: String) throws(RenderError) -> any AudioSourceReader {
+                   asset: String, sounds: NestedSounds) throws(RenderError) -> any AudioSourceReader {
         if case .composition(let child)? = entry?.kind {
             do {
-                return try CompositionAudioReader(child, opener: self, sampleRate: sampleRate, channels: channels)
+                return try sounds.reader(of: child, sampleRate: sampleRate, channels: channels) { () throws(RenderError) in
+                    try CompositionAudioReader(child, opener: self, sampleRate: sampleRate, channels: channels,
+                                               sounds: sounds)
+                }
             } catch {
                 throw RenderError(error.kind, "asset \"\(asset)\": " + error.message)
             }

@@ -70,6 +70,47 @@ final class NestedSharing {
     }
 }
 
+/// The sound of compositions no use plays now, kept by one outermost `AudioMixer` and handed to every mixer below
+/// it (a child's sound is mixed on its parent's thread, so no lock): the next use of the same child (the same
+/// `with`) at the same sample rate and channels takes an idle reader, with its mixer, open decoders and effect
+/// graphs, instead of opening its own. A child's mix is a function of the sample asked for (its mixer moves its
+/// readers, stretches and effect chains wherever it is read from), so a reader used before gives the samples a
+/// new one would. Uses heard at the same time each hold their own. At most 2 idle readers per child and 8 in all.
+final class NestedSounds {
+    private struct Key: Hashable {
+        let child: NestedComposition
+        let sampleRate: Int
+        let channels: Int
+    }
+
+    static let idlePerKey = 2
+    static let idleLimit = 8
+
+    /// Child mixers made so far (tests: 20 uses in turn of one child make as many as one).
+    private(set) var mixersMade = 0
+    private var idle: [(key: Key, reader: CompositionAudioReader)] = []
+
+    /// An idle reader of `child`'s mix at `sampleRate` Hz in `channels`, or one made by `make`.
+    func reader(of child: NestedComposition, sampleRate: Int, channels: Int,
+                make: () throws(RenderError) -> CompositionAudioReader) throws(RenderError) -> CompositionAudioReader {
+        let key = Key(child: child, sampleRate: sampleRate, channels: channels)
+        if let index = idle.lastIndex(where: { $0.key == key }) { return idle.remove(at: index).reader }
+        let made = try make()
+        mixersMade += 1
+        return made
+    }
+
+    /// Keeps `reader`, which its use no longer holds, for the next use; the oldest go beyond the limits.
+    func release(_ reader: CompositionAudioReader) {
+        let key = Key(child: reader.child, sampleRate: reader.sampleRate, channels: reader.channels)
+        if idle.count(where: { $0.key == key }) >= Self.idlePerKey, let oldest = idle.firstIndex(where: { $0.key == key }) {
+            idle.remove(at: oldest)
+        }
+        idle.append((key, reader))
+        if idle.count > Self.idleLimit { idle.removeFirst(idle.count - Self.idleLimit) }
+    }
+}
+
 /// Layer rasters (`LayerPicture`) by what they are drawn from: the text and its style, the shape, the image file
 /// and size, the scale, and where the layer rests on the canvas (its pixel phase). Every core of one render asks
 /// it before rasterising, so a title used by 20 uses of a composition is laid out and drawn once. Holds at most
