@@ -160,6 +160,45 @@ import Testing
         #expect(try losslessPictures(again, "top-again") == pictures)
     }
 
+    /// A composition clip with pictures and sound is written as two stacks of the entry's name, one in the video
+    /// track and one in the audio track (OTIO has no shared compositions); the re-import keeps them as two entries
+    /// (`card`, `card 2`) and renders the same pictures and the same sound.
+    @Test func aCompositionWithPicturesAndSoundComesBackAsTwoEntriesOfTheSameEdit() throws {
+        try OTIO.makeSaw(in: folder)
+        let project = try base.write("both.json", #"""
+            {"reel": 1, "output": {"size": [64, 36], "frameRate": 24, "video": {"crf": 0}, "audio": {"codec": "pcm"}},
+             "assets": {"shotA": {"path": "shotA.mov"}, "saw": {"path": "saw.wav"}, "card": {"composition": "card"}},
+             "compositions": {"card": {"size": [64, 36], "frameRate": 24,
+                 "timeline": {"clips": [{"asset": "shotA", "in": "40f", "duration": "20f", "muted": true}],
+                              "audio": [{"id": "saw", "asset": "saw", "in": "5f"}]}}},
+             "timeline": {"clips": [{"asset": "shotA", "duration": "10f", "muted": true},
+                                    {"asset": "card", "in": "2f", "duration": "15f"},
+                                    {"asset": "shotA", "in": "70f", "duration": "10f", "muted": true}]}}
+            """#)
+        let back = folder.file("both-back.otio").path
+        let exported = try reel(["export-otio", project, "-o", back])
+        #expect(exported.status == 0, "\(exported.stderrText)")
+        let tracks = try #require((try json(back)["tracks"] as? [String: Any])?["children"] as? [[String: Any]])
+        let stacks = tracks.map { track in
+            ((track["children"] as? [[String: Any]]) ?? []).filter { $0["OTIO_SCHEMA"] as? String == "Stack.1" }
+                .map { "\(track["kind"] as? String ?? "?") \($0["name"] as? String ?? "?")" }
+        }
+        #expect(stacks.flatMap { $0 } == ["Video card", "Audio card"], "\(stacks)")
+        let again = folder.file("both-again.json").path
+        let reimported = try reel(["import", back, "-o", again])
+        #expect(reimported.status == 0, "\(reimported.stderrText)")
+        #expect(Set((try json(again)["compositions"] as? [String: Any])?.keys.map { $0 } ?? []) == ["card", "card 2"])
+        func rendered(_ file: String, _ name: String) throws -> (pictures: [String], sound: String) {
+            let movie = try base.render(base.lossless(file, name + "-lossless.json"), name + ".mkv")
+            let sound = try runChecked("ffmpeg", ["-v", "error", "-i", movie.path, "-map", "0:a", "-f", "md5", "-"])
+            return (try base.pictureHashes(movie), String(decoding: sound, as: UTF8.self))
+        }
+        let first = try rendered(project, "both"), second = try rendered(again, "both-again")
+        #expect(first.pictures.count == 35 && first.sound.hasPrefix("MD5="))
+        #expect(second.pictures == first.pictures)
+        #expect(second.sound == first.sound)
+    }
+
     /// A stack in an audio track (kept as an entry whose `timeline.audio` holds its sound, named by a `timeline.audio`
     /// entry): export-otio writes it as a `Stack` of the entry's audio tracks, so the re-import keeps the stack and
     /// its sound (before otio38c the stack held the entry's black picture, and the re-import was refused: "asset
