@@ -1,11 +1,18 @@
 @testable import ReelMedia
 import Testing
 
+#if arch(x86_64)
+private let onX86 = true
+#else
+private let onX86 = false
+#endif
+
 /// reel's own grey scaling for the LUT's chroma (`GreyScaler`) against libswscale's with the same flags: the same
 /// bytes, up from 4:2:0 chroma to the picture's size and back down, on pseudo-random planes and planes of 0 and
-/// 255 only, for even and odd sizes from 1×1 to 1920×1080. `ColorLookup` uses its own scalers only where this
+/// 255 only, for even and odd sizes from 1×1 to 1921×1081. `ColorLookup` uses its own scalers only where this
 /// check passes for the size; otherwise it keeps libswscale's.
-@Suite struct GreyScalerTests {
+@Suite(.enabled(if: onX86, "reel's own scalers are used, and were checked, on x86-64 only"))
+struct GreyScalerTests {
     static let sizes: [(Int, Int)] = [
         (1, 1), (2, 2), (3, 5), (5, 3), (2, 7), (7, 2), (4, 4), (9, 9), (16, 9), (17, 31), (33, 17), (64, 36),
         (65, 37), (100, 3), (127, 71), (128, 72), (320, 240), (321, 241), (322, 181), (640, 360), (853, 479),
@@ -22,6 +29,22 @@ import Testing
                                               seed: seed), "up, \(width)x\(height), seed \(seed)")
             #expect(try ColorLookup.sameBytes(down, ColorLookup.greyContext(from: (width, height), to: chroma),
                                               seed: seed), "down, \(width)x\(height), seed \(seed)")
+        }
+    }
+
+    /// The vector loops give what the one-sample-at-a-time arithmetic gives (on a plane whose steps reach the
+    /// 15-bit intermediates' clipping).
+    @Test(arguments: [(64, 36), (322, 181), (1920, 1080)])
+    func vectorLoopsMatchOneAtATime(width: Int, height: Int) {
+        let chroma = ((width + 1) / 2, (height + 1) / 2)
+        for (from, to) in [(chroma, (width, height)), ((width, height), chroma)] {
+            let scaler = GreyScaler(from: from, to: to)
+            var source = [UInt8](repeating: 0, count: from.0 * from.1)
+            for i in source.indices { source[i] = (i / 5 + i % from.0) % 3 == 0 ? 255 : UInt8(i * 7 & 0xFF) }
+            var fast = [UInt8](repeating: 0, count: to.0 * to.1), slow = fast
+            scaler.scale(source, stride: from.0, into: &fast, stride: to.0)
+            scaler.scale(source, stride: from.0, into: &slow, stride: to.0, simd: false)
+            #expect(fast == slow, "\(from) to \(to)")
         }
     }
 

@@ -211,6 +211,19 @@ final class GreyScaler {
             }
             if size == 4 {
                 let w0 = weight(0), w1 = weight(1), r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
+                @inline(__always) func words(_ x: Int) -> __m128i {
+                    let a = load(r0, x), b = load(r1, x), c = load(r2, x), d = load(r3, x)
+                    let low = _mm_add_epi32(_mm_add_epi32(bias, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w0)),
+                                            _mm_madd_epi16(_mm_unpacklo_epi16(c, d), w1))
+                    let high = _mm_add_epi32(_mm_add_epi32(bias, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w0)),
+                                             _mm_madd_epi16(_mm_unpackhi_epi16(c, d), w1))
+                    return _mm_packs_epi32(_mm_srai_epi32(low, 19), _mm_srai_epi32(high, 19))
+                }
+                while x + 16 <= count {
+                    _mm_storeu_si128(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
+                                     _mm_packus_epi16(words(x), words(x + 8)))
+                    x += 16
+                }
                 while x + 8 <= count {
                     let a = load(r0, x), b = load(r1, x), c = load(r2, x), d = load(r3, x)
                     let low = _mm_add_epi32(_mm_add_epi32(bias, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w0)),
@@ -224,6 +237,24 @@ final class GreyScaler {
                 let w0 = weight(0), w1 = weight(1), w2 = weight(2), w3 = weight(3)
                 let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3), r4 = row(4), r5 = row(5), r6 = row(6)
                 let r7 = row(7)
+                @inline(__always) func words(_ x: Int) -> __m128i {
+                    var low = bias, high = bias
+                    @inline(__always) func add(_ ra: UnsafeRawPointer, _ rb: UnsafeRawPointer, _ w: __m128i) {
+                        let a = load(ra, x), b = load(rb, x)
+                        low = _mm_add_epi32(low, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w))
+                        high = _mm_add_epi32(high, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w))
+                    }
+                    add(r0, r1, w0)
+                    add(r2, r3, w1)
+                    add(r4, r5, w2)
+                    add(r6, r7, w3)
+                    return _mm_packs_epi32(_mm_srai_epi32(low, 19), _mm_srai_epi32(high, 19))
+                }
+                while x + 16 <= count {
+                    _mm_storeu_si128(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
+                                     _mm_packus_epi16(words(x), words(x + 8)))
+                    x += 16
+                }
                 while x + 8 <= count {
                     var low = bias, high = bias
                     @inline(__always) func add(_ ra: UnsafeRawPointer, _ rb: UnsafeRawPointer, _ w: __m128i) {
