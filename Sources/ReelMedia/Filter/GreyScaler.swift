@@ -15,7 +15,9 @@ import _Builtin_intrinsics.intel
 /// vertical filter over those rows (64 << 12 plus the sum of sample × 12-bit coefficient, shifted right by 19,
 /// clipped to 0…255; with one tap, (sample + 64) >> 7, clipped). Use one from one thread.
 final class GreyScaler {
+    /// The source picture's and the result's sizes, in samples.
     let sourceWidth: Int, sourceHeight: Int, width: Int, height: Int
+    /// libswscale's filters for this scale: across each row, then down the columns.
     let horizontal: ScaleFilter, vertical: ScaleFilter
     /// The outputs of each row filtered 8 or 16 at a time (the rest one by one).
     private let fastColumns: Range<Int>
@@ -26,6 +28,8 @@ final class GreyScaler {
     /// The rows of one output row's vertical taps.
     private let taps: UnsafeMutablePointer<UnsafePointer<Int16>>
 
+    /// How the middle of each row is filtered: 2× up (`double`: two phases), 2× down (`half`: one phase), or one
+    /// output at a time throughout (`none`).
     enum FastKind { case none, double, half }
 
     init(from source: (width: Int, height: Int), to target: (width: Int, height: Int)) {
@@ -207,7 +211,7 @@ final class GreyScaler {
                                  _mm_packus_epi16(words, words))
             }
             @inline(__always) func load(_ row: UnsafeRawPointer, _ x: Int) -> __m128i {
-                _mm_loadu_si128((row + 2 * x).assumingMemoryBound(to: __m128i.self))
+                _mm_loadu_si128((row + x &<< 1).assumingMemoryBound(to: __m128i.self))
             }
             if size == 4 {
                 let w0 = weight(0), w1 = weight(1), r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
@@ -219,19 +223,19 @@ final class GreyScaler {
                                              _mm_madd_epi16(_mm_unpackhi_epi16(c, d), w1))
                     return _mm_packs_epi32(_mm_srai_epi32(low, 19), _mm_srai_epi32(high, 19))
                 }
-                while x + 16 <= count {
+                while x &+ 16 <= count {
                     _mm_storeu_si128(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
-                                     _mm_packus_epi16(words(x), words(x + 8)))
-                    x += 16
+                                     _mm_packus_epi16(words(x), words(x &+ 8)))
+                    x &+= 16
                 }
-                while x + 8 <= count {
+                while x &+ 8 <= count {
                     let a = load(r0, x), b = load(r1, x), c = load(r2, x), d = load(r3, x)
                     let low = _mm_add_epi32(_mm_add_epi32(bias, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w0)),
                                             _mm_madd_epi16(_mm_unpacklo_epi16(c, d), w1))
                     let high = _mm_add_epi32(_mm_add_epi32(bias, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w0)),
                                              _mm_madd_epi16(_mm_unpackhi_epi16(c, d), w1))
                     store(low, high, x)
-                    x += 8
+                    x &+= 8
                 }
             } else if size == 8 {
                 let w0 = weight(0), w1 = weight(1), w2 = weight(2), w3 = weight(3)
@@ -250,12 +254,12 @@ final class GreyScaler {
                     add(r6, r7, w3)
                     return _mm_packs_epi32(_mm_srai_epi32(low, 19), _mm_srai_epi32(high, 19))
                 }
-                while x + 16 <= count {
+                while x &+ 16 <= count {
                     _mm_storeu_si128(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
-                                     _mm_packus_epi16(words(x), words(x + 8)))
-                    x += 16
+                                     _mm_packus_epi16(words(x), words(x &+ 8)))
+                    x &+= 16
                 }
-                while x + 8 <= count {
+                while x &+ 8 <= count {
                     var low = bias, high = bias
                     @inline(__always) func add(_ ra: UnsafeRawPointer, _ rb: UnsafeRawPointer, _ w: __m128i) {
                         let a = load(ra, x), b = load(rb, x)
@@ -267,11 +271,11 @@ final class GreyScaler {
                     add(r4, r5, w2)
                     add(r6, r7, w3)
                     store(low, high, x)
-                    x += 8
+                    x &+= 8
                 }
             } else {
                 let pairs = (size + 1) / 2
-                while x + 8 <= count {
+                while x &+ 8 <= count {
                     var low = bias, high = bias
                     for p in 0..<pairs {
                         let a = load(row(2 * p), x), b = load(row(2 * p + 1), x), w = weight(p)
@@ -279,7 +283,7 @@ final class GreyScaler {
                         high = _mm_add_epi32(high, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w))
                     }
                     store(low, high, x)
-                    x += 8
+                    x &+= 8
                 }
             }
         }
@@ -308,7 +312,7 @@ final class GreyScaler {
         let base = position - range.lowerBound / 2
         var x = range.lowerBound
         while x < range.upperBound {
-            let k = base + x / 2
+            let k = base &+ x &>> 1
             func samples(_ m: Int) -> __m128i {
                 _mm_unpacklo_epi8(_mm_loadl_epi64(UnsafeRawPointer(source + k + m).assumingMemoryBound(to: __m128i.self)),
                                   zero)
@@ -329,7 +333,7 @@ final class GreyScaler {
             let target = UnsafeMutableRawPointer(out + x)
             _mm_storeu_si128(target.assumingMemoryBound(to: __m128i.self), _mm_unpacklo_epi16(evens, odds))
             _mm_storeu_si128((target + 16).assumingMemoryBound(to: __m128i.self), _mm_unpackhi_epi16(evens, odds))
-            x += 16
+            x &+= 16
         }
     }
 
@@ -354,7 +358,7 @@ final class GreyScaler {
             let high = _mm_add_epi32(_mm_add_epi32(a.1, b.1), _mm_add_epi32(c.1, d.1))
             _mm_storeu_si128(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
                              _mm_packs_epi32(_mm_srai_epi32(low, 7), _mm_srai_epi32(high, 7)))
-            x += 8
+            x &+= 8
             from += 16
         }
     }
