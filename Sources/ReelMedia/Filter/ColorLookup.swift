@@ -84,9 +84,10 @@ public struct ThreeDLUT: Sendable {
 /// Each entry is the LUT's result for one Y′CbCr triple: the triple converted to 8-bit R′G′B′ (rounded, clipped),
 /// `lut3d`'s tetrahedral interpolation there (`ThreeDLUT.apply`), and that colour converted back to Y′CbCr
 /// (rounded). An entry is made when a pixel first needs it and kept for the render; entries are stored in bricks of
-/// 4×4×4 neighbouring values. The chroma is resampled by libswscale itself, with the filters and flags of the
-/// conversions it replaces (`scaleFlags`): up to 4:4:4, where every pixel looks up its own entry, and back down
-/// to 4:2:0. Only the R′G′B′ conversions and `lut3d` are replaced, so the results stay within a code value of
+/// 4×4×4 neighbouring values. The chroma is resampled as libswscale resamples it, with the filters and flags of
+/// the conversions it replaces (`scaleFlags`): up to 4:4:4, where every pixel looks up its own entry, and back down
+/// to 4:2:0; by reel's own scalers (`GreyScaler`) where they give libswscale's bytes, by libswscale itself
+/// otherwise. Only the R′G′B′ conversions and `lut3d` are replaced, so the results stay within a code value of
 /// theirs nearly everywhere, at sharp colour edges too (LUTTableTests bounds the difference). Use one from one
 /// thread.
 public final class ColorLookup {
@@ -181,6 +182,12 @@ public final class ColorLookup {
     /// filters, positions and arithmetic as its yuv420p ↔ yuv444p conversions give the chroma (its luma and chroma
     /// paths share them when the ranges agree), without passing the luma through the scaler.
     private var chromaUp: ScaleContext?
+    /// The same scales done by reel (`GreyScaler`), where they gave libswscale's bytes on this size's test planes.
+    private var ownScalers: (upCb: GreyScaler, upCr: GreyScaler, downCb: GreyScaler, downCr: GreyScaler)?
+    /// Whether reel's own scalers may replace libswscale's (tests turn it off to compare).
+    var ownScaling = true
+    /// Whether the last picture's chroma went through reel's own scalers.
+    var usedOwnScaling: Bool { ownScalers != nil }
     private var chromaDown: ScaleContext?
     private var scaledSize = (width: 0, height: 0)
     /// The two 4:4:4 chroma planes (Cb, then Cr, `fullStride` apart per row, `fullPlane` apart), kept between
@@ -194,10 +201,12 @@ public final class ColorLookup {
     /// A new picture: `picture` (yuv420p or yuva420p, alpha kept) through the LUT, then luma through `lumaMap`
     /// and chroma through `chromaMap` (256 entries each; nil for none). Other formats throw `.unsupported`.
     ///
-    /// The chroma planes go up to 4:4:4 (libswscale, grey pictures), every pixel replaces its Y′, Cb and Cr with
-    /// its entry (the Y′ written into the result, the chroma in place), and the chroma planes come back down
-    /// into the result (libswscale). The bytes are those of converting the whole picture to yuv444p and back with
-    /// `scaleFlags` around the look-ups, at a fraction of the cost.
+    /// The chroma planes go up to 4:4:4 (grey pictures), every pixel replaces its Y′, Cb and Cr with its entry
+    /// (the Y′ written into the result, the chroma in place), and the chroma planes come back down into the result.
+    /// The bytes are those of converting the whole picture to yuv444p and back with `scaleFlags` around the
+    /// look-ups, at a fraction of the cost. With reel's own scalers each 4:4:4 chroma row is made just before the
+    /// table's pass reads it and taken back down just after (no 4:4:4 plane); libswscale's scale whole planes
+    /// before and after the pass.
     public func applied(to picture: VideoFrame, lumaMap: [UInt8]? = nil, chromaMap: [UInt8]? = nil)
         throws(MediaError) -> VideoFrame {
         guard picture.format == .yuv420p || picture.format == .yuva420p else {
@@ -206,12 +215,19 @@ public final class ColorLookup {
         let width = picture.width, height = picture.height
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         let (up, down, full) = try chromaScalers(width: width, height: height)
+        let own = ownScalers
         let result = try resultFrame(like: picture)
         let fullCb = full, fullCr = full + fullPlane
-        for plane in 1...2 {
-            try Self.scale(up, from: picture.plane(plane), stride: picture.stride(plane), height: chromaHeight,
-                           into: plane == 1 ? fullCb : fullCr, stride: fullStride)
+        if own == nil {
+            for plane in 1...2 {
+                try Self.scale(up, from: picture.plane(plane), stride: picture.stride(plane), height: chromaHeight,
+                               into: plane == 1 ? fullCb : fullCr, stride: fullStride)
+            }
         }
+        let cbIn = picture.plane(1), cbInStride = picture.stride(1), crIn = picture.plane(2)
+        let crInStride = picture.stride(2)
+        let cbOut = result.plane(1), cbOutStride = result.stride(1), crOut = result.plane(2)
+        let crOutStride = result.stride(2)
         let lumaIn = picture.plane(0), lumaInStride = picture.stride(0)
         let lumaOut = result.plane(0), lumaOutStride = result.stride(0)
         let table = table, fullStride = fullStride
@@ -219,7 +235,14 @@ public final class ColorLookup {
             guard let lumaMap = lumaMap.baseAddress else { return }
             for row in 0..<height {
                 let ys = lumaIn + row &* lumaInStride, out = lumaOut + row &* lumaOutStride
-                let cbs = fullCb + row &* fullStride, crs = fullCr + row &* fullStride
+                // reel's own scalers make each 4:4:4 chroma row just before it is needed, into the planes' first
+                // rows, and take it back down right after; libswscale's made whole planes before the pass.
+                let cbs = own == nil ? fullCb + row &* fullStride : fullCb
+                let crs = own == nil ? fullCr + row &* fullStride : fullCr
+                if let own {
+                    own.upCb.row(row, of: cbIn, stride: cbInStride, into: cbs)
+                    own.upCr.row(row, of: crIn, stride: crInStride, into: crs)
+                }
                 // Neighbouring pixels often share their colour: the last one's entry is reused without a look-up,
                 // for 8 pixels at once where all 8 have it (most of a picture with flat areas).
                 var last = UInt32.max, entry: UInt32 = 0
@@ -257,11 +280,17 @@ public final class ColorLookup {
                     pixel(x)
                     x &+= 1
                 }
+                if let own {
+                    own.downCb.take(cbs, into: cbOut, stride: cbOutStride)
+                    own.downCr.take(crs, into: crOut, stride: crOutStride)
+                }
             }
         }
-        for plane in 1...2 {
-            try Self.scale(down, from: plane == 1 ? fullCb : fullCr, stride: fullStride, height: height,
-                           into: result.plane(plane), stride: result.stride(plane))
+        if own == nil {
+            for plane in 1...2 {
+                try Self.scale(down, from: plane == 1 ? fullCb : fullCr, stride: fullStride, height: height,
+                               into: result.plane(plane), stride: result.stride(plane))
+            }
         }
         if let chromaMap {
             // eq works on the 4:2:0 chroma the conversion back gives.
@@ -282,17 +311,21 @@ public final class ColorLookup {
     private func chromaScalers(width: Int, height: Int) throws(MediaError)
         -> (up: ScaleContext, down: ScaleContext, full: UnsafeMutablePointer<UInt8>) {
         if let chromaUp, let chromaDown, let full, scaledSize == (width, height) { return (chromaUp, chromaDown, full) }
-        let chromaWidth = Int32((width + 1) / 2), chromaHeight = Int32((height + 1) / 2)
-        func context(_ fromWidth: Int32, _ fromHeight: Int32, _ toWidth: Int32, _ toHeight: Int32) throws(MediaError)
-            -> ScaleContext {
-            guard let made = sws_getContext(fromWidth, fromHeight, AV_PIX_FMT_GRAY8, toWidth, toHeight,
-                                            AV_PIX_FMT_GRAY8, Self.scaleFlagBits, nil, nil, nil) else {
-                throw MediaError(.internal, "cannot scale the chroma of a \(width)x\(height) picture")
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        let up = try Self.greyContext(from: (chromaWidth, chromaHeight), to: (width, height))
+        let down = try Self.greyContext(from: (width, height), to: (chromaWidth, chromaHeight))
+        ownScalers = nil
+        #if arch(x86_64)
+        if ownScaling {
+            let ownUp = GreyScaler(from: (chromaWidth, chromaHeight), to: (width, height))
+            let ownDown = GreyScaler(from: (width, height), to: (chromaWidth, chromaHeight))
+            if try Self.sameBytes(ownUp, up), try Self.sameBytes(ownDown, down) {
+                // One of each per chroma plane: a scaler keeps its plane's rows between calls.
+                ownScalers = (ownUp, GreyScaler(from: (chromaWidth, chromaHeight), to: (width, height)), ownDown,
+                              GreyScaler(from: (width, height), to: (chromaWidth, chromaHeight)))
             }
-            return ScaleContext(made: made)
         }
-        let up = try context(chromaWidth, chromaHeight, Int32(width), Int32(height))
-        let down = try context(Int32(width), Int32(height), chromaWidth, chromaHeight)
+        #endif
         self.full?.deallocate()
         // Rows padded for libswscale's vector code, which may read and write a little past a row's end.
         fullStride = (width + 63) & ~63
@@ -303,8 +336,56 @@ public final class ColorLookup {
         return (up, down, full)
     }
 
+    /// A libswscale context scaling grey pictures with `scaleFlags` (or `bilinear`'s flags, for tests).
+    static func greyContext(from source: (width: Int, height: Int), to target: (width: Int, height: Int),
+                            bilinear: Bool = false) throws(MediaError) -> ScaleContext {
+        guard let made = sws_getContext(Int32(source.width), Int32(source.height), AV_PIX_FMT_GRAY8,
+                                        Int32(target.width), Int32(target.height), AV_PIX_FMT_GRAY8,
+                                        bilinear ? SWS_BILINEAR : scaleFlagBits, nil, nil, nil) else {
+            throw MediaError(.internal, "cannot scale a \(source.width)x\(source.height) grey picture")
+        }
+        return ScaleContext(made: made)
+    }
+
+    /// Whether `own` gives `context`'s bytes on two test planes of its source size: pseudo-random samples, and
+    /// samples of 0 and 255 only (blocks of every width from 1 to 7, the extremes at every edge), which reach the
+    /// clipping of both passes.
+    static func sameBytes(_ own: GreyScaler, _ context: ScaleContext, seed: UInt32 = 0x2545_F491) throws(MediaError)
+        -> Bool {
+        let width = own.sourceWidth, height = own.sourceHeight
+        // Rows padded for libswscale's vector code, which may read and write a little past a row's end.
+        let stride = (width + 63) & ~63, targetStride = (own.width + 63) & ~63
+        let source = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * height + 256)
+        let ours = UnsafeMutablePointer<UInt8>.allocate(capacity: targetStride * own.height + 256)
+        let theirs = UnsafeMutablePointer<UInt8>.allocate(capacity: targetStride * own.height + 256)
+        defer {
+            source.deallocate()
+            ours.deallocate()
+            theirs.deallocate()
+        }
+        source.initialize(repeating: 0, count: stride * height + 256)
+        var state = seed
+        for pattern in 0..<2 {
+            for y in 0..<height {
+                for x in 0..<width {
+                    state = state &* 1_103_515_245 &+ 12345
+                    source[y * stride + x] = pattern == 0 ? UInt8(truncatingIfNeeded: state >> 16)
+                        : (x / (1 + y % 7) + y / 3) % 2 == 0 ? 255 : 0
+                }
+            }
+            ours.initialize(repeating: 0, count: targetStride * own.height + 256)
+            theirs.initialize(repeating: 0, count: targetStride * own.height + 256)
+            own.scale(source, stride: stride, into: ours, stride: targetStride)
+            try scale(context, from: source, stride: stride, height: height, into: theirs, stride: targetStride)
+            for y in 0..<own.height where memcmp(ours + y * targetStride, theirs + y * targetStride, own.width) != 0 {
+                return false
+            }
+        }
+        return true
+    }
+
     /// Scales one grey plane with `context` (all `height` rows of the source).
-    private static func scale(_ context: ScaleContext, from source: UnsafeMutablePointer<UInt8>, stride: Int,
+    static func scale(_ context: ScaleContext, from source: UnsafeMutablePointer<UInt8>, stride: Int,
                               height: Int, into target: UnsafeMutablePointer<UInt8>, stride targetStride: Int)
         throws(MediaError) {
         var sources: (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) =
