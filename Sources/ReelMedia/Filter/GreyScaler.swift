@@ -205,10 +205,19 @@ final class GreyScaler {
             }
             @inline(__always) func row(_ j: Int) -> UnsafeRawPointer { UnsafeRawPointer(taps[min(j, size - 1)]) }
             let bias = _mm_set1_epi32(64 << 12)
-            @inline(__always) func store(_ low: __m128i, _ high: __m128i, _ x: Int) {
-                let words = _mm_packs_epi32(_mm_srai_epi32(low, 19), _mm_srai_epi32(high, 19))
+            /// Eight sums shifted down to 16-bit words (saturated), as yuv2planeX_8 shifts them.
+            @inline(__always) func packed(_ low: __m128i, _ high: __m128i) -> __m128i {
+                _mm_packs_epi32(_mm_srai_epi32(low, 19), _mm_srai_epi32(high, 19))
+            }
+            /// Stores outputs x …< x + 8 from their words, clipped to 0…255.
+            @inline(__always) func store(_ words: __m128i, _ x: Int) {
                 _mm_storel_epi64(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
                                  _mm_packus_epi16(words, words))
+            }
+            /// Stores outputs x …< x + 16 from the words of their two halves.
+            @inline(__always) func store(_ first: __m128i, _ second: __m128i, at x: Int) {
+                _mm_storeu_si128(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
+                                 _mm_packus_epi16(first, second))
             }
             @inline(__always) func load(_ row: UnsafeRawPointer, _ x: Int) -> __m128i {
                 _mm_loadu_si128((row + x &<< 1).assumingMemoryBound(to: __m128i.self))
@@ -221,20 +230,14 @@ final class GreyScaler {
                                             _mm_madd_epi16(_mm_unpacklo_epi16(c, d), w1))
                     let high = _mm_add_epi32(_mm_add_epi32(bias, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w0)),
                                              _mm_madd_epi16(_mm_unpackhi_epi16(c, d), w1))
-                    return _mm_packs_epi32(_mm_srai_epi32(low, 19), _mm_srai_epi32(high, 19))
+                    return packed(low, high)
                 }
                 while x &+ 16 <= count {
-                    _mm_storeu_si128(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
-                                     _mm_packus_epi16(words(x), words(x &+ 8)))
+                    store(words(x), words(x &+ 8), at: x)
                     x &+= 16
                 }
                 while x &+ 8 <= count {
-                    let a = load(r0, x), b = load(r1, x), c = load(r2, x), d = load(r3, x)
-                    let low = _mm_add_epi32(_mm_add_epi32(bias, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w0)),
-                                            _mm_madd_epi16(_mm_unpacklo_epi16(c, d), w1))
-                    let high = _mm_add_epi32(_mm_add_epi32(bias, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w0)),
-                                             _mm_madd_epi16(_mm_unpackhi_epi16(c, d), w1))
-                    store(low, high, x)
+                    store(words(x), x)
                     x &+= 8
                 }
             } else if size == 8 {
@@ -252,25 +255,14 @@ final class GreyScaler {
                     add(r2, r3, w1)
                     add(r4, r5, w2)
                     add(r6, r7, w3)
-                    return _mm_packs_epi32(_mm_srai_epi32(low, 19), _mm_srai_epi32(high, 19))
+                    return packed(low, high)
                 }
                 while x &+ 16 <= count {
-                    _mm_storeu_si128(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
-                                     _mm_packus_epi16(words(x), words(x &+ 8)))
+                    store(words(x), words(x &+ 8), at: x)
                     x &+= 16
                 }
                 while x &+ 8 <= count {
-                    var low = bias, high = bias
-                    @inline(__always) func add(_ ra: UnsafeRawPointer, _ rb: UnsafeRawPointer, _ w: __m128i) {
-                        let a = load(ra, x), b = load(rb, x)
-                        low = _mm_add_epi32(low, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w))
-                        high = _mm_add_epi32(high, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w))
-                    }
-                    add(r0, r1, w0)
-                    add(r2, r3, w1)
-                    add(r4, r5, w2)
-                    add(r6, r7, w3)
-                    store(low, high, x)
+                    store(words(x), x)
                     x &+= 8
                 }
             } else {
@@ -282,7 +274,7 @@ final class GreyScaler {
                         low = _mm_add_epi32(low, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w))
                         high = _mm_add_epi32(high, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w))
                     }
-                    store(low, high, x)
+                    store(packed(low, high), x)
                     x &+= 8
                 }
             }
