@@ -214,10 +214,17 @@ final class GreyScaler {
                 _mm_storel_epi64(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
                                  _mm_packus_epi16(words, words))
             }
-            /// Stores outputs x …< x + 16 from the words of their two halves.
-            @inline(__always) func store(_ first: __m128i, _ second: __m128i, at x: Int) {
-                _mm_storeu_si128(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
-                                 _mm_packus_epi16(first, second))
+            /// Stores the outputs from x on, 16 then 8 at a time, from `words` of eight outputs.
+            @inline(__always) func stores(_ words: (Int) -> __m128i) {
+                while x &+ 16 <= count {
+                    _mm_storeu_si128(UnsafeMutableRawPointer(out + x).assumingMemoryBound(to: __m128i.self),
+                                     _mm_packus_epi16(words(x), words(x &+ 8)))
+                    x &+= 16
+                }
+                while x &+ 8 <= count {
+                    store(words(x), x)
+                    x &+= 8
+                }
             }
             @inline(__always) func load(_ row: UnsafeRawPointer, _ x: Int) -> __m128i {
                 _mm_loadu_si128((row + x &<< 1).assumingMemoryBound(to: __m128i.self))
@@ -232,14 +239,7 @@ final class GreyScaler {
                                              _mm_madd_epi16(_mm_unpackhi_epi16(c, d), w1))
                     return packed(low, high)
                 }
-                while x &+ 16 <= count {
-                    store(words(x), words(x &+ 8), at: x)
-                    x &+= 16
-                }
-                while x &+ 8 <= count {
-                    store(words(x), x)
-                    x &+= 8
-                }
+                stores(words)
             } else if size == 8 {
                 let w0 = weight(0), w1 = weight(1), w2 = weight(2), w3 = weight(3)
                 let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3), r4 = row(4), r5 = row(5), r6 = row(6)
@@ -257,14 +257,7 @@ final class GreyScaler {
                     add(r6, r7, w3)
                     return packed(low, high)
                 }
-                while x &+ 16 <= count {
-                    store(words(x), words(x &+ 8), at: x)
-                    x &+= 16
-                }
-                while x &+ 8 <= count {
-                    store(words(x), x)
-                    x &+= 8
-                }
+                stores(words)
             } else {
                 let pairs = (size + 1) / 2
                 while x &+ 8 <= count {
