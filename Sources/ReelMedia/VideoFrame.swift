@@ -118,6 +118,9 @@ public final class VideoFrame {
         return withUnsafeBytes(of: avFrame.pointee.linesize) { Int($0.load(fromByteOffset: i * 4, as: Int32.self)) }
     }
 
+    /// Whether no other frame (an encoder's reference, a decoder's pool) shares the pixels.
+    public var isWritable: Bool { av_frame_is_writable(avFrame) != 0 }
+
     /// Ensures the pixels are not shared with any other frame (an encoder or decoder pool), copying if needed.
     public func makeWritable() throws(MediaError) {
         try check(av_frame_make_writable(avFrame), .internal, "cannot make a frame writable",

@@ -108,6 +108,12 @@ final class LayerRenderer {
     private var scaled: [Int: Scaled] = [:]
     private var chromaMasks: [Int: ChromaMask] = [:]
     private var requestNumber = 0
+    /// Canvases this renderer finished, kept so that a later request draws into pages already in memory rather than
+    /// a new allocation the kernel must fault in and clear (about as costly as filling it); one is taken again only
+    /// when nothing else holds it.
+    private var canvases: [VideoFrame] = []
+    /// Canvases kept at most: the encoder's queue and the compositor's pipeline hold the last few.
+    private static let keptCanvases = 4
     /// The hidden fraction of each track matte drawn for the current request (a layer's picture and its backdrop
     /// share one), by the matte's identity.
     private var mattes: [ObjectIdentifier: MatteHide] = [:]
@@ -141,7 +147,7 @@ final class LayerRenderer {
         }
         if isCancelled() { return nil }
 
-        let canvas = try VideoFrame(width: width, height: height, format: .yuv420p)
+        let canvas = try freshCanvas(width: width, height: height)
         let first = fastPaths ? plans.lastIndex(where: \.coversCanvas) : nil
         if first == nil {
             let background = YUVColor(request.background)
@@ -170,6 +176,19 @@ final class LayerRenderer {
         }
         mattes.removeAll()
         return SharedFrame(canvas)
+    }
+
+    /// A yuv420p canvas to draw a whole request into: a kept one that nobody else holds (no `SharedFrame` made of it,
+    /// no encoder's reference) when there is one, else a new one, kept from now on in place of the oldest.
+    private func freshCanvas(width: Int, height: Int) throws(MediaError) -> VideoFrame {
+        for index in canvases.indices where isKnownUniquelyReferenced(&canvases[index]) {
+            let kept = canvases[index]
+            if kept.width == width, kept.height == height, kept.isWritable { return kept }
+        }
+        let made = try VideoFrame(width: width, height: height, format: .yuv420p)
+        if canvases.count >= Self.keptCanvases { canvases.removeFirst() }
+        canvases.append(made)
+        return made
     }
 
     /// The canvas rows (even bounds) that a layer above `plans[index]` overwrites across the whole canvas width —

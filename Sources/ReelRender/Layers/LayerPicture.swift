@@ -31,80 +31,93 @@ final class LayerPicture: @unchecked Sendable {
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         let margin = Self.margin
         anchor = LayerPoint(x: raster.anchor.x + Double(margin), y: raster.anchor.y + Double(margin))
-        var luma = [UInt8](repeating: 0, count: width * height)
-        var alpha = luma
-        // Per pixel premultiplied Cb·α and Cr·α in 1/255 units (kept wide for the 2×2 average).
-        var cbFull = [Int32](repeating: 0, count: width * height), crFull = cbFull
-        let count = width * height
-        raster.pixels.withUnsafeBytes { bytes in
-            luma.withUnsafeMutableBufferPointer { luma in
-                alpha.withUnsafeMutableBufferPointer { alpha in
-                    cbFull.withUnsafeMutableBufferPointer { cbFull in
-                        crFull.withUnsafeMutableBufferPointer { crFull in
-                            // Text rasters are mostly runs of one value (clear space, a background box, the inside of
-                            // glyphs): a pixel equal to the one before takes its results, the same numbers again.
-                            var previous: UInt32?
-                            var last: (luma: UInt8, cb: Int32, cr: Int32) = (0, 0, 0)
-                            for index in 0..<count {
-                                let word = bytes.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
-                                alpha[index] = bytes[index * 4 + 3]
-                                if word != previous {
-                                    let r = Double(bytes[index * 4]), g = Double(bytes[index * 4 + 1])
-                                    let b = Double(bytes[index * 4 + 2]), a = Double(bytes[index * 4 + 3])
-                                    // Components are premultiplied in 0…255; the offsets scale with α too.
-                                    let excursions = ColorMatrix.bt709.limitedRange(red: r, green: g, blue: b)
-                                    last = (UInt8(max(0, min(255, (16 * a + excursions.luma) / 255).rounded())),
-                                            Int32((128 * a + excursions.cb).rounded()),
-                                            Int32((128 * a + excursions.cr).rounded()))
-                                    previous = word
-                                }
-                                luma[index] = last.luma
-                                cbFull[index] = last.cb
-                                crFull[index] = last.cr
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        var cb = [UInt8](repeating: 0, count: chromaWidth * chromaHeight)
-        var cr = cb
-        cbFull.withUnsafeBufferPointer { cbFull in
-            crFull.withUnsafeBufferPointer { crFull in
-                for y in 0..<chromaHeight {
-                    for x in 0..<chromaWidth {
-                        var sumCb: Int32 = 0, sumCr: Int32 = 0
-                        // The 2×2 block; outside the raster is transparent.
-                        for py in (2 * y)..<min(2 * y + 2, height) {
-                            for px in (2 * x)..<min(2 * x + 2, width) {
-                                let index = py * width + px
-                                sumCb += cbFull[index]
-                                sumCr += crFull[index]
-                            }
-                        }
-                        let index = y * chromaWidth + x
-                        cb[index] = UInt8(max(0, min(255, (Int(sumCb) + 2 * 255) / (4 * 255))))
-                        cr[index] = UInt8(max(0, min(255, (Int(sumCr) + 2 * 255) / (4 * 255))))
-                    }
-                }
-            }
-        }
         let framed = try VideoFrame(width: 2 * chromaWidth + 2 * margin, height: 2 * chromaHeight + 2 * margin,
                                     format: .yuva420p)
-        for (plane, values, columns, rows) in [(0, luma, width, height), (3, alpha, width, height),
-                                               (1, cb, chromaWidth, chromaHeight), (2, cr, chromaWidth, chromaHeight)] {
-            let inset = plane == 1 || plane == 2 ? margin / 2 : margin
-            let allRows = plane == 1 || plane == 2 ? chromaHeight + margin : framed.height
-            let base = framed.plane(plane), stride = framed.stride(plane)
-            for row in 0..<allRows { (base + row * stride).update(repeating: 0, count: stride) }
-            values.withUnsafeBufferPointer { values in
-                guard let values = values.baseAddress else { return }
-                PlaneOps.copy(from: values, sourceStride: columns, to: base + inset * stride + inset, targetStride: stride,
-                              width: columns, height: rows)
+        for plane in 0..<4 {
+            let rows = plane == 1 || plane == 2 ? framed.height / 2 : framed.height
+            framed.plane(plane).update(repeating: 0, count: rows * framed.stride(plane))
+        }
+        let lumaStride = framed.stride(0), alphaStride = framed.stride(3), chromaStride = framed.stride(1)
+        let luma = framed.plane(0) + margin * lumaStride + margin
+        let alpha = framed.plane(3) + margin * alphaStride + margin
+        let cb = framed.plane(1) + margin / 2 * chromaStride + margin / 2
+        let crStride = framed.stride(2)
+        let cr = framed.plane(2) + margin / 2 * crStride + margin / 2
+        // Per chroma sample of the row pair being read, the sums of premultiplied Cb·α and Cr·α in 1/255 units
+        // over the (up to four) pixels it covers; outside the raster is transparent.
+        var cbSums = [Int32](repeating: 0, count: chromaWidth), crSums = cbSums
+        var converted = PremultipliedToYUV()
+        raster.pixels.withUnsafeBytes { bytes in
+            cbSums.withUnsafeMutableBufferPointer { cbSums in
+                crSums.withUnsafeMutableBufferPointer { crSums in
+                    // A pixel equal to the one before takes its sample again (runs of clear space, box, glyph).
+                    var previous: UInt32 = 0
+                    var sample: PremultipliedToYUV.Sample = (0, 0, 0)
+                    for y in 0..<height {
+                        let lumaRow = luma + y * lumaStride, alphaRow = alpha + y * alphaStride
+                        let pixels = y * width * 4
+                        for x in 0..<width {
+                            let word = bytes.loadUnaligned(fromByteOffset: pixels + x * 4, as: UInt32.self)
+                            if word != previous {
+                                sample = converted[word]
+                                previous = word
+                            }
+                            lumaRow[x] = sample.luma
+                            alphaRow[x] = UInt8(truncatingIfNeeded: word >> 24)
+                            cbSums[x >> 1] &+= sample.cb
+                            crSums[x >> 1] &+= sample.cr
+                        }
+                        guard y % 2 == 1 || y == height - 1 else { continue }
+                        let cbRow = cb + y / 2 * chromaStride, crRow = cr + y / 2 * crStride
+                        for x in 0..<chromaWidth {
+                            cbRow[x] = Self.average(cbSums[x])
+                            crRow[x] = Self.average(crSums[x])
+                            cbSums[x] = 0
+                            crSums[x] = 0
+                        }
+                    }
+                }
             }
         }
         frame = SharedFrame(framed)
         chromaAlpha = ChromaAlpha(of: framed)
+    }
+
+    /// A chroma sample from the sum of the premultiplied values (1/255 units) of the four pixels it covers.
+    private static func average(_ sum: Int32) -> UInt8 {
+        UInt8(max(0, min(255, (Int(sum) + 2 * 255) / (4 * 255))))
+    }
+}
+
+/// Premultiplied R′G′B′A pixels (R, G, B, A bytes read as one little-endian word) to reel's premultiplied Y′ and
+/// Cb·α, Cr·α in 1/255 units, each distinct pixel computed once: text rasters are mostly runs of one value (clear
+/// space, a background box, the inside of glyphs) and their edges repeat a few hundred values of coverage.
+private struct PremultipliedToYUV {
+    typealias Sample = (luma: UInt8, cb: Int32, cr: Int32)
+    private static let slots = 1024
+    // Every slot starts as the transparent pixel 0, whose sample is (0, 0, 0).
+    private var words = [UInt32](repeating: 0, count: slots)
+    private var samples = [Sample](repeating: (0, 0, 0), count: slots)
+
+    subscript(word: UInt32) -> Sample {
+        mutating get {
+            let slot = Int(truncatingIfNeeded: (word &* 0x9E37_79B1) >> 22)
+            if words[slot] == word { return samples[slot] }
+            let sample = Self.convert(word)
+            words[slot] = word
+            samples[slot] = sample
+            return sample
+        }
+    }
+
+    private static func convert(_ word: UInt32) -> Sample {
+        let r = Double(word & 0xFF), g = Double((word >> 8) & 0xFF)
+        let b = Double((word >> 16) & 0xFF), a = Double(word >> 24)
+        // Components are premultiplied in 0…255; the offsets scale with α too.
+        let excursions = ColorMatrix.bt709.limitedRange(red: r, green: g, blue: b)
+        return (UInt8(max(0, min(255, (16 * a + excursions.luma) / 255).rounded())),
+                Int32((128 * a + excursions.cb).rounded()),
+                Int32((128 * a + excursions.cr).rounded()))
     }
 }
 

@@ -1,0 +1,112 @@
+import ReelCodecs
+import ReelMedia
+import ReelModel
+import Testing
+@testable import ReelRender
+
+/// `LayerPicture` turns a premultiplied R′G′B′A raster into its framed yuva420p picture in one pass, remembering
+/// the pixels it has converted: checked sample for sample, margins included, against the conversion written out
+/// plainly (each pixel by the formula, each chroma sample from the block it covers).
+@Suite struct LayerPictureTests {
+    /// The framed picture's planes as the plain conversion makes them: plane → rows of bytes, stride = width.
+    static func expected(_ raster: LayerRaster) -> (width: Int, height: Int, planes: [[UInt8]]) {
+        let width = raster.width, height = raster.height, margin = LayerPicture.margin
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        let framedWidth = 2 * chromaWidth + 2 * margin, framedHeight = 2 * chromaHeight + 2 * margin
+        var luma = [UInt8](repeating: 0, count: framedWidth * framedHeight), alpha = luma
+        var cb = [UInt8](repeating: 0, count: framedWidth / 2 * framedHeight / 2), cr = cb
+        func pixel(_ x: Int, _ y: Int) -> (luma: UInt8, cb: Int, cr: Int, alpha: UInt8) {
+            let index = (y * width + x) * 4
+            let r = Double(raster.pixels[index]), g = Double(raster.pixels[index + 1])
+            let b = Double(raster.pixels[index + 2]), a = Double(raster.pixels[index + 3])
+            let e = ColorMatrix.bt709.limitedRange(red: r, green: g, blue: b)
+            return (UInt8(max(0, min(255, ((16 * a + e.luma) / 255).rounded()))), Int((128 * a + e.cb).rounded()),
+                    Int((128 * a + e.cr).rounded()), raster.pixels[index + 3])
+        }
+        for y in 0..<height {
+            for x in 0..<width {
+                let p = pixel(x, y)
+                luma[(y + margin) * framedWidth + x + margin] = p.luma
+                alpha[(y + margin) * framedWidth + x + margin] = p.alpha
+            }
+        }
+        for y in 0..<chromaHeight {
+            for x in 0..<chromaWidth {
+                var sums = (cb: 0, cr: 0)
+                for (px, py) in [(2 * x, 2 * y), (2 * x + 1, 2 * y), (2 * x, 2 * y + 1), (2 * x + 1, 2 * y + 1)]
+                where px < width && py < height {
+                    let p = pixel(px, py)
+                    sums.cb += p.cb
+                    sums.cr += p.cr
+                }
+                let index = (y + margin / 2) * (framedWidth / 2) + x + margin / 2
+                cb[index] = UInt8(max(0, min(255, (sums.cb + 510) / 1020)))
+                cr[index] = UInt8(max(0, min(255, (sums.cr + 510) / 1020)))
+            }
+        }
+        return (framedWidth, framedHeight, [luma, cb, cr, alpha])
+    }
+
+    static func planes(of frame: SharedFrame) -> [[UInt8]] {
+        (0..<4).map { plane in
+            let chroma = plane == 1 || plane == 2
+            let width = chroma ? frame.width / 2 : frame.width, height = chroma ? frame.height / 2 : frame.height
+            var bytes: [UInt8] = []
+            for y in 0..<height {
+                bytes += UnsafeBufferPointer(start: frame.pixels(plane) + y * frame.stride(plane), count: width)
+            }
+            return bytes
+        }
+    }
+
+    /// A premultiplied raster of pseudo-random pixels (each component at most its alpha), with runs of one pixel
+    /// and many more distinct pixels than the conversion remembers.
+    static func raster(width: Int, height: Int, seed: UInt64) -> LayerRaster {
+        var state = seed
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 33
+        }
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        var index = 0
+        while index < width * height {
+            let a = UInt8(truncatingIfNeeded: [0, 255, next()][Int(next() % 3)])
+            let rgb = (0..<3).map { _ in a == 0 ? UInt8(0) : UInt8(next() % (UInt64(a) + 1)) }
+            for _ in 0..<min(Int(next() % 4) + 1, width * height - index) {
+                pixels[index * 4..<index * 4 + 4] = [rgb[0], rgb[1], rgb[2], a][...]
+                index += 1
+            }
+        }
+        return LayerRaster(width: width, height: height, pixels: pixels, anchor: LayerPoint(x: 0.5, y: 0.5))
+    }
+
+    @Test(arguments: [(1, 1), (2, 2), (3, 5), (17, 9), (64, 33), (301, 47)])
+    func aRasterBecomesThePlainConversionsPicture(size: (Int, Int)) throws {
+        for seed in [1, 2, 3] as [UInt64] {
+            let raster = Self.raster(width: size.0, height: size.1, seed: seed)
+            let picture = try LayerPicture(raster)
+            let expected = Self.expected(raster)
+            #expect(picture.frame.width == expected.width && picture.frame.height == expected.height)
+            #expect(picture.frame.format == .yuva420p)
+            let planes = Self.planes(of: picture.frame)
+            for plane in 0..<4 {
+                #expect(planes[plane] == expected.planes[plane], "plane \(plane) of \(size) seed \(seed)")
+            }
+            #expect(picture.anchor == LayerPoint(x: 2.5, y: 2.5))
+        }
+    }
+
+    /// A title Pango and Cairo drew (outline, shadow, a translucent box): the same picture as the plain conversion.
+    @Test func aDrawnTitleBecomesThePlainConversionsPicture() throws {
+        var style = TextStyle(text: "00:01:02:03  frame 1863", size: 32)
+        style.background = TextStyle.Background(color: RGBAColor(red: 0, green: 0, blue: 0, alpha: 153), padding: 6)
+        style.outline = TextStyle.Outline(color: RGBAColor(red: 200, green: 30, blue: 90, alpha: 255), width: 2)
+        style.shadow = TextStyle.Shadow(color: RGBAColor(red: 20, green: 40, blue: 220, alpha: 180),
+                                        offset: LayerPoint(x: 3, y: 2), blur: 4)
+        let raster = try TextRasterizer.rasterize(style, scale: 1, phase: LayerPoint(x: 0.5, y: 0))
+        let picture = try LayerPicture(raster)
+        let expected = Self.expected(raster)
+        let planes = Self.planes(of: picture.frame)
+        for plane in 0..<4 { #expect(planes[plane] == expected.planes[plane], "plane \(plane)") }
+    }
+}
