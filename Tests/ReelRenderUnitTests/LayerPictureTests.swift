@@ -110,3 +110,55 @@ import Testing
         for plane in 0..<4 { #expect(planes[plane] == expected.planes[plane], "plane \(plane)") }
     }
 }
+
+/// `LayerRenderer` draws into a canvas it finished before only when nothing holds it any more: a picture the caller
+/// keeps (as the `SharedFrame`, or its `VideoFrame`) keeps its pixels while later requests are drawn.
+@Suite struct KeptCanvasTests {
+    /// A request whose answer is a new canvas: a half-transparent flat layer of luma `luma` over black.
+    static func request(luma: UInt8) throws -> CompositionRequest {
+        TestPicture.request([LayerSource(track: 1, frame: try TestPicture.flat(width: 16, height: 16, y: luma),
+                                         opacity: 0.5)])
+    }
+
+    static let context = TestPicture.context(16, 16)
+
+    @Test func aHeldPictureIsNeverDrawnInto() throws {
+        let renderer = LayerRenderer()
+        let first = try #require(try renderer.render(try Self.request(luma: 200), in: Self.context))
+        let expected = TestPicture.samples(first)
+        var kept: [SharedFrame] = [first]
+        // More requests than the renderer keeps canvases, each answer held: every one is a new canvas.
+        for luma in stride(from: 60, to: 180, by: 20) {
+            kept.append(try #require(try renderer.render(try Self.request(luma: UInt8(luma)), in: Self.context)))
+        }
+        #expect(Set(kept.map { ObjectIdentifier($0.frame) }).count == kept.count)
+        #expect(TestPicture.samples(first) == expected)
+        // A caller that keeps only the VideoFrame holds it as much.
+        let picture = kept[1].frame
+        let pictureSamples = TestPicture.samples(SharedFrame(picture))
+        kept.removeAll()
+        for luma in stride(from: 30, to: 250, by: 20) {
+            let request = try Self.request(luma: UInt8(luma))
+            let drawn = try #require(try renderer.render(request, in: Self.context))
+            #expect(drawn.frame !== picture)
+            let fresh = try #require(try LayerRenderer().render(request, in: Self.context))
+            #expect(TestPicture.difference(drawn, fresh) == nil, "luma \(luma)")
+        }
+        #expect(TestPicture.samples(SharedFrame(picture)) == pictureSamples)
+    }
+
+    /// Once the caller lets go, the canvas is drawn into again, and the answer is the same as a fresh renderer's.
+    @Test func aReleasedCanvasIsReusedWithTheSameResult() throws {
+        let renderer = LayerRenderer()
+        weak var previous: VideoFrame?
+        for luma in stride(from: 20, to: 240, by: 10) {
+            let request = try Self.request(luma: UInt8(luma))
+            let drawn = try #require(try renderer.render(request, in: Self.context))
+            // The renderer kept the last answer's canvas alive after the caller let it go, and drew into it again.
+            if luma > 20 { #expect(previous != nil && drawn.frame === previous, "luma \(luma)") }
+            previous = drawn.frame
+            let fresh = try #require(try LayerRenderer().render(request, in: Self.context))
+            #expect(TestPicture.difference(drawn, fresh) == nil, "luma \(luma)")
+        }
+    }
+}
