@@ -191,7 +191,7 @@ public final class ColorLookup {
     private var chromaDown: ScaleContext?
     private var scaledSize = (width: 0, height: 0)
     /// The two 4:4:4 chroma planes (Cb, then Cr, `fullStride` apart per row, `fullPlane` apart), kept between
-    /// pictures.
+    /// pictures; with reel's own scalers, which make one row at a time, one row of each.
     private var full: UnsafeMutablePointer<UInt8>?
     private var fullStride = 0, fullPlane = 0
     /// Buffers for the results' Y′, Cb and Cr, reused once the pictures holding them are freed.
@@ -329,7 +329,7 @@ public final class ColorLookup {
         self.full?.deallocate()
         // Rows padded for libswscale's vector code, which may read and write a little past a row's end.
         fullStride = (width + 63) & ~63
-        fullPlane = fullStride * height + 256
+        fullPlane = fullStride * (ownScalers == nil ? height : 1) + 256
         let full = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * fullPlane)
         full.initialize(repeating: 128, count: 2 * fullPlane)
         (chromaUp, chromaDown, self.full, scaledSize) = (up, down, full, (width, height))
