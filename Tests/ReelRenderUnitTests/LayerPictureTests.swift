@@ -1,5 +1,6 @@
+import CFFmpeg
 import ReelCodecs
-import ReelMedia
+@testable import ReelMedia
 import ReelModel
 import Testing
 @testable import ReelRender
@@ -145,6 +146,26 @@ import Testing
             #expect(TestPicture.difference(drawn, fresh) == nil, "luma \(luma)")
         }
         #expect(TestPicture.samples(SharedFrame(picture)) == pictureSamples)
+    }
+
+    /// An encoder that still holds a reference to an answer's buffer (an AVFrame of its own, not the Swift object)
+    /// keeps the canvas from being drawn into; once it lets go, the canvas is drawn into again.
+    @Test func aBufferAnEncoderHoldsIsNeverDrawnInto() throws {
+        let renderer = LayerRenderer()
+        var answer: SharedFrame? = try #require(try renderer.render(try Self.request(luma: 200), in: Self.context))
+        weak var canvas = answer?.frame
+        // What an encoder keeps: a second AVFrame on the same buffer.
+        var held: VideoFrame? = VideoFrame(owning: try #require(av_frame_clone(answer!.frame.avFrame)))
+        let expected = TestPicture.samples(answer!)
+        answer = nil
+        #expect(canvas != nil)
+        let next = try #require(try renderer.render(try Self.request(luma: 40), in: Self.context))
+        #expect(next.frame !== canvas)
+        #expect(TestPicture.samples(SharedFrame(held!)) == expected)
+        held = nil
+        let again = try #require(try renderer.render(try Self.request(luma: 90), in: Self.context))
+        #expect(again.frame === canvas)
+        #expect(TestPicture.sample(next, 0, 0) != TestPicture.sample(again, 0, 0))
     }
 
     /// Once the caller lets go, the canvas is drawn into again, and the answer is the same as a fresh renderer's.
