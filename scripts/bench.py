@@ -136,6 +136,8 @@ class Comparison:
     results: dict = field(default_factory=lambda: {"reel": [], "ffmpeg": [], "reel-base": []})
     # More reel projects rendered in the same rounds, shown as ratios to the baseline: name -> (project, target).
     variants: dict = field(default_factory=dict)
+    # The 1-minute load average before and after the timed rounds.
+    load: tuple = None
 
 
 # ---------------------------------------------------------------- processes
@@ -491,12 +493,14 @@ def timed_rounds(commands, rounds, warmup, part):
     for _ in range(warmup):
         for name in commands:
             measure(commands[name], f"{part} warm-up ({name})")
+    before = os.getloadavg()[0]
     for round_index in range(rounds):
         order = list(commands)[round_index % len(commands):] + list(commands)[:round_index % len(commands)]
         for name in order:
             result = measure(commands[name], f"{part} round {round_index + 1} ({name})")
             results[name].append(result)
             print(f"   round {round_index + 1} {name:12} wall {result.wall:7.2f} s  cpu {result.cpu:7.2f} s", flush=True)
+    print(f"   load average (1 min): {before:.2f} before the rounds, {os.getloadavg()[0]:.2f} after", flush=True)
     return results
 
 
@@ -518,10 +522,13 @@ def run_effects(reel, rounds, warmup):
           "reel with effects vs reel without", flush=True)
     results = timed_rounds(commands, rounds, warmup, "effects")
     base = medians(results["none"])
-    print(f"\n{'':14} {'wall s':>8} {'cpu s':>8} {'wall ratio':>11} {'cpu ratio':>10}")
+    print(f"\n{'':14} {'wall s':>8} {'cpu s':>8} {'wall ratio':>11} {'cpu ratio':>10} {'paired wall':>12} "
+          f"{'paired cpu':>11}")
     for name in commands:
         wall, cpu = medians(results[name])
-        print(f"{name:12} {wall:8.2f} {cpu:8.2f} {wall / base[0]:11.3f} {cpu / base[1]:10.3f}")
+        paired_wall, paired_cpu = paired_ratios(results[name], results["none"])
+        print(f"{name:12} {wall:8.2f} {cpu:8.2f} {wall / base[0]:11.3f} {cpu / base[1]:10.3f} {paired_wall:12.3f} "
+              f"{paired_cpu:11.3f}")
     return results
 
 
@@ -614,15 +621,13 @@ def run_layers(reel, rounds, warmup):
             (WORK / file).write_text(json.dumps(child, indent=2) + "\n")
         commands[name] = reel_render_args(reel, write_project(project, "layers-" + name.replace(" ", "-")))
     print(f"\n== layers: {seconds} s of {LAYERS_WIDTH}x{LAYERS_HEIGHT} at {FPS} fps; {USES} uses of a lower-third "
-          f"composition vs its layers inline, a track-matted overlay vs the overlay alone; load average "
-          f"{os.getloadavg()[0]:.2f}", flush=True)
+          f"composition vs its layers inline, a track-matted overlay vs the overlay alone", flush=True)
     results = timed_rounds(commands, rounds, warmup, "layers")
     print(f"\n{'':14} {'wall s':>8} {'cpu s':>8} {'cpu ratio':>10}")
     for name, base in (("20 nested", "20 inline"), ("20 inline", "20 inline"), ("20 same nested", "20 same inline"),
                        ("20 same inline", "20 same inline"), ("matted", "unmatted"), ("unmatted", "unmatted")):
         wall, cpu = medians(results[name])
         print(f"{name:14} {wall:8.2f} {cpu:8.2f} {cpu / medians(results[base])[1]:10.3f}  (vs {base})")
-    print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
     return results
 
 
@@ -1404,6 +1409,7 @@ def run_comparison(case, reel, rounds, warmup, ffmpeg_only):
     for _ in range(warmup):
         for tool in order:
             measure(commands[tool], f"{case.name} warm-up ({tool})")
+    before = os.getloadavg()[0]
     for round_index in range(rounds):
         # Rotate who goes first so drift (thermal, cache, other load) hits every command alike.
         shift = round_index % len(order)
@@ -1412,6 +1418,8 @@ def run_comparison(case, reel, rounds, warmup, ffmpeg_only):
             result = measure(commands[tool], f"{case.name} round {round_index + 1} ({tool})")
             case.results[tool].append(result)
             print(f"   round {round_index + 1} {tool:9} wall {result.wall:7.2f} s  cpu {result.cpu:7.2f} s", flush=True)
+    case.load = (before, os.getloadavg()[0])
+    print(f"   load average (1 min): {before:.2f} before the rounds, {case.load[1]:.2f} after", flush=True)
     outputs = (("reel", case.reel_output), ("ffmpeg", case.ffmpeg_output), ("reel-base", case.baseline_output))
     for tool, output in outputs:
         if tool in commands:
@@ -1435,49 +1443,68 @@ def verdict(target, wall_ratio, cpu_ratio):
     return "missed"
 
 
-def ratio_row(name, reel, other, target):
-    """One table row: reel's and the other command's medians, the ratios, the target and whether it holds."""
-    if reel is None:
-        return (f"{name:12} {'-':>10} {other[0]:12.2f} {'-':>7}   {'-':>9} {other[1]:11.2f} {'-':>7}"
+def paired_ratios(runs, others):
+    """(median wall ratio, median CPU ratio) of the rounds' own ratios: run i of `runs` over run i of `others`, which
+    ran in the same round, minutes apart, so a load that slows both cancels out of each round's ratio."""
+    pairs = list(zip(runs, others))
+    return (statistics.median(a.wall / b.wall for a, b in pairs),
+            statistics.median(a.cpu / b.cpu for a, b in pairs))
+
+
+def ratio_row(name, reel_runs, other_runs, target):
+    """One table row: reel's and the other command's medians, the ratios of the medians, the medians of the rounds'
+    ratios (paired), the target and whether the paired ratios hold it."""
+    other = medians(other_runs)
+    if not reel_runs:
+        return (f"{name:12} {'-':>10} {other[0]:12.2f} {'-':>7} {'-':>7}   {'-':>9} {other[1]:11.2f} {'-':>7} {'-':>7}"
                 f"   {target.text() if target else '':>7}").rstrip()
+    reel = medians(reel_runs)
     wall_ratio, cpu_ratio = reel[0] / other[0], reel[1] / other[1]
-    row = (f"{name:12} {reel[0]:10.2f} {other[0]:12.2f} {wall_ratio:7.2f}"
-           f"   {reel[1]:9.2f} {other[1]:11.2f} {cpu_ratio:7.2f}")
+    paired_wall, paired_cpu = paired_ratios(reel_runs, other_runs)
+    row = (f"{name:12} {reel[0]:10.2f} {other[0]:12.2f} {wall_ratio:7.2f} {paired_wall:7.3f}"
+           f"   {reel[1]:9.2f} {other[1]:11.2f} {cpu_ratio:7.2f} {paired_cpu:7.3f}")
     if target:
-        row += f"   {target.text():>7}  {verdict(target, wall_ratio, cpu_ratio)}"
+        row += f"   {target.text():>7}  {verdict(target, paired_wall, paired_cpu)}"
     return row
+
+
+def load_text(case):
+    """The case's load averages before and after its rounds, for the end of a table row."""
+    return f"   load {case.load[0]:.1f}-{case.load[1]:.1f}" if case.load else ""
 
 
 def print_table(cases):
     def header(other):
-        text = (f"{'case':12} {'reel wall':>10} {other + ' wall':>12} {'ratio':>7}"
-                f"   {'reel cpu':>9} {other + ' cpu':>11} {'ratio':>7}   {'target':>7}  verdict")
+        text = (f"{'case':12} {'reel wall':>10} {other + ' wall':>12} {'ratio':>7} {'paired':>7}"
+                f"   {'reel cpu':>9} {other + ' cpu':>11} {'ratio':>7} {'paired':>7}   {'target':>7}  verdict")
         print(text)
         print("-" * len(text))
 
     against_ffmpeg = [case for case in cases if case.ffmpeg_args]
     if against_ffmpeg:
-        print("\nMedians (seconds) and ratios reel / ffmpeg; lower is better; a target holds for both ratios")
+        print("\nMedians (seconds) and ratios reel / ffmpeg: of the medians, and the median of the rounds' own ratios "
+              "(paired);\nlower is better; a target holds when both paired ratios (wall and CPU) hold it")
         header("ffmpeg")
     for case in against_ffmpeg:
         target = next((t for t in case.targets if t.against == "ffmpeg"), None)
         name = case.name + ("*" if case.ffmpeg_indicative else "")
-        print(ratio_row(name, medians(case.results["reel"]), medians(case.results["ffmpeg"]), target))
+        print(ratio_row(name, case.results["reel"], case.results["ffmpeg"], target) + load_text(case))
     if any(case.ffmpeg_indicative for case in cases):
         print("* the ffmpeg side does comparable, not identical, work: indicative only")
 
     with_baseline = [case for case in cases if case.results["reel-base"]]
     if with_baseline:
-        print("\nMedians (seconds) and ratios reel / reel on the baseline project (base); lower is better")
+        print("\nMedians (seconds) and ratios reel / reel on the baseline project (base), of the medians and paired; "
+              "lower is better")
         header("base")
         for case in with_baseline:
             target = next((t for t in case.targets if t.against == "baseline"), None)
-            print(ratio_row(f"{case.name}", medians(case.results["reel"]), medians(case.results["reel-base"]), target)
-                  + f"   (base: reel {case.baseline_name})")
+            print(ratio_row(f"{case.name}", case.results["reel"], case.results["reel-base"], target)
+                  + f"   (base: reel {case.baseline_name}){load_text(case)}")
             for name, (_, limit) in case.variants.items():
                 runs = case.results.get(f"reel:{name}")
                 if runs:
-                    print(ratio_row(name, medians(runs), medians(case.results["reel-base"]),
+                    print(ratio_row(name, runs, case.results["reel-base"],
                                     Target("baseline", limit) if limit else None)
                           + f"   (base: reel {case.baseline_name})")
 
@@ -1789,6 +1816,7 @@ def main():
         report = {
             "cases": {case.name: {tool: [vars(m) for m in runs] for tool, runs in case.results.items()}
                       for case in cases},
+            "loadAverages": {case.name: case.load for case in cases},
             "memory": [{"minutes": minutes, "clips": clips, **vars(m)} for minutes, clips, m in memory],
             "smart": {tool: [vars(m) for m in runs] for tool, runs in smart.items()},
             "chunks": {step: [vars(m) for m in runs] for step, runs in chunked.items()},
