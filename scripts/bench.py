@@ -1445,7 +1445,7 @@ def verdict(target, wall_ratio, cpu_ratio):
 
 def paired_ratios(runs, others):
     """(median wall ratio, median CPU ratio) of the rounds' own ratios: run i of `runs` over run i of `others`, which
-    ran in the same round, minutes apart, so a load that slows both cancels out of each round's ratio."""
+    ran back to back with it in the same round, so a load that slows both cancels out of each round's ratio."""
     pairs = list(zip(runs, others))
     return (statistics.median(a.wall / b.wall for a, b in pairs),
             statistics.median(a.cpu / b.cpu for a, b in pairs))
