@@ -386,7 +386,7 @@ public final class ColorLookup {
 
     /// Scales one grey plane with `context` (all `height` rows of the source).
     static func scale(_ context: ScaleContext, from source: UnsafeMutablePointer<UInt8>, stride: Int,
-                              height: Int, into target: UnsafeMutablePointer<UInt8>, stride targetStride: Int)
+                      height: Int, into target: UnsafeMutablePointer<UInt8>, stride targetStride: Int)
         throws(MediaError) {
         var sources: (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) =
             (UnsafePointer(source), nil, nil, nil)
